@@ -1,0 +1,57 @@
+# memprobe: `make` builds build/memprobe; `make check` runs the tests.
+BUILD    := build
+CC       ?= gcc
+CLANG    ?= clang
+BPFTOOL  ?= bpftool
+ARCH     := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+
+CFLAGS   ?= -O2 -g
+CFLAGS   += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -I$(BUILD) -Ibpf -Iuser
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Ivmlinux -Ibpf
+# libbpf, libelf and zlib statically (Debian ships the .a files); cJSON has none.
+LDLIBS   := -Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic -lcjson
+
+USER_SRCS := $(wildcard user/*.c)
+USER_OBJS := $(patsubst user/%.c,$(BUILD)/%.o,$(USER_SRCS))
+LIB_OBJS  := $(filter-out $(BUILD)/main.o,$(USER_OBJS))
+UNIT_SRCS := $(wildcard tests/unit/*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+
+.PHONY: all deps check unit integration clean
+all: $(BUILD)/memprobe
+
+# Install what is missing (the script is idempotent and quiet when all is there).
+$(BUILD)/.deps: scripts/deps.sh
+	@mkdir -p $(BUILD)
+	@scripts/deps.sh
+	@touch $@
+deps: $(BUILD)/.deps
+
+$(BUILD)/memprobe.bpf.o: bpf/memprobe.bpf.c bpf/memprobe.h bpf/compat.bpf.h vmlinux/vmlinux.h | $(BUILD)/.deps
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/memprobe.skel.h: $(BUILD)/memprobe.bpf.o
+	$(BPFTOOL) gen skeleton $< name memprobe_bpf > $@
+
+$(BUILD)/%.o: user/%.c $(wildcard user/*.h) bpf/memprobe.h $(BUILD)/memprobe.skel.h
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/memprobe: $(USER_OBJS)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(LIB_OBJS)
+	@mkdir -p $(BUILD)/tests
+	$(CC) $(CFLAGS) -Itests/unit $< $(LIB_OBJS) -o $@ $(LDLIBS)
+
+unit: $(UNIT_BINS)
+	@tests/run-unit.sh $(UNIT_BINS)
+
+integration: $(BUILD)/memprobe
+	@tests/run-integration.sh
+
+# The README's test command. Needs root (real cgroups, real BPF).
+check: $(BUILD)/memprobe $(UNIT_BINS)
+	@tests/run-all.sh
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memprobe: attribute a memory cgroup's growth to memory.stat categories,
+ * processes and kernel code paths.
+ *
+ * Everything is aggregated here; user space reads the maps once at the end.
+ * Every program filters on the current task's (or the charged) memory cgroup
+ * before it touches a map, so tasks outside the target pay only that check.
+ *
+ * Hooks come in ladders (tracepoint, fentry, kprobe) for the same concern;
+ * user space switches off, before load, every program it will not attach.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "memprobe.h"
+#include "compat.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Set by user space before load. */
+const volatile __u64 target_cgid;      /* cgroup id (kernfs id) of the target memcg */
+const volatile __s32 target_level;     /* its depth in the memory hierarchy */
+const volatile __u32 page_size = 4096;
+const volatile __u32 stack_sample_period = 1; /* 0: no kernel stacks */
+/*
+ * memcg:mod_memcg_state and mod_memcg_lruvec_state (6.13+) pass val already
+ * converted to pages (memcg_state_val_in_pages()); the functions hooked by
+ * fentry/kprobe see the item's own unit (pages, KiB or bytes).
+ */
+const volatile bool memcg_val_in_pages = true;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct mp_task_stat);
+} task_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct mp_totals);
+} totals SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 2048);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, MP_STACK_DEPTH * sizeof(__u64));
+} stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct mp_stack_key);
+	__type(value, struct mp_stack_stat);
+} stack_stats SEC(".maps");
+
+/* Kernel pages allocated with a sampled stack, so their free can be matched.
+ * Preallocated: an update that allocates would itself call the page
+ * allocator from inside mm_page_alloc. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);               /* struct page * */
+	__type(value, struct mp_live_page);
+} live_pages SEC(".maps");
+
+static __always_inline struct mp_totals *get_totals(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&totals, &zero);
+}
+
+static __always_inline void count_lost(int why)
+{
+	struct mp_totals *t = get_totals();
+
+	if (t)
+		t->lost[why]++;
+}
+
+/*
+ * True when @cgrp is the target cgroup or below it. Works on v1 and v2: the
+ * cgroup is the memory controller's, taken from the css, not the task's
+ * default-hierarchy cgroup that bpf_get_current_cgroup_id() reports.
+ */
+static __always_inline bool cgroup_in_target(struct cgroup *cgrp)
+{
+	int level = BPF_CORE_READ(cgrp, level);
+	__u64 id;
+
+	if (level < target_level)
+		return false;
+	if (level == target_level)
+		return BPF_CORE_READ(cgrp, kn, id) == target_cgid;
+	id = cgroup_ancestor_id(cgrp, target_level);
+	return id == target_cgid;
+}
+
+static __always_inline bool memcg_in_target(struct mem_cgroup *memcg)
+{
+	struct cgroup *cgrp;
+
+	if (!memcg)
+		return false;
+	cgrp = BPF_CORE_READ(memcg, css.cgroup);
+	return cgrp && cgroup_in_target(cgrp);
+}
+
+/* The current task's memory cgroup, as mem_cgroup_from_task() finds it. */
+static __always_inline bool current_in_target(void)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	int id = bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id);
+	struct cgroup_subsys_state *css;
+
+	if (id < 0 || id >= CGROUP_SUBSYS_COUNT_MAX)
+		return false;
+	css = BPF_CORE_READ(task, cgroups, subsys[id]);
+	if (!css)
+		return false;
+	/* css is the first member of struct mem_cgroup */
+	return memcg_in_target((struct mem_cgroup *)css);
+}
+
+static __always_inline struct mp_task_stat *get_task_stat(__u32 tgid)
+{
+	struct mp_task_stat *ts, zero = {};
+
+	ts = bpf_map_lookup_elem(&task_stats, &tgid);
+	if (ts)
+		return ts;
+	bpf_get_current_comm(zero.comm, sizeof(zero.comm));
+	if (bpf_map_update_elem(&task_stats, &tgid, &zero, BPF_NOEXIST) &&
+	    bpf_map_lookup_elem(&task_stats, &tgid) == NULL) {
+		count_lost(MP_LOST_TASK_MAP_FULL);
+		return NULL;
+	}
+	return bpf_map_lookup_elem(&task_stats, &tgid);
+}
+
+/* ---- page faults ------------------------------------------------------ */
+
+static __always_inline int on_fault(void)
+{
+	struct mp_task_stat *ts;
+
+	if (!current_in_target())
+		return 0;
+	ts = get_task_stat(bpf_get_current_pid_tgid() >> 32);
+	if (ts)
+		ts->faults++;
+	return 0;
+}
+
+SEC("?tp_btf/page_fault_user")
+int BPF_PROG(tp_page_fault_user, unsigned long address, struct pt_regs *regs,
+	     unsigned long error_code)
+{
+	return on_fault();
+}
+
+/* handle_mm_fault also runs for kernel-mode faults on user addresses
+ * (copy_from_user); only user-mode faults are counted, like the tracepoint. */
+SEC("?fentry/handle_mm_fault")
+int BPF_PROG(fentry_handle_mm_fault, struct vm_area_struct *vma,
+	     unsigned long address, unsigned int flags)
+{
+	if (!(flags & fault_flag_user()))
+		return 0;
+	return on_fault();
+}
+
+SEC("?kprobe/handle_mm_fault")
+int BPF_KPROBE(kprobe_handle_mm_fault, struct vm_area_struct *vma,
+	       unsigned long address, unsigned int flags)
+{
+	if (!(flags & fault_flag_user()))
+		return 0;
+	return on_fault();
+}
+
+/* ---- page allocation and free ----------------------------------------- */
+
+static __always_inline int on_page_alloc(void *ctx, struct page *page,
+					 unsigned int order, int migratetype)
+{
+	bool user = migratetype ==
+		    bpf_core_enum_value(enum migratetype, MIGRATE_MOVABLE);
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct mp_task_stat *ts;
+	struct mp_totals *t;
+	__u64 pages = 1ULL << (order & 31);
+
+	if (!current_in_target())
+		return 0;
+	t = get_totals();
+	if (t)
+		t->alloc_pages_by_order[user ? 0 : 1]
+				       [order > MP_MAX_ORDER ? MP_MAX_ORDER : order] += 1;
+	ts = get_task_stat(tgid);
+	if (ts) {
+		if (user)
+			ts->user_pages += pages;
+		else
+			ts->kernel_pages += pages;
+	}
+
+	/* A stack costs microseconds: never for user pages, which are
+	 * explained by the fault path, and sampled for kernel ones. */
+	if (user || !stack_sample_period || !page)
+		return 0;
+	if (stack_sample_period > 1 && t && t->sample_tick++ % stack_sample_period)
+		return 0;
+
+	struct mp_stack_key key = { .tgid = tgid };
+	long id = bpf_get_stackid(ctx, &stacks, 0);
+
+	if (id < 0) {
+		count_lost(MP_LOST_STACK_MAP_FULL);
+		return 0;
+	}
+	key.stackid = id;
+
+	struct mp_stack_stat *ss = bpf_map_lookup_elem(&stack_stats, &key);
+	if (!ss) {
+		struct mp_stack_stat zero = {};
+
+		bpf_map_update_elem(&stack_stats, &key, &zero, BPF_NOEXIST);
+		ss = bpf_map_lookup_elem(&stack_stats, &key);
+		if (!ss) {
+			count_lost(MP_LOST_STACK_STAT_FULL);
+			return 0;
+		}
+	}
+	__sync_fetch_and_add(&ss->pages, pages * stack_sample_period);
+	__sync_fetch_and_add(&ss->alloc_pages, pages * stack_sample_period);
+
+	struct mp_live_page lp = {
+		.stackid = id, .tgid = tgid, .order = order,
+		.weight = stack_sample_period,
+	};
+	__u64 pkey = (__u64)page;
+
+	if (bpf_map_update_elem(&live_pages, &pkey, &lp, BPF_ANY))
+		count_lost(MP_LOST_LIVE_PAGE_FULL);
+	return 0;
+}
+
+/*
+ * Frees come from any context (reclaim, RCU, another task), so they are not
+ * filtered on the current task: a page is matched by its struct page address
+ * against those allocated with a stack in the target.
+ */
+static __always_inline int on_page_free(struct page *page)
+{
+	__u64 pkey = (__u64)page;
+	struct mp_live_page *lp = bpf_map_lookup_elem(&live_pages, &pkey);
+	struct mp_stack_key key;
+	struct mp_stack_stat *ss;
+	struct mp_totals *t;
+
+	if (!lp)
+		return 0;
+	key.stackid = lp->stackid;
+	key.tgid = lp->tgid;
+	ss = bpf_map_lookup_elem(&stack_stats, &key);
+	if (ss)
+		__sync_fetch_and_add(&ss->pages,
+				     -(__s64)((1ULL << (lp->order & 31)) * lp->weight));
+	t = get_totals();
+	if (t)
+		t->kernel_pages_freed += 1ULL << (lp->order & 31);
+	bpf_map_delete_elem(&live_pages, &pkey);
+	return 0;
+}
+
+SEC("?tp_btf/mm_page_alloc")
+int BPF_PROG(tp_mm_page_alloc, struct page *page, unsigned int order,
+	     gfp_t gfp_flags, int migratetype)
+{
+	return on_page_alloc(ctx, page, order, migratetype);
+}
+
+SEC("?tp_btf/mm_page_free")
+int BPF_PROG(tp_mm_page_free, struct page *page, unsigned int order)
+{
+	return on_page_free(page);
+}
+
+/* ---- memcg stat updates ----------------------------------------------- */
+
+/*
+ * Map a memcg stat item to a memory.stat category. Item numbers differ by
+ * kernel version and config, so every one is resolved through BTF.
+ * @lruvec: the item is an enum node_stat_item (mod_memcg_lruvec_state),
+ * else an enum memcg_stat_item (mod_memcg_state).
+ * *unit: bytes per unit of val as the kernel function sees it.
+ */
+static __always_inline int item_to_cat(int item, bool lruvec, int *unit)
+{
+	*unit = page_size;
+	if (lruvec) {
+		if (item == bpf_core_enum_value(enum node_stat_item, NR_ANON_MAPPED))
+			return MP_CAT_ANON;
+		if (item == bpf_core_enum_value(enum node_stat_item, NR_FILE_PAGES))
+			return MP_CAT_FILE;
+		if (item == bpf_core_enum_value(enum node_stat_item, NR_SHMEM))
+			return MP_CAT_SHMEM;
+		if (item == bpf_core_enum_value(enum node_stat_item, NR_PAGETABLE))
+			return MP_CAT_PAGETABLES;
+		if (bpf_core_enum_value_exists(enum node_stat_item, NR_SECONDARY_PAGETABLE) &&
+		    item == bpf_core_enum_value(enum node_stat_item, NR_SECONDARY_PAGETABLE))
+			return MP_CAT_SEC_PAGETABLES;
+		if (item == bpf_core_enum_value(enum node_stat_item, NR_KERNEL_STACK_KB)) {
+			*unit = 1024;
+			return MP_CAT_KERNEL_STACK;
+		}
+		if (item == bpf_core_enum_value(enum node_stat_item, NR_SLAB_RECLAIMABLE_B)) {
+			*unit = 1;
+			return MP_CAT_SLAB_RECLAIMABLE;
+		}
+		if (item == bpf_core_enum_value(enum node_stat_item, NR_SLAB_UNRECLAIMABLE_B)) {
+			*unit = 1;
+			return MP_CAT_SLAB_UNRECLAIMABLE;
+		}
+		return -1;
+	}
+	if (item == bpf_core_enum_value(enum memcg_stat_item, MEMCG_KMEM))
+		return MP_CAT_KERNEL;
+	if (item == bpf_core_enum_value(enum memcg_stat_item, MEMCG_SOCK))
+		return MP_CAT_SOCK;
+	if (bpf_core_enum_value_exists(enum memcg_stat_item, MEMCG_VMALLOC) &&
+	    item == bpf_core_enum_value(enum memcg_stat_item, MEMCG_VMALLOC))
+		return MP_CAT_VMALLOC;
+	if (item == bpf_core_enum_value(enum memcg_stat_item, MEMCG_PERCPU_B)) {
+		*unit = 1;
+		return MP_CAT_PERCPU;
+	}
+	return -1;
+}
+
+static __always_inline int on_memcg_stat(struct mem_cgroup *memcg, int item,
+					 int val, bool lruvec)
+{
+	struct mp_task_stat *ts;
+	struct mp_totals *t;
+	int unit, cat;
+
+	cat = item_to_cat(item, lruvec, &unit);
+	if (cat < 0 || !val || !memcg_in_target(memcg))
+		return 0;
+	if (memcg_val_in_pages)
+		unit = page_size;
+	ts = get_task_stat(bpf_get_current_pid_tgid() >> 32);
+	if (ts && cat < MP_NR_CATS)
+		ts->charge_bytes[cat] += (__s64)val * unit;
+	t = get_totals();
+	if (t)
+		t->memcg_events++;
+	return 0;
+}
+
+SEC("?tp_btf/mod_memcg_state")
+int BPF_PROG(tp_mod_memcg_state, struct mem_cgroup *memcg, int item, int val)
+{
+	return on_memcg_stat(memcg, item, val, false);
+}
+
+SEC("?tp_btf/mod_memcg_lruvec_state")
+int BPF_PROG(tp_mod_memcg_lruvec_state, struct mem_cgroup *memcg, int item,
+	     int val)
+{
+	return on_memcg_stat(memcg, item, val, true);
+}
+
+/* Before 6.13 there are no memcg tracepoints: the same work is done by
+ * __mod_memcg_state() and __mod_memcg_lruvec_state(), with raw units. */
+SEC("?fentry/__mod_memcg_state")
+int BPF_PROG(fentry_mod_memcg_state, struct mem_cgroup *memcg, int item, int val)
+{
+	return on_memcg_stat(memcg, item, val, false);
+}
+
+SEC("?fentry/__mod_memcg_lruvec_state")
+int BPF_PROG(fentry_mod_memcg_lruvec_state, struct lruvec *lruvec, int item,
+	     int val)
+{
+	struct mem_cgroup_per_node *pn =
+		container_of(lruvec, struct mem_cgroup_per_node, lruvec);
+
+	return on_memcg_stat(BPF_CORE_READ(pn, memcg), item, val, true);
+}

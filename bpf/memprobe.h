@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Types shared by the BPF programs (bpf/memprobe.bpf.c) and user space
+ * (user/attr.c). Everything here is plain fixed-width data: both sides must
+ * agree on layout without BTF.
+ */
+#ifndef MEMPROBE_SHARED_H
+#define MEMPROBE_SHARED_H
+
+/*
+ * Charge categories, named after memory.stat keys. The BPF side turns the
+ * kernel's memcg stat items (enum node_stat_item / enum memcg_stat_item,
+ * resolved through CO-RE) into these indices.
+ * MP_CAT_KERNEL is MEMCG_KMEM: every kmem charge, a superset of pagetables,
+ * kernel_stack, slab, percpu and vmalloc; sock is charged apart from it.
+ */
+enum mp_cat {
+	MP_CAT_ANON,
+	MP_CAT_FILE,
+	MP_CAT_SHMEM,
+	MP_CAT_PAGETABLES,
+	MP_CAT_SEC_PAGETABLES,
+	MP_CAT_KERNEL_STACK,
+	MP_CAT_SLAB_RECLAIMABLE,
+	MP_CAT_SLAB_UNRECLAIMABLE,
+	MP_CAT_PERCPU,
+	MP_CAT_SOCK,
+	MP_CAT_VMALLOC,
+	MP_CAT_KERNEL,
+	MP_NR_CATS,
+};
+
+/* Highest page order counted separately; larger orders share the last slot. */
+#define MP_MAX_ORDER 11
+
+/* Kernel stack depth kept per sampled kernel page allocation. */
+#define MP_STACK_DEPTH 40
+
+/* Why an event could not be counted (per-CPU counters, reported at exit). */
+enum mp_lost {
+	MP_LOST_TASK_MAP_FULL,
+	MP_LOST_STACK_MAP_FULL,   /* bpf_get_stackid failed (-ENOMEM/-EEXIST) */
+	MP_LOST_STACK_STAT_FULL,
+	MP_LOST_LIVE_PAGE_FULL,
+	MP_NR_LOST,
+};
+
+/* Per process (tgid) counters, one copy per CPU: user space sums them. */
+struct mp_task_stat {
+	__u64 faults;               /* user page faults */
+	__u64 user_pages;           /* pages allocated, migratetype movable */
+	__u64 kernel_pages;         /* pages allocated, other migratetypes */
+	__s64 charge_bytes[MP_NR_CATS]; /* net memcg stat change, bytes */
+	char comm[16];              /* set on the CPU that created the entry */
+};
+
+/* Whole-target counters, one copy per CPU (single-slot per-CPU array). */
+struct mp_totals {
+	__u64 alloc_pages_by_order[2][MP_MAX_ORDER + 1]; /* [0] user, [1] kernel */
+	__u64 kernel_pages_freed;   /* tracked kernel pages freed (any context) */
+	__u64 memcg_events;         /* memcg stat updates counted */
+	__u64 lost[MP_NR_LOST];
+	__u64 sample_tick;          /* kernel allocations seen, for sampling stacks */
+};
+
+struct mp_stack_key {
+	__u32 stackid;
+	__u32 tgid;
+};
+
+/* Net pages per (kernel stack, process); weighted by the sample period. */
+struct mp_stack_stat {
+	__s64 pages;        /* allocated minus freed (tracked pages only) */
+	__u64 alloc_pages;  /* allocated */
+};
+
+struct mp_live_page {
+	__u32 stackid;
+	__u32 tgid;
+	__u32 order;
+	__u32 weight;       /* sample period in force when it was taken */
+};
+
+#endif

@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "attr.h"
+#include "memprobe.skel.h"
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *const mp_cat_names[MP_NR_CATS] = {
+	[MP_CAT_ANON] = "anon",
+	[MP_CAT_FILE] = "file",
+	[MP_CAT_SHMEM] = "shmem",
+	[MP_CAT_PAGETABLES] = "pagetables",
+	[MP_CAT_SEC_PAGETABLES] = "sec_pagetables",
+	[MP_CAT_KERNEL_STACK] = "kernel_stack",
+	[MP_CAT_SLAB_RECLAIMABLE] = "slab_reclaimable",
+	[MP_CAT_SLAB_UNRECLAIMABLE] = "slab_unreclaimable",
+	[MP_CAT_PERCPU] = "percpu",
+	[MP_CAT_SOCK] = "sock",
+	[MP_CAT_VMALLOC] = "vmalloc",
+	[MP_CAT_KERNEL] = "kernel",
+};
+
+const char *const mp_lost_names[MP_NR_LOST] = {
+	[MP_LOST_TASK_MAP_FULL] = "task_map_full",
+	[MP_LOST_STACK_MAP_FULL] = "stack_map_full",
+	[MP_LOST_STACK_STAT_FULL] = "stack_stat_map_full",
+	[MP_LOST_LIVE_PAGE_FULL] = "live_page_map_full",
+};
+
+/* One rung of a ladder: a program and what it needs from the kernel. */
+struct rung {
+	const char *label;   /* how the report names it */
+	enum { TP, FENTRY, KPROBE } kind;
+	const char *btf_name; /* tracepoint name or kernel function */
+	size_t prog_off;     /* offsetof(struct memprobe_bpf, progs.X) */
+};
+
+#define PROG(x) offsetof(struct memprobe_bpf, progs.x)
+
+/* Each concern: rungs in order of preference; a concern with two programs
+ * per rung (memcg) lists them as two consecutive rungs with the same kind. */
+static const struct ladder {
+	const char *concern;
+	struct rung rungs[4];
+	int per_rung; /* programs that make one rung */
+} ladders[MP_NR_CONCERNS] = {
+	{ "page faults", {
+		{ "tracepoint exceptions:page_fault_user", TP, "page_fault_user", PROG(tp_page_fault_user) },
+		{ "fentry handle_mm_fault", FENTRY, "handle_mm_fault", PROG(fentry_handle_mm_fault) },
+		{ "kprobe handle_mm_fault", KPROBE, "handle_mm_fault", PROG(kprobe_handle_mm_fault) },
+	}, 1 },
+	{ "page allocation", {
+		{ "tracepoint kmem:mm_page_alloc", TP, "mm_page_alloc", PROG(tp_mm_page_alloc) },
+	}, 1 },
+	{ "page free", {
+		{ "tracepoint kmem:mm_page_free", TP, "mm_page_free", PROG(tp_mm_page_free) },
+	}, 1 },
+	{ "memcg stat updates", {
+		{ "tracepoint memcg:mod_memcg_state", TP, "mod_memcg_state", PROG(tp_mod_memcg_state) },
+		{ "tracepoint memcg:mod_memcg_lruvec_state", TP, "mod_memcg_lruvec_state", PROG(tp_mod_memcg_lruvec_state) },
+		{ "fentry __mod_memcg_state", FENTRY, "__mod_memcg_state", PROG(fentry_mod_memcg_state) },
+		{ "fentry __mod_memcg_lruvec_state", FENTRY, "__mod_memcg_lruvec_state", PROG(fentry_mod_memcg_lruvec_state) },
+	}, 2 },
+};
+
+struct mp_attr {
+	struct memprobe_bpf *skel;
+	struct mp_hook hooks[MP_NR_CONCERNS];
+	int chosen[MP_NR_CONCERNS];      /* index of the first rung used, -1 none */
+	bool refused[MP_NR_CONCERNS][4]; /* rungs that failed to load or attach */
+	struct bpf_link *links[16];
+	int nlinks;
+	int ncpus;
+};
+
+static struct bpf_program *rung_prog(struct memprobe_bpf *skel, const struct rung *r)
+{
+	return *(struct bpf_program **)((char *)skel + r->prog_off);
+}
+
+static bool rung_available(const struct btf *vmlinux, const struct rung *r)
+{
+	char name[128];
+
+	if (!vmlinux)
+		return false;
+	if (r->kind == TP) {
+		snprintf(name, sizeof(name), "btf_trace_%s", r->btf_name);
+		return btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF) > 0;
+	}
+	return btf__find_by_name_kind(vmlinux, r->btf_name, BTF_KIND_FUNC) > 0;
+}
+
+static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_WARN && getenv("MEMPROBE_DEBUG"))
+		return vfprintf(stderr, fmt, ap);
+	if (level == LIBBPF_DEBUG && getenv("MEMPROBE_DEBUG") &&
+	    strcmp(getenv("MEMPROBE_DEBUG"), "2") == 0)
+		return vfprintf(stderr, fmt, ap);
+	return 0;
+}
+
+/* Pick, per concern, the first rung that is available and not refused. */
+static void plan(struct mp_attr *a, const struct btf *vmlinux)
+{
+	for (int c = 0; c < MP_NR_CONCERNS; c++) {
+		const struct ladder *l = &ladders[c];
+		char tried[160] = "";
+
+		a->chosen[c] = -1;
+		a->hooks[c].concern = l->concern;
+		a->hooks[c].hook[0] = a->hooks[c].missing[0] = '\0';
+		for (int i = 0; i < 4 && l->rungs[i].label; i += l->per_rung) {
+			bool ok = true;
+
+			for (int j = i; j < i + l->per_rung; j++)
+				ok &= !a->refused[c][j] && rung_available(vmlinux, &l->rungs[j]);
+			if (ok) {
+				a->chosen[c] = i;
+				break;
+			}
+			snprintf(tried + strlen(tried), sizeof(tried) - strlen(tried), "%s%s%s",
+				 tried[0] ? ", " : "", l->rungs[i].btf_name,
+				 a->refused[c][i] ? " (refused)" : " (absent)");
+		}
+		if (a->chosen[c] < 0)
+			snprintf(a->hooks[c].missing, sizeof(a->hooks[c].missing),
+				 "no hook on this kernel: %s", tried);
+	}
+}
+
+static void set_autoload(struct mp_attr *a)
+{
+	for (int c = 0; c < MP_NR_CONCERNS; c++) {
+		const struct ladder *l = &ladders[c];
+
+		for (int i = 0; i < 4 && l->rungs[i].label; i++) {
+			bool on = a->chosen[c] >= 0 && i >= a->chosen[c] &&
+				  i < a->chosen[c] + l->per_rung;
+
+			bpf_program__set_autoload(rung_prog(a->skel, &l->rungs[i]), on);
+		}
+	}
+}
+
+static int open_skel(struct mp_attr *a, const struct mp_attr_opts *o, bool in_pages)
+{
+	a->skel = memprobe_bpf__open();
+	if (!a->skel)
+		return -errno;
+	a->skel->rodata->target_cgid = o->target_cgid;
+	a->skel->rodata->target_level = o->target_level;
+	a->skel->rodata->page_size = (uint32_t)sysconf(_SC_PAGESIZE);
+	a->skel->rodata->stack_sample_period = o->stack_sample_period;
+	a->skel->rodata->memcg_val_in_pages = in_pages;
+	return 0;
+}
+
+int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
+		  size_t errlen)
+{
+	struct mp_attr *a = calloc(1, sizeof(*a));
+	struct btf *vmlinux;
+	int ret = 0;
+
+	if (!a)
+		return -ENOMEM;
+	libbpf_set_print(quiet_print);
+	a->ncpus = libbpf_num_possible_cpus();
+	vmlinux = btf__load_vmlinux_btf();
+	if (!vmlinux) {
+		ret = -errno;
+		snprintf(err, errlen, "no kernel BTF (/sys/kernel/btf/vmlinux): %s",
+			 strerror(-ret));
+		free(a);
+		return ret;
+	}
+	plan(a, vmlinux);
+
+	/* A fentry or kprobe the kernel refuses fails the whole load: mark the
+	 * rungs refused and load again with the next rung, until it loads. */
+	for (int attempt = 0; attempt < 8; attempt++) {
+		int memcg = 3;
+		bool in_pages = a->chosen[memcg] >= 0 &&
+				ladders[memcg].rungs[a->chosen[memcg]].kind == TP;
+
+		if ((ret = open_skel(a, o, in_pages)))
+			break;
+		set_autoload(a);
+		ret = memprobe_bpf__load(a->skel);
+		if (!ret)
+			break;
+		memprobe_bpf__destroy(a->skel);
+		a->skel = NULL;
+		bool any = false;
+		for (int c = 0; c < MP_NR_CONCERNS; c++) {
+			if (a->chosen[c] >= 0 && ladders[c].rungs[a->chosen[c]].kind != TP) {
+				for (int j = 0; j < ladders[c].per_rung; j++)
+					a->refused[c][a->chosen[c] + j] = true;
+				any = true;
+			}
+		}
+		if (!any)
+			break;
+		plan(a, vmlinux);
+	}
+	btf__free(vmlinux);
+	if (!a->skel || ret) {
+		snprintf(err, errlen, "cannot load the BPF programs: %s%s",
+			 strerror(ret < 0 ? -ret : EINVAL),
+			 ret == -EPERM ? " (run as root)" : "");
+		if (a->skel)
+			memprobe_bpf__destroy(a->skel);
+		free(a);
+		return ret ? ret : -EINVAL;
+	}
+
+	/* Attach one by one: one refusal degrades the report, never the run. */
+	for (int c = 0; c < MP_NR_CONCERNS; c++) {
+		const struct ladder *l = &ladders[c];
+		int first = a->chosen[c];
+
+		if (first < 0)
+			continue;
+		for (int j = first; j < first + l->per_rung; j++) {
+			struct bpf_link *link = bpf_program__attach(rung_prog(a->skel, &l->rungs[j]));
+
+			if (!link) {
+				snprintf(a->hooks[c].missing, sizeof(a->hooks[c].missing),
+					 "%s: attach failed: %s", l->rungs[j].label, strerror(errno));
+				continue;
+			}
+			a->links[a->nlinks++] = link;
+			snprintf(a->hooks[c].hook + strlen(a->hooks[c].hook),
+				 sizeof(a->hooks[c].hook) - strlen(a->hooks[c].hook), "%s%s",
+				 a->hooks[c].hook[0] ? " + " : "", l->rungs[j].label);
+		}
+	}
+	*out = a;
+	return 0;
+}
+
+const struct mp_hook *mp_attr_hooks(const struct mp_attr *a)
+{
+	return a->hooks;
+}
+
+int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *s)
+{
+	int ncpu = a->ncpus, fd;
+	size_t cap;
+	uint32_t key, next, *prev = NULL;
+	struct mp_task_stat *tv = calloc((size_t)ncpu, sizeof(*tv));
+	struct mp_totals *totv = calloc((size_t)ncpu, sizeof(*totv));
+	int ret = 0;
+
+	memset(s, 0, sizeof(*s));
+	if (!tv || !totv) {
+		ret = -ENOMEM;
+		goto out;
+	}
+
+	/* totals: one slot, per CPU */
+	key = 0;
+	if (bpf_map_lookup_elem(bpf_map__fd(a->skel->maps.totals), &key, totv) == 0) {
+		for (int c = 0; c < ncpu; c++) {
+			for (int u = 0; u < 2; u++)
+				for (int o = 0; o <= MP_MAX_ORDER; o++)
+					s->totals.alloc_pages_by_order[u][o] +=
+						totv[c].alloc_pages_by_order[u][o];
+			s->totals.kernel_pages_freed += totv[c].kernel_pages_freed;
+			s->totals.memcg_events += totv[c].memcg_events;
+			for (int l = 0; l < MP_NR_LOST; l++)
+				s->totals.lost[l] += totv[c].lost[l];
+		}
+	}
+
+	fd = bpf_map__fd(a->skel->maps.task_stats);
+	cap = bpf_map__max_entries(a->skel->maps.task_stats);
+	s->tasks = calloc(cap, sizeof(*s->tasks));
+	if (!s->tasks) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	while (s->ntasks < cap && bpf_map_get_next_key(fd, prev, &next) == 0) {
+		struct mp_task_row *r = &s->tasks[s->ntasks];
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, tv))
+			continue;
+		memset(r, 0, sizeof(*r));
+		r->tgid = key;
+		for (int c = 0; c < ncpu; c++) {
+			r->faults += tv[c].faults;
+			r->user_pages += tv[c].user_pages;
+			r->kernel_pages += tv[c].kernel_pages;
+			for (int k = 0; k < MP_NR_CATS; k++)
+				r->charge_bytes[k] += tv[c].charge_bytes[k];
+			if (!r->comm[0] && tv[c].comm[0])
+				memcpy(r->comm, tv[c].comm, sizeof(r->comm));
+		}
+		r->comm[sizeof(r->comm) - 1] = '\0';
+		s->ntasks++;
+	}
+
+	{
+		struct mp_stack_key sk, snext, *sprev = NULL;
+		struct mp_stack_stat sv;
+
+		fd = bpf_map__fd(a->skel->maps.stack_stats);
+		cap = bpf_map__max_entries(a->skel->maps.stack_stats);
+		s->stacks = calloc(cap, sizeof(*s->stacks));
+		if (!s->stacks) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		while (s->nstacks < cap && bpf_map_get_next_key(fd, sprev, &snext) == 0) {
+			sk = snext;
+			sprev = &sk;
+			if (bpf_map_lookup_elem(fd, &sk, &sv))
+				continue;
+			s->stacks[s->nstacks++] = (struct mp_stack_row){
+				.stackid = sk.stackid, .tgid = sk.tgid,
+				.pages = sv.pages, .alloc_pages = sv.alloc_pages,
+			};
+		}
+	}
+out:
+	free(tv);
+	free(totv);
+	if (ret)
+		mp_attr_snap_free(s);
+	return ret;
+}
+
+void mp_attr_snap_sub(struct mp_attr_snap *after, const struct mp_attr_snap *before)
+{
+	for (size_t i = 0; i < after->ntasks; i++) {
+		struct mp_task_row *r = &after->tasks[i];
+
+		for (size_t j = 0; j < before->ntasks; j++) {
+			const struct mp_task_row *b = &before->tasks[j];
+
+			if (b->tgid != r->tgid)
+				continue;
+			r->faults -= b->faults;
+			r->user_pages -= b->user_pages;
+			r->kernel_pages -= b->kernel_pages;
+			for (int k = 0; k < MP_NR_CATS; k++)
+				r->charge_bytes[k] -= b->charge_bytes[k];
+			break;
+		}
+	}
+	for (size_t i = 0; i < after->nstacks; i++) {
+		struct mp_stack_row *r = &after->stacks[i];
+
+		for (size_t j = 0; j < before->nstacks; j++) {
+			const struct mp_stack_row *b = &before->stacks[j];
+
+			if (b->stackid == r->stackid && b->tgid == r->tgid) {
+				r->pages -= b->pages;
+				r->alloc_pages -= b->alloc_pages;
+				break;
+			}
+		}
+	}
+	for (int u = 0; u < 2; u++)
+		for (int o = 0; o <= MP_MAX_ORDER; o++)
+			after->totals.alloc_pages_by_order[u][o] -=
+				before->totals.alloc_pages_by_order[u][o];
+	after->totals.kernel_pages_freed -= before->totals.kernel_pages_freed;
+	after->totals.memcg_events -= before->totals.memcg_events;
+	/* lost stays cumulative: every loss since attach is reported */
+}
+
+void mp_attr_snap_free(struct mp_attr_snap *s)
+{
+	free(s->tasks);
+	free(s->stacks);
+	memset(s, 0, sizeof(*s));
+}
+
+int mp_attr_stack(struct mp_attr *a, uint32_t stackid, uint64_t *ips, int max)
+{
+	uint64_t buf[MP_STACK_DEPTH] = { 0 };
+	int n = 0;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(a->skel->maps.stacks), &stackid, buf))
+		return -errno;
+	while (n < MP_STACK_DEPTH && n < max && buf[n]) {
+		ips[n] = buf[n];
+		n++;
+	}
+	return n;
+}
+
+uint64_t mp_attr_recursion_misses(struct mp_attr *a)
+{
+	struct bpf_program *p;
+	uint64_t total = 0;
+
+	bpf_object__for_each_program(p, a->skel->obj) {
+		struct bpf_prog_info info = { 0 };
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(p);
+
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+			total += info.recursion_misses;
+	}
+	return total;
+}
+
+void mp_attr_stop(struct mp_attr *a)
+{
+	if (!a)
+		return;
+	for (int i = 0; i < a->nlinks; i++)
+		bpf_link__destroy(a->links[i]);
+	memprobe_bpf__destroy(a->skel);
+	free(a);
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The BPF attribution session: choose hooks for this kernel, load and attach
+ * the CO-RE programs of bpf/memprobe.bpf.c, and read their in-kernel
+ * aggregates. Nothing crosses to user space per event; a snapshot reads the
+ * maps once.
+ */
+#ifndef MEMPROBE_ATTR_H
+#define MEMPROBE_ATTR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/types.h>
+
+#include "memprobe.h"
+
+/* Names of enum mp_cat, as memory.stat spells them. */
+extern const char *const mp_cat_names[MP_NR_CATS];
+/* Names of enum mp_lost. */
+extern const char *const mp_lost_names[MP_NR_LOST];
+
+/* One concern (page faults, page allocation, ...) and the hook chosen for it. */
+struct mp_hook {
+	const char *concern;
+	char hook[96];       /* e.g. "tracepoint exceptions:page_fault_user"; "" if none */
+	char missing[160];   /* why nothing is attached; "" when attached */
+};
+
+#define MP_NR_CONCERNS 4
+
+struct mp_attr_opts {
+	uint64_t target_cgid;        /* mp_cgroup_id() of the target */
+	int target_level;            /* its depth in the memory hierarchy */
+	uint32_t stack_sample_period; /* 1: a stack for every kernel page; 0: none */
+};
+
+/* Per process, summed over CPUs. */
+struct mp_task_row {
+	uint32_t tgid;
+	char comm[16];
+	uint64_t faults;
+	uint64_t user_pages;
+	uint64_t kernel_pages;
+	int64_t charge_bytes[MP_NR_CATS];
+};
+
+/* Per (kernel stack, process). */
+struct mp_stack_row {
+	uint32_t stackid;
+	uint32_t tgid;
+	int64_t pages;        /* net: allocated minus freed */
+	uint64_t alloc_pages;
+};
+
+/* The maps' contents at one moment, or the difference of two. */
+struct mp_attr_snap {
+	struct mp_task_row *tasks;
+	size_t ntasks;
+	struct mp_stack_row *stacks;
+	size_t nstacks;
+	struct mp_totals totals;
+};
+
+struct mp_attr;
+
+/*
+ * Plan hooks for the running kernel, load and attach. A hook the kernel lacks
+ * is recorded as missing, never fatal. Returns 0 and *out (owned by the
+ * caller, freed by mp_attr_stop), or -errno with a reason in err when nothing
+ * could be loaded (no BTF, not root, BPF refused).
+ */
+int mp_attr_start(const struct mp_attr_opts *opts, struct mp_attr **out,
+		  char *err, size_t errlen);
+
+/* The plan: MP_NR_CONCERNS entries, valid until mp_attr_stop. */
+const struct mp_hook *mp_attr_hooks(const struct mp_attr *a);
+
+/* Read every map into snap (allocated; free with mp_attr_snap_free).
+ * Returns 0 or -errno. */
+int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *snap);
+
+/* after -= before, row by row (tasks by tgid, stacks by key). */
+void mp_attr_snap_sub(struct mp_attr_snap *after, const struct mp_attr_snap *before);
+
+void mp_attr_snap_free(struct mp_attr_snap *snap);
+
+/* The frames of a stack id, innermost first. Returns the count or -errno. */
+int mp_attr_stack(struct mp_attr *a, uint32_t stackid, uint64_t *ips, int max);
+
+/* Runs the kernel could not complete (recursion misses), summed over programs. */
+uint64_t mp_attr_recursion_misses(struct mp_attr *a);
+
+/* Detach every program and free the session. NULL is a no-op. */
+void mp_attr_stop(struct mp_attr *a);
+
+#endif

@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "cgroup.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* root + path; root "" means the live system. */
+static int rpath(char *buf, size_t len, const char *root, const char *path)
+{
+	return mp_path(buf, len, "%s%s", root ? root : "", path);
+}
+
+/* Copy with truncation, always NUL-terminated. */
+static void strlcpy0(char *dst, const char *src, size_t len)
+{
+	size_t n = strlen(src);
+
+	if (n > len - 1)
+		n = len - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* "always [madvise] never" -> "madvise" */
+static void read_bracketed(const char *root, const char *path, char *out, size_t len)
+{
+	char p[PATH_MAX], buf[256], *l, *r;
+
+	out[0] = '\0';
+	if (rpath(p, sizeof(p), root, path) || mp_read_file(p, buf, sizeof(buf)) < 0)
+		return;
+	l = strchr(buf, '[');
+	r = l ? strchr(l, ']') : NULL;
+	if (l && r) {
+		*r = '\0';
+		strlcpy0(out, l + 1, len);
+	}
+}
+
+/* Unescape mountinfo's octal escapes (\040 for a space) in place. */
+static void unescape(char *s)
+{
+	char *d = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '7' && s[2] && s[3]) {
+			*d++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else {
+			*d++ = *s;
+		}
+	}
+	*d = '\0';
+}
+
+static bool has_option(const char *opts, const char *want)
+{
+	size_t n = strlen(want);
+	const char *p = opts;
+
+	while ((p = strstr(p, want))) {
+		if ((p == opts || p[-1] == ',') && (p[n] == ',' || p[n] == '\0' || p[n] == '\n'))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+static void read_mounts(const char *root, struct mp_host *h)
+{
+	char p[PATH_MAX], line[4096];
+	FILE *f;
+
+	if (rpath(p, sizeof(p), root, "/proc/self/mountinfo"))
+		return;
+	f = fopen(p, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char mroot[PATH_MAX], mpoint[PATH_MAX], fstype[64], super[1024];
+		char *dash = strstr(line, " - ");
+
+		if (!dash || sscanf(line, "%*s %*s %*s %4095s %4095s", mroot, mpoint) != 2 ||
+		    sscanf(dash + 3, "%63s %*s %1023s", fstype, super) != 2)
+			continue;
+		unescape(mroot);
+		unescape(mpoint);
+		if (strcmp(fstype, "cgroup2") == 0 && !h->v2_mount[0]) {
+			strlcpy0(h->v2_mount, mpoint, sizeof(h->v2_mount));
+			strlcpy0(h->v2_root, mroot, sizeof(h->v2_root));
+		} else if (strcmp(fstype, "cgroup") == 0 && has_option(super, "memory") &&
+			   !h->v1_memory_mount[0]) {
+			strlcpy0(h->v1_memory_mount, mpoint, sizeof(h->v1_memory_mount));
+			strlcpy0(h->v1_memory_root, mroot, sizeof(h->v1_memory_root));
+		}
+	}
+	fclose(f);
+}
+
+int mp_host_read(const char *root, struct mp_host *h)
+{
+	char p[PATH_MAX], buf[512];
+	uint64_t kb;
+	int err;
+
+	memset(h, 0, sizeof(*h));
+	h->page_size = sysconf(_SC_PAGESIZE);
+	if ((err = rpath(p, sizeof(p), root, "/proc/meminfo")))
+		return err;
+	if ((err = mp_read_keyed_u64(p, "MemTotal", &kb)))
+		return err;
+	h->mem_total_bytes = kb * 1024;
+	if (!mp_read_keyed_u64(p, "MemAvailable", &kb))
+		h->mem_available_bytes = kb * 1024;
+	read_bracketed(root, "/sys/kernel/mm/transparent_hugepage/enabled",
+		       h->thp_enabled, sizeof(h->thp_enabled));
+	read_bracketed(root, "/sys/kernel/mm/transparent_hugepage/defrag",
+		       h->thp_defrag, sizeof(h->thp_defrag));
+	if (!rpath(p, sizeof(p), root, "/proc/sys/kernel/osrelease") &&
+	    mp_read_file(p, buf, sizeof(buf)) > 0) {
+		buf[strcspn(buf, "\n")] = '\0';
+		strlcpy0(h->kernel_release, buf, sizeof(h->kernel_release));
+	}
+	h->btf_present = !rpath(p, sizeof(p), root, "/sys/kernel/btf/vmlinux") &&
+			 access(p, F_OK) == 0;
+	read_mounts(root, h);
+	if (h->v2_mount[0] &&
+	    !mp_path(buf, sizeof(buf), "%s/cgroup.controllers", h->v2_mount) &&
+	    !rpath(p, sizeof(p), root, buf) && mp_read_file(p, buf, sizeof(buf)) >= 0) {
+		for (char *tok = strtok(buf, " \n"); tok; tok = strtok(NULL, " \n"))
+			if (strcmp(tok, "memory") == 0)
+				h->v2_has_memory = true;
+	}
+	if (h->v1_memory_mount[0])
+		h->cg_mode = h->v2_mount[0] ? MP_CG_HYBRID : MP_CG_V1;
+	else if (h->v2_mount[0])
+		h->cg_mode = MP_CG_V2;
+	else
+		h->cg_mode = MP_CG_NONE;
+	return 0;
+}
+
+static int path_depth(const char *path)
+{
+	int depth = 0;
+
+	for (const char *p = path; *p; p++)
+		if (*p == '/' && p[1] && p[1] != '/')
+			depth++;
+	return depth;
+}
+
+/* Fill dir/mount/level of cg from its hierarchy path and version. */
+static int place(const char *root, const struct mp_host *h, struct mp_cgroup *cg)
+{
+	const char *mnt = cg->version == 1 ? h->v1_memory_mount : h->v2_mount;
+	const char *mroot = cg->version == 1 ? h->v1_memory_root : h->v2_root;
+	const char *rel = cg->path;
+	size_t rlen = strlen(mroot);
+	char p[PATH_MAX];
+	struct stat st;
+	int err;
+
+	/* The mount shows the hierarchy from mroot down: strip it from the path. */
+	if (strcmp(mroot, "/") != 0) {
+		if (strncmp(rel, mroot, rlen) != 0 || (rel[rlen] && rel[rlen] != '/'))
+			return -ENOENT;
+		rel += rlen;
+	}
+	if ((err = mp_path(cg->dir, sizeof(cg->dir), "%s%s", mnt,
+			   strcmp(rel, "/") == 0 ? "" : rel)))
+		return err;
+	strlcpy0(cg->mount, mnt, sizeof(cg->mount));
+	cg->level = path_depth(cg->path);
+	if ((err = rpath(p, sizeof(p), root, cg->dir)))
+		return err;
+	if (stat(p, &st))
+		return -errno;
+	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
+int mp_cgroup_of_pid(const char *root, const struct mp_host *h, pid_t pid,
+		     struct mp_cgroup *cg)
+{
+	char p[PATH_MAX], proc[64], line[PATH_MAX + 64];
+	char v1path[PATH_MAX] = "", v2path[PATH_MAX] = "";
+	bool v1 = false, v2 = false;
+	FILE *f;
+
+	memset(cg, 0, sizeof(*cg));
+	if (pid)
+		snprintf(proc, sizeof(proc), "/proc/%d/cgroup", (int)pid);
+	else
+		snprintf(proc, sizeof(proc), "/proc/self/cgroup");
+	if (rpath(p, sizeof(p), root, proc))
+		return -ENAMETOOLONG;
+	f = fopen(p, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+
+		if (!c2)
+			continue;
+		*c1 = *c2 = '\0';
+		c2[1 + strcspn(c2 + 1, "\n")] = '\0';
+		if (strcmp(line, "0") == 0 && c1[1] == '\0') {
+			strlcpy0(v2path, c2 + 1, sizeof(v2path));
+			v2 = true;
+		} else if (has_option(c1 + 1, "memory")) {
+			strlcpy0(v1path, c2 + 1, sizeof(v1path));
+			v1 = true;
+		}
+	}
+	fclose(f);
+	if (v1 && h->v1_memory_mount[0]) {
+		cg->version = 1;
+		strlcpy0(cg->path, v1path, sizeof(cg->path));
+	} else if (v2 && h->v2_mount[0] && h->v2_has_memory) {
+		cg->version = 2;
+		strlcpy0(cg->path, v2path, sizeof(cg->path));
+	} else {
+		return -ENOENT;
+	}
+	return place(root, h, cg);
+}
+
+int mp_cgroup_from_path(const char *root, const struct mp_host *h,
+			const char *path, struct mp_cgroup *cg)
+{
+	const struct { int version; const char *mnt, *mroot; bool ok; } hier[] = {
+		{ .version = 1, .mnt = h->v1_memory_mount, .mroot = h->v1_memory_root,
+		  .ok = h->v1_memory_mount[0] != 0 },
+		{ .version = 2, .mnt = h->v2_mount, .mroot = h->v2_root,
+		  .ok = h->v2_mount[0] && h->v2_has_memory },
+	};
+	char clean[PATH_MAX];
+	size_t n;
+
+	memset(cg, 0, sizeof(*cg));
+	if (!path || path[0] != '/')
+		return -EINVAL;
+	strlcpy0(clean, path, sizeof(clean));
+	n = strlen(clean);
+	while (n > 1 && clean[n - 1] == '/')
+		clean[--n] = '\0';
+
+	/* A directory under a memory hierarchy's mount point. */
+	for (size_t i = 0; i < 2; i++) {
+		size_t mlen = strlen(hier[i].mnt);
+
+		if (!hier[i].ok || strncmp(clean, hier[i].mnt, mlen) != 0 ||
+		    (clean[mlen] && clean[mlen] != '/'))
+			continue;
+		cg->version = hier[i].version;
+		if (mp_path(cg->path, sizeof(cg->path), "%s%s",
+			    strcmp(hier[i].mroot, "/") ? hier[i].mroot : "",
+			    clean[mlen] ? clean + mlen : (strcmp(hier[i].mroot, "/") ? "" : "/")))
+			return -ENAMETOOLONG;
+		return place(root, h, cg);
+	}
+	/* A path inside the hierarchy, as /proc/PID/cgroup writes it. */
+	for (size_t i = 0; i < 2; i++) {
+		if (!hier[i].ok)
+			continue;
+		cg->version = hier[i].version;
+		strlcpy0(cg->path, clean, sizeof(cg->path));
+		if (place(root, h, cg) == 0)
+			return 0;
+	}
+	memset(cg, 0, sizeof(*cg));
+	return -ENOENT;
+}
+
+const char *mp_cgroup_file(const struct mp_cgroup *cg, const char *what)
+{
+	static const struct { const char *what, *v1, *v2; } names[] = {
+		{ "limit", "memory.limit_in_bytes", "memory.max" },
+		{ "usage", "memory.usage_in_bytes", "memory.current" },
+		{ "peak", "memory.max_usage_in_bytes", "memory.peak" },
+		{ "stat", "memory.stat", "memory.stat" },
+		{ "procs", "cgroup.procs", "cgroup.procs" },
+		{ "swap", "memory.memsw.limit_in_bytes", "memory.swap.max" },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(names[i].what, what) == 0)
+			return cg->version == 1 ? names[i].v1 : names[i].v2;
+	return NULL;
+}
+
+/* Read dir/file under root into *val; v1's unlimited sentinel becomes MP_UNLIMITED. */
+static int read_cg_u64(const char *root, const char *dir, const char *file, uint64_t *val)
+{
+	char p[PATH_MAX];
+	int err;
+
+	if (mp_path(p, sizeof(p), "%s%s/%s", root ? root : "", dir, file))
+		return -ENAMETOOLONG;
+	err = mp_read_u64_file(p, val);
+	if (!err && *val >= MP_V1_UNLIMITED)
+		*val = MP_UNLIMITED;
+	return err;
+}
+
+int mp_cgroup_usage(const char *root, const struct mp_cgroup *cg, uint64_t *usage)
+{
+	return read_cg_u64(root, cg->dir, mp_cgroup_file(cg, "usage"), usage);
+}
+
+int mp_cgroup_read(const char *root, const struct mp_host *h, struct mp_cgroup *cg)
+{
+	char dir[PATH_MAX], p[PATH_MAX];
+	uint64_t v;
+	int err;
+
+	if ((err = mp_cgroup_usage(root, cg, &cg->usage_bytes)))
+		return err;
+	if (read_cg_u64(root, cg->dir, mp_cgroup_file(cg, "limit"), &cg->limit_bytes))
+		cg->limit_bytes = MP_UNLIMITED;
+	cg->has_high = cg->version == 2 &&
+		       !read_cg_u64(root, cg->dir, "memory.high", &cg->high_bytes);
+	cg->has_swap_limit = !read_cg_u64(root, cg->dir, mp_cgroup_file(cg, "swap"),
+					  &cg->swap_limit_bytes);
+	cg->has_peak = !read_cg_u64(root, cg->dir, mp_cgroup_file(cg, "peak"), &cg->peak_bytes);
+
+	cg->effective_limit_bytes = h->mem_total_bytes;
+	strlcpy0(cg->effective_from, "MemTotal", sizeof(cg->effective_from));
+	/* Walk up to the mount point; the hierarchy's root has no limit file on v2. */
+	strlcpy0(dir, cg->dir, sizeof(dir));
+	for (;;) {
+		if (!read_cg_u64(root, dir, mp_cgroup_file(cg, "limit"), &v) &&
+		    v < cg->effective_limit_bytes) {
+			cg->effective_limit_bytes = v;
+			strlcpy0(cg->effective_from, dir, sizeof(cg->effective_from));
+		}
+		if (strcmp(dir, cg->mount) == 0)
+			break;
+		char *slash = strrchr(dir, '/');
+		if (!slash || slash == dir)
+			break;
+		*slash = '\0';
+		if (strlen(dir) < strlen(cg->mount))
+			break;
+	}
+	/* v1 knows the limit of ancestors that a namespace or bind mount hides. */
+	if (cg->version == 1 &&
+	    !mp_path(p, sizeof(p), "%s%s/memory.stat", root ? root : "", cg->dir) &&
+	    !mp_read_keyed_u64(p, "hierarchical_memory_limit", &v) &&
+	    v < MP_V1_UNLIMITED && v < cg->effective_limit_bytes) {
+		cg->effective_limit_bytes = v;
+		snprintf(cg->effective_from, sizeof(cg->effective_from),
+			 "%s (hierarchical_memory_limit)", cg->dir);
+	}
+	return 0;
+}
+
+int mp_cgroup_create(const struct mp_host *h, const struct mp_cgroup *parent,
+		     const char *name, uint64_t limit_bytes, struct mp_cgroup *child)
+{
+	char p[PATH_MAX], val[32];
+	int err;
+
+	(void)h;
+	*child = *parent;
+	if (mp_path(child->dir, sizeof(child->dir), "%s/%s", parent->dir, name) ||
+	    mp_path(child->path, sizeof(child->path), "%s/%s",
+		    strcmp(parent->path, "/") ? parent->path : "", name))
+		return -ENAMETOOLONG;
+	child->level = parent->level + 1;
+	if (mkdir(child->dir, 0755))
+		return -errno;
+	if (limit_bytes != MP_UNLIMITED) {
+		snprintf(val, sizeof(val), "%llu", (unsigned long long)limit_bytes);
+		err = mp_path(p, sizeof(p), "%s/%s", child->dir, mp_cgroup_file(child, "limit"));
+		if (!err)
+			err = mp_write_file(p, val);
+		if (err) {
+			rmdir(child->dir);
+			return err;
+		}
+	}
+	if (child->version == 2 && !mp_path(p, sizeof(p), "%s/memory.swap.max", child->dir))
+		mp_write_file(p, "0"); /* absent without swap accounting: fine */
+	return 0;
+}
+
+int mp_cgroup_attach(const struct mp_cgroup *cg, pid_t pid)
+{
+	char p[PATH_MAX], val[32];
+
+	if (mp_path(p, sizeof(p), "%s/cgroup.procs", cg->dir))
+		return -ENAMETOOLONG;
+	snprintf(val, sizeof(val), "%d", (int)pid);
+	return mp_write_file(p, val);
+}
+
+int mp_cgroup_remove(const struct mp_cgroup *cg)
+{
+	char p[PATH_MAX], buf[4096];
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	int err = 0;
+
+	for (int tries = 0; tries < 300; tries++) {
+		if (rmdir(cg->dir) == 0 || errno == ENOENT)
+			return 0;
+		err = -errno;
+		if (errno != EBUSY)
+			return err;
+		/* Still has tasks: kill what memprobe put there, then wait for exit. */
+		if (!mp_path(p, sizeof(p), "%s/cgroup.procs", cg->dir) &&
+		    mp_read_file(p, buf, sizeof(buf)) > 0) {
+			for (char *tok = strtok(buf, "\n"); tok; tok = strtok(NULL, "\n"))
+				kill((pid_t)atoi(tok), SIGKILL);
+		}
+		nanosleep(&ts, NULL);
+	}
+	return err;
+}
+
+int mp_cgroup_id(const struct mp_cgroup *cg, uint64_t *id)
+{
+	struct {
+		struct file_handle fh;
+		uint64_t id;
+	} h = { .fh.handle_bytes = sizeof(uint64_t) };
+	int mount_id;
+
+	if (name_to_handle_at(AT_FDCWD, cg->dir, &h.fh, &mount_id, 0))
+		return -errno;
+	*id = h.id;
+	return 0;
+}
+
+const char *mp_cg_mode_name(enum mp_cg_mode m)
+{
+	switch (m) {
+	case MP_CG_V1: return "v1";
+	case MP_CG_V2: return "v2";
+	case MP_CG_HYBRID: return "hybrid";
+	default: return "none";
+	}
+}

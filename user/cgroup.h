@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Readers for the host's memory facts and a memory cgroup's limits, on
+ * cgroup v1, v2 and hybrid hosts. Every reader takes a root directory that is
+ * prefixed to every absolute path it opens ("" for the live system), so unit
+ * tests run them on trees captured from real machines (tests/fixtures/).
+ */
+#ifndef MEMPROBE_CGROUP_H
+#define MEMPROBE_CGROUP_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* The v1 "unlimited" value on x86-64: PAGE_COUNTER_MAX pages in bytes,
+ * rounded down to a page (mm/page_counter.c, include/linux/page_counter.h). */
+#define MP_V1_UNLIMITED 9223372036854771712ULL
+
+enum mp_cg_mode {
+	MP_CG_NONE,   /* no memory controller mounted */
+	MP_CG_V1,     /* v1 hierarchies only */
+	MP_CG_V2,     /* unified hierarchy only */
+	MP_CG_HYBRID, /* v1 hierarchies and a cgroup2 mount side by side */
+};
+
+/* Host-wide facts (/proc/meminfo, sysfs). */
+struct mp_host {
+	uint64_t mem_total_bytes;
+	uint64_t mem_available_bytes;
+	long page_size;
+	char thp_enabled[32];     /* the bracketed mode, e.g. "madvise"; "" if absent */
+	char thp_defrag[32];
+	char kernel_release[128];
+	bool btf_present;         /* /sys/kernel/btf/vmlinux exists */
+	enum mp_cg_mode cg_mode;
+	char v1_memory_mount[PATH_MAX]; /* "" when the v1 memory controller is not mounted */
+	char v1_memory_root[PATH_MAX];  /* the hierarchy path mounted there (mountinfo field 4) */
+	char v2_mount[PATH_MAX];        /* "" when cgroup2 is not mounted */
+	char v2_root[PATH_MAX];
+	bool v2_has_memory;       /* "memory" in the cgroup2 root's cgroup.controllers */
+};
+
+/* One memory cgroup and its limits. Byte values; MP_UNLIMITED for "max". */
+struct mp_cgroup {
+	int version;                /* 1 or 2: the hierarchy the memory controller is in */
+	char path[PATH_MAX];        /* as /proc/PID/cgroup names it, e.g. "/job" or "/" */
+	char dir[PATH_MAX];         /* its directory on this host, without the root prefix */
+	char mount[PATH_MAX];       /* the hierarchy's mount point */
+	uint64_t limit_bytes;       /* memory.max / memory.limit_in_bytes */
+	uint64_t effective_limit_bytes; /* min over the path to the root and MemTotal */
+	char effective_from[PATH_MAX + 32]; /* the directory that sets it, or "MemTotal" */
+	bool has_high;
+	uint64_t high_bytes;        /* v2 memory.high */
+	bool has_swap_limit;
+	uint64_t swap_limit_bytes;  /* v2 memory.swap.max; v1 memory.memsw.limit_in_bytes (memory+swap) */
+	uint64_t usage_bytes;       /* memory.current / memory.usage_in_bytes */
+	bool has_peak;
+	uint64_t peak_bytes;        /* memory.peak / memory.max_usage_in_bytes */
+	int level;                  /* depth below the hierarchy's root, as seen here */
+};
+
+/* Read host facts under root. Returns 0 or -errno (only /proc/meminfo is required). */
+int mp_host_read(const char *root, struct mp_host *host);
+
+/*
+ * Find the memory cgroup of a process: /proc/PID/cgroup's v1 line naming the
+ * memory controller, else its "0::" line when cgroup2 has the memory
+ * controller. pid 0 means "self". Fills path, dir, mount, version.
+ * Returns 0, -ESRCH (no such process), -ENOENT (no memory cgroup) or -errno.
+ */
+int mp_cgroup_of_pid(const char *root, const struct mp_host *host, pid_t pid,
+		     struct mp_cgroup *cg);
+
+/*
+ * Find a memory cgroup by PATH: a directory under a memory hierarchy's mount
+ * ("/sys/fs/cgroup/memory/job") or a path inside the hierarchy ("/job").
+ * Returns 0, -ENOENT when no such cgroup, -ENOTDIR, or -errno.
+ */
+int mp_cgroup_from_path(const char *root, const struct mp_host *host,
+			const char *path, struct mp_cgroup *cg);
+
+/*
+ * Read limits, usage and peak for cg (located by one of the above), and the
+ * effective limit: the smallest limit from cg up to the hierarchy's root
+ * (on v1 also memory.stat's hierarchical_memory_limit, which sees ancestors
+ * hidden by a namespace) and MemTotal. Returns 0 or -errno when the usage
+ * file cannot be read.
+ */
+int mp_cgroup_read(const char *root, const struct mp_host *host, struct mp_cgroup *cg);
+
+/* Name of a control file for this cgroup's version: "limit", "usage",
+ * "peak", "stat", "procs". */
+const char *mp_cgroup_file(const struct mp_cgroup *cg, const char *what);
+
+/* Read the cgroup's current usage in bytes. Returns 0 or -errno. */
+int mp_cgroup_usage(const char *root, const struct mp_cgroup *cg, uint64_t *usage);
+
+/*
+ * Create the child cgroup NAME under parent with a memory limit (MP_UNLIMITED
+ * leaves it unset), filling child. On v2 it also sets memory.swap.max to 0 so
+ * the limit is not stretched by swap. Returns 0, -EEXIST, or -errno.
+ */
+int mp_cgroup_create(const struct mp_host *host, const struct mp_cgroup *parent,
+		     const char *name, uint64_t limit_bytes, struct mp_cgroup *child);
+
+/* Move a process into cg. Returns 0 or -errno. */
+int mp_cgroup_attach(const struct mp_cgroup *cg, pid_t pid);
+
+/*
+ * Remove a cgroup that memprobe created. Processes still in it are memprobe's
+ * own (the probe, a recorded command): they are SIGKILLed, and removal is
+ * retried for up to 3 s while they exit.
+ * Returns 0 or -errno.
+ */
+int mp_cgroup_remove(const struct mp_cgroup *cg);
+
+/* The kernel's id for the cgroup (what cgroup->kn->id holds, the same as
+ * bpf_get_current_cgroup_id() reports on v2). Returns 0 or -errno. */
+int mp_cgroup_id(const struct mp_cgroup *cg, uint64_t *id);
+
+const char *mp_cg_mode_name(enum mp_cg_mode mode);
+
+#endif

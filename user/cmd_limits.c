@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "cmd_limits.h"
+#include "json.h"
+#include "util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+cJSON *mp_host_json(const struct mp_host *h)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	mp_json_add_u64(o, "mem_total_bytes", h->mem_total_bytes);
+	mp_json_add_u64(o, "mem_available_bytes", h->mem_available_bytes);
+	mp_json_add_u64(o, "page_size_bytes", (uint64_t)h->page_size);
+	cJSON_AddStringToObject(o, "thp_enabled", h->thp_enabled);
+	cJSON_AddStringToObject(o, "thp_defrag", h->thp_defrag);
+	cJSON_AddStringToObject(o, "kernel_release", h->kernel_release);
+	cJSON_AddBoolToObject(o, "btf", h->btf_present);
+	cJSON_AddStringToObject(o, "cgroup_mode", mp_cg_mode_name(h->cg_mode));
+	return o;
+}
+
+cJSON *mp_cgroup_json(const struct mp_cgroup *cg)
+{
+	cJSON *o = cJSON_CreateObject();
+	uint64_t head = cg->effective_limit_bytes > cg->usage_bytes ?
+			cg->effective_limit_bytes - cg->usage_bytes : 0;
+
+	cJSON_AddStringToObject(o, "path", cg->path);
+	cJSON_AddStringToObject(o, "dir", cg->dir);
+	cJSON_AddStringToObject(o, "version", cg->version == 1 ? "v1" : "v2");
+	mp_json_add_limit(o, "limit_bytes", cg->limit_bytes);
+	mp_json_add_u64(o, "effective_limit_bytes", cg->effective_limit_bytes);
+	cJSON_AddStringToObject(o, "effective_limit_from", cg->effective_from);
+	if (cg->has_high)
+		mp_json_add_limit(o, "high_bytes", cg->high_bytes);
+	else
+		cJSON_AddNullToObject(o, "high_bytes");
+	if (cg->has_swap_limit)
+		mp_json_add_limit(o, cg->version == 1 ? "memsw_limit_bytes" : "swap_limit_bytes",
+				  cg->swap_limit_bytes);
+	mp_json_add_u64(o, "usage_bytes", cg->usage_bytes);
+	if (cg->has_peak)
+		mp_json_add_u64(o, "peak_bytes", cg->peak_bytes);
+	else
+		cJSON_AddNullToObject(o, "peak_bytes");
+	mp_json_add_u64(o, "headroom_bytes", head);
+	return o;
+}
+
+int mp_resolve_target(const char *cmd, const char *root, const struct mp_host *h,
+		      const char *path, const char *pid_arg, struct mp_cgroup *cg)
+{
+	int err;
+
+	if (h->cg_mode == MP_CG_NONE || (!h->v1_memory_mount[0] && !h->v2_has_memory)) {
+		fprintf(stderr, "memprobe %s: no memory cgroup controller is mounted; "
+			"mount cgroup2 with memory enabled, or the v1 memory controller\n", cmd);
+		return MP_EXIT_RUNTIME;
+	}
+	if (path) {
+		err = mp_cgroup_from_path(root, h, path, cg);
+		if (err) {
+			fprintf(stderr, "memprobe %s: --cgroup %s: no such memory cgroup (%s); "
+				"give a directory under %s or a path as /proc/PID/cgroup shows it\n",
+				cmd, path, strerror(-err),
+				h->v1_memory_mount[0] ? h->v1_memory_mount : h->v2_mount);
+			return MP_EXIT_USAGE;
+		}
+	} else {
+		long pid = 0;
+
+		if (pid_arg) {
+			char *end;
+
+			errno = 0;
+			pid = strtol(pid_arg, &end, 10);
+			if (errno || *end || end == pid_arg || pid <= 0 || pid > 0x3fffffff) {
+				fprintf(stderr, "memprobe %s: --pid %s: not a process id; "
+					"give a positive number\n", cmd, pid_arg);
+				return MP_EXIT_USAGE;
+			}
+		}
+		err = mp_cgroup_of_pid(root, h, (pid_t)pid, cg);
+		if (err == -ESRCH) {
+			fprintf(stderr, "memprobe %s: --pid %ld: no such process; "
+				"give the pid of a running process\n", cmd, pid);
+			return MP_EXIT_USAGE;
+		}
+		if (err) {
+			fprintf(stderr, "memprobe %s: cannot find the memory cgroup of %s: %s\n",
+				cmd, pid ? pid_arg : "memprobe", strerror(-err));
+			return pid ? MP_EXIT_USAGE : MP_EXIT_RUNTIME;
+		}
+	}
+	err = mp_cgroup_read(root, h, cg);
+	if (err) {
+		fprintf(stderr, "memprobe %s: cannot read %s: %s\n", cmd, cg->dir, strerror(-err));
+		return MP_EXIT_RUNTIME;
+	}
+	return 0;
+}
+
+static void print_text(const struct mp_host *h, const struct mp_cgroup *cg)
+{
+	char b[32];
+	uint64_t head = cg->effective_limit_bytes > cg->usage_bytes ?
+			cg->effective_limit_bytes - cg->usage_bytes : 0;
+
+	printf("host\n");
+	printf("  kernel              %s (BTF %s)\n", h->kernel_release,
+	       h->btf_present ? "present" : "absent");
+	printf("  MemTotal            %s (%" PRIu64 " bytes)\n",
+	       mp_fmt_bytes(h->mem_total_bytes, b, sizeof(b)), h->mem_total_bytes);
+	printf("  MemAvailable        %s\n", mp_fmt_bytes(h->mem_available_bytes, b, sizeof(b)));
+	printf("  page size           %ld\n", h->page_size);
+	printf("  THP                 enabled=%s defrag=%s\n",
+	       h->thp_enabled[0] ? h->thp_enabled : "n/a", h->thp_defrag[0] ? h->thp_defrag : "n/a");
+	printf("  cgroup mode         %s\n", mp_cg_mode_name(h->cg_mode));
+	printf("cgroup %s (%s)\n", cg->path, cg->version == 1 ? "v1" : "v2");
+	printf("  directory           %s\n", cg->dir);
+	printf("  limit               %s\n", mp_fmt_bytes(cg->limit_bytes, b, sizeof(b)));
+	printf("  effective limit     %s (%" PRIu64 " bytes), set by %s\n",
+	       mp_fmt_bytes(cg->effective_limit_bytes, b, sizeof(b)), cg->effective_limit_bytes,
+	       cg->effective_from);
+	if (cg->has_high)
+		printf("  memory.high         %s\n", mp_fmt_bytes(cg->high_bytes, b, sizeof(b)));
+	if (cg->has_swap_limit)
+		printf("  %-19s %s\n", cg->version == 1 ? "memsw limit" : "swap limit",
+		       mp_fmt_bytes(cg->swap_limit_bytes, b, sizeof(b)));
+	printf("  usage               %s\n", mp_fmt_bytes(cg->usage_bytes, b, sizeof(b)));
+	if (cg->has_peak)
+		printf("  peak                %s\n", mp_fmt_bytes(cg->peak_bytes, b, sizeof(b)));
+	printf("  headroom            %s (%" PRIu64 " bytes)\n", mp_fmt_bytes(head, b, sizeof(b)), head);
+}
+
+static void env_u64(const char *name, uint64_t v)
+{
+	if (v == MP_UNLIMITED)
+		printf("MEMPROBE_%s=max\n", name);
+	else
+		printf("MEMPROBE_%s=%" PRIu64 "\n", name, v);
+}
+
+/* Shell-safe: single quotes, with ' written as '\'' */
+static void env_str(const char *name, const char *v)
+{
+	printf("MEMPROBE_%s='", name);
+	for (; *v; v++) {
+		if (*v == '\'')
+			fputs("'\\''", stdout);
+		else
+			putchar(*v);
+	}
+	puts("'");
+}
+
+static void print_env(const struct mp_host *h, const struct mp_cgroup *cg)
+{
+	env_u64("MEM_TOTAL_BYTES", h->mem_total_bytes);
+	env_u64("MEM_AVAILABLE_BYTES", h->mem_available_bytes);
+	env_str("CGROUP_MODE", mp_cg_mode_name(h->cg_mode));
+	env_str("CGROUP_PATH", cg->path);
+	env_str("CGROUP_DIR", cg->dir);
+	env_u64("LIMIT_BYTES", cg->limit_bytes);
+	env_u64("EFFECTIVE_LIMIT_BYTES", cg->effective_limit_bytes);
+	if (cg->has_high)
+		env_u64("HIGH_BYTES", cg->high_bytes);
+	if (cg->has_swap_limit)
+		env_u64(cg->version == 1 ? "MEMSW_LIMIT_BYTES" : "SWAP_LIMIT_BYTES",
+			cg->swap_limit_bytes);
+	env_u64("USAGE_BYTES", cg->usage_bytes);
+	if (cg->has_peak)
+		env_u64("PEAK_BYTES", cg->peak_bytes);
+	env_u64("HEADROOM_BYTES", cg->effective_limit_bytes > cg->usage_bytes ?
+				  cg->effective_limit_bytes - cg->usage_bytes : 0);
+}
+
+static void usage(FILE *f)
+{
+	fputs("usage: memprobe limits [--cgroup PATH | --pid PID] [--format text|json|env]\n", f);
+}
+
+int mp_cmd_limits(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "cgroup", required_argument, NULL, 'c' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *path = NULL, *pid = NULL, *format = "text";
+	struct mp_host host;
+	struct mp_cgroup cg;
+	int c, ret;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "c:p:f:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c': path = optarg; break;
+		case 'p': pid = optarg; break;
+		case 'f': format = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default:
+			fprintf(stderr, "memprobe limits: unknown option or missing value '%s'; "
+				"see memprobe limits --help\n", argv[optind - 1]);
+			return MP_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "memprobe limits: unexpected argument '%s'; see memprobe limits --help\n",
+			argv[optind]);
+		return MP_EXIT_USAGE;
+	}
+	if (path && pid) {
+		fputs("memprobe limits: --cgroup and --pid both given; give one of them\n", stderr);
+		return MP_EXIT_USAGE;
+	}
+	if (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "env")) {
+		fprintf(stderr, "memprobe limits: --format %s: unknown; use text, json or env\n", format);
+		return MP_EXIT_USAGE;
+	}
+	if (mp_host_read("", &host)) {
+		fputs("memprobe limits: cannot read /proc/meminfo\n", stderr);
+		return MP_EXIT_RUNTIME;
+	}
+	if ((ret = mp_resolve_target("limits", "", &host, path, pid, &cg)))
+		return ret;
+	if (strcmp(format, "json") == 0) {
+		cJSON *doc = cJSON_CreateObject();
+
+		cJSON_AddItemToObject(doc, "host", mp_host_json(&host));
+		cJSON_AddItemToObject(doc, "cgroup", mp_cgroup_json(&cg));
+		ret = mp_json_print(doc, stdout, 1) ? MP_EXIT_RUNTIME : 0;
+		cJSON_Delete(doc);
+		return ret;
+	}
+	if (strcmp(format, "env") == 0)
+		print_env(&host, &cg);
+	else
+		print_text(&host, &cg);
+	return fflush(stdout) ? MP_EXIT_RUNTIME : 0;
+}

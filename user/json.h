@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cJSON helpers that keep byte counts exact. cJSON stores numbers as doubles,
+ * which lose integers above 2^53; these write the decimal text itself as a raw
+ * JSON number instead.
+ */
+#ifndef MEMPROBE_JSON_H
+#define MEMPROBE_JSON_H
+
+#include <cjson/cJSON.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Add an exact unsigned / signed integer member. */
+void mp_json_add_u64(cJSON *obj, const char *name, uint64_t v);
+void mp_json_add_s64(cJSON *obj, const char *name, int64_t v);
+/* Add a limit: null when v is MP_UNLIMITED, never a sentinel. */
+void mp_json_add_limit(cJSON *obj, const char *name, uint64_t v);
+/* Add a number with a fixed count of decimals (e.g. GiB figures). */
+void mp_json_add_fixed(cJSON *obj, const char *name, double v, int decimals);
+/* A raw exact integer, for arrays. */
+cJSON *mp_json_u64(uint64_t v);
+
+/* Print doc to f followed by a newline; pretty or one line. Returns 0 or -EIO. */
+int mp_json_print(const cJSON *doc, FILE *f, int pretty);
+
+#endif

@@ -1,0 +1,682 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memprobe probe: fill a cgroup to its margin from a child cgroup, while BPF
+ * attributes the cgroup's growth.
+ *
+ * Processes: memprobe (the parent) stays in its own cgroup, outside the
+ * target; it samples the target's usage and owns the BPF session. A forked
+ * child joins memprobe-probe-<pid> (a child cgroup of the target whose limit
+ * is the target's headroom minus the margin, so an overshoot hits the probe,
+ * never the workload), maps and fills chunks, and reports each over a pipe.
+ */
+#include "probe.h"
+#include "attr.h"
+#include "cgroup.h"
+#include "json.h"
+#include "ksyms.h"
+#include "cmd_limits.h"
+#include "report.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define TAIL_SLACK_BYTES (1 * MP_MIB)  /* room left for the last chunk's page tables */
+#define THP_ALIGN_BYTES (2 * MP_MIB)
+
+int64_t mp_probe_overhead_bytes(const struct mp_probe_fields *f)
+{
+	return (int64_t)f->usage_peak_bytes - (int64_t)f->usage_before_bytes -
+	       (int64_t)f->allocated_bytes;
+}
+
+void mp_probe_fields_json(cJSON *o, const struct mp_probe_fields *f)
+{
+	int64_t over = mp_probe_overhead_bytes(f);
+
+	mp_json_add_u64(o, "cgroup_limit_bytes", f->cgroup_limit_bytes);
+	mp_json_add_u64(o, "usage_before_bytes", f->usage_before_bytes);
+	mp_json_add_u64(o, "allocated_bytes", f->allocated_bytes);
+	mp_json_add_fixed(o, "allocated_gib", (double)f->allocated_bytes / MP_GIB, 2);
+	mp_json_add_u64(o, "usage_peak_bytes", f->usage_peak_bytes);
+	mp_json_add_u64(o, "usage_after_bytes", f->usage_after_bytes);
+	mp_json_add_s64(o, "overhead_bytes", over);
+	mp_json_add_fixed(o, "overhead_gib", (double)over / MP_GIB, 2);
+	mp_json_add_u64(o, "probe_chunks", f->probe_chunks);
+}
+
+void mp_probe_defaults(uint64_t limit, uint64_t *chunk, uint64_t *margin)
+{
+	if (limit >= 32 * MP_GIB) {
+		*chunk = MP_GIB;
+		*margin = 2 * MP_GIB;
+		return;
+	}
+	*chunk = mp_round_down(limit / 32, THP_ALIGN_BYTES);
+	*margin = mp_round_down(limit / 16, THP_ALIGN_BYTES);
+	if (*chunk < THP_ALIGN_BYTES)
+		*chunk = THP_ALIGN_BYTES;
+	if (*margin < THP_ALIGN_BYTES)
+		*margin = THP_ALIGN_BYTES;
+}
+
+/* ---- the child ------------------------------------------------------------ */
+
+enum msg_type { MSG_CHUNK = 1, MSG_DONE, MSG_FREED, MSG_ERROR };
+
+struct msg {
+	uint32_t type;
+	int32_t err;
+	uint64_t bytes;
+};
+
+struct child_args {
+	int usage_fd;        /* the target's usage file, opened by the parent */
+	uint64_t ceiling;    /* effective limit - margin: usage must stay below */
+	uint64_t chunk;
+	const char *thp;
+	int to_parent, from_parent;
+};
+
+static uint64_t pread_u64(int fd)
+{
+	char buf[64];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return UINT64_MAX;
+	buf[n] = '\0';
+	return strtoull(buf, NULL, 10);
+}
+
+static void send_msg(int fd, uint32_t type, int err, uint64_t bytes)
+{
+	struct msg m = { type, err, bytes };
+
+	if (write(fd, &m, sizeof(m)) != sizeof(m))
+		_exit(3);
+}
+
+static __attribute__((noreturn)) void child_main(const struct child_args *a)
+{
+	size_t max = (size_t)(a->ceiling / a->chunk) + 2, n = 0;
+	void **maps = calloc(max, sizeof(*maps));
+	uint64_t *sizes = calloc(max, sizeof(*sizes));
+	char go;
+
+	if (!maps || !sizes || read(a->from_parent, &go, 1) != 1)
+		_exit(4);
+	while (n < max) {
+		uint64_t usage = pread_u64(a->usage_fd), size = a->chunk;
+		bool tail = false;
+		void *p;
+
+		if (usage == UINT64_MAX) {
+			send_msg(a->to_parent, MSG_ERROR, EIO, 0);
+			break;
+		}
+		/* Stop when one more chunk would leave less than the margin; the
+		 * remainder, in 2 MiB steps, becomes one last smaller chunk. */
+		if (usage + size > a->ceiling) {
+			uint64_t room = a->ceiling > usage + TAIL_SLACK_BYTES ?
+					a->ceiling - usage - TAIL_SLACK_BYTES : 0;
+
+			size = mp_round_down(room, THP_ALIGN_BYTES);
+			tail = true;
+			if (!size)
+				break;
+		}
+		p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (p == MAP_FAILED) {
+			send_msg(a->to_parent, MSG_ERROR, errno, 0);
+			break;
+		}
+		if (strcmp(a->thp, "never") == 0)
+			madvise(p, size, MADV_NOHUGEPAGE);
+		else if (strcmp(a->thp, "always") == 0)
+			madvise(p, size, MADV_HUGEPAGE);
+		memset(p, 0x5a, size);
+		maps[n] = p;
+		sizes[n++] = size;
+		send_msg(a->to_parent, MSG_CHUNK, 0, size);
+		if (tail)
+			break;
+	}
+	send_msg(a->to_parent, MSG_DONE, 0, 0);
+	if (read(a->from_parent, &go, 1) != 1)
+		_exit(0); /* the parent went away: exiting frees it all */
+	for (size_t i = 0; i < n; i++)
+		munmap(maps[i], sizes[i]);
+	send_msg(a->to_parent, MSG_FREED, 0, 0);
+	_exit(0);
+}
+
+/* ---- the parent ----------------------------------------------------------- */
+
+static volatile sig_atomic_t g_stop_signal;
+
+static void on_signal(int sig)
+{
+	g_stop_signal = sig;
+}
+
+struct probe_opts {
+	const char *cgroup_path, *pid, *limit_arg, *chunk_arg, *margin_arg;
+	const char *thp, *format, *out;
+	uint64_t limit, chunk, margin;
+	uint32_t stack_sample_period;
+	int top;
+};
+
+static void usage(FILE *f)
+{
+	fputs("usage: memprobe probe [--cgroup PATH | --pid PID | --limit SIZE] [--chunk SIZE]\n"
+	      "                      [--margin SIZE] [--thp auto|never|always] [--format text|json]\n"
+	      "                      [-o FILE] [--stack-sample N] [--top N]\n", f);
+}
+
+static int bad(const char *fmt, const char *arg, const char *fix)
+{
+	fputs("memprobe probe: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "; %s\n", fix);
+	return MP_EXIT_USAGE;
+}
+
+static int parse_size_opt(const char *name, const char *arg, uint64_t *v)
+{
+	int err = mp_parse_size(arg, v);
+
+	if (err == -ERANGE) {
+		fprintf(stderr, "memprobe probe: --%s %s: too large; give at most 8 EiB\n", name, arg);
+		return MP_EXIT_USAGE;
+	}
+	if (err || *v == 0) {
+		fprintf(stderr, "memprobe probe: --%s %s: not a size; give a positive size "
+			"such as 512M, 1G, 1GiB or a byte count\n", name, arg);
+		return MP_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int parse_opts(int argc, char **argv, struct probe_opts *o)
+{
+	static const struct option lopts[] = {
+		{ "cgroup", required_argument, NULL, 'c' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "limit", required_argument, NULL, 'l' },
+		{ "chunk", required_argument, NULL, 'C' },
+		{ "margin", required_argument, NULL, 'm' },
+		{ "thp", required_argument, NULL, 't' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "stack-sample", required_argument, NULL, 's' },
+		{ "top", required_argument, NULL, 'T' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c, ret, given = 0;
+	char *end;
+	long v;
+
+	memset(o, 0, sizeof(*o));
+	o->thp = "auto";
+	o->format = "text";
+	o->stack_sample_period = 1;
+	o->top = 5;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "o:h", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'c': o->cgroup_path = optarg; given++; break;
+		case 'p': o->pid = optarg; given++; break;
+		case 'l': o->limit_arg = optarg; given++; break;
+		case 'C': o->chunk_arg = optarg; break;
+		case 'm': o->margin_arg = optarg; break;
+		case 't': o->thp = optarg; break;
+		case 'f': o->format = optarg; break;
+		case 'o': o->out = optarg; break;
+		case 's':
+		case 'T':
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || v < 0 || v > 1000000)
+				return bad("--%s: not a count", c == 's' ? "stack-sample" : "top",
+					   "give a whole number (0 turns stacks off)");
+			if (c == 's')
+				o->stack_sample_period = (uint32_t)v;
+			else
+				o->top = (int)v;
+			break;
+		case 'h': usage(stdout); return -1;
+		default:
+			return bad("unknown option or missing value '%s'", argv[optind - 1],
+				   "see memprobe probe --help");
+		}
+	}
+	if (optind < argc)
+		return bad("unexpected argument '%s'", argv[optind], "see memprobe probe --help");
+	if (given > 1)
+		return bad("%s", "--cgroup, --pid and --limit are exclusive", "give one of them");
+	if (strcmp(o->thp, "auto") && strcmp(o->thp, "never") && strcmp(o->thp, "always"))
+		return bad("--thp %s: unknown mode", o->thp, "use auto, never or always");
+	if (strcmp(o->format, "text") && strcmp(o->format, "json"))
+		return bad("--format %s: unknown", o->format, "use text or json");
+	if (o->limit_arg && (ret = parse_size_opt("limit", o->limit_arg, &o->limit)))
+		return ret;
+	if (o->chunk_arg && (ret = parse_size_opt("chunk", o->chunk_arg, &o->chunk)))
+		return ret;
+	if (o->margin_arg && (ret = parse_size_opt("margin", o->margin_arg, &o->margin)))
+		return ret;
+	if (!o->cgroup_path && !o->pid && !o->limit_arg)
+		o->limit = MP_GIB; /* the built-in default: a 1 GiB stand-in container */
+	if (o->out) {
+		char dir[PATH_MAX], *slash;
+
+		snprintf(dir, sizeof(dir), "%s", o->out);
+		slash = strrchr(dir, '/');
+		if (slash == dir)
+			dir[1] = '\0';
+		else if (slash)
+			*slash = '\0';
+		else
+			strcpy(dir, ".");
+		if (access(dir, W_OK))
+			return bad("-o %s: cannot write to its directory", o->out,
+				   "give a path in an existing, writable directory");
+	}
+	return 0;
+}
+
+/* State that cleanup must undo, in reverse order of creation. */
+struct probe_run {
+	struct mp_host host;
+	struct mp_cgroup target, probe_cg;
+	bool target_created, probe_created;
+	struct mp_attr *attr;
+	pid_t child;
+	int to_child, from_child, usage_fd;
+};
+
+static void cleanup(struct probe_run *r)
+{
+	int st;
+
+	if (r->child > 0) {
+		kill(r->child, SIGKILL);
+		waitpid(r->child, &st, 0);
+		r->child = 0;
+	}
+	mp_attr_stop(r->attr);
+	r->attr = NULL;
+	if (r->to_child >= 0)
+		close(r->to_child);
+	if (r->from_child >= 0)
+		close(r->from_child);
+	if (r->usage_fd >= 0)
+		close(r->usage_fd);
+	r->to_child = r->from_child = r->usage_fd = -1;
+	if (r->probe_created && mp_cgroup_remove(&r->probe_cg))
+		fprintf(stderr, "memprobe probe: could not remove %s: %s\n", r->probe_cg.dir,
+			strerror(errno));
+	r->probe_created = false;
+	if (r->target_created && mp_cgroup_remove(&r->target))
+		fprintf(stderr, "memprobe probe: could not remove %s: %s\n", r->target.dir,
+			strerror(errno));
+	r->target_created = false;
+}
+
+/* Usage of the target, or 0 when it cannot be read (it vanished). */
+static uint64_t target_usage(const struct probe_run *r)
+{
+	uint64_t u = pread_u64(r->usage_fd);
+
+	return u == UINT64_MAX ? 0 : u;
+}
+
+static uint64_t target_peak_counter(const struct probe_run *r)
+{
+	uint64_t v;
+
+	if (!r->target.has_peak || mp_cgroup_usage("", &r->target, &v))
+		return 0;
+	{
+		char p[PATH_MAX];
+
+		if (mp_path(p, sizeof(p), "%s/%s", r->target.dir,
+			    mp_cgroup_file(&r->target, "peak")) ||
+		    mp_read_u64_file(p, &v))
+			return 0;
+	}
+	return v;
+}
+
+static bool read_msg(int fd, struct msg *m)
+{
+	ssize_t n;
+
+	do
+		n = read(fd, m, sizeof(*m));
+	while (n < 0 && errno == EINTR && !g_stop_signal);
+	return n == sizeof(*m);
+}
+
+int mp_cmd_probe(int argc, char **argv)
+{
+	struct probe_opts o;
+	struct probe_run r = { .to_child = -1, .from_child = -1, .usage_fd = -1 };
+	struct mp_probe_fields f = { 0 };
+	struct mp_attr_snap snap0 = { 0 }, snap_end = { 0 }, snap_after = { 0 };
+	struct sigaction sa = { .sa_handler = on_signal };
+	char name[64], errbuf[256], b1[32], b2[32];
+	int ret, p2c[2] = { -1, -1 }, c2p[2] = { -1, -1 }, status = 0;
+	uint64_t ceiling, probe_limit, usage_end = 0, peak_sampled, peak0;
+	bool have_attr = false, oom_killed = false, done = false;
+	int64_t measured_growth;
+	cJSON *doc = NULL;
+	FILE *out = stdout;
+
+	ret = parse_opts(argc, argv, &o);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	if (geteuid() != 0) {
+		fputs("memprobe probe: needs root (it loads BPF programs and makes cgroups); "
+		      "run it as root or with sudo\n", stderr);
+		return MP_EXIT_USAGE;
+	}
+	if (mp_host_read("", &r.host)) {
+		fputs("memprobe probe: cannot read /proc/meminfo\n", stderr);
+		return MP_EXIT_RUNTIME;
+	}
+
+	/* The target: an existing cgroup, or a stand-in container of --limit. */
+	if (o.cgroup_path || o.pid) {
+		if ((ret = mp_resolve_target("probe", "", &r.host, o.cgroup_path, o.pid, &r.target)))
+			return ret;
+	} else {
+		struct mp_cgroup self;
+
+		if ((ret = mp_resolve_target("probe", "", &r.host, NULL, NULL, &self)))
+			return ret;
+		if (o.limit > self.effective_limit_bytes)
+			return bad("--limit %s: above the effective limit of memprobe's own cgroup",
+				   o.limit_arg ? o.limit_arg : "1G", "give a smaller --limit");
+		r.target = self; /* placeholder until created, for the size checks */
+		r.target.effective_limit_bytes = o.limit;
+		r.target.usage_bytes = 0;
+	}
+	{
+		uint64_t dchunk, dmargin;
+
+		mp_probe_defaults(r.target.effective_limit_bytes, &dchunk, &dmargin);
+		if (!o.chunk_arg)
+			o.chunk = dchunk;
+		if (!o.margin_arg)
+			o.margin = dmargin;
+	}
+	if (o.chunk % (uint64_t)r.host.page_size)
+		return bad("--chunk %s: not a multiple of the page size", o.chunk_arg,
+			   "give a multiple of 4 KiB such as 64M");
+	if (r.target.effective_limit_bytes < o.chunk) {
+		snprintf(errbuf, sizeof(errbuf), "limit %s is below one chunk (%s)",
+			 mp_fmt_bytes(r.target.effective_limit_bytes, b1, sizeof(b1)),
+			 mp_fmt_bytes(o.chunk, b2, sizeof(b2)));
+		return bad("%s", errbuf, "raise the limit or give a smaller --chunk");
+	}
+	if (r.target.effective_limit_bytes <= o.margin) {
+		snprintf(errbuf, sizeof(errbuf), "limit %s is not above the margin (%s)",
+			 mp_fmt_bytes(r.target.effective_limit_bytes, b1, sizeof(b1)),
+			 mp_fmt_bytes(o.margin, b2, sizeof(b2)));
+		return bad("%s", errbuf, "raise the limit or give a smaller --margin");
+	}
+	if (o.out && strcmp(o.out, "-") != 0) {
+		out = fopen(o.out, "we");
+		if (!out)
+			return bad("-o %s: cannot create it", o.out, "give a writable path");
+	}
+
+	/* From here on everything made is undone by cleanup(). */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (!o.cgroup_path && !o.pid) {
+		struct mp_cgroup self = r.target;
+
+		snprintf(name, sizeof(name), "memprobe-target-%d", (int)getpid());
+		if ((ret = mp_cgroup_create(&r.host, &self, name, o.limit, &r.target))) {
+			fprintf(stderr, "memprobe probe: cannot create %s/%s: %s\n", self.dir, name,
+				strerror(-ret));
+			ret = MP_EXIT_RUNTIME;
+			goto fail;
+		}
+		r.target_created = true;
+		if (mp_cgroup_read("", &r.host, &r.target)) {
+			fprintf(stderr, "memprobe probe: cannot read %s\n", r.target.dir);
+			ret = MP_EXIT_RUNTIME;
+			goto fail;
+		}
+	}
+	{
+		char p[PATH_MAX];
+
+		mp_path(p, sizeof(p), "%s/%s", r.target.dir, mp_cgroup_file(&r.target, "usage"));
+		r.usage_fd = open(p, O_RDONLY | O_CLOEXEC);
+		if (r.usage_fd < 0) {
+			fprintf(stderr, "memprobe probe: cannot open %s: %s\n", p, strerror(errno));
+			ret = MP_EXIT_RUNTIME;
+			goto fail;
+		}
+	}
+
+	f.cgroup_limit_bytes = r.target.effective_limit_bytes;
+	f.usage_before_bytes = target_usage(&r);
+	ceiling = f.cgroup_limit_bytes - o.margin;
+	probe_limit = ceiling > f.usage_before_bytes ? ceiling - f.usage_before_bytes : 0;
+	if (probe_limit < 4 * MP_MIB)
+		probe_limit = 4 * MP_MIB; /* room for the probe process itself */
+	snprintf(name, sizeof(name), "memprobe-probe-%d", (int)getpid());
+	if ((ret = mp_cgroup_create(&r.host, &r.target, name, probe_limit, &r.probe_cg))) {
+		fprintf(stderr, "memprobe probe: cannot create %s/%s: %s\n", r.target.dir, name,
+			strerror(-ret));
+		ret = MP_EXIT_RUNTIME;
+		goto fail;
+	}
+	r.probe_created = true;
+
+	/* BPF: a failure here degrades the report, it does not stop the probe. */
+	{
+		struct mp_attr_opts ao = {
+			.target_level = r.target.level,
+			.stack_sample_period = o.stack_sample_period,
+		};
+
+		errbuf[0] = '\0';
+		if (mp_cgroup_id(&r.target, &ao.target_cgid) == 0 &&
+		    mp_attr_start(&ao, &r.attr, errbuf, sizeof(errbuf)) == 0)
+			have_attr = true;
+		else
+			fprintf(stderr, "memprobe probe: attribution off: %s\n",
+				errbuf[0] ? errbuf : "cannot get the target's cgroup id");
+	}
+
+	if (pipe2(p2c, O_CLOEXEC) || pipe2(c2p, O_CLOEXEC)) {
+		fprintf(stderr, "memprobe probe: pipe: %s\n", strerror(errno));
+		ret = MP_EXIT_RUNTIME;
+		goto fail;
+	}
+	r.child = fork();
+	if (r.child < 0) {
+		fprintf(stderr, "memprobe probe: fork: %s\n", strerror(errno));
+		r.child = 0;
+		ret = MP_EXIT_RUNTIME;
+		goto fail;
+	}
+	if (r.child == 0) {
+		struct child_args ca = {
+			.usage_fd = r.usage_fd, .ceiling = ceiling, .chunk = o.chunk,
+			.thp = o.thp, .to_parent = c2p[1], .from_parent = p2c[0],
+		};
+
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		prctl(PR_SET_NAME, "memprobe-probe");
+		close(p2c[1]);
+		close(c2p[0]);
+		child_main(&ca);
+	}
+	close(p2c[0]);
+	close(c2p[1]);
+	r.to_child = p2c[1];
+	r.from_child = c2p[0];
+	if ((ret = mp_cgroup_attach(&r.probe_cg, r.child))) {
+		fprintf(stderr, "memprobe probe: cannot move the probe into %s: %s\n",
+			r.probe_cg.dir, strerror(-ret));
+		ret = MP_EXIT_RUNTIME;
+		goto fail;
+	}
+
+	/* Baselines, taken as late as possible before the first chunk. */
+	peak0 = target_peak_counter(&r);
+	f.usage_before_bytes = target_usage(&r);
+	if (have_attr)
+		mp_attr_snapshot(r.attr, &snap0);
+	peak_sampled = f.usage_before_bytes;
+	if (write(r.to_child, "g", 1) != 1) {
+		fprintf(stderr, "memprobe probe: the probe process died before starting\n");
+		ret = MP_EXIT_RUNTIME;
+		goto fail;
+	}
+
+	while (!g_stop_signal) {
+		struct pollfd pfd = { .fd = r.from_child, .events = POLLIN };
+		struct msg m;
+		uint64_t u;
+		int n = poll(&pfd, 1, 2);
+
+		u = target_usage(&r);
+		if (u > peak_sampled)
+			peak_sampled = u;
+		if (n <= 0)
+			continue;
+		if (!read_msg(r.from_child, &m))
+			break; /* the probe died: OOM-killed at its own limit, or killed */
+		if (m.type == MSG_CHUNK) {
+			f.allocated_bytes += m.bytes;
+			f.probe_chunks++;
+		} else if (m.type == MSG_ERROR) {
+			fprintf(stderr, "memprobe probe: the probe stopped early: %s\n",
+				strerror(m.err));
+		} else if (m.type == MSG_DONE) {
+			done = true;
+			break;
+		}
+	}
+
+	/* The peak: everything the probe allocated is still held here. */
+	usage_end = target_usage(&r);
+	if (usage_end > peak_sampled)
+		peak_sampled = usage_end;
+	if (have_attr)
+		mp_attr_snapshot(r.attr, &snap_end);
+	measured_growth = (int64_t)usage_end - (int64_t)f.usage_before_bytes;
+
+	if (done && !g_stop_signal && write(r.to_child, "f", 1) == 1) {
+		struct msg m;
+
+		read_msg(r.from_child, &m); /* MSG_FREED */
+	} else {
+		kill(r.child, SIGKILL);
+	}
+	if (waitpid(r.child, &status, 0) == r.child) {
+		oom_killed = !g_stop_signal && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL && !done;
+		r.child = 0;
+	}
+	f.usage_after_bytes = target_usage(&r);
+	if (have_attr)
+		mp_attr_snapshot(r.attr, &snap_after);
+	{
+		uint64_t peak1 = target_peak_counter(&r);
+
+		/* The kernel's counter is exact but may predate the probe: use it
+		 * only when it rose while the probe ran. */
+		f.usage_peak_bytes = peak1 > peak0 && peak1 > peak_sampled ? peak1 : peak_sampled;
+	}
+
+	/* The report. */
+	doc = cJSON_CreateObject();
+	mp_probe_fields_json(doc, &f);
+	cJSON_AddBoolToObject(doc, "interrupted", g_stop_signal != 0);
+	cJSON_AddBoolToObject(doc, "probe_oom_killed", oom_killed);
+	{
+		cJSON *t = mp_cgroup_json(&r.target), *p = cJSON_CreateObject();
+
+		cJSON_AddBoolToObject(t, "created_by_memprobe", r.target_created);
+		cJSON_AddItemToObject(doc, "target", t);
+		cJSON_AddStringToObject(p, "cgroup", r.probe_cg.dir);
+		mp_json_add_u64(p, "limit_bytes", probe_limit);
+		mp_json_add_u64(p, "chunk_bytes", o.chunk);
+		mp_json_add_u64(p, "margin_bytes", o.margin);
+		cJSON_AddStringToObject(p, "thp", o.thp);
+		mp_json_add_u64(p, "usage_at_stop_bytes", usage_end);
+		cJSON_AddNumberToObject(p, "stack_sample_period", o.stack_sample_period);
+		cJSON_AddItemToObject(doc, "probe", p);
+		cJSON_AddItemToObject(doc, "host", mp_host_json(&r.host));
+	}
+	if (have_attr) {
+		struct mp_ksyms *ks = mp_ksyms_load("/proc/kallsyms");
+		struct mp_attr_input in = {
+			.attr = r.attr, .ksyms = ks, .growth = &snap_end, .retained = &snap_after,
+			.measured_growth_bytes = measured_growth,
+			.allocated_bytes = f.allocated_bytes, .top = o.top,
+		};
+
+		mp_attr_snap_sub(&snap_end, &snap0);
+		mp_attr_snap_sub(&snap_after, &snap0);
+		cJSON_AddItemToObject(doc, "attribution", mp_report_attribution(&in));
+		mp_ksyms_free(ks);
+	} else {
+		cJSON *a = cJSON_CreateObject(), *miss = cJSON_AddArrayToObject(a, "attribution_missing");
+
+		cJSON_AddItemToArray(miss, cJSON_CreateString(errbuf[0] ? errbuf : "BPF unavailable"));
+		cJSON_AddItemToObject(doc, "attribution", a);
+	}
+	ret = 0;
+	if (strcmp(o.format, "json") == 0)
+		ret = mp_json_print(doc, out, 1) ? MP_EXIT_RUNTIME : 0;
+	else
+		mp_report_probe_text(doc, out);
+	if (fflush(out))
+		ret = MP_EXIT_RUNTIME;
+fail:
+	if (p2c[0] >= 0 && r.child == 0 && r.to_child < 0) {
+		close(p2c[0]);
+		close(p2c[1]);
+	}
+	if (c2p[0] >= 0 && r.child == 0 && r.from_child < 0) {
+		close(c2p[0]);
+		close(c2p[1]);
+	}
+	cJSON_Delete(doc);
+	mp_attr_snap_free(&snap0);
+	mp_attr_snap_free(&snap_end);
+	mp_attr_snap_free(&snap_after);
+	cleanup(&r);
+	if (out != stdout)
+		fclose(out);
+	return ret;
+}

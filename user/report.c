@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "report.h"
+#include "json.h"
+#include "ksyms.h"
+#include "util.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int64_t mp_attributed_bytes(const int64_t c[MP_NR_CATS])
+{
+	/* file includes shmem; kernel (MEMCG_KMEM) includes pagetables, stacks,
+	 * slab, percpu and vmalloc; sock is charged apart from kmem. */
+	return c[MP_CAT_ANON] + c[MP_CAT_FILE] + c[MP_CAT_KERNEL] + c[MP_CAT_SOCK];
+}
+
+static void cat_totals(const struct mp_attr_snap *s, int64_t out[MP_NR_CATS])
+{
+	memset(out, 0, sizeof(int64_t) * MP_NR_CATS);
+	for (size_t i = 0; s && i < s->ntasks; i++)
+		for (int k = 0; k < MP_NR_CATS; k++)
+			out[k] += s->tasks[i].charge_bytes[k];
+}
+
+/* The kernel stack class that explains a memory.stat category. */
+static const char *class_of_cat(const char *cat)
+{
+	if (strncmp(cat, "slab", 4) == 0)
+		return "slab";
+	return cat;
+}
+
+struct stack_view {
+	const struct mp_stack_row *row;
+	char cls[64];
+};
+
+static int cmp_stack_desc(const void *a, const void *b)
+{
+	const struct stack_view *x = a, *y = b;
+
+	return x->row->pages < y->row->pages ? 1 : x->row->pages > y->row->pages ? -1 : 0;
+}
+
+static const char *comm_of(const struct mp_attr_snap *s, uint32_t tgid)
+{
+	for (size_t i = 0; i < s->ntasks; i++)
+		if (s->tasks[i].tgid == tgid)
+			return s->tasks[i].comm;
+	return "";
+}
+
+static cJSON *stack_json(const struct mp_attr_input *in, const struct stack_view *v,
+			 long page_size)
+{
+	cJSON *o = cJSON_CreateObject(), *frames = cJSON_CreateArray();
+	uint64_t ips[MP_STACK_DEPTH];
+	int n = mp_attr_stack(in->attr, v->row->stackid, ips, MP_STACK_DEPTH);
+
+	mp_json_add_s64(o, "bytes", v->row->pages * page_size);
+	mp_json_add_u64(o, "alloc_bytes", v->row->alloc_pages * (uint64_t)page_size);
+	cJSON_AddNumberToObject(o, "pid", v->row->tgid);
+	cJSON_AddStringToObject(o, "comm", comm_of(in->growth, v->row->tgid));
+	for (int i = 0; i < n; i++) {
+		const struct mp_ksym *s = mp_ksyms_find(in->ksyms, ips[i]);
+		char buf[320];
+
+		if (mp_ksym_is_tracing(s))
+			continue;
+		if (s && s->module)
+			snprintf(buf, sizeof(buf), "%s+0x%" PRIx64 " [%s]", s->name, ips[i] - s->addr, s->module);
+		else if (s)
+			snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, s->name, ips[i] - s->addr);
+		else
+			snprintf(buf, sizeof(buf), "0x%" PRIx64, ips[i]);
+		cJSON_AddItemToArray(frames, cJSON_CreateString(buf));
+	}
+	cJSON_AddItemToObject(o, "frames", frames);
+	return o;
+}
+
+/* Top stacks of one class, largest net bytes first, into a new array. */
+static cJSON *top_stacks(const struct mp_attr_input *in, struct stack_view *views,
+			 size_t n, const char *cls, long page_size)
+{
+	cJSON *arr = cJSON_CreateArray();
+	int kept = 0;
+
+	for (size_t i = 0; i < n && kept < in->top; i++) {
+		if (strcmp(views[i].cls, cls) != 0 || views[i].row->alloc_pages == 0)
+			continue;
+		cJSON_AddItemToArray(arr, stack_json(in, &views[i], page_size));
+		kept++;
+	}
+	return arr;
+}
+
+struct task_share {
+	uint32_t tgid;
+	const char *comm;
+	int64_t bytes;
+};
+
+static int cmp_share_desc(const void *a, const void *b)
+{
+	const struct task_share *x = a, *y = b;
+	int64_t ax = x->bytes < 0 ? -x->bytes : x->bytes, ay = y->bytes < 0 ? -y->bytes : y->bytes;
+
+	return ax < ay ? 1 : ax > ay ? -1 : 0;
+}
+
+static cJSON *task_shares(const struct mp_attr_input *in, int cat)
+{
+	const struct mp_attr_snap *s = in->growth;
+	struct task_share *sh = calloc(s->ntasks + 1, sizeof(*sh));
+	cJSON *arr = cJSON_CreateArray();
+	size_t n = 0;
+	int64_t rest = 0;
+
+	if (!sh)
+		return arr;
+	for (size_t i = 0; i < s->ntasks; i++)
+		if (s->tasks[i].charge_bytes[cat])
+			sh[n++] = (struct task_share){ s->tasks[i].tgid, s->tasks[i].comm,
+						       s->tasks[i].charge_bytes[cat] };
+	qsort(sh, n, sizeof(*sh), cmp_share_desc);
+	for (size_t i = 0; i < n; i++) {
+		if ((int)i >= in->top) {
+			rest += sh[i].bytes;
+			continue;
+		}
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "pid", sh[i].tgid);
+		cJSON_AddStringToObject(o, "comm", sh[i].comm);
+		mp_json_add_s64(o, "bytes", sh[i].bytes);
+		cJSON_AddItemToArray(arr, o);
+	}
+	if (rest) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddNullToObject(o, "pid");
+		cJSON_AddStringToObject(o, "comm", "(rest)");
+		mp_json_add_s64(o, "bytes", rest);
+		cJSON_AddItemToArray(arr, o);
+	}
+	free(sh);
+	return arr;
+}
+
+cJSON *mp_report_attribution(const struct mp_attr_input *in)
+{
+	const struct mp_attr_snap *g = in->growth;
+	const struct mp_hook *hooks = mp_attr_hooks(in->attr);
+	long page_size = sysconf(_SC_PAGESIZE);
+	cJSON *a = cJSON_CreateObject(), *arr, *o;
+	int64_t cat[MP_NR_CATS], ret[MP_NR_CATS];
+	struct stack_view *views = calloc(g->nstacks + 1, sizeof(*views));
+	uint64_t faults = 0;
+
+	if (!a || !views) {
+		cJSON_Delete(a);
+		free(views);
+		return NULL;
+	}
+	cat_totals(g, cat);
+	cat_totals(in->retained, ret);
+	for (size_t i = 0; i < g->nstacks; i++) {
+		uint64_t ips[MP_STACK_DEPTH];
+		int n = mp_attr_stack(in->attr, g->stacks[i].stackid, ips, MP_STACK_DEPTH);
+
+		views[i].row = &g->stacks[i];
+		if (n > 0 && in->ksyms)
+			mp_classify_stack(in->ksyms, ips, n, views[i].cls, sizeof(views[i].cls));
+		else
+			snprintf(views[i].cls, sizeof(views[i].cls), "other");
+	}
+	qsort(views, g->nstacks, sizeof(*views), cmp_stack_desc);
+
+	/* hooks used, and what could not be attributed */
+	arr = cJSON_AddArrayToObject(a, "hooks");
+	cJSON *missing = cJSON_CreateArray();
+	for (int c = 0; c < MP_NR_CONCERNS; c++) {
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "concern", hooks[c].concern);
+		if (hooks[c].hook[0])
+			cJSON_AddStringToObject(o, "hook", hooks[c].hook);
+		else
+			cJSON_AddNullToObject(o, "hook");
+		if (hooks[c].missing[0]) {
+			char buf[300];
+
+			cJSON_AddStringToObject(o, "missing", hooks[c].missing);
+			snprintf(buf, sizeof(buf), "%s: %s", hooks[c].concern, hooks[c].missing);
+			cJSON_AddItemToArray(missing, cJSON_CreateString(buf));
+		}
+		cJSON_AddItemToArray(arr, o);
+	}
+	if (!in->ksyms)
+		cJSON_AddItemToArray(missing, cJSON_CreateString(
+			"kernel paths: /proc/kallsyms unreadable, stacks left unsymbolized"));
+	cJSON_AddItemToObject(a, "attribution_missing", missing);
+
+	/* categories, in memory.stat's terms */
+	arr = cJSON_AddArrayToObject(a, "categories");
+	int64_t kernel_known = 0;
+	for (int k = 0; k < MP_NR_CATS; k++) {
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "name", mp_cat_names[k]);
+		mp_json_add_s64(o, "growth_bytes", cat[k]);
+		if (in->retained)
+			mp_json_add_s64(o, "retained_bytes", ret[k]);
+		cJSON_AddItemToObject(o, "tasks", task_shares(in, k));
+		if (k != MP_CAT_ANON && k != MP_CAT_FILE && k != MP_CAT_KERNEL)
+			cJSON_AddItemToObject(o, "top_stacks",
+					      top_stacks(in, views, g->nstacks,
+							 class_of_cat(mp_cat_names[k]), page_size));
+		cJSON_AddItemToArray(arr, o);
+		if (k >= MP_CAT_PAGETABLES && k <= MP_CAT_VMALLOC && k != MP_CAT_SOCK)
+			kernel_known += cat[k];
+	}
+	/* kmem that no itemised category explains */
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "name", "kernel_other");
+	mp_json_add_s64(o, "growth_bytes", cat[MP_CAT_KERNEL] - kernel_known);
+	cJSON_AddItemToObject(o, "tasks", cJSON_CreateArray());
+	cJSON_AddItemToObject(o, "top_stacks", top_stacks(in, views, g->nstacks, "other", page_size));
+	cJSON_AddItemToArray(arr, o);
+
+	/* page faults */
+	o = cJSON_AddObjectToObject(a, "page_faults");
+	cJSON *by = cJSON_CreateArray();
+	for (size_t i = 0; i < g->ntasks; i++) {
+		faults += g->tasks[i].faults;
+		if (!g->tasks[i].faults)
+			continue;
+		cJSON *t = cJSON_CreateObject();
+		cJSON_AddNumberToObject(t, "pid", g->tasks[i].tgid);
+		cJSON_AddStringToObject(t, "comm", g->tasks[i].comm);
+		mp_json_add_u64(t, "faults", g->tasks[i].faults);
+		cJSON_AddItemToArray(by, t);
+	}
+	mp_json_add_u64(o, "total", faults);
+	if (in->allocated_bytes)
+		mp_json_add_fixed(o, "per_gib_allocated",
+				  (double)faults * MP_GIB / (double)in->allocated_bytes, 1);
+	else
+		cJSON_AddNullToObject(o, "per_gib_allocated");
+	cJSON_AddItemToObject(o, "by_task", by);
+
+	/* page allocations by order */
+	o = cJSON_AddObjectToObject(a, "page_alloc");
+	const char *kind[2] = { "user_pages_by_order", "kernel_pages_by_order" };
+	for (int u = 0; u < 2; u++) {
+		cJSON *ord = cJSON_AddArrayToObject(o, kind[u]);
+		for (int i = 0; i <= MP_MAX_ORDER; i++)
+			cJSON_AddItemToArray(ord, mp_json_u64(g->totals.alloc_pages_by_order[u][i]));
+	}
+
+	/* kernel paths, grouped by the class of their stack (drivers included) */
+	arr = cJSON_AddArrayToObject(a, "kernel_paths");
+	for (size_t i = 0; i < g->nstacks; i++) {
+		bool seen = false;
+		int64_t net = 0;
+		uint64_t alloc = 0;
+
+		for (size_t j = 0; j < i; j++)
+			seen |= strcmp(views[j].cls, views[i].cls) == 0;
+		if (seen)
+			continue;
+		for (size_t j = i; j < g->nstacks; j++) {
+			if (strcmp(views[j].cls, views[i].cls) == 0) {
+				net += views[j].row->pages;
+				alloc += views[j].row->alloc_pages;
+			}
+		}
+		if (!alloc)
+			continue;
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "path", views[i].cls);
+		mp_json_add_s64(o, "bytes", net * page_size);
+		mp_json_add_u64(o, "alloc_bytes", alloc * (uint64_t)page_size);
+		cJSON_AddItemToObject(o, "top_stacks",
+				      top_stacks(in, views, g->nstacks, views[i].cls, page_size));
+		cJSON_AddItemToArray(arr, o);
+	}
+
+	/* reconciliation: the categories against the cgroup's own growth */
+	o = cJSON_AddObjectToObject(a, "reconciliation");
+	int64_t attributed = mp_attributed_bytes(cat);
+	mp_json_add_s64(o, "measured_growth_bytes", in->measured_growth_bytes);
+	mp_json_add_s64(o, "attributed_bytes", attributed);
+	mp_json_add_s64(o, "unattributed_bytes", in->measured_growth_bytes - attributed);
+	cJSON_AddStringToObject(o, "attributed_as", "anon + file + kernel + sock");
+
+	/* losses */
+	o = cJSON_AddObjectToObject(a, "events_lost");
+	uint64_t lost_total = 0;
+	for (int l = 0; l < MP_NR_LOST; l++) {
+		mp_json_add_u64(o, mp_lost_names[l], g->totals.lost[l]);
+		lost_total += g->totals.lost[l];
+	}
+	uint64_t rec = mp_attr_recursion_misses(in->attr);
+	mp_json_add_u64(o, "recursion_misses", rec);
+	mp_json_add_u64(o, "total", lost_total + rec);
+
+	free(views);
+	return a;
+}
+
+/* ---- text ----------------------------------------------------------------- */
+
+static int64_t jnum(const cJSON *o, const char *name)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, name);
+
+	if (!it)
+		return 0;
+	if (cJSON_IsRaw(it) && it->valuestring)
+		return strtoll(it->valuestring, NULL, 10);
+	return cJSON_IsNumber(it) ? (int64_t)it->valuedouble : 0;
+}
+
+static const char *jstr(const cJSON *o, const char *name)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, name);
+
+	return cJSON_IsString(it) ? it->valuestring : "";
+}
+
+static void print_stacks(const cJSON *stacks, FILE *f, int max_frames)
+{
+	const cJSON *st;
+	char b[32], b2[32];
+
+	cJSON_ArrayForEach(st, stacks) {
+		const cJSON *fr;
+		int i = 0;
+
+		fprintf(f, "      %s net (%s allocated) by %s[%d]\n",
+			mp_fmt_sbytes(jnum(st, "bytes"), b, sizeof(b)),
+			mp_fmt_bytes((uint64_t)jnum(st, "alloc_bytes"), b2, sizeof(b2)),
+			jstr(st, "comm"), (int)jnum(st, "pid"));
+		cJSON_ArrayForEach(fr, cJSON_GetObjectItem(st, "frames")) {
+			if (i++ >= max_frames)
+				break;
+			fprintf(f, "        %s\n", fr->valuestring);
+		}
+	}
+}
+
+void mp_report_probe_text(const cJSON *r, FILE *f)
+{
+	static const char *nine[] = {
+		"cgroup_limit_bytes", "usage_before_bytes", "allocated_bytes", "allocated_gib",
+		"usage_peak_bytes", "usage_after_bytes", "overhead_bytes", "overhead_gib",
+		"probe_chunks",
+	};
+	const cJSON *a = cJSON_GetObjectItem(r, "attribution");
+	const cJSON *t = cJSON_GetObjectItem(r, "target");
+	const cJSON *p = cJSON_GetObjectItem(r, "probe");
+	const cJSON *it;
+	char b1[32], b2[32], b3[32];
+
+	/* The brief's line first, exactly as the field team's probe printed it. */
+	fputc('{', f);
+	for (size_t i = 0; i < sizeof(nine) / sizeof(nine[0]); i++) {
+		char *s = cJSON_PrintUnformatted(cJSON_GetObjectItem(r, nine[i]));
+
+		fprintf(f, "%s\"%s\": %s", i ? ", " : "", nine[i], s ? s : "null");
+		cJSON_free(s);
+	}
+	fputs("}\n\n", f);
+
+	if (cJSON_IsTrue(cJSON_GetObjectItem(r, "interrupted")))
+		fputs("INTERRUPTED: the probe was stopped by a signal; figures are partial\n", f);
+	if (cJSON_IsTrue(cJSON_GetObjectItem(r, "probe_oom_killed")))
+		fputs("The probe was OOM-killed at its own cgroup's limit (the workload was not)\n", f);
+	fprintf(f, "target     %s (cgroup %s)%s\n", jstr(t, "dir"), jstr(t, "version"),
+		cJSON_IsTrue(cJSON_GetObjectItem(t, "created_by_memprobe")) ? ", made by memprobe" : "");
+	fprintf(f, "limit      %s effective, set by %s\n",
+		mp_fmt_bytes((uint64_t)jnum(t, "effective_limit_bytes"), b1, sizeof(b1)),
+		jstr(t, "effective_limit_from"));
+	fprintf(f, "probe      %s chunks, %s margin, thp %s, in %s (limit %s)\n",
+		mp_fmt_bytes((uint64_t)jnum(p, "chunk_bytes"), b1, sizeof(b1)),
+		mp_fmt_bytes((uint64_t)jnum(p, "margin_bytes"), b2, sizeof(b2)),
+		jstr(p, "thp"), jstr(p, "cgroup"),
+		mp_fmt_bytes((uint64_t)jnum(p, "limit_bytes"), b3, sizeof(b3)));
+	if (!a)
+		return;
+
+	const cJSON *rec = cJSON_GetObjectItem(a, "reconciliation");
+	int64_t measured = jnum(rec, "measured_growth_bytes");
+	fprintf(f, "\nWhere the cgroup's growth went (usage +%s up to the probe's stop):\n",
+		mp_fmt_sbytes(measured, b1, sizeof(b1)));
+	fprintf(f, "  %-20s %12s %12s  %s\n", "category", "growth", "after free", "top tasks");
+	cJSON_ArrayForEach(it, cJSON_GetObjectItem(a, "categories")) {
+		int64_t g = jnum(it, "growth_bytes");
+		const cJSON *tk;
+		char tasks[256] = "";
+		int n = 0;
+
+		if (!g && !jnum(it, "retained_bytes"))
+			continue;
+		cJSON_ArrayForEach(tk, cJSON_GetObjectItem(it, "tasks")) {
+			if (n++ >= 3)
+				break;
+			snprintf(tasks + strlen(tasks), sizeof(tasks) - strlen(tasks), "%s%s[%d] %s",
+				 n > 1 ? ", " : "", jstr(tk, "comm"), (int)jnum(tk, "pid"),
+				 mp_fmt_sbytes(jnum(tk, "bytes"), b3, sizeof(b3)));
+		}
+		fprintf(f, "  %-20s %12s %12s  %s\n", jstr(it, "name"),
+			mp_fmt_sbytes(g, b1, sizeof(b1)),
+			cJSON_GetObjectItem(it, "retained_bytes") ?
+				mp_fmt_sbytes(jnum(it, "retained_bytes"), b2, sizeof(b2)) : "",
+			tasks);
+	}
+	fprintf(f, "  %-20s %12s   (anon + file + kernel + sock)\n", "attributed",
+		mp_fmt_sbytes(jnum(rec, "attributed_bytes"), b1, sizeof(b1)));
+	fprintf(f, "  %-20s %12s   (%.1f%% of the growth)\n", "unattributed",
+		mp_fmt_sbytes(jnum(rec, "unattributed_bytes"), b1, sizeof(b1)),
+		measured ? 100.0 * (double)jnum(rec, "unattributed_bytes") / (double)measured : 0.0);
+	fputs("  (file includes shmem; kernel includes pagetables, kernel_stack, slab, percpu, vmalloc and kernel_other)\n", f);
+
+	const cJSON *pf = cJSON_GetObjectItem(a, "page_faults");
+	const cJSON *pg = cJSON_GetObjectItem(pf, "per_gib_allocated");
+	fprintf(f, "\nPage faults: %" PRId64 " in the target", jnum(pf, "total"));
+	if (cJSON_IsRaw(pg))
+		fprintf(f, ", %s per GiB allocated", pg->valuestring);
+	fputc('\n', f);
+
+	fputs("\nKernel paths (kernel page allocations with a stack, net of frees):\n", f);
+	cJSON_ArrayForEach(it, cJSON_GetObjectItem(a, "kernel_paths")) {
+		fprintf(f, "  %-20s %12s net, %s allocated\n", jstr(it, "path"),
+			mp_fmt_sbytes(jnum(it, "bytes"), b1, sizeof(b1)),
+			mp_fmt_bytes((uint64_t)jnum(it, "alloc_bytes"), b2, sizeof(b2)));
+		const cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItem(it, "top_stacks"), 0);
+		if (first) {
+			cJSON *one = cJSON_CreateArray();
+			cJSON_AddItemReferenceToArray(one, (cJSON *)first);
+			print_stacks(one, f, 8);
+			cJSON_Delete(one);
+		}
+	}
+
+	fputs("\nHooks:\n", f);
+	cJSON_ArrayForEach(it, cJSON_GetObjectItem(a, "hooks")) {
+		const cJSON *h = cJSON_GetObjectItem(it, "hook");
+		fprintf(f, "  %-20s %s\n", jstr(it, "concern"),
+			cJSON_IsString(h) ? h->valuestring : "none");
+	}
+	const cJSON *miss = cJSON_GetObjectItem(a, "attribution_missing");
+	if (cJSON_GetArraySize(miss) == 0)
+		fputs("attribution missing: none\n", f);
+	cJSON_ArrayForEach(it, miss)
+		fprintf(f, "attribution missing: %s\n", it->valuestring);
+	fprintf(f, "events lost: %" PRId64 "\n",
+		jnum(cJSON_GetObjectItem(a, "events_lost"), "total"));
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Reports: the attribution section built from BPF snapshots, and the text
+ * rendering of a JSON report. Text is rendered from the JSON document, so a
+ * saved report renders the same as a live one.
+ */
+#ifndef MEMPROBE_REPORT_H
+#define MEMPROBE_REPORT_H
+
+#include <cjson/cJSON.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "attr.h"
+
+struct mp_ksyms;
+
+struct mp_attr_input {
+	struct mp_attr *attr;
+	const struct mp_ksyms *ksyms;      /* NULL: stacks unsymbolized */
+	const struct mp_attr_snap *growth; /* counters from start to the peak */
+	const struct mp_attr_snap *retained; /* start to after the probe freed; may be NULL */
+	int64_t measured_growth_bytes;     /* the cgroup's usage growth over the same span */
+	uint64_t allocated_bytes;          /* the probe's, for per-GiB figures; 0 if none */
+	int top;                           /* tasks and stacks kept per category */
+};
+
+/*
+ * Build the "attribution" object: hooks, categories with growth, tasks and
+ * top stacks, page faults, page allocations by order, kernel paths,
+ * reconciliation, events lost. Returns a new object (caller frees) or NULL.
+ */
+cJSON *mp_report_attribution(const struct mp_attr_input *in);
+
+/* Render a probe report (as mp_probe builds it) as text. */
+void mp_report_probe_text(const cJSON *report, FILE *f);
+
+/* Sum of the reconciled categories: anon + file + kernel + sock, bytes. */
+int64_t mp_attributed_bytes(const int64_t cat_bytes[MP_NR_CATS]);
+
+#endif

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef MEMPROBE_UTIL_H
+#define MEMPROBE_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define MP_KIB (1024ULL)
+#define MP_MIB (1024ULL * 1024)
+#define MP_GIB (1024ULL * 1024 * 1024)
+/* "No limit" inside memprobe; never printed (JSON writes null, text "max"). */
+#define MP_UNLIMITED UINT64_MAX
+
+/* Exit statuses: bad input is 2, a failure at run time is 1. */
+#define MP_EXIT_RUNTIME 1
+#define MP_EXIT_USAGE 2
+
+/*
+ * Parse a size: decimal bytes with an optional binary suffix (K, M, G, T,
+ * optionally followed by "i", "B" or "iB", any case), e.g. "512M", "1GiB",
+ * "4096". Fractions like "1.5G" are accepted and rounded down to a byte.
+ * Returns 0 and stores bytes, -EINVAL on a malformed or negative size,
+ * -ERANGE when it does not fit in 63 bits.
+ */
+int mp_parse_size(const char *s, uint64_t *bytes);
+
+/* Format bytes for people: "1.50 GiB", "512.0 MiB", "4096 B". Returns buf. */
+const char *mp_fmt_bytes(uint64_t bytes, char *buf, size_t len);
+/* Same for signed amounts ("-3.0 MiB"). */
+const char *mp_fmt_sbytes(int64_t bytes, char *buf, size_t len);
+
+/*
+ * Read a whole small file into buf (NUL-terminated, trailing newline kept).
+ * Returns bytes read, or -errno.
+ */
+int mp_read_file(const char *path, char *buf, size_t len);
+
+/*
+ * Read a file holding one unsigned number or the word "max" (stored as
+ * MP_UNLIMITED). Returns 0, -errno when unreadable, -EINVAL when not a number.
+ */
+int mp_read_u64_file(const char *path, uint64_t *val);
+
+/* Find "key value" in a file of such lines (memory.stat, memory.events,
+ * /proc/meminfo with a ':' after the key). Returns 0, -ENOENT or -errno. */
+int mp_read_keyed_u64(const char *path, const char *key, uint64_t *val);
+
+/* Write a string to a file (cgroup control files). Returns 0 or -errno. */
+int mp_write_file(const char *path, const char *s);
+
+/* snprintf into a PATH_MAX buffer; returns -ENAMETOOLONG on truncation. */
+int mp_path(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Round down to a multiple of align (a power of two). */
+static inline uint64_t mp_round_down(uint64_t v, uint64_t align)
+{
+	return v & ~(align - 1);
+}
+
+#endif
