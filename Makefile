@@ -41,7 +41,7 @@ $(BUILD)/memprobe: $(USER_OBJS)
 
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(LIB_OBJS)
 	@mkdir -p $(BUILD)/tests
-	$(CC) $(CFLAGS) -Itests/unit $< $(LIB_OBJS) -o $@ $(LDLIBS)
+	$(CC) $(CFLAGS) -DFIXTURES=\"$(CURDIR)/tests/fixtures\" -Itests/unit $< $(LIB_OBJS) -o $@ $(LDLIBS)
 
 unit: $(UNIT_BINS)
 	@tests/run-unit.sh $(UNIT_BINS)
@@ -55,3 +55,9 @@ check: $(BUILD)/memprobe $(UNIT_BINS)
 
 clean:
 	rm -rf $(BUILD)
+
+# The README's first command: the probe on its built-in default, a 1 GiB
+# stand-in container made under memprobe's own cgroup. Needs root.
+demo: $(BUILD)/memprobe
+	$(BUILD)/memprobe probe
+.PHONY: demo

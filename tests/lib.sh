@@ -1,0 +1,110 @@
+# shellcheck shell=bash
+# Helpers for the integration tests: test cgroups under our own memory
+# cgroup, named memprobe-test-*, removed on exit even when a test fails.
+
+MEMPROBE=${MEMPROBE:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/build/memprobe}
+TESTS_PASSED=0
+TESTS_FAILED=0
+CREATED_CGROUPS=()
+STARTED_PIDS=()
+TMP=$(mktemp -d /tmp/memprobe-test.XXXXXX)
+
+# The memory cgroup directory of this shell (v1 memory line, else v2 0:: line).
+own_memcg_dir() {
+	local line path mnt
+	line=$(grep -E '^[0-9]+:([^:]*,)?memory(,[^:]*)?:' /proc/self/cgroup | head -n 1)
+	if [ -n "$line" ]; then
+		path=${line#*:*:}
+		mnt=$(awk '$9 == "cgroup" && $NF ~ /(^|,)memory(,|$)/ {print $5; exit}' /proc/self/mountinfo)
+	else
+		path=$(sed -n 's/^0:://p' /proc/self/cgroup)
+		mnt=$(awk '$9 == "cgroup2" {print $5; exit}' /proc/self/mountinfo)
+	fi
+	echo "$mnt${path%/}"
+}
+
+# cg_version DIR: 1 or 2
+cg_version() { [ -e "$1/memory.limit_in_bytes" ] && echo 1 || echo 2; }
+
+# make_cgroup NAME LIMIT_BYTES: prints the directory
+make_cgroup() {
+	local dir
+	dir="$(own_memcg_dir)/memprobe-test-$1-$$"
+	mkdir "$dir" || return 1
+	CREATED_CGROUPS+=("$dir")
+	if [ "$(cg_version "$dir")" = 1 ]; then
+		echo "$2" > "$dir/memory.limit_in_bytes"
+	else
+		echo "$2" > "$dir/memory.max"
+	fi
+	echo "$dir"
+}
+
+cg_usage() {
+	if [ -e "$1/memory.usage_in_bytes" ]; then cat "$1/memory.usage_in_bytes"; else cat "$1/memory.current"; fi
+}
+
+# run_in_cgroup DIR CMD...: start CMD in DIR in the background; prints its pid
+run_in_cgroup() {
+	local dir=$1; shift
+	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$dir" "$@" >/dev/null 2>&1 &
+	STARTED_PIDS+=($!)
+	echo $!
+}
+
+remove_cgroup() {
+	local dir=$1 i
+	[ -d "$dir" ] || return 0
+	# children first (memprobe's, if a test failed half way)
+	find "$dir" -mindepth 1 -depth -type d -exec rmdir {} \; 2>/dev/null
+	for i in $(seq 100); do
+		for p in $(cat "$dir/cgroup.procs" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+		rmdir "$dir" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	echo "could not remove $dir" >&2
+	return 1
+}
+
+cleanup_all() {
+	local p d
+	for p in "${STARTED_PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+	for p in "${STARTED_PIDS[@]}"; do wait "$p" 2>/dev/null; done
+	for d in "${CREATED_CGROUPS[@]}"; do remove_cgroup "$d"; done
+	rm -rf "$TMP"
+}
+trap cleanup_all EXIT
+trap 'exit 130' INT TERM
+
+pass() { TESTS_PASSED=$((TESTS_PASSED + 1)); echo "ok - $*"; }
+fail() { TESTS_FAILED=$((TESTS_FAILED + 1)); echo "not ok - $*"; }
+
+# check DESCRIPTION CONDITION-COMMAND...: pass or fail on the command's status
+check() {
+	local what=$1; shift
+	if "$@"; then pass "$what"; else fail "$what"; fi
+}
+
+# within GOT WANT TOLERANCE_FRACTION: |got - want| <= tol * want
+within() {
+	awk -v g="$1" -v w="$2" -v t="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= t * w) }'
+}
+
+# Nothing named memprobe-* but the test's own cgroups remains under /sys/fs/cgroup.
+no_leftovers() {
+	local left
+	left=$(find /sys/fs/cgroup -type d -name 'memprobe-*' 2>/dev/null | grep -v -- "memprobe-test-.*-$$\$" || true)
+	if [ -n "$left" ]; then
+		echo "# left behind: $left"
+		return 1
+	fi
+	return 0
+}
+
+# jqv FILE FILTER: one value from a JSON report
+jqv() { jq -r "$2" "$1"; }
+
+summary() {
+	echo "$1: $TESTS_PASSED passed, $TESTS_FAILED failed"
+	[ "$TESTS_FAILED" -eq 0 ]
+}

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The cgroup and host readers on trees captured from real machines
+ * (tests/fixtures/NAME/), against each tree's hand-checked expected.txt.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+
+#include "cgroup.h"
+#include "unit.h"
+#include "util.h"
+
+#ifndef FIXTURES
+#define FIXTURES "tests/fixtures"
+#endif
+
+/* Expected value of key, or NULL. */
+static const char *expect(const char *text, const char *key, char *buf, size_t len)
+{
+	size_t klen = strlen(key);
+
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		if (strncmp(l, key, klen) == 0 && l[klen] == '=') {
+			size_t n = strcspn(l + klen + 1, "\n");
+
+			snprintf(buf, len, "%.*s", (int)n, l + klen + 1);
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+static const char *fmt_val(bool present, uint64_t v, char *buf, size_t len)
+{
+	if (!present)
+		snprintf(buf, len, "none");
+	else if (v == MP_UNLIMITED)
+		snprintf(buf, len, "max");
+	else
+		snprintf(buf, len, "%" PRIu64, v);
+	return buf;
+}
+
+static void check_key(const char *name, const char *text, const char *key, const char *got)
+{
+	char want[256], what[300];
+
+	if (!expect(text, key, want, sizeof(want)))
+		return;
+	snprintf(what, sizeof(what), "%s %s", name, key);
+	CHECK_STR(got, want, what);
+}
+
+static bool check_fixture(const char *name)
+{
+	char root[PATH_MAX], p[PATH_MAX + 32], text[4096], v[64];
+	struct mp_host h;
+	struct mp_cgroup cg;
+	int err;
+
+	snprintf(root, sizeof(root), "%s/%s", FIXTURES, name);
+	snprintf(p, sizeof(p), "%s/expected.txt", root);
+	if (mp_read_file(p, text, sizeof(text)) < 0)
+		return false; /* not a tree */
+	printf("fixture %s\n", name);
+	err = mp_host_read(root, &h);
+	CHECK(err == 0, "%s: host read: %d", name, err);
+	check_key(name, text, "cgroup_mode", mp_cg_mode_name(h.cg_mode));
+	check_key(name, text, "mem_total_bytes", fmt_val(true, h.mem_total_bytes, v, sizeof(v)));
+	check_key(name, text, "thp_enabled", h.thp_enabled);
+	CHECK(h.btf_present, "%s: BTF marker seen", name);
+
+	err = mp_cgroup_of_pid(root, &h, 0, &cg);
+	CHECK(err == 0, "%s: cgroup of self: %d", name, err);
+	if (err)
+		return true;
+	err = mp_cgroup_read(root, &h, &cg);
+	CHECK(err == 0, "%s: cgroup read: %d", name, err);
+	check_key(name, text, "cgroup_path", cg.path);
+	check_key(name, text, "limit_bytes", fmt_val(true, cg.limit_bytes, v, sizeof(v)));
+	check_key(name, text, "effective_limit_bytes",
+		  fmt_val(true, cg.effective_limit_bytes, v, sizeof(v)));
+	check_key(name, text, "usage_bytes", fmt_val(true, cg.usage_bytes, v, sizeof(v)));
+	check_key(name, text, "high_bytes", fmt_val(cg.has_high, cg.high_bytes, v, sizeof(v)));
+	check_key(name, text, "swap_limit_bytes",
+		  fmt_val(cg.has_swap_limit, cg.swap_limit_bytes, v, sizeof(v)));
+	check_key(name, text, "peak_bytes", fmt_val(cg.has_peak, cg.peak_bytes, v, sizeof(v)));
+
+	/* The same cgroup found by its directory and by its hierarchy path. */
+	struct mp_cgroup by_dir, by_path;
+	err = mp_cgroup_from_path(root, &h, cg.dir, &by_dir);
+	CHECK(err == 0, "%s: from dir %s: %d", name, cg.dir, err);
+	CHECK_STR(by_dir.path, cg.path, "path from dir");
+	err = mp_cgroup_from_path(root, &h, cg.path, &by_path);
+	CHECK(err == 0, "%s: from path %s: %d", name, cg.path, err);
+	CHECK_STR(by_path.dir, cg.dir, "dir from path");
+	CHECK_U64((uint64_t)by_path.level, (uint64_t)cg.level, "level from path");
+	err = mp_cgroup_from_path(root, &h, "/no-such-cgroup-here", &by_path);
+	CHECK(err == -ENOENT, "%s: missing cgroup: got %d, want -ENOENT", name, err);
+	return true;
+}
+
+int main(void)
+{
+	DIR *d = opendir(FIXTURES);
+	struct dirent *e;
+	struct mp_host h;
+	struct mp_cgroup cg;
+	int n = 0;
+
+	CHECK(d != NULL, "open %s", FIXTURES);
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		n += check_fixture(e->d_name);
+	}
+	if (d)
+		closedir(d);
+	CHECK(n >= 7, "fixtures found: %d", n);
+
+	/* Depth below the hierarchy root, which the BPF filter compares. */
+	CHECK(mp_host_read(FIXTURES "/v2-vm-nested", &h) == 0, "read v2-vm-nested");
+	CHECK(mp_cgroup_of_pid(FIXTURES "/v2-vm-nested", &h, 0, &cg) == 0, "locate");
+	CHECK_U64((uint64_t)cg.level, 2, "level of /outer/inner");
+	CHECK(mp_cgroup_of_pid(FIXTURES "/v2-vm-nested", &h, 999999, &cg) == -ESRCH,
+	      "missing pid is -ESRCH");
+	/* An empty root has no meminfo. */
+	CHECK(mp_host_read(FIXTURES "/no-such-tree", &h) < 0, "missing tree fails");
+	return unit_done("cgroup");
+}
