@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "attr.h"
+#include "json.h"
 #include "memprobe.skel.h"
 
 #include <bpf/bpf.h>
@@ -402,7 +403,7 @@ int mp_attr_stack(struct mp_attr *a, uint32_t stackid, uint64_t *ips, int max)
 	return n;
 }
 
-uint64_t mp_attr_recursion_misses(struct mp_attr *a)
+uint64_t mp_attr_recursion_misses(struct mp_attr *a, struct cJSON *by)
 {
 	struct bpf_program *p;
 	uint64_t total = 0;
@@ -412,8 +413,11 @@ uint64_t mp_attr_recursion_misses(struct mp_attr *a)
 		__u32 len = sizeof(info);
 		int fd = bpf_program__fd(p);
 
-		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
-			total += info.recursion_misses;
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;
+		total += info.recursion_misses;
+		if (by)
+			mp_json_add_u64(by, bpf_program__name(p), info.recursion_misses);
 	}
 	return total;
 }

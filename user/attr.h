@@ -88,8 +88,13 @@ void mp_attr_snap_free(struct mp_attr_snap *snap);
 /* The frames of a stack id, innermost first. Returns the count or -errno. */
 int mp_attr_stack(struct mp_attr *a, uint32_t stackid, uint64_t *ips, int max);
 
-/* Runs the kernel could not complete (recursion misses), summed over programs. */
-uint64_t mp_attr_recursion_misses(struct mp_attr *a);
+/*
+ * Runs the kernel skipped because the program was already running on that
+ * CPU (recursion misses), summed over programs; when by is not NULL, each
+ * loaded program's name and count are also added to it (a cJSON object).
+ */
+struct cJSON;
+uint64_t mp_attr_recursion_misses(struct mp_attr *a, struct cJSON *by);
 
 /* Detach every program and free the session. NULL is a no-op. */
 void mp_attr_stop(struct mp_attr *a);

@@ -75,7 +75,7 @@ void mp_probe_defaults(uint64_t limit, uint64_t *chunk, uint64_t *margin)
 
 /* ---- the child ------------------------------------------------------------ */
 
-enum msg_type { MSG_CHUNK = 1, MSG_DONE, MSG_FREED, MSG_ERROR };
+enum msg_type { MSG_READY = 1, MSG_CHUNK, MSG_DONE, MSG_FREED, MSG_ERROR };
 
 struct msg {
 	uint32_t type;
@@ -84,6 +84,7 @@ struct msg {
 };
 
 struct child_args {
+	const struct mp_cgroup *cg; /* the probe's cgroup, joined before anything is counted */
 	int usage_fd;        /* the target's usage file, opened by the parent */
 	uint64_t ceiling;    /* effective limit - margin: usage must stay below */
 	uint64_t chunk;
@@ -117,6 +118,14 @@ static __attribute__((noreturn)) void child_main(const struct child_args *a)
 	uint64_t *sizes = calloc(max, sizeof(*sizes));
 	char go;
 
+	/* Named and moved before the first counted event, so every event of
+	 * this process is attributed to "memprobe-probe". */
+	prctl(PR_SET_NAME, "memprobe-probe");
+	if (mp_cgroup_attach(a->cg, getpid()) < 0) {
+		send_msg(a->to_parent, MSG_ERROR, EACCES, 0);
+		_exit(5);
+	}
+	send_msg(a->to_parent, MSG_READY, 0, 0);
 	if (!maps || !sizes || read(a->from_parent, &go, 1) != 1)
 		_exit(4);
 	while (n < max) {
@@ -528,13 +537,12 @@ int mp_cmd_probe(int argc, char **argv)
 	}
 	if (r.child == 0) {
 		struct child_args ca = {
-			.usage_fd = r.usage_fd, .ceiling = ceiling, .chunk = o.chunk,
+			.cg = &r.probe_cg, .usage_fd = r.usage_fd, .ceiling = ceiling, .chunk = o.chunk,
 			.thp = o.thp, .to_parent = c2p[1], .from_parent = p2c[0],
 		};
 
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGINT, SIG_DFL);
-		prctl(PR_SET_NAME, "memprobe-probe");
 		close(p2c[1]);
 		close(c2p[0]);
 		child_main(&ca);
@@ -543,11 +551,15 @@ int mp_cmd_probe(int argc, char **argv)
 	close(c2p[1]);
 	r.to_child = p2c[1];
 	r.from_child = c2p[0];
-	if ((ret = mp_cgroup_attach(&r.probe_cg, r.child))) {
-		fprintf(stderr, "memprobe probe: cannot move the probe into %s: %s\n",
-			r.probe_cg.dir, strerror(-ret));
-		ret = MP_EXIT_RUNTIME;
-		goto fail;
+	{
+		struct msg m;
+
+		if (!read_msg(r.from_child, &m) || m.type != MSG_READY) {
+			fprintf(stderr, "memprobe probe: the probe process could not join %s\n",
+				r.probe_cg.dir);
+			ret = MP_EXIT_RUNTIME;
+			goto fail;
+		}
 	}
 
 	/* Baselines, taken as late as possible before the first chunk. */

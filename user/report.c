@@ -294,15 +294,22 @@ cJSON *mp_report_attribution(const struct mp_attr_input *in)
 	mp_json_add_s64(o, "unattributed_bytes", in->measured_growth_bytes - attributed);
 	cJSON_AddStringToObject(o, "attributed_as", "anon + file + kernel + sock");
 
-	/* losses */
+	o = cJSON_AddObjectToObject(a, "events");
+	mp_json_add_u64(o, "memcg_stat_updates", g->totals.memcg_events);
+	mp_json_add_u64(o, "tracked_kernel_pages_freed", g->totals.kernel_pages_freed);
+
+	/* losses: map overflows, and runs skipped by the kernel's recursion
+	 * guard (an interrupt's event while the same program ran on that CPU) */
 	o = cJSON_AddObjectToObject(a, "events_lost");
 	uint64_t lost_total = 0;
 	for (int l = 0; l < MP_NR_LOST; l++) {
 		mp_json_add_u64(o, mp_lost_names[l], g->totals.lost[l]);
 		lost_total += g->totals.lost[l];
 	}
-	uint64_t rec = mp_attr_recursion_misses(in->attr);
+	cJSON *by_prog = cJSON_CreateObject();
+	uint64_t rec = mp_attr_recursion_misses(in->attr, by_prog);
 	mp_json_add_u64(o, "recursion_misses", rec);
+	cJSON_AddItemToObject(o, "recursion_misses_by_program", by_prog);
 	mp_json_add_u64(o, "total", lost_total + rec);
 
 	free(views);
@@ -394,7 +401,7 @@ void mp_report_probe_text(const cJSON *r, FILE *f)
 	int64_t measured = jnum(rec, "measured_growth_bytes");
 	fprintf(f, "\nWhere the cgroup's growth went (usage +%s up to the probe's stop):\n",
 		mp_fmt_sbytes(measured, b1, sizeof(b1)));
-	fprintf(f, "  %-20s %12s %12s  %s\n", "category", "growth", "after free", "top tasks");
+	fprintf(f, "  %-20s %12s %12s  %s\n", "category", "growth", "left after", "top tasks");
 	cJSON_ArrayForEach(it, cJSON_GetObjectItem(a, "categories")) {
 		int64_t g = jnum(it, "growth_bytes");
 		const cJSON *tk;
