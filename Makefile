@@ -16,6 +16,9 @@ USER_OBJS := $(patsubst user/%.c,$(BUILD)/%.o,$(USER_SRCS))
 LIB_OBJS  := $(filter-out $(BUILD)/main.o,$(USER_OBJS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+# Workloads the integration tests run inside test cgroups.
+PROG_SRCS := $(wildcard tests/programs/*.c)
+PROG_BINS := $(patsubst tests/programs/%.c,$(BUILD)/tests/bin/%,$(PROG_SRCS))
 
 .PHONY: all deps check unit integration clean
 all: $(BUILD)/memprobe
@@ -43,14 +46,18 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(LIB_OBJS)
 	@mkdir -p $(BUILD)/tests
 	$(CC) $(CFLAGS) -DFIXTURES=\"$(CURDIR)/tests/fixtures\" -Itests/unit $< $(LIB_OBJS) -o $@ $(LDLIBS)
 
+$(BUILD)/tests/bin/%: tests/programs/%.c
+	@mkdir -p $(BUILD)/tests/bin
+	$(CC) $(CFLAGS) -pthread $< -o $@
+
 unit: $(UNIT_BINS)
 	@tests/run-unit.sh $(UNIT_BINS)
 
-integration: $(BUILD)/memprobe
+integration: $(BUILD)/memprobe $(PROG_BINS)
 	@tests/run-integration.sh
 
 # The README's test command. Needs root (real cgroups, real BPF).
-check: $(BUILD)/memprobe $(UNIT_BINS)
+check: $(BUILD)/memprobe $(UNIT_BINS) $(PROG_BINS)
 	@tests/run-all.sh
 
 clean:

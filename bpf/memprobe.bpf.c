@@ -30,6 +30,10 @@ const volatile __u32 stack_sample_period = 1; /* 0: no kernel stacks */
  * fentry/kprobe see the item's own unit (pages, KiB or bytes).
  */
 const volatile bool memcg_val_in_pages = true;
+/* __GFP_ACCOUNT, found by user space in BTF (an anonymous enum since 6.10). */
+const volatile __u64 gfp_account = 1ULL << 22;
+/* oom:mark_victim's first argument: a task_struct * (6.8+) or the pid. */
+const volatile bool mark_victim_has_task = true;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
@@ -37,6 +41,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct mp_task_stat);
 } task_stats SEC(".maps");
+
+/* Process names, apart from the per-CPU counters so that exec can rename. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, char[16]);
+} comms SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -68,6 +80,11 @@ struct {
 	__type(key, __u64);               /* struct page * */
 	__type(value, struct mp_live_page);
 } live_pages SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} oom_events SEC(".maps");
 
 static __always_inline struct mp_totals *get_totals(void)
 {
@@ -131,11 +148,13 @@ static __always_inline bool current_in_target(void)
 static __always_inline struct mp_task_stat *get_task_stat(__u32 tgid)
 {
 	struct mp_task_stat *ts, zero = {};
+	char comm[16];
 
 	ts = bpf_map_lookup_elem(&task_stats, &tgid);
 	if (ts)
 		return ts;
-	bpf_get_current_comm(zero.comm, sizeof(zero.comm));
+	bpf_get_current_comm(comm, sizeof(comm));
+	bpf_map_update_elem(&comms, &tgid, comm, BPF_NOEXIST);
 	if (bpf_map_update_elem(&task_stats, &tgid, &zero, BPF_NOEXIST) &&
 	    bpf_map_lookup_elem(&task_stats, &tgid) == NULL) {
 		count_lost(MP_LOST_TASK_MAP_FULL);
@@ -149,9 +168,13 @@ static __always_inline struct mp_task_stat *get_task_stat(__u32 tgid)
 static __always_inline int on_fault(void)
 {
 	struct mp_task_stat *ts;
+	struct mp_totals *t;
 
 	if (!current_in_target())
 		return 0;
+	t = get_totals();
+	if (t)
+		t->faults++;
 	ts = get_task_stat(bpf_get_current_pid_tgid() >> 32);
 	if (ts)
 		ts->faults++;
@@ -188,7 +211,7 @@ int BPF_KPROBE(kprobe_handle_mm_fault, struct vm_area_struct *vma,
 /* ---- page allocation and free ----------------------------------------- */
 
 static __always_inline int on_page_alloc(void *ctx, struct page *page,
-					 unsigned int order, int migratetype)
+					 unsigned int order, gfp_t gfp, int migratetype)
 {
 	bool user = migratetype ==
 		    bpf_core_enum_value(enum migratetype, MIGRATE_MOVABLE);
@@ -240,6 +263,8 @@ static __always_inline int on_page_alloc(void *ctx, struct page *page,
 	}
 	__sync_fetch_and_add(&ss->pages, pages * stack_sample_period);
 	__sync_fetch_and_add(&ss->alloc_pages, pages * stack_sample_period);
+	if (!(gfp & gfp_account))
+		__sync_fetch_and_add(&ss->unaccounted_pages, pages * stack_sample_period);
 
 	struct mp_live_page lp = {
 		.stackid = id, .tgid = tgid, .order = order,
@@ -284,7 +309,7 @@ SEC("?tp_btf/mm_page_alloc")
 int BPF_PROG(tp_mm_page_alloc, struct page *page, unsigned int order,
 	     gfp_t gfp_flags, int migratetype)
 {
-	return on_page_alloc(ctx, page, order, migratetype);
+	return on_page_alloc(ctx, page, order, gfp_flags, migratetype);
 }
 
 SEC("?tp_btf/mm_page_free")
@@ -361,8 +386,10 @@ static __always_inline int on_memcg_stat(struct mem_cgroup *memcg, int item,
 	if (ts && cat < MP_NR_CATS)
 		ts->charge_bytes[cat] += (__s64)val * unit;
 	t = get_totals();
-	if (t)
+	if (t && cat < MP_NR_CATS) {
+		t->charge_bytes[cat] += (__s64)val * unit;
 		t->memcg_events++;
+	}
 	return 0;
 }
 
@@ -395,4 +422,65 @@ int BPF_PROG(fentry_mod_memcg_lruvec_state, struct lruvec *lruvec, int item,
 		container_of(lruvec, struct mem_cgroup_per_node, lruvec);
 
 	return on_memcg_stat(BPF_CORE_READ(pn, memcg), item, val, true);
+}
+
+/* ---- process names -------------------------------------------------- */
+
+/* A process counted before exec (a command memprobe started, say) takes
+ * the new program's name. */
+SEC("?tp_btf/sched_process_exec")
+int BPF_PROG(tp_sched_process_exec, struct task_struct *p, pid_t old_pid,
+	     struct linux_binprm *bprm)
+{
+	__u32 tgid = BPF_CORE_READ(p, tgid);
+	char *comm = bpf_map_lookup_elem(&comms, &tgid);
+
+	if (comm)
+		bpf_probe_read_kernel_str(comm, 16, &p->comm);
+	return 0;
+}
+
+/* ---- OOM kills ----------------------------------------------------------- */
+
+/*
+ * oom:mark_victim runs in the task that invoked the OOM killer; the victim is
+ * the first argument: a task_struct * since 6.8 ("mm, oom: add tracepoint
+ * fields to mark_victim"), its pid before. A memcg OOM is invoked by a task of
+ * the cgroup, so the trigger's memcg is the filter when only a pid is given.
+ */
+SEC("?raw_tp/mark_victim")
+int BPF_PROG(raw_tp_mark_victim)
+{
+	__u64 arg0 = ((__u64 *)ctx)[0];
+	struct mp_oom_event *e;
+
+	if (mark_victim_has_task) {
+		struct task_struct *victim = (struct task_struct *)arg0;
+		int id = bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id);
+		struct cgroup_subsys_state *css;
+
+		if (id < 0 || id >= CGROUP_SUBSYS_COUNT_MAX)
+			return 0;
+		css = BPF_CORE_READ(victim, cgroups, subsys[id]);
+		if (!css || !memcg_in_target((struct mem_cgroup *)css))
+			return 0;
+	} else if (!current_in_target()) {
+		return 0;
+	}
+	e = bpf_ringbuf_reserve(&oom_events, sizeof(*e), 0);
+	if (!e)
+		return 0;
+	e->ts_ns = bpf_ktime_get_ns();
+	e->trigger_pid = bpf_get_current_pid_tgid() >> 32;
+	if (mark_victim_has_task) {
+		struct task_struct *victim = (struct task_struct *)arg0;
+
+		e->pid = BPF_CORE_READ(victim, tgid);
+		BPF_CORE_READ_STR_INTO(&e->comm, victim, comm);
+	} else {
+		e->pid = (__u32)arg0;
+		e->comm[0] = '\0';
+	}
+	bpf_ringbuf_submit(e, 0);
+	return 0;
 }

@@ -51,11 +51,13 @@ struct mp_task_stat {
 	__u64 user_pages;           /* pages allocated, migratetype movable */
 	__u64 kernel_pages;         /* pages allocated, other migratetypes */
 	__s64 charge_bytes[MP_NR_CATS]; /* net memcg stat change, bytes */
-	char comm[16];              /* set on the CPU that created the entry */
 };
 
-/* Whole-target counters, one copy per CPU (single-slot per-CPU array). */
+/* Whole-target counters, one copy per CPU (single-slot per-CPU array):
+ * what a timeline reads every interval without walking the per-task map. */
 struct mp_totals {
+	__u64 faults;
+	__s64 charge_bytes[MP_NR_CATS];
 	__u64 alloc_pages_by_order[2][MP_MAX_ORDER + 1]; /* [0] user, [1] kernel */
 	__u64 kernel_pages_freed;   /* tracked kernel pages freed (any context) */
 	__u64 memcg_events;         /* memcg stat updates counted */
@@ -72,6 +74,7 @@ struct mp_stack_key {
 struct mp_stack_stat {
 	__s64 pages;        /* allocated minus freed (tracked pages only) */
 	__u64 alloc_pages;  /* allocated */
+	__u64 unaccounted_pages; /* allocated without __GFP_ACCOUNT */
 };
 
 struct mp_live_page {
@@ -79,6 +82,15 @@ struct mp_live_page {
 	__u32 tgid;
 	__u32 order;
 	__u32 weight;       /* sample period in force when it was taken */
+};
+
+/* An OOM kill in the target (oom:mark_victim), sent through a ring buffer:
+ * rare, so one record per event is fine. */
+struct mp_oom_event {
+	__u64 ts_ns;        /* bpf_ktime_get_ns() */
+	__u32 pid;          /* the victim's tgid */
+	__u32 trigger_pid;  /* the task that ran the OOM killer */
+	char comm[16];      /* the victim's */
 };
 
 #endif

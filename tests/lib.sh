@@ -90,10 +90,22 @@ within() {
 	awk -v g="$1" -v w="$2" -v t="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= t * w) }'
 }
 
-# Nothing named memprobe-* but the test's own cgroups remains under /sys/fs/cgroup.
+# Nothing named memprobe-* remains under /sys/fs/cgroup, but this run's own
+# test cgroups (and the test cgroups of another test run going on at the same
+# time, with whatever that run has inside them).
 no_leftovers() {
 	local left
-	left=$(find /sys/fs/cgroup -type d -name 'memprobe-*' 2>/dev/null | grep -v -- "memprobe-test-.*-$$\$" || true)
+	left=$(find /sys/fs/cgroup -type d -name 'memprobe-*' 2>/dev/null | awk -v me="-$$" '
+		{
+			n = split($0, part, "/"); other = 0; mine = 0
+			for (i = 1; i <= n; i++)
+				if (part[i] ~ /^memprobe-test-/) {
+					if (substr(part[i], length(part[i]) - length(me) + 1) == me) mine = i
+					else other = 1
+				}
+			if (other || mine == n) next   # another run, or our test cgroup itself
+			print
+		}')
 	if [ -n "$left" ]; then
 		echo "# left behind: $left"
 		return 1

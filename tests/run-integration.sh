@@ -141,6 +141,131 @@ test_signals() {
 	check "SIGTERM: nothing left behind" no_leftovers
 }
 
+
+# ---------------------------------------------------------------------------
+# memprobe record
+BIN=$(cd "$(dirname "$0")/.." && pwd)/build/tests/bin
+
+# the named category's growth at the peak
+cat_growth() { jqv "$1" "[.attribution.categories[] | select(.name == \"$2\") | .growth_bytes] | add // 0"; }
+
+test_record_stress() {
+	local out=$TMP/rec-stress.json rc kpeak peak anon top
+	"$MEMPROBE" record --limit 512M --format json -o "$out" -- stress-ng --vm 1 --vm-bytes 256M --vm-keep --timeout 5s >/dev/null 2>&1
+	rc=$?
+	check "record stress-ng: exit status is stress-ng's (0)" [ "$rc" = 0 ]
+	peak=$(jqv "$out" .peak.usage_bytes); kpeak=$(jqv "$out" .peak.kernel_peak_bytes)
+	echo "# peak $peak kernel peak $kpeak"
+	check "record stress-ng: peak within 5% of the kernel's peak counter" within "$peak" "$kpeak" 0.05
+	anon=$(cat_growth "$out" anon)
+	check "record stress-ng: anon dominates the growth" [ "$anon" -ge $((peak * 8 / 10)) ]
+	top=$(jqv "$out" '[.attribution.categories[] | select(.name == "anon") | .tasks[] | select(.comm | startswith("stress-ng")) | .bytes] | add // 0')
+	check "record stress-ng: anon charged to stress-ng processes" within "$top" "$anon" 0.05
+	check "record stress-ng: ended by the command's exit" [ "$(jqv "$out" .run.ended_by)" = "command exited" ]
+	check "record stress-ng: a timeline every 100 ms" [ "$(jqv "$out" '.timeline | length')" -ge 40 ]
+	check "record stress-ng: nothing left behind" no_leftovers
+}
+
+test_record_oom() {
+	local out=$TMP/rec-oom.json rc pid
+	"$MEMPROBE" record --limit 256M --format json -o "$out" -- "$BIN/alloc" 400 2>/dev/null
+	rc=$?
+	check "record OOM: memprobe exits 128+9" [ "$rc" = 137 ]
+	pid=$(jqv "$out" '.oom_kills[0].pid')
+	echo "# oom kills $(jq -c '[.oom_kills[] | {pid, comm, t_ms}]' "$out")"
+	check "record OOM: the event names the command's pid" [ "$(jqv "$out" '.oom_kills[0].comm')" = alloc ] && [ "$pid" -gt 0 ]
+	check "record OOM: the report says the run ended by OOM" [ "$(jqv "$out" .run.ended_by)" = oom_kill ]
+	check "record OOM: the cgroup's own counter saw it" [ "$(jqv "$out" .oom_kill_counter_delta)" -ge 1 ]
+	check "record OOM: the category vector at the kill" [ "$(jqv "$out" '.oom_kills[0].sample.usage_bytes')" -gt $((200 * MIB)) ]
+	check "record OOM: nothing left behind" no_leftovers
+}
+
+test_record_pagetables() {
+	local out=$TMP/rec-pt.json pt
+	"$MEMPROBE" record --limit 512M --format json -o "$out" -- "$BIN/sparse" 64 2 2>/dev/null
+	pt=$(cat_growth "$out" pagetables)
+	echo "# pagetables $pt, expected $((32768 * 4096))"
+	check "record sparse 64 GiB: pagetables = 128 MiB within 10%" within "$pt" $((32768 * 4096)) 0.10
+	check "record sparse: pagetables charged to the process" [ "$(jqv "$out" '.attribution.categories[] | select(.name == "pagetables") | .tasks[0].comm')" = sparse ]
+	check "record sparse: page-table allocation in the top stacks" [ "$(jqv "$out" '[.attribution.categories[] | select(.name == "pagetables") | .top_stacks[].frames[] | select(test("^(__pte_alloc|pte_alloc_one)"))] | length')" -ge 1 ]
+	check "record sparse: nothing left behind" no_leftovers
+}
+
+test_record_threads() {
+	local out=$TMP/rec-th.json ks want
+	"$MEMPROBE" record --limit 512M --format json -o "$out" -- "$BIN/threads" 1000 2 2>/dev/null
+	ks=$(cat_growth "$out" kernel_stack)
+	# x86-64 THREAD_SIZE: 4 pages (16 KiB) without KASAN
+	want=$((1000 * 4 * $(getconf PAGESIZE)))
+	echo "# kernel_stack $ks, expected $want"
+	check "record 1000 threads: kernel_stack = 1000 thread stacks within 10%" within "$ks" "$want" 0.10
+	check "record threads: charged to the process" [ "$(jqv "$out" '.attribution.categories[] | select(.name == "kernel_stack") | .tasks[0].comm')" = threads ]
+	check "record threads: nothing left behind" no_leftovers
+}
+
+test_record_slab() {
+	local out=$TMP/rec-slab.json mnt=$TMP/tmpfs slab dsize
+	mkdir -p "$mnt" && mount -t tmpfs -o size=64m memprobe-test "$mnt" || { fail "record slab: mount tmpfs"; return; }
+	"$MEMPROBE" record --limit 1G --format json -o "$out" -- "$BIN/files" "$mnt" 100000 2 2>/dev/null
+	umount "$mnt"
+	slab=$(jqv "$out" '[.attribution.categories[] | select(.name | startswith("slab_")) | .growth_bytes] | add')
+	dsize=$(cat /sys/kernel/slab/dentry/object_size 2>/dev/null || awk '$1 == "dentry" {print $4}' /proc/slabinfo)
+	echo "# slab $slab, dentry object $dsize bytes"
+	check "record 100000 files: slab >= 100000 dentries" [ "$slab" -ge $((100000 * dsize)) ]
+	check "record files: dentry allocation among the top stacks" [ "$(jqv "$out" '[.attribution.kernel_paths[] | select(.path == "slab") | .top_stacks[].frames[] | select(test("d_alloc"))] | length')" -ge 1 ]
+	check "record files: inode allocation among the top stacks" [ "$(jqv "$out" '[.attribution.kernel_paths[] | select(.path == "slab") | .top_stacks[].frames[] | select(test("alloc_inode"))] | length')" -ge 1 ]
+	check "record files: nothing left behind" no_leftovers
+}
+
+test_record_probe_at() {
+	local cg out=$TMP/rec-probe.json pid
+	cg=$(make_cgroup recprobe $GIB) || { fail "record --probe-at: make cgroup"; return; }
+	pid=$(run_in_cgroup "$cg" stress-ng --vm 1 --vm-bytes $((GIB * 3 / 10)) --vm-keep --vm-method write64 --timeout 60s)
+	sleep 1
+	"$MEMPROBE" record --cgroup "$cg" --duration 4 --probe-at 1 --format json -o "$out" 2>/dev/null
+	check "record --probe-at: exits 0" [ $? = 0 ]
+	echo "# probe $(jq -c '.probe | {usage_before_bytes, allocated_bytes, usage_peak_bytes, probe_chunks}' "$out")"
+	check "record --probe-at: the nine fields in the report" [ "$(jq -c '.probe | [keys_unsorted[0:9][]]' "$out")" = '["cgroup_limit_bytes","usage_before_bytes","allocated_bytes","allocated_gib","usage_peak_bytes","usage_after_bytes","overhead_bytes","overhead_gib","probe_chunks"]' ]
+	check "record --probe-at: the probe filled to its margin" [ "$(jqv "$out" '.probe.completed')" = true ] && [ "$(jqv "$out" '.probe.allocated_bytes')" -gt $((400 * MIB)) ]
+	check "record --probe-at: stress-ng survives" kill -0 "$pid"
+	check "record --probe-at: ended by the duration" [ "$(jqv "$out" .run.ended_by)" = duration ]
+	kill -9 "$pid"; wait "$pid" 2>/dev/null
+	remove_cgroup "$cg"
+	check "record --probe-at: nothing left behind" no_leftovers
+}
+
+test_record_ends() {
+	local cg out=$TMP/rec-end.json pid rc
+	# a command that does not exist: 127 as a shell says, cgroup removed
+	"$MEMPROBE" record --limit 64M -- memprobe-no-such-command > /dev/null 2> "$TMP/err"
+	rc=$?
+	check "record: missing command exits 127" [ "$rc" = 127 ]
+	check "record: missing command named on stderr" grep -q "memprobe-no-such-command: command not found" "$TMP/err"
+	check "record: missing command leaves nothing" no_leftovers
+	# a pid that exits during recording
+	cg=$(make_cgroup recend $GIB) || { fail "record ends: make cgroup"; return; }
+	pid=$(run_in_cgroup "$cg" sleep 1.5)
+	"$MEMPROBE" record --pid "$pid" --format json -o "$out" 2>/dev/null
+	rc=$?
+	check "record --pid: ends cleanly when the pid exits" [ "$rc" = 0 ] && [ "$(jqv "$out" .run.ended_by)" = "pid exited" ]
+	# the cgroup removed during recording
+	( sleep 1; rmdir "$cg" ) &
+	"$MEMPROBE" record --cgroup "$cg" --duration 30 --format json -o "$out" 2>/dev/null
+	rc=$?
+	wait
+	check "record --cgroup: ends cleanly when the cgroup is removed" [ "$rc" = 0 ] && [ "$(jqv "$out" .run.ended_by)" = "cgroup removed" ]
+	check "record --cgroup: the duration did not run out" [ "$(jqv "$out" .run.duration_ms)" -lt 10000 ]
+	remove_cgroup "$cg"
+	# SIGINT while watching: the report is still written
+	cg=$(make_cgroup recint $GIB)
+	"$MEMPROBE" record --cgroup "$cg" --format json -o "$out" 2>/dev/null &
+	pid=$!
+	sleep 1; kill -INT $pid; wait $pid; rc=$?
+	check "record: SIGINT writes the report and exits 0" [ "$rc" = 0 ] && [ "$(jqv "$out" .run.ended_by)" = SIGINT ]
+	remove_cgroup "$cg"
+	check "record ends: nothing left behind" no_leftovers
+}
+
 # ---------------------------------------------------------------------------
 # expect_bad DESCRIPTION ARGS...: exit 2, exactly one line on stderr naming
 # the problem, nothing on stdout, nothing left behind.
@@ -174,10 +299,15 @@ test_bad_input() {
 	expect_bad "output in a missing directory" "$MEMPROBE" probe -o /no/such/dir/report.json
 	expect_bad "unknown command" "$MEMPROBE" frobnicate
 	check "bad input: no report file created" [ ! -e /no/such/dir/report.json ]
+	expect_bad "record --interval 0" "$MEMPROBE" record --interval 0 --limit 64M -- true
+	expect_bad "record with nothing to record" "$MEMPROBE" record
+	expect_bad "record --limit without a command" "$MEMPROBE" record --cgroup / --limit 1G
+	expect_bad "record --duration -3" "$MEMPROBE" record --duration -3 -- true
+	expect_bad "record --pid missing" "$MEMPROBE" record --pid $missing_pid
 }
 
 # ---------------------------------------------------------------------------
-tests=${*:-"limits probe_real probe_workload signals bad_input"}
+tests=${*:-"limits probe_real probe_workload signals record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_ends bad_input"}
 for t in $tests; do
 	echo "# test_$t"
 	"test_$t"

@@ -62,6 +62,12 @@ static const struct ladder {
 	{ "page free", {
 		{ "tracepoint kmem:mm_page_free", TP, "mm_page_free", PROG(tp_mm_page_free) },
 	}, 1 },
+	{ "process names", {
+		{ "tracepoint sched:sched_process_exec", TP, "sched_process_exec", PROG(tp_sched_process_exec) },
+	}, 1 },
+	{ "OOM kills", {
+		{ "raw tracepoint oom:mark_victim", TP, "mark_victim", PROG(raw_tp_mark_victim) },
+	}, 1 },
 	{ "memcg stat updates", {
 		{ "tracepoint memcg:mod_memcg_state", TP, "mod_memcg_state", PROG(tp_mod_memcg_state) },
 		{ "tracepoint memcg:mod_memcg_lruvec_state", TP, "mod_memcg_lruvec_state", PROG(tp_mod_memcg_lruvec_state) },
@@ -78,7 +84,51 @@ struct mp_attr {
 	struct bpf_link *links[16];
 	int nlinks;
 	int ncpus;
+	struct ring_buffer *oom_rb;
+	void (*oom_cb)(const struct mp_oom_event *e, void *arg);
+	void *oom_arg;
 };
+
+/* Index of the memcg concern in ladders[]: its rung decides the units. */
+#define MEMCG_CONCERN (MP_NR_CONCERNS - 1)
+
+/* __GFP_ACCOUNT: since 6.10 an enumerator ___GFP_ACCOUNT_BIT of an anonymous
+ * enum, which CO-RE cannot name; before, a define at bit 22, which BTF lacks. */
+static uint64_t find_gfp_account(const struct btf *btf)
+{
+	int n = (int)btf__type_cnt(btf);
+
+	for (int id = 1; btf && id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const struct btf_enum *e;
+
+		if (!btf_is_enum(t))
+			continue;
+		e = btf_enum(t);
+		for (int i = 0; i < btf_vlen(t); i++)
+			if (strcmp(btf__name_by_offset(btf, e[i].name_off), "___GFP_ACCOUNT_BIT") == 0)
+				return 1ULL << e[i].val;
+	}
+	return 1ULL << 22;
+}
+
+/* oom:mark_victim took (int pid) until 6.8, (struct task_struct *, uid_t) since. */
+static bool mark_victim_has_task(const struct btf *btf)
+{
+	int id = btf__find_by_name_kind(btf, "btf_trace_mark_victim", BTF_KIND_TYPEDEF);
+	const struct btf_type *t;
+
+	if (id <= 0)
+		return false;
+	t = btf__type_by_id(btf, btf__resolve_type(btf, btf__type_by_id(btf, id)->type));
+	if (!t || !btf_is_ptr(t))
+		return false;
+	t = btf__type_by_id(btf, t->type);
+	if (!t || !btf_is_func_proto(t) || btf_vlen(t) < 2)
+		return false;
+	t = btf__type_by_id(btf, btf__resolve_type(btf, btf_params(t)[1].type));
+	return t && btf_is_ptr(t);
+}
 
 static struct bpf_program *rung_prog(struct memprobe_bpf *skel, const struct rung *r)
 {
@@ -151,7 +201,8 @@ static void set_autoload(struct mp_attr *a)
 	}
 }
 
-static int open_skel(struct mp_attr *a, const struct mp_attr_opts *o, bool in_pages)
+static int open_skel(struct mp_attr *a, const struct mp_attr_opts *o, bool in_pages,
+		     const struct btf *vmlinux)
 {
 	a->skel = memprobe_bpf__open();
 	if (!a->skel)
@@ -161,6 +212,8 @@ static int open_skel(struct mp_attr *a, const struct mp_attr_opts *o, bool in_pa
 	a->skel->rodata->page_size = (uint32_t)sysconf(_SC_PAGESIZE);
 	a->skel->rodata->stack_sample_period = o->stack_sample_period;
 	a->skel->rodata->memcg_val_in_pages = in_pages;
+	a->skel->rodata->gfp_account = find_gfp_account(vmlinux);
+	a->skel->rodata->mark_victim_has_task = mark_victim_has_task(vmlinux);
 	return 0;
 }
 
@@ -188,11 +241,11 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 	/* A fentry or kprobe the kernel refuses fails the whole load: mark the
 	 * rungs refused and load again with the next rung, until it loads. */
 	for (int attempt = 0; attempt < 8; attempt++) {
-		int memcg = 3;
+		int memcg = MEMCG_CONCERN;
 		bool in_pages = a->chosen[memcg] >= 0 &&
 				ladders[memcg].rungs[a->chosen[memcg]].kind == TP;
 
-		if ((ret = open_skel(a, o, in_pages)))
+		if ((ret = open_skel(a, o, in_pages, vmlinux)))
 			break;
 		set_autoload(a);
 		ret = memprobe_bpf__load(a->skel);
@@ -212,8 +265,8 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 			break;
 		plan(a, vmlinux);
 	}
-	btf__free(vmlinux);
 	if (!a->skel || ret) {
+		btf__free(vmlinux);
 		snprintf(err, errlen, "cannot load the BPF programs: %s%s",
 			 strerror(ret < 0 ? -ret : EINVAL),
 			 ret == -EPERM ? " (run as root)" : "");
@@ -222,6 +275,7 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 		free(a);
 		return ret ? ret : -EINVAL;
 	}
+	btf__free(vmlinux);
 
 	/* Attach one by one: one refusal degrades the report, never the run. */
 	for (int c = 0; c < MP_NR_CONCERNS; c++) {
@@ -276,6 +330,9 @@ int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *s)
 				for (int o = 0; o <= MP_MAX_ORDER; o++)
 					s->totals.alloc_pages_by_order[u][o] +=
 						totv[c].alloc_pages_by_order[u][o];
+			s->totals.faults += totv[c].faults;
+			for (int k = 0; k < MP_NR_CATS; k++)
+				s->totals.charge_bytes[k] += totv[c].charge_bytes[k];
 			s->totals.kernel_pages_freed += totv[c].kernel_pages_freed;
 			s->totals.memcg_events += totv[c].memcg_events;
 			for (int l = 0; l < MP_NR_LOST; l++)
@@ -305,9 +362,8 @@ int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *s)
 			r->kernel_pages += tv[c].kernel_pages;
 			for (int k = 0; k < MP_NR_CATS; k++)
 				r->charge_bytes[k] += tv[c].charge_bytes[k];
-			if (!r->comm[0] && tv[c].comm[0])
-				memcpy(r->comm, tv[c].comm, sizeof(r->comm));
 		}
+		bpf_map_lookup_elem(bpf_map__fd(a->skel->maps.comms), &key, r->comm);
 		r->comm[sizeof(r->comm) - 1] = '\0';
 		s->ntasks++;
 	}
@@ -331,6 +387,7 @@ int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *s)
 			s->stacks[s->nstacks++] = (struct mp_stack_row){
 				.stackid = sk.stackid, .tgid = sk.tgid,
 				.pages = sv.pages, .alloc_pages = sv.alloc_pages,
+				.unaccounted_pages = sv.unaccounted_pages,
 			};
 		}
 	}
@@ -369,6 +426,7 @@ void mp_attr_snap_sub(struct mp_attr_snap *after, const struct mp_attr_snap *bef
 			if (b->stackid == r->stackid && b->tgid == r->tgid) {
 				r->pages -= b->pages;
 				r->alloc_pages -= b->alloc_pages;
+				r->unaccounted_pages -= b->unaccounted_pages;
 				break;
 			}
 		}
@@ -377,9 +435,64 @@ void mp_attr_snap_sub(struct mp_attr_snap *after, const struct mp_attr_snap *bef
 		for (int o = 0; o <= MP_MAX_ORDER; o++)
 			after->totals.alloc_pages_by_order[u][o] -=
 				before->totals.alloc_pages_by_order[u][o];
+	after->totals.faults -= before->totals.faults;
+	for (int k = 0; k < MP_NR_CATS; k++)
+		after->totals.charge_bytes[k] -= before->totals.charge_bytes[k];
 	after->totals.kernel_pages_freed -= before->totals.kernel_pages_freed;
 	after->totals.memcg_events -= before->totals.memcg_events;
 	/* lost stays cumulative: every loss since attach is reported */
+}
+
+int mp_attr_totals(struct mp_attr *a, struct mp_totals *t)
+{
+	struct mp_totals *v = calloc((size_t)a->ncpus, sizeof(*v));
+	uint32_t key = 0;
+	int ret = 0;
+
+	if (!v)
+		return -ENOMEM;
+	memset(t, 0, sizeof(*t));
+	if (bpf_map_lookup_elem(bpf_map__fd(a->skel->maps.totals), &key, v)) {
+		ret = -errno;
+	} else {
+		for (int c = 0; c < a->ncpus; c++) {
+			t->faults += v[c].faults;
+			for (int k = 0; k < MP_NR_CATS; k++)
+				t->charge_bytes[k] += v[c].charge_bytes[k];
+			t->memcg_events += v[c].memcg_events;
+			t->kernel_pages_freed += v[c].kernel_pages_freed;
+			for (int l = 0; l < MP_NR_LOST; l++)
+				t->lost[l] += v[c].lost[l];
+		}
+	}
+	free(v);
+	return ret;
+}
+
+static int on_oom_record(void *ctx, void *data, size_t len)
+{
+	struct mp_attr *a = ctx;
+
+	if (len >= sizeof(struct mp_oom_event) && a->oom_cb)
+		a->oom_cb(data, a->oom_arg);
+	return 0;
+}
+
+int mp_attr_poll_oom(struct mp_attr *a, int timeout_ms,
+		     void (*cb)(const struct mp_oom_event *e, void *arg), void *arg)
+{
+	a->oom_cb = cb;
+	a->oom_arg = arg;
+	if (!a->oom_rb) {
+		int fd = bpf_map__fd(a->skel->maps.oom_events);
+
+		a->oom_rb = fd >= 0 ? ring_buffer__new(fd, on_oom_record, a, NULL) : NULL;
+		if (!a->oom_rb) {
+			usleep((useconds_t)timeout_ms * 1000);
+			return 0;
+		}
+	}
+	return ring_buffer__poll(a->oom_rb, timeout_ms);
 }
 
 void mp_attr_snap_free(struct mp_attr_snap *s)
@@ -426,6 +539,7 @@ void mp_attr_stop(struct mp_attr *a)
 {
 	if (!a)
 		return;
+	ring_buffer__free(a->oom_rb);
 	for (int i = 0; i < a->nlinks; i++)
 		bpf_link__destroy(a->links[i]);
 	memprobe_bpf__destroy(a->skel);

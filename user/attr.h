@@ -27,7 +27,7 @@ struct mp_hook {
 	char missing[160];   /* why nothing is attached; "" when attached */
 };
 
-#define MP_NR_CONCERNS 4
+#define MP_NR_CONCERNS 6
 
 struct mp_attr_opts {
 	uint64_t target_cgid;        /* mp_cgroup_id() of the target */
@@ -51,6 +51,7 @@ struct mp_stack_row {
 	uint32_t tgid;
 	int64_t pages;        /* net: allocated minus freed */
 	uint64_t alloc_pages;
+	uint64_t unaccounted_pages; /* allocated without __GFP_ACCOUNT */
 };
 
 /* The maps' contents at one moment, or the difference of two. */
@@ -79,6 +80,17 @@ const struct mp_hook *mp_attr_hooks(const struct mp_attr *a);
 /* Read every map into snap (allocated; free with mp_attr_snap_free).
  * Returns 0 or -errno. */
 int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *snap);
+
+/* Read only the whole-target counters (cheap: one lookup). Returns 0 or -errno. */
+int mp_attr_totals(struct mp_attr *a, struct mp_totals *t);
+
+/*
+ * Wait up to timeout_ms for OOM-kill events in the target and call cb for
+ * each; this is also how a recording loop sleeps between samples. Returns
+ * the number of events, or -errno. Without an OOM hook it just sleeps.
+ */
+int mp_attr_poll_oom(struct mp_attr *a, int timeout_ms,
+		     void (*cb)(const struct mp_oom_event *e, void *arg), void *arg);
 
 /* after -= before, row by row (tasks by tgid, stacks by key). */
 void mp_attr_snap_sub(struct mp_attr_snap *after, const struct mp_attr_snap *before);

@@ -174,7 +174,224 @@ static __attribute__((noreturn)) void child_main(const struct child_args *a)
 	_exit(0);
 }
 
-/* ---- the parent ----------------------------------------------------------- */
+/* ---- one probe run ------------------------------------------------------- */
+
+/* State that cleanup must undo, in reverse order of creation. */
+struct run_state {
+	struct mp_cgroup probe_cg;
+	bool probe_created;
+	pid_t child;
+	int to_child, from_child, usage_fd;
+};
+
+static void run_cleanup(struct run_state *r)
+{
+	int st;
+
+	if (r->child > 0) {
+		kill(r->child, SIGKILL);
+		waitpid(r->child, &st, 0);
+		r->child = 0;
+	}
+	if (r->to_child >= 0)
+		close(r->to_child);
+	if (r->from_child >= 0)
+		close(r->from_child);
+	if (r->usage_fd >= 0)
+		close(r->usage_fd);
+	r->to_child = r->from_child = r->usage_fd = -1;
+	if (r->probe_created && mp_cgroup_remove(&r->probe_cg))
+		fprintf(stderr, "memprobe: could not remove %s: %s\n", r->probe_cg.dir,
+			strerror(errno));
+	r->probe_created = false;
+}
+
+/* Usage of the target, or 0 when it cannot be read (it vanished). */
+static uint64_t usage_of(int fd)
+{
+	uint64_t u = pread_u64(fd);
+
+	return u == UINT64_MAX ? 0 : u;
+}
+
+/* The kernel's peak counter of the target, 0 when it keeps none. */
+static uint64_t peak_counter(const struct mp_cgroup *target)
+{
+	char p[PATH_MAX];
+	uint64_t v;
+
+	if (mp_path(p, sizeof(p), "%s/%s", target->dir, mp_cgroup_file(target, "peak")) ||
+	    mp_read_u64_file(p, &v))
+		return 0;
+	return v;
+}
+
+static bool stopped(const struct mp_probe_cfg *cfg)
+{
+	return cfg->stop && *cfg->stop;
+}
+
+static bool read_msg(int fd, struct msg *m, const struct mp_probe_cfg *cfg)
+{
+	ssize_t n;
+
+	do
+		n = read(fd, m, sizeof(*m));
+	while (n < 0 && errno == EINTR && !stopped(cfg));
+	return n == sizeof(*m);
+}
+
+static void phase(const struct mp_probe_cfg *cfg, enum mp_probe_phase ph)
+{
+	if (cfg->on_phase)
+		cfg->on_phase(ph, cfg->arg);
+}
+
+int mp_probe_run(const struct mp_host *h, const struct mp_cgroup *target,
+		 const struct mp_probe_cfg *cfg, struct mp_probe_result *res)
+{
+	struct run_state r = { .to_child = -1, .from_child = -1, .usage_fd = -1 };
+	int p2c[2] = { -1, -1 }, c2p[2] = { -1, -1 }, status = 0, ret = 0;
+	uint64_t ceiling, peak_sampled, peak0;
+	char p[PATH_MAX], name[64];
+	struct msg m;
+
+	(void)h;
+	memset(res, 0, sizeof(*res));
+	res->f.cgroup_limit_bytes = target->effective_limit_bytes;
+	if (mp_path(p, sizeof(p), "%s/%s", target->dir, mp_cgroup_file(target, "usage")))
+		return -ENAMETOOLONG;
+	r.usage_fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (r.usage_fd < 0) {
+		ret = -errno;
+		fprintf(stderr, "memprobe: cannot open %s: %s\n", p, strerror(errno));
+		return ret;
+	}
+
+	/* The probe's cgroup: an overshoot OOM-kills the probe, never the workload. */
+	res->f.usage_before_bytes = usage_of(r.usage_fd);
+	ceiling = res->f.cgroup_limit_bytes > cfg->margin ? res->f.cgroup_limit_bytes - cfg->margin : 0;
+	res->probe_limit_bytes = ceiling > res->f.usage_before_bytes + 4 * MP_MIB ?
+				 ceiling - res->f.usage_before_bytes : 4 * MP_MIB;
+	snprintf(name, sizeof(name), "memprobe-probe-%d", (int)getpid());
+	if ((ret = mp_cgroup_create(h, target, name, res->probe_limit_bytes, &r.probe_cg))) {
+		fprintf(stderr, "memprobe: cannot create %s/%s: %s\n", target->dir, name,
+			strerror(-ret));
+		goto out;
+	}
+	r.probe_created = true;
+	snprintf(res->cgroup_dir, sizeof(res->cgroup_dir), "%s", r.probe_cg.dir);
+
+	if (pipe2(p2c, O_CLOEXEC) || pipe2(c2p, O_CLOEXEC)) {
+		ret = -errno;
+		fprintf(stderr, "memprobe: pipe: %s\n", strerror(errno));
+		goto out;
+	}
+	r.child = fork();
+	if (r.child < 0) {
+		ret = -errno;
+		fprintf(stderr, "memprobe: fork: %s\n", strerror(errno));
+		r.child = 0;
+		goto out;
+	}
+	if (r.child == 0) {
+		struct child_args ca = {
+			.cg = &r.probe_cg, .usage_fd = r.usage_fd, .ceiling = ceiling,
+			.chunk = cfg->chunk, .thp = cfg->thp,
+			.to_parent = c2p[1], .from_parent = p2c[0],
+		};
+
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		close(p2c[1]);
+		close(c2p[0]);
+		child_main(&ca);
+	}
+	close(p2c[0]);
+	close(c2p[1]);
+	p2c[0] = c2p[1] = -1;
+	r.to_child = p2c[1];
+	r.from_child = c2p[0];
+	if (!read_msg(r.from_child, &m, cfg) || m.type != MSG_READY) {
+		if (stopped(cfg)) {
+			res->interrupted = true;
+			goto out;
+		}
+		fprintf(stderr, "memprobe: the probe process could not join %s\n", r.probe_cg.dir);
+		ret = -ECHILD;
+		goto out;
+	}
+
+	/* Baselines, taken as late as possible before the first chunk. */
+	peak0 = peak_counter(target);
+	res->f.usage_before_bytes = usage_of(r.usage_fd);
+	phase(cfg, MP_PROBE_START);
+	peak_sampled = res->f.usage_before_bytes;
+	if (write(r.to_child, "g", 1) != 1) {
+		fprintf(stderr, "memprobe: the probe process died before starting\n");
+		ret = -ECHILD;
+		goto out;
+	}
+
+	while (!stopped(cfg)) {
+		struct pollfd pfd = { .fd = r.from_child, .events = POLLIN };
+		int n = poll(&pfd, 1, 2);
+		uint64_t u = usage_of(r.usage_fd);
+
+		if (u > peak_sampled)
+			peak_sampled = u;
+		if (n <= 0)
+			continue;
+		if (!read_msg(r.from_child, &m, cfg))
+			break; /* the probe died: OOM-killed at its own limit, or killed */
+		if (m.type == MSG_CHUNK) {
+			res->f.allocated_bytes += m.bytes;
+			res->f.probe_chunks++;
+		} else if (m.type == MSG_ERROR) {
+			fprintf(stderr, "memprobe: the probe stopped early: %s\n", strerror(m.err));
+		} else if (m.type == MSG_DONE) {
+			res->completed = true;
+			break;
+		}
+	}
+	res->interrupted = stopped(cfg);
+
+	/* The peak: everything the probe allocated is still held here. */
+	res->usage_at_stop_bytes = usage_of(r.usage_fd);
+	if (res->usage_at_stop_bytes > peak_sampled)
+		peak_sampled = res->usage_at_stop_bytes;
+	phase(cfg, MP_PROBE_STOP);
+
+	if (res->completed && !stopped(cfg) && write(r.to_child, "f", 1) == 1)
+		read_msg(r.from_child, &m, cfg); /* MSG_FREED */
+	else
+		kill(r.child, SIGKILL);
+	if (waitpid(r.child, &status, 0) == r.child) {
+		res->oom_killed = !res->interrupted && !res->completed &&
+				  WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+		r.child = 0;
+	}
+	res->f.usage_after_bytes = usage_of(r.usage_fd);
+	phase(cfg, MP_PROBE_FREED);
+	{
+		uint64_t peak1 = peak_counter(target);
+
+		/* The kernel's counter is exact but may predate the probe: use it
+		 * only when it rose while the probe ran. */
+		res->f.usage_peak_bytes = peak1 > peak0 && peak1 > peak_sampled ? peak1 : peak_sampled;
+	}
+out:
+	for (int i = 0; i < 2; i++) {
+		if (p2c[i] >= 0 && p2c[i] != r.to_child)
+			close(p2c[i]);
+		if (c2p[i] >= 0 && c2p[i] != r.from_child)
+			close(c2p[i]);
+	}
+	run_cleanup(&r);
+	return ret;
+}
+
+/* ---- memprobe probe ------------------------------------------------------ */
 
 static volatile sig_atomic_t g_stop_signal;
 
@@ -311,93 +528,35 @@ static int parse_opts(int argc, char **argv, struct probe_opts *o)
 	return 0;
 }
 
-/* State that cleanup must undo, in reverse order of creation. */
-struct probe_run {
-	struct mp_host host;
-	struct mp_cgroup target, probe_cg;
-	bool target_created, probe_created;
+/* Attribution snapshots at the probe's phases. */
+struct snaps {
 	struct mp_attr *attr;
-	pid_t child;
-	int to_child, from_child, usage_fd;
+	struct mp_attr_snap start, stop, freed;
 };
 
-static void cleanup(struct probe_run *r)
+static void take_snapshot(enum mp_probe_phase ph, void *arg)
 {
-	int st;
+	struct snaps *s = arg;
 
-	if (r->child > 0) {
-		kill(r->child, SIGKILL);
-		waitpid(r->child, &st, 0);
-		r->child = 0;
-	}
-	mp_attr_stop(r->attr);
-	r->attr = NULL;
-	if (r->to_child >= 0)
-		close(r->to_child);
-	if (r->from_child >= 0)
-		close(r->from_child);
-	if (r->usage_fd >= 0)
-		close(r->usage_fd);
-	r->to_child = r->from_child = r->usage_fd = -1;
-	if (r->probe_created && mp_cgroup_remove(&r->probe_cg))
-		fprintf(stderr, "memprobe probe: could not remove %s: %s\n", r->probe_cg.dir,
-			strerror(errno));
-	r->probe_created = false;
-	if (r->target_created && mp_cgroup_remove(&r->target))
-		fprintf(stderr, "memprobe probe: could not remove %s: %s\n", r->target.dir,
-			strerror(errno));
-	r->target_created = false;
-}
-
-/* Usage of the target, or 0 when it cannot be read (it vanished). */
-static uint64_t target_usage(const struct probe_run *r)
-{
-	uint64_t u = pread_u64(r->usage_fd);
-
-	return u == UINT64_MAX ? 0 : u;
-}
-
-static uint64_t target_peak_counter(const struct probe_run *r)
-{
-	uint64_t v;
-
-	if (!r->target.has_peak || mp_cgroup_usage("", &r->target, &v))
-		return 0;
-	{
-		char p[PATH_MAX];
-
-		if (mp_path(p, sizeof(p), "%s/%s", r->target.dir,
-			    mp_cgroup_file(&r->target, "peak")) ||
-		    mp_read_u64_file(p, &v))
-			return 0;
-	}
-	return v;
-}
-
-static bool read_msg(int fd, struct msg *m)
-{
-	ssize_t n;
-
-	do
-		n = read(fd, m, sizeof(*m));
-	while (n < 0 && errno == EINTR && !g_stop_signal);
-	return n == sizeof(*m);
+	if (!s->attr)
+		return;
+	mp_attr_snapshot(s->attr, ph == MP_PROBE_START ? &s->start :
+				  ph == MP_PROBE_STOP ? &s->stop : &s->freed);
 }
 
 int mp_cmd_probe(int argc, char **argv)
 {
 	struct probe_opts o;
-	struct probe_run r = { .to_child = -1, .from_child = -1, .usage_fd = -1 };
-	struct mp_probe_fields f = { 0 };
-	struct mp_attr_snap snap0 = { 0 }, snap_end = { 0 }, snap_after = { 0 };
+	struct mp_host host;
+	struct mp_cgroup target;
+	struct mp_probe_result res;
+	struct snaps sn = { 0 };
 	struct sigaction sa = { .sa_handler = on_signal };
-	char name[64], errbuf[256], b1[32], b2[32];
-	int ret, p2c[2] = { -1, -1 }, c2p[2] = { -1, -1 }, status = 0;
-	uint64_t ceiling, probe_limit, usage_end = 0, peak_sampled, peak0;
-	bool have_attr = false, oom_killed = false, done = false;
-	int64_t measured_growth;
+	char name[64], errbuf[256] = "", b1[32], b2[32];
+	bool target_created = false;
 	cJSON *doc = NULL;
 	FILE *out = stdout;
+	int ret;
 
 	ret = parse_opts(argc, argv, &o);
 	if (ret)
@@ -407,258 +566,131 @@ int mp_cmd_probe(int argc, char **argv)
 		      "run it as root or with sudo\n", stderr);
 		return MP_EXIT_USAGE;
 	}
-	if (mp_host_read("", &r.host)) {
+	if (mp_host_read("", &host)) {
 		fputs("memprobe probe: cannot read /proc/meminfo\n", stderr);
 		return MP_EXIT_RUNTIME;
 	}
 
 	/* The target: an existing cgroup, or a stand-in container of --limit. */
 	if (o.cgroup_path || o.pid) {
-		if ((ret = mp_resolve_target("probe", "", &r.host, o.cgroup_path, o.pid, &r.target)))
+		if ((ret = mp_resolve_target("probe", "", &host, o.cgroup_path, o.pid, &target)))
 			return ret;
 	} else {
-		struct mp_cgroup self;
-
-		if ((ret = mp_resolve_target("probe", "", &r.host, NULL, NULL, &self)))
+		if ((ret = mp_resolve_target("probe", "", &host, NULL, NULL, &target)))
 			return ret;
-		if (o.limit > self.effective_limit_bytes)
+		if (o.limit > target.effective_limit_bytes)
 			return bad("--limit %s: above the effective limit of memprobe's own cgroup",
 				   o.limit_arg ? o.limit_arg : "1G", "give a smaller --limit");
-		r.target = self; /* placeholder until created, for the size checks */
-		r.target.effective_limit_bytes = o.limit;
-		r.target.usage_bytes = 0;
+		target.effective_limit_bytes = o.limit; /* for the size checks below */
 	}
 	{
 		uint64_t dchunk, dmargin;
 
-		mp_probe_defaults(r.target.effective_limit_bytes, &dchunk, &dmargin);
+		mp_probe_defaults(target.effective_limit_bytes, &dchunk, &dmargin);
 		if (!o.chunk_arg)
 			o.chunk = dchunk;
 		if (!o.margin_arg)
 			o.margin = dmargin;
 	}
-	if (o.chunk % (uint64_t)r.host.page_size)
+	if (o.chunk % (uint64_t)host.page_size)
 		return bad("--chunk %s: not a multiple of the page size", o.chunk_arg,
 			   "give a multiple of 4 KiB such as 64M");
-	if (r.target.effective_limit_bytes < o.chunk) {
+	if (target.effective_limit_bytes < o.chunk) {
 		snprintf(errbuf, sizeof(errbuf), "limit %s is below one chunk (%s)",
-			 mp_fmt_bytes(r.target.effective_limit_bytes, b1, sizeof(b1)),
+			 mp_fmt_bytes(target.effective_limit_bytes, b1, sizeof(b1)),
 			 mp_fmt_bytes(o.chunk, b2, sizeof(b2)));
 		return bad("%s", errbuf, "raise the limit or give a smaller --chunk");
 	}
-	if (r.target.effective_limit_bytes <= o.margin) {
+	if (target.effective_limit_bytes <= o.margin) {
 		snprintf(errbuf, sizeof(errbuf), "limit %s is not above the margin (%s)",
-			 mp_fmt_bytes(r.target.effective_limit_bytes, b1, sizeof(b1)),
+			 mp_fmt_bytes(target.effective_limit_bytes, b1, sizeof(b1)),
 			 mp_fmt_bytes(o.margin, b2, sizeof(b2)));
 		return bad("%s", errbuf, "raise the limit or give a smaller --margin");
 	}
+	errbuf[0] = '\0';
 	if (o.out && strcmp(o.out, "-") != 0) {
 		out = fopen(o.out, "we");
 		if (!out)
 			return bad("-o %s: cannot create it", o.out, "give a writable path");
 	}
 
-	/* From here on everything made is undone by cleanup(). */
+	/* From here on everything made is undone before returning. */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
 	if (!o.cgroup_path && !o.pid) {
-		struct mp_cgroup self = r.target;
+		struct mp_cgroup self = target;
 
 		snprintf(name, sizeof(name), "memprobe-target-%d", (int)getpid());
-		if ((ret = mp_cgroup_create(&r.host, &self, name, o.limit, &r.target))) {
+		if ((ret = mp_cgroup_create(&host, &self, name, o.limit, &target)) ||
+		    (target_created = true, mp_cgroup_read("", &host, &target))) {
 			fprintf(stderr, "memprobe probe: cannot create %s/%s: %s\n", self.dir, name,
-				strerror(-ret));
+				strerror(ret ? -ret : errno));
 			ret = MP_EXIT_RUNTIME;
-			goto fail;
-		}
-		r.target_created = true;
-		if (mp_cgroup_read("", &r.host, &r.target)) {
-			fprintf(stderr, "memprobe probe: cannot read %s\n", r.target.dir);
-			ret = MP_EXIT_RUNTIME;
-			goto fail;
+			goto out;
 		}
 	}
-	{
-		char p[PATH_MAX];
-
-		mp_path(p, sizeof(p), "%s/%s", r.target.dir, mp_cgroup_file(&r.target, "usage"));
-		r.usage_fd = open(p, O_RDONLY | O_CLOEXEC);
-		if (r.usage_fd < 0) {
-			fprintf(stderr, "memprobe probe: cannot open %s: %s\n", p, strerror(errno));
-			ret = MP_EXIT_RUNTIME;
-			goto fail;
-		}
-	}
-
-	f.cgroup_limit_bytes = r.target.effective_limit_bytes;
-	f.usage_before_bytes = target_usage(&r);
-	ceiling = f.cgroup_limit_bytes - o.margin;
-	probe_limit = ceiling > f.usage_before_bytes ? ceiling - f.usage_before_bytes : 0;
-	if (probe_limit < 4 * MP_MIB)
-		probe_limit = 4 * MP_MIB; /* room for the probe process itself */
-	snprintf(name, sizeof(name), "memprobe-probe-%d", (int)getpid());
-	if ((ret = mp_cgroup_create(&r.host, &r.target, name, probe_limit, &r.probe_cg))) {
-		fprintf(stderr, "memprobe probe: cannot create %s/%s: %s\n", r.target.dir, name,
-			strerror(-ret));
-		ret = MP_EXIT_RUNTIME;
-		goto fail;
-	}
-	r.probe_created = true;
 
 	/* BPF: a failure here degrades the report, it does not stop the probe. */
 	{
 		struct mp_attr_opts ao = {
-			.target_level = r.target.level,
+			.target_level = target.level,
 			.stack_sample_period = o.stack_sample_period,
 		};
 
-		errbuf[0] = '\0';
-		if (mp_cgroup_id(&r.target, &ao.target_cgid) == 0 &&
-		    mp_attr_start(&ao, &r.attr, errbuf, sizeof(errbuf)) == 0)
-			have_attr = true;
+		if (mp_cgroup_id(&target, &ao.target_cgid) == 0 &&
+		    mp_attr_start(&ao, &sn.attr, errbuf, sizeof(errbuf)) == 0)
+			errbuf[0] = '\0';
 		else
 			fprintf(stderr, "memprobe probe: attribution off: %s\n",
 				errbuf[0] ? errbuf : "cannot get the target's cgroup id");
 	}
 
-	if (pipe2(p2c, O_CLOEXEC) || pipe2(c2p, O_CLOEXEC)) {
-		fprintf(stderr, "memprobe probe: pipe: %s\n", strerror(errno));
-		ret = MP_EXIT_RUNTIME;
-		goto fail;
-	}
-	r.child = fork();
-	if (r.child < 0) {
-		fprintf(stderr, "memprobe probe: fork: %s\n", strerror(errno));
-		r.child = 0;
-		ret = MP_EXIT_RUNTIME;
-		goto fail;
-	}
-	if (r.child == 0) {
-		struct child_args ca = {
-			.cg = &r.probe_cg, .usage_fd = r.usage_fd, .ceiling = ceiling, .chunk = o.chunk,
-			.thp = o.thp, .to_parent = c2p[1], .from_parent = p2c[0],
+	{
+		struct mp_probe_cfg cfg = {
+			.chunk = o.chunk, .margin = o.margin, .thp = o.thp,
+			.stop = &g_stop_signal, .on_phase = take_snapshot, .arg = &sn,
 		};
 
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGINT, SIG_DFL);
-		close(p2c[1]);
-		close(c2p[0]);
-		child_main(&ca);
-	}
-	close(p2c[0]);
-	close(c2p[1]);
-	r.to_child = p2c[1];
-	r.from_child = c2p[0];
-	{
-		struct msg m;
-
-		if (!read_msg(r.from_child, &m) || m.type != MSG_READY) {
-			fprintf(stderr, "memprobe probe: the probe process could not join %s\n",
-				r.probe_cg.dir);
+		if (mp_probe_run(&host, &target, &cfg, &res) && !res.interrupted) {
 			ret = MP_EXIT_RUNTIME;
-			goto fail;
+			goto out;
 		}
-	}
-
-	/* Baselines, taken as late as possible before the first chunk. */
-	peak0 = target_peak_counter(&r);
-	f.usage_before_bytes = target_usage(&r);
-	if (have_attr)
-		mp_attr_snapshot(r.attr, &snap0);
-	peak_sampled = f.usage_before_bytes;
-	if (write(r.to_child, "g", 1) != 1) {
-		fprintf(stderr, "memprobe probe: the probe process died before starting\n");
-		ret = MP_EXIT_RUNTIME;
-		goto fail;
-	}
-
-	while (!g_stop_signal) {
-		struct pollfd pfd = { .fd = r.from_child, .events = POLLIN };
-		struct msg m;
-		uint64_t u;
-		int n = poll(&pfd, 1, 2);
-
-		u = target_usage(&r);
-		if (u > peak_sampled)
-			peak_sampled = u;
-		if (n <= 0)
-			continue;
-		if (!read_msg(r.from_child, &m))
-			break; /* the probe died: OOM-killed at its own limit, or killed */
-		if (m.type == MSG_CHUNK) {
-			f.allocated_bytes += m.bytes;
-			f.probe_chunks++;
-		} else if (m.type == MSG_ERROR) {
-			fprintf(stderr, "memprobe probe: the probe stopped early: %s\n",
-				strerror(m.err));
-		} else if (m.type == MSG_DONE) {
-			done = true;
-			break;
-		}
-	}
-
-	/* The peak: everything the probe allocated is still held here. */
-	usage_end = target_usage(&r);
-	if (usage_end > peak_sampled)
-		peak_sampled = usage_end;
-	if (have_attr)
-		mp_attr_snapshot(r.attr, &snap_end);
-	measured_growth = (int64_t)usage_end - (int64_t)f.usage_before_bytes;
-
-	if (done && !g_stop_signal && write(r.to_child, "f", 1) == 1) {
-		struct msg m;
-
-		read_msg(r.from_child, &m); /* MSG_FREED */
-	} else {
-		kill(r.child, SIGKILL);
-	}
-	if (waitpid(r.child, &status, 0) == r.child) {
-		oom_killed = !g_stop_signal && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL && !done;
-		r.child = 0;
-	}
-	f.usage_after_bytes = target_usage(&r);
-	if (have_attr)
-		mp_attr_snapshot(r.attr, &snap_after);
-	{
-		uint64_t peak1 = target_peak_counter(&r);
-
-		/* The kernel's counter is exact but may predate the probe: use it
-		 * only when it rose while the probe ran. */
-		f.usage_peak_bytes = peak1 > peak0 && peak1 > peak_sampled ? peak1 : peak_sampled;
 	}
 
 	/* The report. */
 	doc = cJSON_CreateObject();
-	mp_probe_fields_json(doc, &f);
-	cJSON_AddBoolToObject(doc, "interrupted", g_stop_signal != 0);
-	cJSON_AddBoolToObject(doc, "probe_oom_killed", oom_killed);
+	mp_probe_fields_json(doc, &res.f);
+	cJSON_AddBoolToObject(doc, "interrupted", res.interrupted);
+	cJSON_AddBoolToObject(doc, "probe_oom_killed", res.oom_killed);
 	{
-		cJSON *t = mp_cgroup_json(&r.target), *p = cJSON_CreateObject();
+		cJSON *t = mp_cgroup_json(&target), *p = cJSON_CreateObject();
 
-		cJSON_AddBoolToObject(t, "created_by_memprobe", r.target_created);
+		cJSON_AddBoolToObject(t, "created_by_memprobe", target_created);
 		cJSON_AddItemToObject(doc, "target", t);
-		cJSON_AddStringToObject(p, "cgroup", r.probe_cg.dir);
-		mp_json_add_u64(p, "limit_bytes", probe_limit);
+		cJSON_AddStringToObject(p, "cgroup", res.cgroup_dir);
+		mp_json_add_u64(p, "limit_bytes", res.probe_limit_bytes);
 		mp_json_add_u64(p, "chunk_bytes", o.chunk);
 		mp_json_add_u64(p, "margin_bytes", o.margin);
 		cJSON_AddStringToObject(p, "thp", o.thp);
-		mp_json_add_u64(p, "usage_at_stop_bytes", usage_end);
+		mp_json_add_u64(p, "usage_at_stop_bytes", res.usage_at_stop_bytes);
 		cJSON_AddNumberToObject(p, "stack_sample_period", o.stack_sample_period);
 		cJSON_AddItemToObject(doc, "probe", p);
-		cJSON_AddItemToObject(doc, "host", mp_host_json(&r.host));
+		cJSON_AddItemToObject(doc, "host", mp_host_json(&host));
 	}
-	if (have_attr) {
+	if (sn.attr) {
 		struct mp_ksyms *ks = mp_ksyms_load("/proc/kallsyms");
 		struct mp_attr_input in = {
-			.attr = r.attr, .ksyms = ks, .growth = &snap_end, .retained = &snap_after,
-			.measured_growth_bytes = measured_growth,
-			.allocated_bytes = f.allocated_bytes, .top = o.top,
+			.attr = sn.attr, .ksyms = ks, .growth = &sn.stop, .retained = &sn.freed,
+			.measured_growth_bytes = (int64_t)res.usage_at_stop_bytes -
+						 (int64_t)res.f.usage_before_bytes,
+			.allocated_bytes = res.f.allocated_bytes, .top = o.top,
+			.span = "from the first chunk to the probe's stop",
 		};
 
-		mp_attr_snap_sub(&snap_end, &snap0);
-		mp_attr_snap_sub(&snap_after, &snap0);
+		mp_attr_snap_sub(&sn.stop, &sn.start);
+		mp_attr_snap_sub(&sn.freed, &sn.start);
 		cJSON_AddItemToObject(doc, "attribution", mp_report_attribution(&in));
 		mp_ksyms_free(ks);
 	} else {
@@ -674,20 +706,15 @@ int mp_cmd_probe(int argc, char **argv)
 		mp_report_probe_text(doc, out);
 	if (fflush(out))
 		ret = MP_EXIT_RUNTIME;
-fail:
-	if (p2c[0] >= 0 && r.child == 0 && r.to_child < 0) {
-		close(p2c[0]);
-		close(p2c[1]);
-	}
-	if (c2p[0] >= 0 && r.child == 0 && r.from_child < 0) {
-		close(c2p[0]);
-		close(c2p[1]);
-	}
+out:
 	cJSON_Delete(doc);
-	mp_attr_snap_free(&snap0);
-	mp_attr_snap_free(&snap_end);
-	mp_attr_snap_free(&snap_after);
-	cleanup(&r);
+	mp_attr_snap_free(&sn.start);
+	mp_attr_snap_free(&sn.stop);
+	mp_attr_snap_free(&sn.freed);
+	mp_attr_stop(sn.attr);
+	if (target_created && mp_cgroup_remove(&target))
+		fprintf(stderr, "memprobe probe: could not remove %s: %s\n", target.dir,
+			strerror(errno));
 	if (out != stdout)
 		fclose(out);
 	return ret;

@@ -3,7 +3,11 @@
 #define MEMPROBE_PROBE_H
 
 #include <cjson/cJSON.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
+
+#include "cgroup.h"
 
 /* The field team's measurement (see ../shared/BRIEF.md), in bytes. */
 struct mp_probe_fields {
@@ -33,6 +37,41 @@ void mp_probe_fields_json(cJSON *obj, const struct mp_probe_fields *f);
  * 2 MiB), so a small cgroup is probed as finely as a large one.
  */
 void mp_probe_defaults(uint64_t effective_limit, uint64_t *chunk, uint64_t *margin);
+
+enum mp_probe_phase {
+	MP_PROBE_START, /* the probe joined its cgroup; usage_before just read */
+	MP_PROBE_STOP,  /* the probe holds everything it allocated (the peak) */
+	MP_PROBE_FREED, /* the probe unmapped everything and exited */
+};
+
+struct mp_probe_cfg {
+	uint64_t chunk, margin;     /* bytes */
+	const char *thp;            /* "auto", "never", "always" */
+	const volatile sig_atomic_t *stop; /* non-zero: stop early (a signal) */
+	void (*on_phase)(enum mp_probe_phase ph, void *arg); /* may be NULL */
+	void *arg;
+};
+
+struct mp_probe_result {
+	struct mp_probe_fields f;
+	uint64_t usage_at_stop_bytes;  /* the target's usage when the probe stopped */
+	uint64_t probe_limit_bytes;    /* the limit of the probe's own cgroup */
+	bool completed;                /* stopped at the margin */
+	bool interrupted;              /* stopped by *cfg->stop */
+	bool oom_killed;               /* killed at its own cgroup's limit */
+	char cgroup_dir[4096];         /* memprobe-probe-<pid>, removed by now */
+};
+
+/*
+ * Probe target once: make memprobe-probe-<pid> under it (limit: headroom
+ * minus margin), fork a child that joins it and fills chunks until one more
+ * would leave less than the margin, sample the target's usage for the peak,
+ * then free everything and remove the cgroup. on_phase is called at each
+ * phase for the caller's own snapshots. Returns 0 (res filled, also when
+ * interrupted) or -errno, with a line on stderr.
+ */
+int mp_probe_run(const struct mp_host *h, const struct mp_cgroup *target,
+		 const struct mp_probe_cfg *cfg, struct mp_probe_result *res);
 
 /* `memprobe probe ...`: returns the process exit status. */
 int mp_cmd_probe(int argc, char **argv);

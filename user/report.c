@@ -293,6 +293,36 @@ cJSON *mp_report_attribution(const struct mp_attr_input *in)
 	mp_json_add_s64(o, "attributed_bytes", attributed);
 	mp_json_add_s64(o, "unattributed_bytes", in->measured_growth_bytes - attributed);
 	cJSON_AddStringToObject(o, "attributed_as", "anon + file + kernel + sock");
+	cJSON_AddStringToObject(o, "span", in->span ? in->span : "");
+
+	/*
+	 * Kernel pages allocated in the target's task context without
+	 * __GFP_ACCOUNT: the host pays for them, not the cgroup. Slab, percpu and
+	 * kernel stacks are left out: they are charged per object or per stack,
+	 * not through the page allocation's flags.
+	 */
+	arr = cJSON_AddArrayToObject(a, "not_charged");
+	for (size_t i = 0; i < g->nstacks; i++) {
+		const char *cls = views[i].cls;
+		bool seen = false;
+		uint64_t unacc = 0;
+
+		if (!strcmp(cls, "slab") || !strcmp(cls, "percpu") || !strcmp(cls, "kernel_stack"))
+			continue;
+		for (size_t j = 0; j < i; j++)
+			seen |= strcmp(views[j].cls, cls) == 0;
+		if (seen)
+			continue;
+		for (size_t j = i; j < g->nstacks; j++)
+			if (strcmp(views[j].cls, cls) == 0)
+				unacc += views[j].row->unaccounted_pages;
+		if (!unacc)
+			continue;
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "path", cls);
+		mp_json_add_u64(o, "alloc_bytes", unacc * (uint64_t)page_size);
+		cJSON_AddItemToArray(arr, o);
+	}
 
 	o = cJSON_AddObjectToObject(a, "events");
 	mp_json_add_u64(o, "memcg_stat_updates", g->totals.memcg_events);
@@ -367,7 +397,6 @@ void mp_report_probe_text(const cJSON *r, FILE *f)
 	const cJSON *a = cJSON_GetObjectItem(r, "attribution");
 	const cJSON *t = cJSON_GetObjectItem(r, "target");
 	const cJSON *p = cJSON_GetObjectItem(r, "probe");
-	const cJSON *it;
 	char b1[32], b2[32], b3[32];
 
 	/* The brief's line first, exactly as the field team's probe printed it. */
@@ -394,13 +423,19 @@ void mp_report_probe_text(const cJSON *r, FILE *f)
 		mp_fmt_bytes((uint64_t)jnum(p, "margin_bytes"), b2, sizeof(b2)),
 		jstr(p, "thp"), jstr(p, "cgroup"),
 		mp_fmt_bytes((uint64_t)jnum(p, "limit_bytes"), b3, sizeof(b3)));
-	if (!a)
-		return;
+	if (a)
+		mp_report_attribution_text(a, f);
+}
+
+void mp_report_attribution_text(const cJSON *a, FILE *f)
+{
+	const cJSON *it;
+	char b1[32], b2[32], b3[32];
 
 	const cJSON *rec = cJSON_GetObjectItem(a, "reconciliation");
 	int64_t measured = jnum(rec, "measured_growth_bytes");
-	fprintf(f, "\nWhere the cgroup's growth went (usage +%s up to the probe's stop):\n",
-		mp_fmt_sbytes(measured, b1, sizeof(b1)));
+	fprintf(f, "\nWhere the cgroup's growth went (usage %s%s %s):\n", measured >= 0 ? "+" : "",
+		mp_fmt_sbytes(measured, b1, sizeof(b1)), jstr(rec, "span"));
 	fprintf(f, "  %-20s %12s %12s  %s\n", "category", "growth", "left after", "top tasks");
 	cJSON_ArrayForEach(it, cJSON_GetObjectItem(a, "categories")) {
 		int64_t g = jnum(it, "growth_bytes");
@@ -449,6 +484,13 @@ void mp_report_probe_text(const cJSON *r, FILE *f)
 			print_stacks(one, f, 8);
 			cJSON_Delete(one);
 		}
+	}
+
+	if (cJSON_GetArraySize(cJSON_GetObjectItem(a, "not_charged")) > 0) {
+		fputs("\nNot charged to the cgroup (kernel pages allocated in its tasks without __GFP_ACCOUNT):\n", f);
+		cJSON_ArrayForEach(it, cJSON_GetObjectItem(a, "not_charged"))
+			fprintf(f, "  %-20s %12s allocated\n", jstr(it, "path"),
+				mp_fmt_bytes((uint64_t)jnum(it, "alloc_bytes"), b1, sizeof(b1)));
 	}
 
 	fputs("\nHooks:\n", f);

@@ -23,6 +23,7 @@ struct mp_attr_input {
 	int64_t measured_growth_bytes;     /* the cgroup's usage growth over the same span */
 	uint64_t allocated_bytes;          /* the probe's, for per-GiB figures; 0 if none */
 	int top;                           /* tasks and stacks kept per category */
+	const char *span;                  /* what the growth spans, for people */
 };
 
 /*
@@ -34,6 +35,9 @@ cJSON *mp_report_attribution(const struct mp_attr_input *in);
 
 /* Render a probe report (as mp_probe builds it) as text. */
 void mp_report_probe_text(const cJSON *report, FILE *f);
+
+/* Render an "attribution" object as text. */
+void mp_report_attribution_text(const cJSON *attribution, FILE *f);
 
 /* Sum of the reconciled categories: anon + file + kernel + sock, bytes. */
 int64_t mp_attributed_bytes(const int64_t cat_bytes[MP_NR_CATS]);
