@@ -71,6 +71,7 @@ struct rec_opts {
 	uint64_t limit;
 	double duration_s, probe_at_s;
 	long interval_ms;
+	int ready_fd;           /* -1, or where to write "ready\n" once attached */
 	uint32_t stack_sample_period;
 	int top;
 	char **cmd;
@@ -137,7 +138,8 @@ static void usage(FILE *f)
 {
 	fputs("usage: memprobe record (--cgroup PATH | --pid PID | [--limit SIZE] -- CMD [ARGS...])\n"
 	      "                       [--duration SECONDS] [--interval MS] [--probe-at SECONDS]\n"
-	      "                       [--format text|json] [-o FILE] [--stack-sample N] [--top N]\n", f);
+	      "                       [--format text|json] [-o FILE] [--stack-sample N] [--top N]\n"
+	      "                       [--ready-fd FD]\n", f);
 }
 
 static int parse_seconds(const char *name, const char *arg, double *v, bool zero_ok)
@@ -167,6 +169,7 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 		{ "output", required_argument, NULL, 'o' },
 		{ "stack-sample", required_argument, NULL, 's' },
 		{ "top", required_argument, NULL, 'T' },
+		{ "ready-fd", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -175,6 +178,7 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 	long v;
 
 	memset(o, 0, sizeof(*o));
+	o->ready_fd = -1;
 	o->format = "text";
 	o->interval_ms = 100;
 	o->probe_at_s = -1;
@@ -216,6 +220,15 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 				o->stack_sample_period = (uint32_t)v;
 			else
 				o->top = (int)v;
+			break;
+		case 'R':
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || v < 0 || v > 65535 ||
+			    fcntl((int)v, F_GETFD) < 0)
+				return bad("--ready-fd %s: not an open file descriptor", optarg,
+					   "give a descriptor memprobe inherits, such as 3 with 3>file");
+			o->ready_fd = (int)v;
 			break;
 		case 'h': usage(stdout); return -1;
 		default:
@@ -728,6 +741,13 @@ int mp_cmd_record(int argc, char **argv)
 	}
 	if (r.o.duration_s > 0)
 		deadline_ms = (uint64_t)(r.o.duration_s * 1000.0);
+	if (r.o.ready_fd >= 0) {
+		/* for scripts and benchmarks: the hooks are attached, the baseline taken */
+		if (write(r.o.ready_fd, "ready\n", 6) != 6) {
+			/* the reader went away: nothing to tell */
+		}
+		close(r.o.ready_fd);
+	}
 
 	for (;;) {
 		uint64_t t;
