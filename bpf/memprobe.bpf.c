@@ -30,6 +30,8 @@ const volatile __u32 stack_sample_period = 1; /* 0: no kernel stacks */
  * fentry/kprobe see the item's own unit (pages, KiB or bytes).
  */
 const volatile bool memcg_val_in_pages = true;
+/* bpf_get_current_task_btf() exists (5.11+) */
+const volatile bool have_task_btf = true;
 /* __GFP_ACCOUNT, found by user space in BTF (an anonymous enum since 6.10). */
 const volatile __u64 gfp_account = 1ULL << 22;
 /* oom:mark_victim's first argument: a task_struct * (6.8+) or the pid. */
@@ -105,44 +107,89 @@ static __always_inline void count_lost(int why)
  * True when @cgrp is the target cgroup or below it. Works on v1 and v2: the
  * cgroup is the memory controller's, taken from the css, not the task's
  * default-hierarchy cgroup that bpf_get_current_cgroup_id() reports.
+ *
+ * Two flavours of the same walk: plain loads through BTF pointers for
+ * tp_btf and fentry programs (a few nanoseconds), and probe reads for kprobes.
+ * target_level is read-only data, so the ancestor's slot is a constant
+ * offset the verifier accepts.
  */
-static __always_inline bool cgroup_in_target(struct cgroup *cgrp)
+/* Levels walked up with plain loads; deeper ones use ancestors[]. */
+#define MAX_WALK 8
+
+static __always_inline bool cgroup_in_target_btf(struct cgroup *cgrp)
 {
-	int level = BPF_CORE_READ(cgrp, level);
-	__u64 id;
+	int level = cgrp->level;
 
 	if (level < target_level)
 		return false;
-	if (level == target_level)
-		return BPF_CORE_READ(cgrp, kn, id) == target_cgid;
-	id = cgroup_ancestor_id(cgrp, target_level);
-	return id == target_cgid;
+	if (level - target_level > MAX_WALK)
+		/* the verifier refuses plain loads from the flexible ancestors[] */
+		return cgroup_ancestor_id(cgrp, target_level) == target_cgid;
+#pragma unroll
+	for (int i = 0; i < MAX_WALK; i++) {
+		struct cgroup_subsys_state *parent;
+
+		if (level <= target_level)
+			break;
+		parent = cgrp->self.parent;
+		if (!parent)
+			return false;
+		cgrp = parent->cgroup;
+		level--;
+	}
+	return cgrp->kn->id == target_cgid;
 }
 
-static __always_inline bool memcg_in_target(struct mem_cgroup *memcg)
+static __always_inline bool memcg_in_target_btf(struct mem_cgroup *memcg)
 {
 	struct cgroup *cgrp;
 
 	if (!memcg)
 		return false;
-	cgrp = BPF_CORE_READ(memcg, css.cgroup);
-	return cgrp && cgroup_in_target(cgrp);
+	cgrp = memcg->css.cgroup;
+	return cgrp && cgroup_in_target_btf(cgrp);
 }
 
-/* The current task's memory cgroup, as mem_cgroup_from_task() finds it. */
-static __always_inline bool current_in_target(void)
+static __always_inline bool memcg_in_target_probe(struct mem_cgroup *memcg)
 {
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct cgroup *cgrp;
+	int level;
+
+	if (!memcg)
+		return false;
+	cgrp = BPF_CORE_READ(memcg, css.cgroup);
+	if (!cgrp)
+		return false;
+	level = BPF_CORE_READ(cgrp, level);
+	if (level < target_level)
+		return false;
+	if (level == target_level)
+		return BPF_CORE_READ(cgrp, kn, id) == target_cgid;
+	return cgroup_ancestor_id(cgrp, target_level) == target_cgid;
+}
+
+/*
+ * The current task's memory cgroup is the target or below it
+ * (mem_cgroup_from_task(): task->cgroups->subsys[memory_cgrp_id]; the css is
+ * the first member of struct mem_cgroup). bpf_get_current_task_btf() came in
+ * 5.11: before it, and in kprobes, the walk uses probe reads.
+ */
+static __always_inline bool current_in_target(bool btf)
+{
 	int id = bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id);
-	struct cgroup_subsys_state *css;
 
 	if (id < 0 || id >= CGROUP_SUBSYS_COUNT_MAX)
 		return false;
-	css = BPF_CORE_READ(task, cgroups, subsys[id]);
-	if (!css)
-		return false;
-	/* css is the first member of struct mem_cgroup */
-	return memcg_in_target((struct mem_cgroup *)css);
+	if (btf && have_task_btf) {
+		struct task_struct *task = bpf_get_current_task_btf();
+
+		return memcg_in_target_btf((struct mem_cgroup *)task->cgroups->subsys[id]);
+	} else {
+		struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+
+		return memcg_in_target_probe(
+			(struct mem_cgroup *)BPF_CORE_READ(task, cgroups, subsys[id]));
+	}
 }
 
 static __always_inline struct mp_task_stat *get_task_stat(__u32 tgid)
@@ -165,12 +212,12 @@ static __always_inline struct mp_task_stat *get_task_stat(__u32 tgid)
 
 /* ---- page faults ------------------------------------------------------ */
 
-static __always_inline int on_fault(void)
+static __always_inline int on_fault(bool btf)
 {
 	struct mp_task_stat *ts;
 	struct mp_totals *t;
 
-	if (!current_in_target())
+	if (!current_in_target(btf))
 		return 0;
 	t = get_totals();
 	if (t)
@@ -185,7 +232,7 @@ SEC("?tp_btf/page_fault_user")
 int BPF_PROG(tp_page_fault_user, unsigned long address, struct pt_regs *regs,
 	     unsigned long error_code)
 {
-	return on_fault();
+	return on_fault(true);
 }
 
 /* handle_mm_fault also runs for kernel-mode faults on user addresses
@@ -196,7 +243,7 @@ int BPF_PROG(fentry_handle_mm_fault, struct vm_area_struct *vma,
 {
 	if (!(flags & fault_flag_user()))
 		return 0;
-	return on_fault();
+	return on_fault(true);
 }
 
 SEC("?kprobe/handle_mm_fault")
@@ -205,7 +252,7 @@ int BPF_KPROBE(kprobe_handle_mm_fault, struct vm_area_struct *vma,
 {
 	if (!(flags & fault_flag_user()))
 		return 0;
-	return on_fault();
+	return on_fault(false);
 }
 
 /* ---- page allocation and free ----------------------------------------- */
@@ -220,7 +267,7 @@ static __always_inline int on_page_alloc(void *ctx, struct page *page,
 	struct mp_totals *t;
 	__u64 pages = 1ULL << (order & 31);
 
-	if (!current_in_target())
+	if (!current_in_target(true))
 		return 0;
 	t = get_totals();
 	if (t)
@@ -371,14 +418,16 @@ static __always_inline int item_to_cat(int item, bool lruvec, int *unit)
 }
 
 static __always_inline int on_memcg_stat(struct mem_cgroup *memcg, int item,
-					 int val, bool lruvec)
+					 int val, bool lruvec, bool btf)
 {
 	struct mp_task_stat *ts;
 	struct mp_totals *t;
 	int unit, cat;
 
 	cat = item_to_cat(item, lruvec, &unit);
-	if (cat < 0 || !val || !memcg_in_target(memcg))
+	if (cat < 0 || !val)
+		return 0;
+	if (btf ? !memcg_in_target_btf(memcg) : !memcg_in_target_probe(memcg))
 		return 0;
 	if (memcg_val_in_pages)
 		unit = page_size;
@@ -396,14 +445,14 @@ static __always_inline int on_memcg_stat(struct mem_cgroup *memcg, int item,
 SEC("?tp_btf/mod_memcg_state")
 int BPF_PROG(tp_mod_memcg_state, struct mem_cgroup *memcg, int item, int val)
 {
-	return on_memcg_stat(memcg, item, val, false);
+	return on_memcg_stat(memcg, item, val, false, true);
 }
 
 SEC("?tp_btf/mod_memcg_lruvec_state")
 int BPF_PROG(tp_mod_memcg_lruvec_state, struct mem_cgroup *memcg, int item,
 	     int val)
 {
-	return on_memcg_stat(memcg, item, val, true);
+	return on_memcg_stat(memcg, item, val, true, true);
 }
 
 /* Before 6.13 there are no memcg tracepoints: the same work is done by
@@ -411,7 +460,7 @@ int BPF_PROG(tp_mod_memcg_lruvec_state, struct mem_cgroup *memcg, int item,
 SEC("?fentry/__mod_memcg_state")
 int BPF_PROG(fentry_mod_memcg_state, struct mem_cgroup *memcg, int item, int val)
 {
-	return on_memcg_stat(memcg, item, val, false);
+	return on_memcg_stat(memcg, item, val, false, true);
 }
 
 SEC("?fentry/__mod_memcg_lruvec_state")
@@ -421,7 +470,8 @@ int BPF_PROG(fentry_mod_memcg_lruvec_state, struct lruvec *lruvec, int item,
 	struct mem_cgroup_per_node *pn =
 		container_of(lruvec, struct mem_cgroup_per_node, lruvec);
 
-	return on_memcg_stat(BPF_CORE_READ(pn, memcg), item, val, true);
+	/* container_of() leaves BTF pointers: read through probe reads */
+	return on_memcg_stat(BPF_CORE_READ(pn, memcg), item, val, true, false);
 }
 
 /* ---- process names -------------------------------------------------- */
@@ -462,9 +512,9 @@ int BPF_PROG(raw_tp_mark_victim)
 		if (id < 0 || id >= CGROUP_SUBSYS_COUNT_MAX)
 			return 0;
 		css = BPF_CORE_READ(victim, cgroups, subsys[id]);
-		if (!css || !memcg_in_target((struct mem_cgroup *)css))
+		if (!css || !memcg_in_target_probe((struct mem_cgroup *)css))
 			return 0;
-	} else if (!current_in_target()) {
+	} else if (!current_in_target(false)) {
 		return 0;
 	}
 	e = bpf_ringbuf_reserve(&oom_events, sizeof(*e), 0);

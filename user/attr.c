@@ -112,6 +112,22 @@ static uint64_t find_gfp_account(const struct btf *btf)
 	return 1ULL << 22;
 }
 
+/* Does the kernel know helper NAME (an enumerator of enum bpf_func_id)? */
+static bool have_helper(const struct btf *btf, const char *name)
+{
+	int id = btf__find_by_name_kind(btf, "bpf_func_id", BTF_KIND_ENUM);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	const struct btf_enum *e;
+
+	if (!t)
+		return false;
+	e = btf_enum(t);
+	for (int i = 0; i < btf_vlen(t); i++)
+		if (strcmp(btf__name_by_offset(btf, e[i].name_off), name) == 0)
+			return true;
+	return false;
+}
+
 /* oom:mark_victim took (int pid) until 6.8, (struct task_struct *, uid_t) since. */
 static bool mark_victim_has_task(const struct btf *btf)
 {
@@ -214,6 +230,7 @@ static int open_skel(struct mp_attr *a, const struct mp_attr_opts *o, bool in_pa
 	a->skel->rodata->memcg_val_in_pages = in_pages;
 	a->skel->rodata->gfp_account = find_gfp_account(vmlinux);
 	a->skel->rodata->mark_victim_has_task = mark_victim_has_task(vmlinux);
+	a->skel->rodata->have_task_btf = have_helper(vmlinux, "BPF_FUNC_get_current_task_btf");
 	return 0;
 }
 

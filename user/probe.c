@@ -24,6 +24,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -32,6 +33,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define TAIL_SLACK_BYTES (1 * MP_MIB)  /* room left for the last chunk's page tables */
@@ -89,8 +91,60 @@ struct child_args {
 	uint64_t ceiling;    /* effective limit - margin: usage must stay below */
 	uint64_t chunk;
 	const char *thp;
+	int threads;         /* fill each chunk with this many threads */
+	bool populate;       /* MADV_POPULATE_WRITE instead of memset */
 	int to_parent, from_parent;
 };
+
+struct fill_part {
+	char *p;
+	size_t len;
+	bool populate;
+	int err;
+};
+
+static void *fill_part(void *arg)
+{
+	struct fill_part *f = arg;
+
+	if (f->populate) {
+		/* faults the pages in the kernel, no page fault exception per page */
+		if (madvise(f->p, f->len, MADV_POPULATE_WRITE))
+			f->err = errno;
+	} else {
+		memset(f->p, 0x5a, f->len);
+	}
+	return NULL;
+}
+
+/* Fill [p, p+size) with n threads, each a contiguous, page-aligned part. */
+static int fill(char *p, size_t size, int n, bool populate)
+{
+	struct fill_part parts[MP_PROBE_MAX_THREADS];
+	pthread_t tids[MP_PROBE_MAX_THREADS];
+	size_t per = (size / (size_t)n) & ~(size_t)4095;
+	int started = 0, err = 0;
+
+	for (int i = 0; i < n; i++) {
+		parts[i] = (struct fill_part){
+			.p = p + (size_t)i * per,
+			.len = i == n - 1 ? size - (size_t)i * per : per,
+			.populate = populate,
+		};
+	}
+	for (int i = 1; i < n; i++)
+		if (pthread_create(&tids[i], NULL, fill_part, &parts[i]) == 0)
+			started = i;
+		else
+			fill_part(&parts[i]); /* no thread: do it here */
+	fill_part(&parts[0]);
+	for (int i = 1; i <= started; i++)
+		pthread_join(tids[i], NULL);
+	for (int i = 0; i < n; i++)
+		if (parts[i].err)
+			err = parts[i].err;
+	return err;
+}
 
 static uint64_t pread_u64(int fd)
 {
@@ -132,6 +186,7 @@ static __attribute__((noreturn)) void child_main(const struct child_args *a)
 		uint64_t usage = pread_u64(a->usage_fd), size = a->chunk;
 		bool tail = false;
 		void *p;
+		int err;
 
 		if (usage == UINT64_MAX) {
 			send_msg(a->to_parent, MSG_ERROR, EIO, 0);
@@ -158,7 +213,11 @@ static __attribute__((noreturn)) void child_main(const struct child_args *a)
 			madvise(p, size, MADV_NOHUGEPAGE);
 		else if (strcmp(a->thp, "always") == 0)
 			madvise(p, size, MADV_HUGEPAGE);
-		memset(p, 0x5a, size);
+		if ((err = fill(p, size, a->threads, a->populate))) {
+			munmap(p, size);
+			send_msg(a->to_parent, MSG_ERROR, err, 0);
+			break;
+		}
 		maps[n] = p;
 		sizes[n++] = size;
 		send_msg(a->to_parent, MSG_CHUNK, 0, size);
@@ -253,6 +312,7 @@ int mp_probe_run(const struct mp_host *h, const struct mp_cgroup *target,
 	struct run_state r = { .to_child = -1, .from_child = -1, .usage_fd = -1 };
 	int p2c[2] = { -1, -1 }, c2p[2] = { -1, -1 }, status = 0, ret = 0;
 	uint64_t ceiling, peak_sampled, peak0;
+	struct timespec t_go;
 	char p[PATH_MAX], name[64];
 	struct msg m;
 
@@ -298,6 +358,7 @@ int mp_probe_run(const struct mp_host *h, const struct mp_cgroup *target,
 		struct child_args ca = {
 			.cg = &r.probe_cg, .usage_fd = r.usage_fd, .ceiling = ceiling,
 			.chunk = cfg->chunk, .thp = cfg->thp,
+			.threads = cfg->threads > 0 ? cfg->threads : 1, .populate = cfg->populate,
 			.to_parent = c2p[1], .from_parent = p2c[0],
 		};
 
@@ -327,6 +388,7 @@ int mp_probe_run(const struct mp_host *h, const struct mp_cgroup *target,
 	res->f.usage_before_bytes = usage_of(r.usage_fd);
 	phase(cfg, MP_PROBE_START);
 	peak_sampled = res->f.usage_before_bytes;
+	clock_gettime(CLOCK_MONOTONIC, &t_go);
 	if (write(r.to_child, "g", 1) != 1) {
 		fprintf(stderr, "memprobe: the probe process died before starting\n");
 		ret = -ECHILD;
@@ -350,6 +412,11 @@ int mp_probe_run(const struct mp_host *h, const struct mp_cgroup *target,
 		} else if (m.type == MSG_ERROR) {
 			fprintf(stderr, "memprobe: the probe stopped early: %s\n", strerror(m.err));
 		} else if (m.type == MSG_DONE) {
+			struct timespec t_done;
+
+			clock_gettime(CLOCK_MONOTONIC, &t_done);
+			res->fill_ns = (uint64_t)(t_done.tv_sec - t_go.tv_sec) * 1000000000ULL +
+				       (uint64_t)t_done.tv_nsec - (uint64_t)t_go.tv_nsec;
 			res->completed = true;
 			break;
 		}
@@ -405,14 +472,15 @@ struct probe_opts {
 	const char *thp, *format, *out;
 	uint64_t limit, chunk, margin;
 	uint32_t stack_sample_period;
-	int top;
+	int top, threads;
+	bool populate;
 };
 
 static void usage(FILE *f)
 {
 	fputs("usage: memprobe probe [--cgroup PATH | --pid PID | --limit SIZE] [--chunk SIZE]\n"
 	      "                      [--margin SIZE] [--thp auto|never|always] [--format text|json]\n"
-	      "                      [-o FILE] [--stack-sample N] [--top N]\n", f);
+	      "                      [-o FILE] [--stack-sample N] [--top N] [--threads N] [--populate]\n", f);
 }
 
 static int bad(const char *fmt, const char *arg, const char *fix)
@@ -452,6 +520,8 @@ static int parse_opts(int argc, char **argv, struct probe_opts *o)
 		{ "output", required_argument, NULL, 'o' },
 		{ "stack-sample", required_argument, NULL, 's' },
 		{ "top", required_argument, NULL, 'T' },
+		{ "threads", required_argument, NULL, 'n' },
+		{ "populate", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -464,6 +534,7 @@ static int parse_opts(int argc, char **argv, struct probe_opts *o)
 	o->format = "text";
 	o->stack_sample_period = 1;
 	o->top = 5;
+	o->threads = 1;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "o:h", lopts, NULL)) != -1) {
@@ -488,6 +559,15 @@ static int parse_opts(int argc, char **argv, struct probe_opts *o)
 			else
 				o->top = (int)v;
 			break;
+		case 'n':
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || v < 1 || v > MP_PROBE_MAX_THREADS)
+				return bad("--threads %s: not a thread count", optarg,
+					   "give 1 to 64");
+			o->threads = (int)v;
+			break;
+		case 'P': o->populate = true; break;
 		case 'h': usage(stdout); return -1;
 		default:
 			return bad("unknown option or missing value '%s'", argv[optind - 1],
@@ -650,6 +730,7 @@ int mp_cmd_probe(int argc, char **argv)
 	{
 		struct mp_probe_cfg cfg = {
 			.chunk = o.chunk, .margin = o.margin, .thp = o.thp,
+			.threads = o.threads, .populate = o.populate,
 			.stop = &g_stop_signal, .on_phase = take_snapshot, .arg = &sn,
 		};
 
@@ -674,6 +755,11 @@ int mp_cmd_probe(int argc, char **argv)
 		mp_json_add_u64(p, "chunk_bytes", o.chunk);
 		mp_json_add_u64(p, "margin_bytes", o.margin);
 		cJSON_AddStringToObject(p, "thp", o.thp);
+		cJSON_AddNumberToObject(p, "threads", o.threads);
+		cJSON_AddStringToObject(p, "touch", o.populate ? "MADV_POPULATE_WRITE" : "memset");
+		mp_json_add_u64(p, "fill_ns", res.fill_ns);
+		mp_json_add_fixed(p, "fill_gib_per_sec",
+				  res.fill_ns ? (double)res.f.allocated_bytes / MP_GIB / (res.fill_ns / 1e9) : 0, 3);
 		mp_json_add_u64(p, "usage_at_stop_bytes", res.usage_at_stop_bytes);
 		cJSON_AddNumberToObject(p, "stack_sample_period", o.stack_sample_period);
 		cJSON_AddItemToObject(doc, "probe", p);

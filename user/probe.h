@@ -44,9 +44,13 @@ enum mp_probe_phase {
 	MP_PROBE_FREED, /* the probe unmapped everything and exited */
 };
 
+#define MP_PROBE_MAX_THREADS 64
+
 struct mp_probe_cfg {
 	uint64_t chunk, margin;     /* bytes */
 	const char *thp;            /* "auto", "never", "always" */
+	int threads;                /* threads filling each chunk (0 or 1: one) */
+	bool populate;              /* MADV_POPULATE_WRITE (5.14+) instead of memset */
 	const volatile sig_atomic_t *stop; /* non-zero: stop early (a signal) */
 	void (*on_phase)(enum mp_probe_phase ph, void *arg); /* may be NULL */
 	void *arg;
@@ -56,6 +60,7 @@ struct mp_probe_result {
 	struct mp_probe_fields f;
 	uint64_t usage_at_stop_bytes;  /* the target's usage when the probe stopped */
 	uint64_t probe_limit_bytes;    /* the limit of the probe's own cgroup */
+	uint64_t fill_ns;              /* from the go to the last chunk, wall clock */
 	bool completed;                /* stopped at the margin */
 	bool interrupted;              /* stopped by *cfg->stop */
 	bool oom_killed;               /* killed at its own cgroup's limit */
