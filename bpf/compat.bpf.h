@@ -9,29 +9,6 @@
 
 #define CGROUP_SUBSYS_COUNT_MAX 16
 
-/* v6.1 ("cgroup: Replace cgroup->ancestor_ids[] with ->ancestors[]") turned
- * the array of ancestor ids into an array of ancestor pointers. */
-struct cgroup___ancestor_ids {
-	int level;
-	__u64 ancestor_ids[];
-} __attribute__((preserve_access_index));
-
-static __always_inline __u64 cgroup_ancestor_id(struct cgroup *cgrp, int level)
-{
-	if (bpf_core_field_exists(struct cgroup, ancestors)) {
-		struct cgroup *anc = NULL;
-
-		bpf_core_read(&anc, sizeof(anc), &cgrp->ancestors[level]);
-		return anc ? BPF_CORE_READ(anc, kn, id) : 0;
-	} else {
-		struct cgroup___ancestor_ids *old = (void *)cgrp;
-		__u64 id = 0;
-
-		bpf_core_read(&id, sizeof(id), &old->ancestor_ids[level]);
-		return id;
-	}
-}
-
 /* FAULT_FLAG_USER became a member of enum fault_flag in v5.17 ("mm/doc:
  * turn fault flags into an enum"); before, it was the define (1 << 6), which
  * no BTF carries, and it has kept that value. */

@@ -21,7 +21,6 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* Set by user space before load. */
 const volatile __u64 target_cgid;      /* cgroup id (kernfs id) of the target memcg */
-const volatile __s32 target_level;     /* its depth in the memory hierarchy */
 const volatile __u32 page_size = 4096;
 const volatile __u32 stack_sample_period = 1; /* 0: no kernel stacks */
 /*
@@ -108,37 +107,12 @@ static __always_inline void count_lost(int why)
  * cgroup is the memory controller's, taken from the css, not the task's
  * default-hierarchy cgroup that bpf_get_current_cgroup_id() reports.
  *
- * Two flavours of the same walk: plain loads through BTF pointers for
- * tp_btf and fentry programs (a few nanoseconds), and probe reads for kprobes.
- * target_level is read-only data, so the ancestor's slot is a constant
- * offset the verifier accepts.
+ * The walk compares each ancestor's id with the target's, so it needs no
+ * depth from user space, which a cgroup namespace would hide. Two flavours:
+ * plain loads through BTF pointers for tp_btf and fentry programs, probe
+ * reads for kprobes and raw tracepoints.
  */
-/* Levels walked up with plain loads; deeper ones use ancestors[]. */
-#define MAX_WALK 8
-
-static __always_inline bool cgroup_in_target_btf(struct cgroup *cgrp)
-{
-	int level = cgrp->level;
-
-	if (level < target_level)
-		return false;
-	if (level - target_level > MAX_WALK)
-		/* the verifier refuses plain loads from the flexible ancestors[] */
-		return cgroup_ancestor_id(cgrp, target_level) == target_cgid;
-#pragma unroll
-	for (int i = 0; i < MAX_WALK; i++) {
-		struct cgroup_subsys_state *parent;
-
-		if (level <= target_level)
-			break;
-		parent = cgrp->self.parent;
-		if (!parent)
-			return false;
-		cgrp = parent->cgroup;
-		level--;
-	}
-	return cgrp->kn->id == target_cgid;
-}
+#define MAX_DEPTH 32
 
 static __always_inline bool memcg_in_target_btf(struct mem_cgroup *memcg)
 {
@@ -147,25 +121,29 @@ static __always_inline bool memcg_in_target_btf(struct mem_cgroup *memcg)
 	if (!memcg)
 		return false;
 	cgrp = memcg->css.cgroup;
-	return cgrp && cgroup_in_target_btf(cgrp);
+	for (int i = 0; i < MAX_DEPTH && cgrp; i++) {
+		struct cgroup_subsys_state *parent;
+
+		if (cgrp->kn->id == target_cgid)
+			return true;
+		parent = cgrp->self.parent;
+		if (!parent)
+			return false;
+		cgrp = parent->cgroup;
+	}
+	return false;
 }
 
 static __always_inline bool memcg_in_target_probe(struct mem_cgroup *memcg)
 {
-	struct cgroup *cgrp;
-	int level;
+	struct cgroup *cgrp = memcg ? BPF_CORE_READ(memcg, css.cgroup) : NULL;
 
-	if (!memcg)
-		return false;
-	cgrp = BPF_CORE_READ(memcg, css.cgroup);
-	if (!cgrp)
-		return false;
-	level = BPF_CORE_READ(cgrp, level);
-	if (level < target_level)
-		return false;
-	if (level == target_level)
-		return BPF_CORE_READ(cgrp, kn, id) == target_cgid;
-	return cgroup_ancestor_id(cgrp, target_level) == target_cgid;
+	for (int i = 0; i < MAX_DEPTH && cgrp; i++) {
+		if (BPF_CORE_READ(cgrp, kn, id) == target_cgid)
+			return true;
+		cgrp = BPF_CORE_READ(cgrp, self.parent, cgroup);
+	}
+	return false;
 }
 
 /*

@@ -53,13 +53,15 @@ run_in_cgroup() {
 }
 
 remove_cgroup() {
-	local dir=$1 i
+	local dir=$1 i p d
 	[ -d "$dir" ] || return 0
-	# children first (memprobe's, if a test failed half way)
-	find "$dir" -mindepth 1 -depth -type d -exec rmdir {} \; 2>/dev/null
 	for i in $(seq 100); do
-		for p in $(cat "$dir/cgroup.procs" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
-		rmdir "$dir" 2>/dev/null && return 0
+		# what a failed test left inside (memprobe's cgroups, sub-cgroups): kill, children first
+		for d in $(find "$dir" -depth -type d); do
+			for p in $(cat "$d/cgroup.procs" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+			rmdir "$d" 2>/dev/null
+		done
+		[ -d "$dir" ] || return 0
 		sleep 0.05
 	done
 	echo "could not remove $dir" >&2
@@ -91,14 +93,15 @@ within() {
 }
 
 # Nothing named memprobe-* remains under /sys/fs/cgroup, but this run's own
-# test cgroups (and the test cgroups of another test run going on at the same
-# time, with whatever that run has inside them).
+# test cgroups (and the test or bench cgroups of another run going on at the
+# same time, with whatever that run has inside them).
 no_leftovers() {
 	local left
 	left=$(find /sys/fs/cgroup -type d -name 'memprobe-*' 2>/dev/null | awk -v me="-$$" '
 		{
 			n = split($0, part, "/"); other = 0; mine = 0
 			for (i = 1; i <= n; i++)
+				if (part[i] ~ /^memprobe-bench-/) other = 1    # a benchmark going on
 				if (part[i] ~ /^memprobe-test-/) {
 					if (substr(part[i], length(part[i]) - length(me) + 1) == me) mine = i
 					else other = 1

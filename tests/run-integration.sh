@@ -143,6 +143,114 @@ test_signals() {
 
 
 # ---------------------------------------------------------------------------
+# Faults found by review, each a test.
+test_probe_safety() {
+	local parent tgt sib sibpid out=$TMP/safety.json head pid rc i other
+	# a sibling's usage counts against the shared parent's limit
+	parent=$(make_cgroup safety $GIB) || { fail "safety: make cgroup"; return; }
+	mkdir "$parent/sib" "$parent/tgt"; sib=$parent/sib; tgt=$parent/tgt
+	sibpid=$(run_in_cgroup "$sib" "$BIN/alloc" 600)
+	for i in $(seq 50); do [ "$(cg_usage "$sib")" -ge $((590 * MIB)) ] && break; sleep 0.1; done
+	"$MEMPROBE" limits --cgroup "$tgt" --format json > "$out"
+	head=$(jqv "$out" .cgroup.headroom_bytes)
+	echo "# headroom of an unlimited child beside a 600 MiB sibling under 1 GiB: $head"
+	check "safety: headroom counts the sibling's usage" [ "$head" -le $((GIB - 590 * MIB)) ]
+	check "safety: headroom names the shared parent" [ "$(jqv "$out" .cgroup.headroom_from)" = "$parent" ]
+	"$MEMPROBE" probe --cgroup "$tgt" --thp never --format json -o "$out" 2>/dev/null
+	check "safety: the sibling survives a probe of its neighbour" kill -0 "$sibpid"
+	check "safety: the probe stayed under the parent's margin" [ $(( $(jqv "$out" .allocated_bytes) + 600 * MIB )) -le $((GIB - $(jqv "$out" .probe.margin_bytes))) ]
+	check "safety: no workload OOM kill reported" [ "$(jqv "$out" '.workload_oom_kills | length')" = 0 ]
+	kill -9 "$sibpid"; wait "$sibpid" 2>/dev/null
+	rmdir "$sib" "$tgt"
+	remove_cgroup "$parent"
+
+	# a workload that grows while the probe runs: the OOM killer takes the probe
+	tgt=$(make_cgroup grow $GIB)
+	pid=$(run_in_cgroup "$tgt" "$BIN/alloc" 450 300 1200)
+	sleep 0.8
+	"$MEMPROBE" probe --cgroup "$tgt" --thp never --format json -o "$out" 2>/dev/null
+	echo "# grow: completed $(jqv "$out" '.interrupted | not') oom_killed $(jqv "$out" .probe_oom_killed) allocated $(jqv "$out" .allocated_bytes)"
+	check "safety: a workload growing during the probe is not OOM-killed" kill -0 "$pid"
+	check "safety: ... and the report says none was" [ "$(jqv "$out" '.workload_oom_kills | length')" = 0 ]
+	kill -9 "$pid"; wait "$pid" 2>/dev/null
+	remove_cgroup "$tgt"
+
+	# a probe already running on a target: the second one refuses
+	tgt=$(make_cgroup twice $GIB)
+	"$MEMPROBE" probe --cgroup "$tgt" --chunk 8M --thp never -o /dev/null 2>/dev/null &
+	other=$!
+	for i in $(seq 50); do [ -n "$(find "$tgt" -mindepth 1 -name 'memprobe-probe-*')" ] && break; sleep 0.02; done
+	"$MEMPROBE" probe --cgroup "$tgt" -o /dev/null 2> "$TMP/err"; rc=$?
+	check "safety: a second probe of the same cgroup exits 1" [ "$rc" = 1 ]
+	check "safety: ... naming the first" grep -q "is probing" "$TMP/err"
+	wait "$other"
+	remove_cgroup "$tgt"
+	check "safety: nothing left behind" no_leftovers
+}
+
+test_probe_kills() {
+	local out=$TMP/kills.json pid rc i stale ok=0 n=0
+	# SIGTERM at any moment, even before the probe process is ready
+	for i in 0.01 0.02 0.03 0.05 0.1 0.2 0.3; do
+		"$MEMPROBE" probe --limit 512M --thp never --format json -o "$out" 2>/dev/null &
+		pid=$!
+		sleep $i; kill -TERM $pid; wait $pid; rc=$?
+		n=$((n + 1))
+		if [ "$rc" = 0 ] && [ "$(jqv "$out" .interrupted)" = true ]; then ok=$((ok + 1))
+		else echo "# SIGTERM after ${i}s: exit $rc, interrupted $(jqv "$out" .interrupted 2>&1)"; fi
+	done
+	check "kills: SIGTERM at any moment: exit 0 and an interrupted report ($ok of $n)" [ "$ok" = "$n" ]
+	check "kills: SIGTERM at any moment: nothing left" no_leftovers
+	# SIGHUP (a lost terminal) is a signal to stop too
+	"$MEMPROBE" probe --limit 512M --format json -o "$out" 2>/dev/null &
+	pid=$!; sleep 0.5; kill -HUP $pid; wait $pid; rc=$?
+	check "kills: SIGHUP: exit 0, interrupted, nothing left" [ "$rc" = 0 ] && [ "$(jqv "$out" .interrupted)" = true ] && no_leftovers
+	# SIGKILL leaves cgroups behind; the next run removes them
+	"$MEMPROBE" probe --limit 512M -o /dev/null 2>/dev/null &
+	pid=$!; sleep 0.5; kill -KILL $pid; wait $pid 2>/dev/null
+	stale=$(find /sys/fs/cgroup -type d -name "memprobe-target-$pid")
+	check "kills: SIGKILL leaves the cgroups (the kernel gives no chance)" [ -n "$stale" ]
+	"$MEMPROBE" probe --limit 64M -o /dev/null 2> "$TMP/err"
+	check "kills: the next run removes what a killed memprobe left" [ -z "$(find /sys/fs/cgroup -type d -name "memprobe-*-$pid")" ]
+	check "kills: ... and says so" grep -q "left by a memprobe that was killed" "$TMP/err"
+	# the probe process killed by someone else is reported as such
+	"$MEMPROBE" probe --limit 2G --chunk 16M --thp never --format json -o "$out" 2>/dev/null &
+	pid=$!
+	for i in $(seq 100); do pgrep -x memprobe-probe >/dev/null && break; sleep 0.02; done
+	sleep 0.3; pkill -TERM -x memprobe-probe; wait $pid; rc=$?
+	check "kills: a probe killed by SIGTERM is reported as killed, not as OOM" [ "$rc" = 0 ] && [ "$(jqv "$out" .probe_killed_by_signal)" = 15 ] && [ "$(jqv "$out" .probe_oom_killed)" = false ]
+	check "kills: nothing left behind" no_leftovers
+}
+
+test_probe_paths() {
+	local cg out=$TMP/paths.json dir base
+	cg=$(make_cgroup paths $((512 * MIB))) || { fail "paths: make cgroup"; return; }
+	dir=$(dirname "$cg"); base=$(basename "$cg")
+	# a path with . and .. is the same cgroup, and attribution still works
+	"$MEMPROBE" probe --cgroup "$dir/./$base/../$base" --thp never --format json -o "$out" 2>/dev/null
+	check "paths: . and .. resolve to the cgroup" [ "$(jqv "$out" .target.dir)" = "$cg" ]
+	check "paths: attribution works through . and .." [ "$(jqv "$out" .attribution.reconciliation.attributed_bytes)" -gt $((100 * MIB)) ]
+	# a path relative to the working directory
+	(cd "$dir" && "$MEMPROBE" limits --cgroup "$base" --format json) > "$out"
+	check "paths: a relative path is resolved" [ "$(jqv "$out" .cgroup.dir)" = "$cg" ]
+	remove_cgroup "$cg"
+	# inside a cgroup namespace, with the hierarchy mounted as memprobe sees it
+	if [ "$(cg_version "$(own_memcg_dir)")" = 1 ]; then
+		unshare -C -m --propagation private sh -c '
+			umount /sys/fs/cgroup/memory && mount -t cgroup -o memory none /sys/fs/cgroup/memory &&
+			"$0" probe --limit 256M --thp never --format json -o "$1"' "$MEMPROBE" "$out" 2>/dev/null
+	else
+		unshare -C -m --propagation private sh -c '
+			umount /sys/fs/cgroup && mount -t cgroup2 none /sys/fs/cgroup &&
+			"$0" probe --limit 256M --thp never --format json -o "$1"' "$MEMPROBE" "$out" 2>/dev/null
+	fi
+	echo "# in a cgroup namespace: target $(jqv "$out" .target.path), attributed $(jqv "$out" .attribution.reconciliation.attributed_bytes)"
+	check "paths: in a cgroup namespace the target is seen from /" [ "$(jqv "$out" .target.path)" = "/memprobe-target-$(jqv "$out" '.probe.cgroup | split("-") | last')" ]
+	check "paths: in a cgroup namespace attribution still works" [ "$(jqv "$out" .attribution.reconciliation.attributed_bytes)" -gt $((100 * MIB)) ]
+	check "paths: nothing left behind" no_leftovers
+}
+
+# ---------------------------------------------------------------------------
 # memprobe record
 BIN=$(cd "$(dirname "$0")/.." && pwd)/build/tests/bin
 
@@ -307,7 +415,7 @@ test_bad_input() {
 }
 
 # ---------------------------------------------------------------------------
-tests=${*:-"limits probe_real probe_workload signals record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_ends bad_input"}
+tests=${*:-"limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_ends bad_input"}
 for t in $tests; do
 	echo "# test_$t"
 	"test_$t"

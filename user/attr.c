@@ -224,7 +224,6 @@ static int open_skel(struct mp_attr *a, const struct mp_attr_opts *o, bool in_pa
 	if (!a->skel)
 		return -errno;
 	a->skel->rodata->target_cgid = o->target_cgid;
-	a->skel->rodata->target_level = o->target_level;
 	a->skel->rodata->page_size = (uint32_t)sysconf(_SC_PAGESIZE);
 	a->skel->rodata->stack_sample_period = o->stack_sample_period;
 	a->skel->rodata->memcg_val_in_pages = in_pages;

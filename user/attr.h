@@ -31,7 +31,6 @@ struct mp_hook {
 
 struct mp_attr_opts {
 	uint64_t target_cgid;        /* mp_cgroup_id() of the target */
-	int target_level;            /* its depth in the memory hierarchy */
 	uint32_t stack_sample_period; /* 1: a stack for every kernel page; 0: none */
 };
 

@@ -243,12 +243,20 @@ int mp_cgroup_from_path(const char *root, const struct mp_host *h,
 		{ .version = 2, .mnt = h->v2_mount, .mroot = h->v2_root,
 		  .ok = h->v2_mount[0] && h->v2_has_memory },
 	};
-	char clean[PATH_MAX];
-	size_t n;
+	char clean[PATH_MAX], full[PATH_MAX], real[PATH_MAX];
+	size_t n, rlen = root ? strlen(root) : 0;
 
 	memset(cg, 0, sizeof(*cg));
-	if (!path || path[0] != '/')
+	if (!path || !path[0])
 		return -EINVAL;
+	/* A directory given relative to the working directory, or with . and
+	 * .. in it: its canonical form, so that it matches a mount point. */
+	if ((path[0] != '/' || strstr(path, "/.") || strstr(path, "//")) &&
+	    !mp_path(full, sizeof(full), "%s%s", path[0] == '/' ? (root ? root : "") : "", path) &&
+	    realpath(full, real) && (!rlen || strncmp(real, root, rlen) == 0))
+		path = real + rlen;
+	if (path[0] != '/')
+		return -ENOENT;
 	strlcpy0(clean, path, sizeof(clean));
 	n = strlen(clean);
 	while (n > 1 && clean[n - 1] == '/')
@@ -319,7 +327,7 @@ int mp_cgroup_usage(const char *root, const struct mp_cgroup *cg, uint64_t *usag
 
 int mp_cgroup_read(const char *root, const struct mp_host *h, struct mp_cgroup *cg)
 {
-	char dir[PATH_MAX], p[PATH_MAX];
+	char p[PATH_MAX];
 	uint64_t v;
 	int err;
 
@@ -335,13 +343,64 @@ int mp_cgroup_read(const char *root, const struct mp_host *h, struct mp_cgroup *
 
 	cg->effective_limit_bytes = h->mem_total_bytes;
 	strlcpy0(cg->effective_from, "MemTotal", sizeof(cg->effective_from));
+	/* The host's own headroom: what it could still give without reclaim. */
+	cg->headroom_bytes = h->mem_available_bytes;
+	strlcpy0(cg->headroom_from, "MemAvailable", sizeof(cg->headroom_from));
+	{
+		struct mp_limit_level lv[MP_MAX_LEVELS];
+		int n = mp_cgroup_limit_levels(root, cg, lv, MP_MAX_LEVELS);
+
+		for (int i = 0; i < n; i++) {
+			uint64_t room = lv[i].limit_bytes > lv[i].usage_bytes ?
+					lv[i].limit_bytes - lv[i].usage_bytes : 0;
+
+			if (lv[i].limit_bytes < cg->effective_limit_bytes) {
+				cg->effective_limit_bytes = lv[i].limit_bytes;
+				strlcpy0(cg->effective_from, lv[i].dir, sizeof(cg->effective_from));
+			}
+			/* a sibling's usage counts against a shared ancestor's limit */
+			if (room < cg->headroom_bytes) {
+				cg->headroom_bytes = room;
+				strlcpy0(cg->headroom_from, lv[i].dir, sizeof(cg->headroom_from));
+			}
+		}
+	}
+	/* v1 knows the limit of ancestors that a namespace or bind mount hides. */
+	if (cg->version == 1 &&
+	    !mp_path(p, sizeof(p), "%s%s/memory.stat", root ? root : "", cg->dir) &&
+	    !mp_read_keyed_u64(p, "hierarchical_memory_limit", &v) &&
+	    v < MP_V1_UNLIMITED && v < cg->effective_limit_bytes) {
+		cg->effective_limit_bytes = v;
+		snprintf(cg->effective_from, sizeof(cg->effective_from),
+			 "%s (hierarchical_memory_limit)", cg->dir);
+		if (v > cg->usage_bytes && v - cg->usage_bytes < cg->headroom_bytes) {
+			cg->headroom_bytes = v - cg->usage_bytes;
+			strlcpy0(cg->headroom_from, cg->effective_from, sizeof(cg->headroom_from));
+		}
+	}
+	if (cg->headroom_bytes > cg->effective_limit_bytes - MP_MIN(cg->usage_bytes, cg->effective_limit_bytes))
+		cg->headroom_bytes = cg->effective_limit_bytes - MP_MIN(cg->usage_bytes, cg->effective_limit_bytes);
+	return 0;
+}
+
+int mp_cgroup_limit_levels(const char *root, const struct mp_cgroup *cg,
+			   struct mp_limit_level *out, int max)
+{
+	char dir[PATH_MAX];
+	int n = 0;
+
 	/* Walk up to the mount point; the hierarchy's root has no limit file on v2. */
 	strlcpy0(dir, cg->dir, sizeof(dir));
-	for (;;) {
-		if (!read_cg_u64(root, dir, mp_cgroup_file(cg, "limit"), &v) &&
-		    v < cg->effective_limit_bytes) {
-			cg->effective_limit_bytes = v;
-			strlcpy0(cg->effective_from, dir, sizeof(cg->effective_from));
+	while (n < max) {
+		uint64_t limit, usage;
+
+		if (!read_cg_u64(root, dir, mp_cgroup_file(cg, "limit"), &limit) &&
+		    limit != MP_UNLIMITED &&
+		    !read_cg_u64(root, dir, mp_cgroup_file(cg, "usage"), &usage)) {
+			strlcpy0(out[n].dir, dir, sizeof(out[n].dir));
+			out[n].limit_bytes = limit;
+			out[n].usage_bytes = usage;
+			n++;
 		}
 		if (strcmp(dir, cg->mount) == 0)
 			break;
@@ -352,16 +411,7 @@ int mp_cgroup_read(const char *root, const struct mp_host *h, struct mp_cgroup *
 		if (strlen(dir) < strlen(cg->mount))
 			break;
 	}
-	/* v1 knows the limit of ancestors that a namespace or bind mount hides. */
-	if (cg->version == 1 &&
-	    !mp_path(p, sizeof(p), "%s%s/memory.stat", root ? root : "", cg->dir) &&
-	    !mp_read_keyed_u64(p, "hierarchical_memory_limit", &v) &&
-	    v < MP_V1_UNLIMITED && v < cg->effective_limit_bytes) {
-		cg->effective_limit_bytes = v;
-		snprintf(cg->effective_from, sizeof(cg->effective_from),
-			 "%s (hierarchical_memory_limit)", cg->dir);
-	}
-	return 0;
+	return n;
 }
 
 int mp_cgroup_create(const struct mp_host *h, const struct mp_cgroup *parent,
@@ -425,6 +475,74 @@ int mp_cgroup_remove(const struct mp_cgroup *cg)
 		nanosleep(&ts, NULL);
 	}
 	return err;
+}
+
+/* Is pid a live memprobe? (A reused pid running something else is not.) */
+static bool memprobe_alive(pid_t pid)
+{
+	char p[64], comm[32];
+
+	snprintf(p, sizeof(p), "/proc/%d/comm", (int)pid);
+	return mp_read_file(p, comm, sizeof(comm)) > 0 && strncmp(comm, "memprobe", 8) == 0;
+}
+
+/* Remove a cgroup tree, children first. */
+static int remove_tree(const char *dir)
+{
+	struct mp_cgroup cg = { 0 };
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	if (d) {
+		while ((e = readdir(d))) {
+			char sub[PATH_MAX];
+
+			if (e->d_type != DT_DIR || e->d_name[0] == '.' ||
+			    mp_path(sub, sizeof(sub), "%s/%s", dir, e->d_name))
+				continue;
+			remove_tree(sub);
+		}
+		closedir(d);
+	}
+	strlcpy0(cg.dir, dir, sizeof(cg.dir));
+	return mp_cgroup_remove(&cg);
+}
+
+int mp_cgroup_reap_stale(const char *dir, pid_t *live_probe)
+{
+	static const char *const kinds[] = { "memprobe-target-", "memprobe-probe-", "memprobe-run-" };
+	struct dirent *e;
+	int removed = 0;
+	DIR *d = opendir(dir);
+
+	if (live_probe)
+		*live_probe = 0;
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+			size_t n = strlen(kinds[k]);
+			char sub[PATH_MAX], *end;
+			long pid;
+
+			if (strncmp(e->d_name, kinds[k], n) != 0)
+				continue;
+			pid = strtol(e->d_name + n, &end, 10);
+			if (*end || pid <= 0 || mp_path(sub, sizeof(sub), "%s/%s", dir, e->d_name))
+				continue;
+			if (memprobe_alive((pid_t)pid)) {
+				if (k == 1 && live_probe && pid != getpid())
+					*live_probe = (pid_t)pid;
+				continue;
+			}
+			if (remove_tree(sub) == 0) {
+				fprintf(stderr, "memprobe: removed %s, left by a memprobe that was killed\n", sub);
+				removed++;
+			}
+		}
+	}
+	closedir(d);
+	return removed;
 }
 
 int mp_cgroup_id(const struct mp_cgroup *cg, uint64_t *id)

@@ -58,7 +58,27 @@ struct mp_cgroup {
 	bool has_peak;
 	uint64_t peak_bytes;        /* memory.peak / memory.max_usage_in_bytes */
 	int level;                  /* depth below the hierarchy's root, as seen here */
+	uint64_t headroom_bytes;    /* least room left on the path: min over limited
+				     * levels of limit - usage (a sibling's usage counts
+				     * against a shared ancestor), and MemAvailable */
+	char headroom_from[PATH_MAX + 32]; /* the level that sets it, or "MemAvailable" */
 };
+
+/* A cgroup on the path to the root that has a memory limit. */
+struct mp_limit_level {
+	char dir[PATH_MAX];
+	uint64_t limit_bytes;
+	uint64_t usage_bytes;
+};
+
+#define MP_MAX_LEVELS 16
+
+/*
+ * The levels from cg up to its hierarchy's root that have a finite limit,
+ * cg first, at most max. Returns how many were found (0 when none).
+ */
+int mp_cgroup_limit_levels(const char *root, const struct mp_cgroup *cg,
+			   struct mp_limit_level *out, int max);
 
 /* Read host facts under root. Returns 0 or -errno (only /proc/meminfo is required). */
 int mp_host_read(const char *root, struct mp_host *host);
@@ -81,11 +101,11 @@ int mp_cgroup_from_path(const char *root, const struct mp_host *host,
 			const char *path, struct mp_cgroup *cg);
 
 /*
- * Read limits, usage and peak for cg (located by one of the above), and the
+ * Read limits, usage and peak for cg (located by one of the above), the
  * effective limit: the smallest limit from cg up to the hierarchy's root
  * (on v1 also memory.stat's hierarchical_memory_limit, which sees ancestors
- * hidden by a namespace) and MemTotal. Returns 0 or -errno when the usage
- * file cannot be read.
+ * hidden by a namespace) and MemTotal, and the headroom (see struct
+ * mp_cgroup). Returns 0 or -errno when the usage file cannot be read.
  */
 int mp_cgroup_read(const char *root, const struct mp_host *host, struct mp_cgroup *cg);
 
@@ -114,6 +134,15 @@ int mp_cgroup_attach(const struct mp_cgroup *cg, pid_t pid);
  * Returns 0 or -errno.
  */
 int mp_cgroup_remove(const struct mp_cgroup *cg);
+
+/*
+ * Remove the memprobe-target-<pid>, memprobe-probe-<pid> and
+ * memprobe-run-<pid> children of dir whose memprobe is gone (killed with
+ * SIGKILL, say), with a line on stderr for each. When live_probe is not NULL
+ * it is set to the pid of a memprobe still probing dir, else 0. Returns the
+ * number removed or -errno.
+ */
+int mp_cgroup_reap_stale(const char *dir, pid_t *live_probe);
 
 /* The kernel's id for the cgroup (what cgroup->kn->id holds, the same as
  * bpf_get_current_cgroup_id() reports on v2). Returns 0 or -errno. */

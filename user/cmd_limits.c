@@ -28,8 +28,6 @@ cJSON *mp_host_json(const struct mp_host *h)
 cJSON *mp_cgroup_json(const struct mp_cgroup *cg)
 {
 	cJSON *o = cJSON_CreateObject();
-	uint64_t head = cg->effective_limit_bytes > cg->usage_bytes ?
-			cg->effective_limit_bytes - cg->usage_bytes : 0;
 
 	cJSON_AddStringToObject(o, "path", cg->path);
 	cJSON_AddStringToObject(o, "dir", cg->dir);
@@ -49,7 +47,8 @@ cJSON *mp_cgroup_json(const struct mp_cgroup *cg)
 		mp_json_add_u64(o, "peak_bytes", cg->peak_bytes);
 	else
 		cJSON_AddNullToObject(o, "peak_bytes");
-	mp_json_add_u64(o, "headroom_bytes", head);
+	mp_json_add_u64(o, "headroom_bytes", cg->headroom_bytes);
+	cJSON_AddStringToObject(o, "headroom_from", cg->headroom_from);
 	return o;
 }
 
@@ -109,8 +108,6 @@ int mp_resolve_target(const char *cmd, const char *root, const struct mp_host *h
 static void print_text(const struct mp_host *h, const struct mp_cgroup *cg)
 {
 	char b[32];
-	uint64_t head = cg->effective_limit_bytes > cg->usage_bytes ?
-			cg->effective_limit_bytes - cg->usage_bytes : 0;
 
 	printf("host\n");
 	printf("  kernel              %s (BTF %s)\n", h->kernel_release,
@@ -136,7 +133,8 @@ static void print_text(const struct mp_host *h, const struct mp_cgroup *cg)
 	printf("  usage               %s\n", mp_fmt_bytes(cg->usage_bytes, b, sizeof(b)));
 	if (cg->has_peak)
 		printf("  peak                %s\n", mp_fmt_bytes(cg->peak_bytes, b, sizeof(b)));
-	printf("  headroom            %s (%" PRIu64 " bytes)\n", mp_fmt_bytes(head, b, sizeof(b)), head);
+	printf("  headroom            %s (%" PRIu64 " bytes), set by %s\n",
+	       mp_fmt_bytes(cg->headroom_bytes, b, sizeof(b)), cg->headroom_bytes, cg->headroom_from);
 }
 
 static void env_u64(const char *name, uint64_t v)
@@ -177,8 +175,7 @@ static void print_env(const struct mp_host *h, const struct mp_cgroup *cg)
 	env_u64("USAGE_BYTES", cg->usage_bytes);
 	if (cg->has_peak)
 		env_u64("PEAK_BYTES", cg->peak_bytes);
-	env_u64("HEADROOM_BYTES", cg->effective_limit_bytes > cg->usage_bytes ?
-				  cg->effective_limit_bytes - cg->usage_bytes : 0);
+	env_u64("HEADROOM_BYTES", cg->headroom_bytes);
 }
 
 static void usage(FILE *f)

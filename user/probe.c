@@ -85,10 +85,24 @@ struct msg {
 	uint64_t bytes;
 };
 
+/*
+ * One bound the probe must respect: a cgroup's usage (or, for the host,
+ * MemTotal - MemAvailable) must stay at or below limit - margin.
+ */
+struct bound {
+	int fd;              /* usage file, or /proc/meminfo when meminfo */
+	bool meminfo;
+	uint64_t limit, margin;
+};
+
+#define MAX_BOUNDS (MP_MAX_LEVELS + 2)
+
 struct child_args {
 	const struct mp_cgroup *cg; /* the probe's cgroup, joined before anything is counted */
-	int usage_fd;        /* the target's usage file, opened by the parent */
-	uint64_t ceiling;    /* effective limit - margin: usage must stay below */
+	struct bound bounds[MAX_BOUNDS]; /* the target, its limited ancestors, the host,
+					  * the probe's own cgroup */
+	int nbounds;
+	uint64_t max_bytes;  /* an upper bound of what can be allocated, for the arrays */
 	uint64_t chunk;
 	const char *thp;
 	int threads;         /* fill each chunk with this many threads */
@@ -165,16 +179,43 @@ static void send_msg(int fd, uint32_t type, int err, uint64_t bytes)
 		_exit(3);
 }
 
+/* Room left under one bound, or UINT64_MAX when it cannot be read. */
+static uint64_t bound_room(const struct bound *b)
+{
+	char buf[4096], *p;
+	uint64_t used;
+	ssize_t n = pread(b->fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return UINT64_MAX;
+	buf[n] = '\0';
+	if (b->meminfo) {
+		p = strstr(buf, "MemAvailable:");
+		if (!p)
+			return UINT64_MAX;
+		used = b->limit - MP_MIN(b->limit, strtoull(p + 13, NULL, 10) * 1024);
+	} else {
+		used = strtoull(buf, NULL, 10);
+	}
+	return used + b->margin < b->limit ? b->limit - b->margin - used : 0;
+}
+
 static __attribute__((noreturn)) void child_main(const struct child_args *a)
 {
-	size_t max = (size_t)(a->ceiling / a->chunk) + 2, n = 0;
+	size_t max = (size_t)(a->max_bytes / a->chunk) + 2, n = 0;
 	void **maps = calloc(max, sizeof(*maps));
 	uint64_t *sizes = calloc(max, sizeof(*sizes));
 	char go;
 
 	/* Named and moved before the first counted event, so every event of
-	 * this process is attributed to "memprobe-probe". */
+	 * this process is attributed to "memprobe-probe". If an OOM strikes
+	 * the target anyway (the workload grew), the probe is the victim: it
+	 * volunteers first. And it never outlives memprobe. */
 	prctl(PR_SET_NAME, "memprobe-probe");
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() == 1)
+		_exit(6);
+	mp_write_file("/proc/self/oom_score_adj", "1000");
 	if (mp_cgroup_attach(a->cg, getpid()) < 0) {
 		send_msg(a->to_parent, MSG_ERROR, EACCES, 0);
 		_exit(5);
@@ -183,21 +224,22 @@ static __attribute__((noreturn)) void child_main(const struct child_args *a)
 	if (!maps || !sizes || read(a->from_parent, &go, 1) != 1)
 		_exit(4);
 	while (n < max) {
-		uint64_t usage = pread_u64(a->usage_fd), size = a->chunk;
+		uint64_t room = UINT64_MAX, size = a->chunk;
 		bool tail = false;
 		void *p;
 		int err;
 
-		if (usage == UINT64_MAX) {
+		for (int i = 0; i < a->nbounds; i++)
+			room = MP_MIN(room, bound_room(&a->bounds[i]));
+		if (room == UINT64_MAX) {
 			send_msg(a->to_parent, MSG_ERROR, EIO, 0);
 			break;
 		}
-		/* Stop when one more chunk would leave less than the margin; the
-		 * remainder, in 2 MiB steps, becomes one last smaller chunk. */
-		if (usage + size > a->ceiling) {
-			uint64_t room = a->ceiling > usage + TAIL_SLACK_BYTES ?
-					a->ceiling - usage - TAIL_SLACK_BYTES : 0;
-
+		/* Stop when one more chunk would leave less than the margin under
+		 * any bound; the remainder, in 2 MiB steps, becomes one last
+		 * smaller chunk. */
+		if (size > room) {
+			room = room > TAIL_SLACK_BYTES ? room - TAIL_SLACK_BYTES : 0;
 			size = mp_round_down(room, THP_ALIGN_BYTES);
 			tail = true;
 			if (!size)
@@ -311,7 +353,12 @@ int mp_probe_run(const struct mp_host *h, const struct mp_cgroup *target,
 {
 	struct run_state r = { .to_child = -1, .from_child = -1, .usage_fd = -1 };
 	int p2c[2] = { -1, -1 }, c2p[2] = { -1, -1 }, status = 0, ret = 0;
-	uint64_t ceiling, peak_sampled, peak0;
+	struct child_args ca = { .chunk = cfg->chunk, .thp = cfg->thp,
+				 .threads = cfg->threads > 0 ? cfg->threads : 1,
+				 .populate = cfg->populate };
+	struct mp_limit_level lv[MP_MAX_LEVELS];
+	struct mp_cgroup now = *target;
+	uint64_t headroom, peak_sampled, peak0;
 	struct timespec t_go;
 	char p[PATH_MAX], name[64];
 	struct msg m;
@@ -328,11 +375,14 @@ int mp_probe_run(const struct mp_host *h, const struct mp_cgroup *target,
 		return ret;
 	}
 
-	/* The probe's cgroup: an overshoot OOM-kills the probe, never the workload. */
+	/* The probe's cgroup: an overshoot OOM-kills the probe, never the
+	 * workload. Its limit is the least room left on the whole path (a
+	 * sibling's usage counts against a shared ancestor) minus the margin. */
+	mp_cgroup_read("", h, &now);
+	headroom = now.headroom_bytes;
 	res->f.usage_before_bytes = usage_of(r.usage_fd);
-	ceiling = res->f.cgroup_limit_bytes > cfg->margin ? res->f.cgroup_limit_bytes - cfg->margin : 0;
-	res->probe_limit_bytes = ceiling > res->f.usage_before_bytes + 4 * MP_MIB ?
-				 ceiling - res->f.usage_before_bytes : 4 * MP_MIB;
+	res->probe_limit_bytes = headroom > cfg->margin + 4 * MP_MIB ? headroom - cfg->margin
+								   : 4 * MP_MIB;
 	snprintf(name, sizeof(name), "memprobe-probe-%d", (int)getpid());
 	if ((ret = mp_cgroup_create(h, target, name, res->probe_limit_bytes, &r.probe_cg))) {
 		fprintf(stderr, "memprobe: cannot create %s/%s: %s\n", target->dir, name,
@@ -341,6 +391,38 @@ int mp_probe_run(const struct mp_host *h, const struct mp_cgroup *target,
 	}
 	r.probe_created = true;
 	snprintf(res->cgroup_dir, sizeof(res->cgroup_dir), "%s", r.probe_cg.dir);
+
+	/* The bounds the child checks before every chunk. */
+	{
+		int n = mp_cgroup_limit_levels("", target, lv, MP_MAX_LEVELS);
+		char q[PATH_MAX];
+
+		for (int i = 0; i < n && ca.nbounds < MAX_BOUNDS - 2; i++) {
+			if (mp_path(q, sizeof(q), "%s/%s", lv[i].dir, mp_cgroup_file(target, "usage")))
+				continue;
+			ca.bounds[ca.nbounds++] = (struct bound){
+				.fd = open(q, O_RDONLY | O_CLOEXEC),
+				.limit = lv[i].limit_bytes, .margin = cfg->margin,
+			};
+		}
+		ca.bounds[ca.nbounds++] = (struct bound){
+			.fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC), .meminfo = true,
+			.limit = h->mem_total_bytes, .margin = cfg->margin,
+		};
+		if (!mp_path(q, sizeof(q), "%s/%s", r.probe_cg.dir, mp_cgroup_file(target, "usage")))
+			ca.bounds[ca.nbounds++] = (struct bound){
+				.fd = open(q, O_RDONLY | O_CLOEXEC),
+				.limit = res->probe_limit_bytes, .margin = 0,
+			};
+		ca.max_bytes = res->probe_limit_bytes;
+		for (int i = 0; i < ca.nbounds; i++) {
+			if (ca.bounds[i].fd < 0) {
+				ret = -errno;
+				fprintf(stderr, "memprobe: cannot open a usage file: %s\n", strerror(errno));
+				goto out;
+			}
+		}
+	}
 
 	if (pipe2(p2c, O_CLOEXEC) || pipe2(c2p, O_CLOEXEC)) {
 		ret = -errno;
@@ -355,19 +437,16 @@ int mp_probe_run(const struct mp_host *h, const struct mp_cgroup *target,
 		goto out;
 	}
 	if (r.child == 0) {
-		struct child_args ca = {
-			.cg = &r.probe_cg, .usage_fd = r.usage_fd, .ceiling = ceiling,
-			.chunk = cfg->chunk, .thp = cfg->thp,
-			.threads = cfg->threads > 0 ? cfg->threads : 1, .populate = cfg->populate,
-			.to_parent = c2p[1], .from_parent = p2c[0],
-		};
-
+		ca.cg = &r.probe_cg;
+		ca.to_parent = c2p[1];
+		ca.from_parent = p2c[0];
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGINT, SIG_DFL);
 		close(p2c[1]);
 		close(c2p[0]);
 		child_main(&ca);
 	}
+	res->child_pid = r.child;
 	close(p2c[0]);
 	close(c2p[1]);
 	p2c[0] = c2p[1] = -1;
@@ -434,8 +513,16 @@ int mp_probe_run(const struct mp_host *h, const struct mp_cgroup *target,
 	else
 		kill(r.child, SIGKILL);
 	if (waitpid(r.child, &status, 0) == r.child) {
-		res->oom_killed = !res->interrupted && !res->completed &&
-				  WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+		char q[PATH_MAX];
+		uint64_t kills = 0;
+
+		/* the probe cgroup's own counter tells an OOM kill from any other */
+		if (!mp_path(q, sizeof(q), "%s/%s", r.probe_cg.dir,
+			     target->version == 1 ? "memory.oom_control" : "memory.events"))
+			mp_read_keyed_u64(q, "oom_kill", &kills);
+		res->oom_killed = kills > 0;
+		if (!res->completed && !res->interrupted && WIFSIGNALED(status))
+			res->killed_by_signal = WTERMSIG(status);
 		r.child = 0;
 	}
 	res->f.usage_after_bytes = usage_of(r.usage_fd);
@@ -448,6 +535,9 @@ int mp_probe_run(const struct mp_host *h, const struct mp_cgroup *target,
 		res->f.usage_peak_bytes = peak1 > peak0 && peak1 > peak_sampled ? peak1 : peak_sampled;
 	}
 out:
+	for (int i = 0; i < ca.nbounds; i++)
+		if (ca.bounds[i].fd >= 0)
+			close(ca.bounds[i].fd);
 	for (int i = 0; i < 2; i++) {
 		if (p2c[i] >= 0 && p2c[i] != r.to_child)
 			close(p2c[i]);
@@ -608,6 +698,21 @@ static int parse_opts(int argc, char **argv, struct probe_opts *o)
 	return 0;
 }
 
+/* OOM kills seen while the probe ran, other than the probe's own. */
+struct oom_list {
+	pid_t probe_pid;
+	int n;
+	struct mp_oom_event ev[16];
+};
+
+static void collect_oom(const struct mp_oom_event *e, void *arg)
+{
+	struct oom_list *l = arg;
+
+	if ((pid_t)e->pid != l->probe_pid && l->n < 16)
+		l->ev[l->n++] = *e;
+}
+
 /* Attribution snapshots at the probe's phases. */
 struct snaps {
 	struct mp_attr *attr;
@@ -635,9 +740,13 @@ int mp_cmd_probe(int argc, char **argv)
 	char name[64], errbuf[256] = "", b1[32], b2[32];
 	bool target_created = false;
 	cJSON *doc = NULL;
-	FILE *out = stdout;
+	struct mp_out out = { 0 };
 	int ret;
 
+	/* First: a stop asked for at any moment still gets a report. */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	ret = parse_opts(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? 0 : ret;
@@ -688,15 +797,20 @@ int mp_cmd_probe(int argc, char **argv)
 		return bad("%s", errbuf, "raise the limit or give a smaller --margin");
 	}
 	errbuf[0] = '\0';
-	if (o.out && strcmp(o.out, "-") != 0) {
-		out = fopen(o.out, "we");
-		if (!out)
-			return bad("-o %s: cannot create it", o.out, "give a writable path");
+	{
+		pid_t other;
+
+		mp_cgroup_reap_stale(target.dir, &other);
+		if (other) {
+			fprintf(stderr, "memprobe probe: memprobe %d is probing %s already; "
+				"wait for it to finish\n", (int)other, target.dir);
+			return MP_EXIT_RUNTIME;
+		}
 	}
+	if ((ret = mp_out_open(&out, o.out)))
+		return bad("-o %s: cannot create it", o.out, "give a writable path");
 
 	/* From here on everything made is undone before returning. */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
 	if (!o.cgroup_path && !o.pid) {
@@ -715,7 +829,6 @@ int mp_cmd_probe(int argc, char **argv)
 	/* BPF: a failure here degrades the report, it does not stop the probe. */
 	{
 		struct mp_attr_opts ao = {
-			.target_level = target.level,
 			.stack_sample_period = o.stack_sample_period,
 		};
 
@@ -745,6 +858,28 @@ int mp_cmd_probe(int argc, char **argv)
 	mp_probe_fields_json(doc, &res.f);
 	cJSON_AddBoolToObject(doc, "interrupted", res.interrupted);
 	cJSON_AddBoolToObject(doc, "probe_oom_killed", res.oom_killed);
+	if (res.killed_by_signal)
+		cJSON_AddNumberToObject(doc, "probe_killed_by_signal", res.killed_by_signal);
+	else
+		cJSON_AddNullToObject(doc, "probe_killed_by_signal");
+	{
+		/* OOM kills in the target while the probe ran: the probe's own, or
+		 * (what must not happen) the workload's */
+		struct oom_list ol = { .probe_pid = res.child_pid };
+		cJSON *arr = cJSON_AddArrayToObject(doc, "workload_oom_kills");
+
+		if (sn.attr)
+			mp_attr_poll_oom(sn.attr, 0, collect_oom, &ol);
+		for (int i = 0; i < ol.n; i++) {
+			cJSON *e = cJSON_CreateObject();
+
+			cJSON_AddNumberToObject(e, "pid", ol.ev[i].pid);
+			cJSON_AddStringToObject(e, "comm", ol.ev[i].comm);
+			cJSON_AddItemToArray(arr, e);
+			fprintf(stderr, "memprobe probe: the OOM killer killed %s[%u] in the target "
+				"while the probe ran\n", ol.ev[i].comm, ol.ev[i].pid);
+		}
+	}
 	{
 		cJSON *t = mp_cgroup_json(&target), *p = cJSON_CreateObject();
 
@@ -772,6 +907,7 @@ int mp_cmd_probe(int argc, char **argv)
 			.measured_growth_bytes = (int64_t)res.usage_at_stop_bytes -
 						 (int64_t)res.f.usage_before_bytes,
 			.allocated_bytes = res.f.allocated_bytes, .top = o.top,
+			.probe_pid = res.child_pid,
 			.span = "from the first chunk to the probe's stop",
 		};
 
@@ -785,13 +921,16 @@ int mp_cmd_probe(int argc, char **argv)
 		cJSON_AddItemToArray(miss, cJSON_CreateString(errbuf[0] ? errbuf : "BPF unavailable"));
 		cJSON_AddItemToObject(doc, "attribution", a);
 	}
-	ret = 0;
 	if (strcmp(o.format, "json") == 0)
-		ret = mp_json_print(doc, out, 1) ? MP_EXIT_RUNTIME : 0;
+		mp_json_print(doc, out.f, 1);
 	else
-		mp_report_probe_text(doc, out);
-	if (fflush(out))
+		mp_report_probe_text(doc, out.f);
+	ret = mp_out_commit(&out);
+	if (ret) {
+		fprintf(stderr, "memprobe probe: cannot write the report to %s: %s\n",
+			o.out ? o.out : "standard output", strerror(-ret));
 		ret = MP_EXIT_RUNTIME;
+	}
 out:
 	cJSON_Delete(doc);
 	mp_attr_snap_free(&sn.start);
@@ -801,7 +940,6 @@ out:
 	if (target_created && mp_cgroup_remove(&target))
 		fprintf(stderr, "memprobe probe: could not remove %s: %s\n", target.dir,
 			strerror(errno));
-	if (out != stdout)
-		fclose(out);
+	mp_out_abort(&out);
 	return ret;
 }

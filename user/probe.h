@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "cgroup.h"
 
@@ -63,7 +64,9 @@ struct mp_probe_result {
 	uint64_t fill_ns;              /* from the go to the last chunk, wall clock */
 	bool completed;                /* stopped at the margin */
 	bool interrupted;              /* stopped by *cfg->stop */
-	bool oom_killed;               /* killed at its own cgroup's limit */
+	bool oom_killed;               /* OOM-killed (its cgroup's oom_kill counter) */
+	int killed_by_signal;          /* killed by someone else, before it finished */
+	pid_t child_pid;               /* the probe process */
 	char cgroup_dir[4096];         /* memprobe-probe-<pid>, removed by now */
 };
 

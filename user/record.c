@@ -644,9 +644,13 @@ int mp_cmd_record(int argc, char **argv)
 	int ret = 0, go_fd = -1, ee_fd = -1;
 	uint64_t deadline_ms = 0;
 	char errbuf[256] = "", name[64];
-	FILE *out = stdout;
+	struct mp_out out = { 0 };
 	cJSON *doc = NULL;
 
+	/* First: a stop asked for at any moment still gets a report. */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	ret = parse_opts(argc, argv, &r.o);
 	if (ret)
 		return ret < 0 ? 0 : ret;
@@ -661,14 +665,11 @@ int mp_cmd_record(int argc, char **argv)
 	}
 	if ((ret = mp_resolve_target("record", "", &r.host, r.o.cgroup_path, r.o.pid, &r.cg)))
 		return ret;
-	if (r.o.out && strcmp(r.o.out, "-")) {
-		out = fopen(r.o.out, "we");
-		if (!out)
-			return bad("-o %s: cannot create it", r.o.out, "give a writable path");
-	}
+	if (mp_out_open(&out, r.o.out))
+		return bad("-o %s: cannot create it", r.o.out, "give a writable path");
+	if (r.o.cmd)
+		mp_cgroup_reap_stale(r.cg.dir, NULL);
 
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
 	if (r.o.cmd) {
@@ -697,7 +698,7 @@ int mp_cmd_record(int argc, char **argv)
 	}
 	{
 		struct mp_attr_opts ao = {
-			.target_level = r.cg.level, .stack_sample_period = r.o.stack_sample_period,
+			.stack_sample_period = r.o.stack_sample_period,
 		};
 
 		if (mp_cgroup_id(&r.cg, &ao.target_cgid) ||
@@ -788,7 +789,7 @@ int mp_cmd_record(int argc, char **argv)
 			break;
 		}
 		if (g_signal) {
-			r.end_reason = g_signal == SIGINT ? "SIGINT" : "SIGTERM";
+			r.end_reason = g_signal == SIGINT ? "SIGINT" : g_signal == SIGHUP ? "SIGHUP" : "SIGTERM";
 			break;
 		}
 		if (deadline_ms && t >= deadline_ms) {
@@ -817,10 +818,12 @@ int mp_cmd_record(int argc, char **argv)
 		mp_ksyms_free(ks);
 	}
 	if (!strcmp(r.o.format, "json"))
-		mp_json_print(doc, out, 1);
+		mp_json_print(doc, out.f, 1);
 	else
-		print_text(&r, doc, out);
-	if (fflush(out)) {
+		print_text(&r, doc, out.f);
+	if ((ret = mp_out_commit(&out))) {
+		fprintf(stderr, "memprobe record: cannot write the report to %s: %s\n",
+			r.o.out ? r.o.out : "standard output", strerror(-ret));
 		ret = MP_EXIT_RUNTIME;
 		goto out;
 	}
@@ -849,7 +852,6 @@ out:
 			strerror(errno));
 	free(r.samples);
 	free(r.ooms);
-	if (out != stdout)
-		fclose(out);
+	mp_out_abort(&out);
 	return ret;
 }

@@ -242,11 +242,16 @@ cJSON *mp_report_attribution(const struct mp_attr_input *in)
 		cJSON_AddItemToArray(by, t);
 	}
 	mp_json_add_u64(o, "total", faults);
-	if (in->allocated_bytes)
-		mp_json_add_fixed(o, "per_gib_allocated",
-				  (double)faults * MP_GIB / (double)in->allocated_bytes, 1);
-	else
-		cJSON_AddNullToObject(o, "per_gib_allocated");
+	if (in->allocated_bytes && in->probe_pid) {
+		uint64_t pf = 0;
+
+		for (size_t i = 0; i < g->ntasks; i++)
+			if (g->tasks[i].tgid == in->probe_pid)
+				pf = g->tasks[i].faults;
+		mp_json_add_u64(o, "probe", pf);
+		mp_json_add_fixed(o, "probe_per_gib_allocated",
+				  (double)pf * MP_GIB / (double)in->allocated_bytes, 1);
+	}
 	cJSON_AddItemToObject(o, "by_task", by);
 
 	/* page allocations by order */
@@ -466,10 +471,11 @@ void mp_report_attribution_text(const cJSON *a, FILE *f)
 	fputs("  (file includes shmem; kernel includes pagetables, kernel_stack, slab, percpu, vmalloc and kernel_other)\n", f);
 
 	const cJSON *pf = cJSON_GetObjectItem(a, "page_faults");
-	const cJSON *pg = cJSON_GetObjectItem(pf, "per_gib_allocated");
+	const cJSON *pg = cJSON_GetObjectItem(pf, "probe_per_gib_allocated");
 	fprintf(f, "\nPage faults: %" PRId64 " in the target", jnum(pf, "total"));
 	if (cJSON_IsRaw(pg))
-		fprintf(f, ", %s per GiB allocated", pg->valuestring);
+		fprintf(f, "; the probe's: %" PRId64 ", %s per GiB it allocated",
+			jnum(pf, "probe"), pg->valuestring);
 	fputc('\n', f);
 
 	fputs("\nKernel paths (kernel page allocations with a stack, net of frees):\n", f);

@@ -22,6 +22,7 @@ struct mp_attr_input {
 	const struct mp_attr_snap *retained; /* start to after the probe freed; may be NULL */
 	int64_t measured_growth_bytes;     /* the cgroup's usage growth over the same span */
 	uint64_t allocated_bytes;          /* the probe's, for per-GiB figures; 0 if none */
+	uint32_t probe_pid;                /* the probe's process, 0 if none */
 	int top;                           /* tasks and stacks kept per category */
 	const char *span;                  /* what the growth spans, for people */
 };

@@ -180,3 +180,61 @@ int mp_path(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
+
+int mp_out_open(struct mp_out *o, const char *path)
+{
+	int fd;
+
+	memset(o, 0, sizeof(*o));
+	if (!path || strcmp(path, "-") == 0) {
+		o->f = stdout;
+		return 0;
+	}
+	snprintf(o->path, sizeof(o->path), "%s", path);
+	snprintf(o->tmp, sizeof(o->tmp), "%s.memprobe-tmp-%d", path, (int)getpid());
+	fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
+		int err = -errno;
+
+		close(fd);
+		unlink(o->tmp);
+		return err;
+	}
+	return 0;
+}
+
+int mp_out_commit(struct mp_out *o)
+{
+	int err = 0;
+
+	if (!o->f)
+		return -EBADF;
+	if (fflush(o->f) || ferror(o->f))
+		err = errno ? -errno : -EIO;
+	if (o->f == stdout) {
+		o->f = NULL;
+		return err;
+	}
+	if (fclose(o->f) && !err)
+		err = errno ? -errno : -EIO;
+	o->f = NULL;
+	if (!err && rename(o->tmp, o->path))
+		err = -errno;
+	if (err)
+		unlink(o->tmp);
+	return err;
+}
+
+void mp_out_abort(struct mp_out *o)
+{
+	if (!o->f)
+		return;
+	if (o->f != stdout) {
+		fclose(o->f);
+		unlink(o->tmp);
+	}
+	o->f = NULL;
+}

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define MP_KIB (1024ULL)
 #define MP_MIB (1024ULL * 1024)
@@ -52,6 +53,26 @@ int mp_write_file(const char *path, const char *s);
 /* snprintf into a PATH_MAX buffer; returns -ENAMETOOLONG on truncation. */
 int mp_path(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/*
+ * A report file written whole or not at all: the report goes to a temporary
+ * file beside PATH, renamed over PATH only once complete, so a failed run
+ * never clobbers an earlier report. PATH NULL or "-" is standard output.
+ */
+struct mp_out {
+	FILE *f;
+	char path[4096];
+	char tmp[4200];
+};
+
+/* Returns 0, or -errno when the temporary file cannot be created. */
+int mp_out_open(struct mp_out *o, const char *path);
+/* Flush, close and rename into place. Returns 0 or -errno (then removed). */
+int mp_out_commit(struct mp_out *o);
+/* Close and remove the temporary file. */
+void mp_out_abort(struct mp_out *o);
+
+#define MP_MIN(a, b) ((a) < (b) ? (a) : (b))
 
 /* Round down to a multiple of align (a power of two). */
 static inline uint64_t mp_round_down(uint64_t v, uint64_t align)

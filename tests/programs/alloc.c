@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
-/* alloc MIB: touch MIB MiB of anonymous memory in 1 MiB steps, then sleep
- * until killed. Used to drive a cgroup past its limit (an OOM kill). */
-#include <stdio.h>
+/* alloc MIB [MORE_MIB DELAY_MS]: touch MIB MiB of anonymous memory in 1 MiB
+ * steps; after DELAY_MS, touch MORE_MIB more; then sleep until killed.
+ * Drives a cgroup past its limit (an OOM kill), or grows a workload while a
+ * probe runs beside it. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-int main(int argc, char **argv)
+static int touch(long mib)
 {
-	long mib = argc > 1 ? atol(argv[1]) : 0;
-
 	for (long i = 0; i < mib; i++) {
 		char *p = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -19,6 +18,18 @@ int main(int argc, char **argv)
 			return 1;
 		madvise(p, 1 << 20, MADV_NOHUGEPAGE);
 		memset(p, 1, 1 << 20);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (touch(argc > 1 ? atol(argv[1]) : 0))
+		return 1;
+	if (argc > 3) {
+		usleep((useconds_t)atol(argv[3]) * 1000);
+		if (touch(atol(argv[2])))
+			return 1;
 	}
 	pause();
 	return 0;
