@@ -178,8 +178,10 @@ static __always_inline struct mp_task_stat *get_task_stat(__u32 tgid)
 	ts = bpf_map_lookup_elem(&task_stats, &tgid);
 	if (ts)
 		return ts;
-	bpf_get_current_comm(comm, sizeof(comm));
-	bpf_map_update_elem(&comms, &tgid, comm, BPF_NOEXIST);
+	if (tgid) {
+		bpf_get_current_comm(comm, sizeof(comm));
+		bpf_map_update_elem(&comms, &tgid, comm, BPF_NOEXIST);
+	}
 	if (bpf_map_update_elem(&task_stats, &tgid, &zero, BPF_NOEXIST) &&
 	    bpf_map_lookup_elem(&task_stats, &tgid) == NULL) {
 		count_lost(MP_LOST_TASK_MAP_FULL);
@@ -409,7 +411,10 @@ static __always_inline int on_memcg_stat(struct mem_cgroup *memcg, int item,
 		return 0;
 	if (memcg_val_in_pages)
 		unit = page_size;
-	ts = get_task_stat(bpf_get_current_pid_tgid() >> 32);
+	/* A charge or uncharge made by a task outside the target (an RCU
+	 * callback freeing its objects, reclaim, an interrupt) is not that
+	 * task's doing: it goes to tgid 0, "another context". */
+	ts = get_task_stat(current_in_target(btf) ? bpf_get_current_pid_tgid() >> 32 : 0);
 	if (ts && cat < MP_NR_CATS)
 		ts->charge_bytes[cat] += (__s64)val * unit;
 	t = get_totals();

@@ -379,7 +379,10 @@ int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *s)
 			for (int k = 0; k < MP_NR_CATS; k++)
 				r->charge_bytes[k] += tv[c].charge_bytes[k];
 		}
-		bpf_map_lookup_elem(bpf_map__fd(a->skel->maps.comms), &key, r->comm);
+		if (key == 0)
+			snprintf(r->comm, sizeof(r->comm), "(other context)");
+		else
+			bpf_map_lookup_elem(bpf_map__fd(a->skel->maps.comms), &key, r->comm);
 		r->comm[sizeof(r->comm) - 1] = '\0';
 		s->ntasks++;
 	}

@@ -35,10 +35,8 @@ cJSON *mp_cgroup_json(const struct mp_cgroup *cg)
 	mp_json_add_limit(o, "limit_bytes", cg->limit_bytes);
 	mp_json_add_u64(o, "effective_limit_bytes", cg->effective_limit_bytes);
 	cJSON_AddStringToObject(o, "effective_limit_from", cg->effective_from);
-	if (cg->has_high)
+	if (cg->has_high) /* v2 only: v1 has no memory.high */
 		mp_json_add_limit(o, "high_bytes", cg->high_bytes);
-	else
-		cJSON_AddNullToObject(o, "high_bytes");
 	if (cg->has_swap_limit)
 		mp_json_add_limit(o, cg->version == 1 ? "memsw_limit_bytes" : "swap_limit_bytes",
 				  cg->swap_limit_bytes);
@@ -178,6 +176,8 @@ static void print_env(const struct mp_host *h, const struct mp_cgroup *cg)
 	env_u64("HEADROOM_BYTES", cg->headroom_bytes);
 }
 
+static char optbuf[64];
+
 static void usage(FILE *f)
 {
 	fputs("usage: memprobe limits [--cgroup PATH | --pid PID] [--format text|json|env]\n", f);
@@ -207,7 +207,7 @@ int mp_cmd_limits(int argc, char **argv)
 		case 'h': usage(stdout); return 0;
 		default:
 			fprintf(stderr, "memprobe limits: unknown option or missing value '%s'; "
-				"see memprobe limits --help\n", argv[optind - 1]);
+				"see memprobe limits --help\n", mp_bad_option(argv, optbuf, sizeof(optbuf)));
 			return MP_EXIT_USAGE;
 		}
 	}

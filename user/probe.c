@@ -566,6 +566,8 @@ struct probe_opts {
 	bool populate;
 };
 
+static char optbuf[64];
+
 static void usage(FILE *f)
 {
 	fputs("usage: memprobe probe [--cgroup PATH | --pid PID | --limit SIZE] [--chunk SIZE]\n"
@@ -586,7 +588,7 @@ static int parse_size_opt(const char *name, const char *arg, uint64_t *v)
 	int err = mp_parse_size(arg, v);
 
 	if (err == -ERANGE) {
-		fprintf(stderr, "memprobe probe: --%s %s: too large; give at most 8 EiB\n", name, arg);
+		fprintf(stderr, "memprobe probe: --%s %s: too large; give less than 8388608T\n", name, arg);
 		return MP_EXIT_USAGE;
 	}
 	if (err || *v == 0) {
@@ -642,8 +644,10 @@ static int parse_opts(int argc, char **argv, struct probe_opts *o)
 			errno = 0;
 			v = strtol(optarg, &end, 10);
 			if (errno || *end || end == optarg || v < 0 || v > 1000000)
-				return bad("--%s: not a count", c == 's' ? "stack-sample" : "top",
-					   "give a whole number (0 turns stacks off)");
+				return bad(c == 's' ? "--stack-sample %s: not a count" : "--top %s: not a count",
+					   optarg,
+					   c == 's' ? "give a whole number (0 turns stacks off)"
+						    : "give a whole number");
 			if (c == 's')
 				o->stack_sample_period = (uint32_t)v;
 			else
@@ -660,7 +664,7 @@ static int parse_opts(int argc, char **argv, struct probe_opts *o)
 		case 'P': o->populate = true; break;
 		case 'h': usage(stdout); return -1;
 		default:
-			return bad("unknown option or missing value '%s'", argv[optind - 1],
+			return bad("unknown option or missing value '%s'", mp_bad_option(argv, optbuf, sizeof(optbuf)),
 				   "see memprobe probe --help");
 		}
 	}
@@ -920,6 +924,11 @@ int mp_cmd_probe(int argc, char **argv)
 
 		cJSON_AddItemToArray(miss, cJSON_CreateString(errbuf[0] ? errbuf : "BPF unavailable"));
 		cJSON_AddItemToObject(doc, "attribution", a);
+	}
+	if (res.completed && !res.f.probe_chunks) {
+		fprintf(stderr, "memprobe probe: no room for a chunk: the target is within its margin "
+			"already (headroom %s)\n", mp_fmt_bytes(target.headroom_bytes, b1, sizeof(b1)));
+		cJSON_AddStringToObject(doc, "note", "no room for a chunk: the target was within its margin already");
 	}
 	if (strcmp(o.format, "json") == 0)
 		mp_json_print(doc, out.f, 1);

@@ -134,6 +134,8 @@ static int bad(const char *fmt, const char *arg, const char *fix)
 	return MP_EXIT_USAGE;
 }
 
+static char optbuf[64];
+
 static void usage(FILE *f)
 {
 	fputs("usage: memprobe record (--cgroup PATH | --pid PID | [--limit SIZE] -- CMD [ARGS...])\n"
@@ -232,7 +234,7 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 			break;
 		case 'h': usage(stdout); return -1;
 		default:
-			return bad("unknown option or missing value '%s'", argv[optind - 1],
+			return bad("unknown option or missing value '%s'", mp_bad_option(argv, optbuf, sizeof(optbuf)),
 				   "see memprobe record --help");
 		}
 	}

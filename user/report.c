@@ -155,7 +155,7 @@ cJSON *mp_report_attribution(const struct mp_attr_input *in)
 	const struct mp_hook *hooks = mp_attr_hooks(in->attr);
 	long page_size = sysconf(_SC_PAGESIZE);
 	cJSON *a = cJSON_CreateObject(), *arr, *o;
-	int64_t cat[MP_NR_CATS], ret[MP_NR_CATS];
+	int64_t cat[MP_NR_CATS], ret[MP_NR_CATS], ret_known = 0;
 	struct stack_view *views = calloc(g->nstacks + 1, sizeof(*views));
 	uint64_t faults = 0;
 
@@ -217,13 +217,17 @@ cJSON *mp_report_attribution(const struct mp_attr_input *in)
 					      top_stacks(in, views, g->nstacks,
 							 class_of_cat(mp_cat_names[k]), page_size));
 		cJSON_AddItemToArray(arr, o);
-		if (k >= MP_CAT_PAGETABLES && k <= MP_CAT_VMALLOC && k != MP_CAT_SOCK)
+		if (k >= MP_CAT_PAGETABLES && k <= MP_CAT_VMALLOC && k != MP_CAT_SOCK) {
 			kernel_known += cat[k];
+			ret_known += ret[k];
+		}
 	}
 	/* kmem that no itemised category explains */
 	o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "name", "kernel_other");
 	mp_json_add_s64(o, "growth_bytes", cat[MP_CAT_KERNEL] - kernel_known);
+	if (in->retained)
+		mp_json_add_s64(o, "retained_bytes", ret[MP_CAT_KERNEL] - ret_known);
 	cJSON_AddItemToObject(o, "tasks", cJSON_CreateArray());
 	cJSON_AddItemToObject(o, "top_stacks", top_stacks(in, views, g->nstacks, "other", page_size));
 	cJSON_AddItemToArray(arr, o);
@@ -453,9 +457,14 @@ void mp_report_attribution_text(const cJSON *a, FILE *f)
 		cJSON_ArrayForEach(tk, cJSON_GetObjectItem(it, "tasks")) {
 			if (n++ >= 3)
 				break;
-			snprintf(tasks + strlen(tasks), sizeof(tasks) - strlen(tasks), "%s%s[%d] %s",
-				 n > 1 ? ", " : "", jstr(tk, "comm"), (int)jnum(tk, "pid"),
-				 mp_fmt_sbytes(jnum(tk, "bytes"), b3, sizeof(b3)));
+			char who[48];
+
+			if (jnum(tk, "pid") > 0)
+				snprintf(who, sizeof(who), "%s[%d]", jstr(tk, "comm"), (int)jnum(tk, "pid"));
+			else
+				snprintf(who, sizeof(who), "%s", jstr(tk, "comm"));
+			snprintf(tasks + strlen(tasks), sizeof(tasks) - strlen(tasks), "%s%s %s",
+				 n > 1 ? ", " : "", who, mp_fmt_sbytes(jnum(tk, "bytes"), b3, sizeof(b3)));
 		}
 		fprintf(f, "  %-20s %12s %12s  %s\n", jstr(it, "name"),
 			mp_fmt_sbytes(g, b1, sizeof(b1)),
@@ -465,9 +474,15 @@ void mp_report_attribution_text(const cJSON *a, FILE *f)
 	}
 	fprintf(f, "  %-20s %12s   (anon + file + kernel + sock)\n", "attributed",
 		mp_fmt_sbytes(jnum(rec, "attributed_bytes"), b1, sizeof(b1)));
-	fprintf(f, "  %-20s %12s   (%.1f%% of the growth)\n", "unattributed",
-		mp_fmt_sbytes(jnum(rec, "unattributed_bytes"), b1, sizeof(b1)),
-		measured ? 100.0 * (double)jnum(rec, "unattributed_bytes") / (double)measured : 0.0);
+	{
+		double pct = measured ? 100.0 * (double)jnum(rec, "unattributed_bytes") /
+					(double)measured : 0.0;
+
+		if (pct > -0.05 && pct < 0.05)
+			pct = 0.0; /* no "-0.0%" */
+		fprintf(f, "  %-20s %12s   (%.1f%% of the growth)\n", "unattributed",
+			mp_fmt_sbytes(jnum(rec, "unattributed_bytes"), b1, sizeof(b1)), pct);
+	}
 	fputs("  (file includes shmem; kernel includes pagetables, kernel_stack, slab, percpu, vmalloc and kernel_other)\n", f);
 
 	const cJSON *pf = cJSON_GetObjectItem(a, "page_faults");
@@ -479,6 +494,8 @@ void mp_report_attribution_text(const cJSON *a, FILE *f)
 	fputc('\n', f);
 
 	fputs("\nKernel paths (kernel page allocations with a stack, net of frees):\n", f);
+	if (cJSON_GetArraySize(cJSON_GetObjectItem(a, "kernel_paths")) == 0)
+		fputs("  none recorded (no kernel page allocation in the target, or --stack-sample 0)\n", f);
 	cJSON_ArrayForEach(it, cJSON_GetObjectItem(a, "kernel_paths")) {
 		fprintf(f, "  %-20s %12s net, %s allocated\n", jstr(it, "path"),
 			mp_fmt_sbytes(jnum(it, "bytes"), b1, sizeof(b1)),

@@ -52,7 +52,8 @@ int mp_parse_size(const char *s, uint64_t *bytes)
 	if (units[i].shift && whole > ((uint64_t)INT64_MAX >> units[i].shift))
 		return -ERANGE;
 	whole <<= units[i].shift;
-	whole += (frac_num << units[i].shift) / frac_den;
+	/* frac_num < 10^9 < 2^30 and shift <= 40: 128 bits hold the product */
+	whole += (uint64_t)(((unsigned __int128)frac_num << units[i].shift) / frac_den);
 	if (whole > (uint64_t)INT64_MAX)
 		return -ERANGE;
 	*bytes = whole;
@@ -237,4 +238,16 @@ void mp_out_abort(struct mp_out *o)
 		unlink(o->tmp);
 	}
 	o->f = NULL;
+}
+
+const char *mp_bad_option(char **argv, char *buf, size_t len)
+{
+	extern int optind, optopt;
+
+	/* a short option in a cluster ("-xyz"): getopt names the letter */
+	if (optopt && optopt != '?' && !(argv[optind - 1][0] == '-' && argv[optind - 1][1] == '-'))
+		snprintf(buf, len, "-%c", optopt);
+	else
+		snprintf(buf, len, "%s", argv[optind - 1]);
+	return buf;
 }

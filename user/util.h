@@ -72,6 +72,9 @@ int mp_out_commit(struct mp_out *o);
 /* Close and remove the temporary file. */
 void mp_out_abort(struct mp_out *o);
 
+/* The option getopt_long() just refused, as the user typed it. */
+const char *mp_bad_option(char **argv, char *buf, size_t len);
+
 #define MP_MIN(a, b) ((a) < (b) ? (a) : (b))
 
 /* Round down to a multiple of align (a power of two). */

@@ -21,6 +21,8 @@ int main(void)
 		{ "1T", 1ULL << 40 },
 		{ "0", 0 },
 		{ "100b", 100 },
+		{ "0.83886081T", 922337214680ULL }, /* 83886081 * 2^40 / 10^8, rounded down */
+		{ "1.999999999G", 2147483646ULL },
 	};
 	static const struct { const char *in; int err; } bad[] = {
 		{ "12Q", -EINVAL }, { "-1G", -EINVAL }, { "", -EINVAL }, { "G", -EINVAL },
