@@ -545,6 +545,16 @@ int mp_cgroup_reap_stale(const char *dir, pid_t *live_probe)
 	return removed;
 }
 
+bool mp_cgroup_contains_self(const char *root, const struct mp_host *h,
+			     const struct mp_cgroup *cg)
+{
+	struct mp_cgroup self;
+	size_t n = strlen(cg->dir);
+
+	return mp_cgroup_of_pid(root, h, 0, &self) == 0 && strncmp(self.dir, cg->dir, n) == 0 &&
+	       (self.dir[n] == '\0' || self.dir[n] == '/');
+}
+
 int mp_cgroup_id(const struct mp_cgroup *cg, uint64_t *id)
 {
 	struct {

@@ -144,6 +144,11 @@ int mp_cgroup_remove(const struct mp_cgroup *cg);
  */
 int mp_cgroup_reap_stale(const char *dir, pid_t *live_probe);
 
+/* Is the calling process in cg or below it (so that its own memory is
+ * charged to what it measures)? */
+bool mp_cgroup_contains_self(const char *root, const struct mp_host *h,
+			     const struct mp_cgroup *cg);
+
 /* The kernel's id for the cgroup (what cgroup->kn->id holds, the same as
  * bpf_get_current_cgroup_id() reports on v2). Returns 0 or -errno. */
 int mp_cgroup_id(const struct mp_cgroup *cg, uint64_t *id);

@@ -768,6 +768,9 @@ int mp_cmd_probe(int argc, char **argv)
 	if (o.cgroup_path || o.pid) {
 		if ((ret = mp_resolve_target("probe", "", &host, o.cgroup_path, o.pid, &target)))
 			return ret;
+		if (mp_cgroup_contains_self("", &host, &target))
+			fprintf(stderr, "memprobe probe: memprobe itself runs in %s: its own memory "
+				"(BPF maps, buffers) is charged to what it measures\n", target.dir);
 	} else {
 		if ((ret = mp_resolve_target("probe", "", &host, NULL, NULL, &target)))
 			return ret;

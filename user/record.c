@@ -667,6 +667,9 @@ int mp_cmd_record(int argc, char **argv)
 	}
 	if ((ret = mp_resolve_target("record", "", &r.host, r.o.cgroup_path, r.o.pid, &r.cg)))
 		return ret;
+	if (!r.o.cmd && mp_cgroup_contains_self("", &r.host, &r.cg))
+		fprintf(stderr, "memprobe record: memprobe itself runs in %s: its own memory "
+			"(BPF maps, buffers) is charged to what it measures\n", r.cg.dir);
 	if (mp_out_open(&out, r.o.out))
 		return bad("-o %s: cannot create it", r.o.out, "give a writable path");
 	if (r.o.cmd)
