@@ -114,13 +114,32 @@ static __always_inline void count_lost(int why)
  */
 #define MAX_DEPTH 32
 
-static __always_inline bool memcg_in_target_btf(struct mem_cgroup *memcg)
-{
-	struct cgroup *cgrp;
+/*
+ * The walk touches a few cold cache lines per level; every hook runs it.
+ * A small per-CPU cache of verdicts, keyed by the css serial number (unique
+ * for the boot, unlike an address a freed memcg leaves for another), answers
+ * from a line that stays hot.
+ */
+#define VERDICT_SLOTS 4
 
-	if (!memcg)
-		return false;
-	cgrp = memcg->css.cgroup;
+struct verdict_cache {
+	struct {
+		__u64 serial_plus_1; /* 0: empty */
+		__u64 in_target;
+	} slot[VERDICT_SLOTS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct verdict_cache);
+} verdicts SEC(".maps");
+
+static __always_inline bool memcg_walk_btf(struct mem_cgroup *memcg)
+{
+	struct cgroup *cgrp = memcg->css.cgroup;
+
 	for (int i = 0; i < MAX_DEPTH && cgrp; i++) {
 		struct cgroup_subsys_state *parent;
 
@@ -132,6 +151,28 @@ static __always_inline bool memcg_in_target_btf(struct mem_cgroup *memcg)
 		cgrp = parent->cgroup;
 	}
 	return false;
+}
+
+static __always_inline bool memcg_in_target_btf(struct mem_cgroup *memcg)
+{
+	__u32 zero = 0, i;
+	struct verdict_cache *vc;
+	__u64 serial;
+	bool v;
+
+	if (!memcg)
+		return false;
+	serial = memcg->css.serial_nr + 1;
+	i = serial & (VERDICT_SLOTS - 1);
+	vc = bpf_map_lookup_elem(&verdicts, &zero);
+	if (vc && vc->slot[i].serial_plus_1 == serial)
+		return vc->slot[i].in_target;
+	v = memcg_walk_btf(memcg);
+	if (vc) {
+		vc->slot[i].serial_plus_1 = serial;
+		vc->slot[i].in_target = v;
+	}
+	return v;
 }
 
 static __always_inline bool memcg_in_target_probe(struct mem_cgroup *memcg)
