@@ -35,6 +35,11 @@ const volatile bool have_task_btf = true;
 const volatile __u64 gfp_account = 1ULL << 22;
 /* oom:mark_victim's first argument: a task_struct * (6.8+) or the pid. */
 const volatile bool mark_victim_has_task = true;
+/* Bumped on every cgroup migration, system-wide (rare). */
+__u64 migrate_gen;
+/* Set by user space once cgroup:cgroup_attach_task is attached: only then
+ * can a task's verdict be kept until some task changes cgroup. */
+bool migrate_tp_live;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
@@ -55,8 +60,8 @@ struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct mp_totals);
-} totals SEC(".maps");
+	__type(value, struct mp_cpu);
+} cpu SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
@@ -87,19 +92,19 @@ struct {
 	__uint(max_entries, 4096);
 } oom_events SEC(".maps");
 
-static __always_inline struct mp_totals *get_totals(void)
+static __always_inline struct mp_cpu *get_cpu(void)
 {
 	__u32 zero = 0;
 
-	return bpf_map_lookup_elem(&totals, &zero);
+	return bpf_map_lookup_elem(&cpu, &zero);
 }
 
 static __always_inline void count_lost(int why)
 {
-	struct mp_totals *t = get_totals();
+	struct mp_cpu *c = get_cpu();
 
-	if (t)
-		t->lost[why]++;
+	if (c)
+		c->totals.lost[why]++;
 }
 
 /*
@@ -214,15 +219,10 @@ static __always_inline bool current_in_target(bool btf)
 static __always_inline struct mp_task_stat *get_task_stat(__u32 tgid)
 {
 	struct mp_task_stat *ts, zero = {};
-	char comm[16];
 
 	ts = bpf_map_lookup_elem(&task_stats, &tgid);
 	if (ts)
 		return ts;
-	if (tgid) {
-		bpf_get_current_comm(comm, sizeof(comm));
-		bpf_map_update_elem(&comms, &tgid, comm, BPF_NOEXIST);
-	}
 	if (bpf_map_update_elem(&task_stats, &tgid, &zero, BPF_NOEXIST) &&
 	    bpf_map_lookup_elem(&task_stats, &tgid) == NULL) {
 		count_lost(MP_LOST_TASK_MAP_FULL);
@@ -231,21 +231,74 @@ static __always_inline struct mp_task_stat *get_task_stat(__u32 tgid)
 	return bpf_map_lookup_elem(&task_stats, &tgid);
 }
 
+/* Move the pending counters of the slot's task into the per-task map. */
+static __always_inline void flush(struct mp_cpu *c)
+{
+	struct mp_task_stat *ts;
+
+	if (!c->in_target || !c->tgid)
+		return;
+	c->seq++;
+	ts = get_task_stat(c->tgid);
+	if (ts) {
+		ts->faults += c->pending.faults;
+		ts->user_pages += c->pending.user_pages;
+		ts->kernel_pages += c->pending.kernel_pages;
+#pragma unroll
+		for (int k = 0; k < MP_NR_CATS; k++)
+			ts->charge_bytes[k] += c->pending.charge_bytes[k];
+	}
+	__builtin_memset(&c->pending, 0, sizeof(c->pending));
+	c->seq++;
+}
+
+/*
+ * This CPU's slot, holding the current task: the fast path is one per-CPU
+ * lookup and two compares. On another task, the last one's counters are
+ * flushed and the new one's verdict is taken (and its name kept).
+ */
+static __always_inline struct mp_cpu *cpu_for_current(bool btf)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct mp_cpu *c = get_cpu();
+	__u64 gen = migrate_gen;
+
+	if (!c)
+		return NULL;
+	if (c->tgid == tgid && c->gen == gen && migrate_tp_live && tgid)
+		return c;
+	flush(c);
+	c->tgid = tgid;
+	c->gen = gen;
+	c->in_target = tgid && current_in_target(btf);
+	if (c->in_target) {
+		char comm[16];
+
+		bpf_get_current_comm(comm, sizeof(comm));
+		bpf_map_update_elem(&comms, &tgid, comm, BPF_NOEXIST);
+	}
+	return c;
+}
+
 /* ---- page faults ------------------------------------------------------ */
 
 static __always_inline int on_fault(bool btf)
 {
-	struct mp_task_stat *ts;
-	struct mp_totals *t;
+	struct mp_cpu *c = cpu_for_current(btf);
 
-	if (!current_in_target(btf))
+	if (!c || !c->in_target)
 		return 0;
-	t = get_totals();
-	if (t)
-		t->faults++;
-	ts = get_task_stat(bpf_get_current_pid_tgid() >> 32);
-	if (ts)
-		ts->faults++;
+	c->pending.faults++;
+	c->faults++;
+	return 0;
+}
+
+/* Any task changing cgroup invalidates the cached verdicts. */
+SEC("?tp_btf/cgroup_attach_task")
+int BPF_PROG(tp_cgroup_attach_task, struct cgroup *dst, const char *path,
+	     struct task_struct *task, bool threadgroup)
+{
+	__sync_fetch_and_add(&migrate_gen, 1);
 	return 0;
 }
 
@@ -283,30 +336,25 @@ static __always_inline int on_page_alloc(void *ctx, struct page *page,
 {
 	bool user = migratetype ==
 		    bpf_core_enum_value(enum migratetype, MIGRATE_MOVABLE);
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	struct mp_task_stat *ts;
-	struct mp_totals *t;
+	struct mp_cpu *c = cpu_for_current(true);
 	__u64 pages = 1ULL << (order & 31);
+	__u32 tgid;
 
-	if (!current_in_target(true))
+	if (!c || !c->in_target)
 		return 0;
-	t = get_totals();
-	if (t)
-		t->alloc_pages_by_order[user ? 0 : 1]
-				       [order > MP_MAX_ORDER ? MP_MAX_ORDER : order] += 1;
-	ts = get_task_stat(tgid);
-	if (ts) {
-		if (user)
-			ts->user_pages += pages;
-		else
-			ts->kernel_pages += pages;
-	}
+	tgid = c->tgid;
+	c->totals.alloc_pages_by_order[user ? 0 : 1]
+				      [order > MP_MAX_ORDER ? MP_MAX_ORDER : order] += 1;
+	if (user)
+		c->pending.user_pages += pages;
+	else
+		c->pending.kernel_pages += pages;
 
 	/* A stack costs microseconds: never for user pages, which are
 	 * explained by the fault path, and sampled for kernel ones. */
 	if (user || !stack_sample_period || !page)
 		return 0;
-	if (stack_sample_period > 1 && t && t->sample_tick++ % stack_sample_period)
+	if (stack_sample_period > 1 && c->totals.sample_tick++ % stack_sample_period)
 		return 0;
 
 	struct mp_stack_key key = { .tgid = tgid };
@@ -356,7 +404,7 @@ static __always_inline int on_page_free(struct page *page)
 	struct mp_live_page *lp = bpf_map_lookup_elem(&live_pages, &pkey);
 	struct mp_stack_key key;
 	struct mp_stack_stat *ss;
-	struct mp_totals *t;
+	struct mp_cpu *c;
 
 	if (!lp)
 		return 0;
@@ -366,9 +414,9 @@ static __always_inline int on_page_free(struct page *page)
 	if (ss)
 		__sync_fetch_and_add(&ss->pages,
 				     -(__s64)((1ULL << (lp->order & 31)) * lp->weight));
-	t = get_totals();
-	if (t)
-		t->kernel_pages_freed += 1ULL << (lp->order & 31);
+	c = get_cpu();
+	if (c)
+		c->totals.kernel_pages_freed += 1ULL << (lp->order & 31);
 	bpf_map_delete_elem(&live_pages, &pkey);
 	return 0;
 }
@@ -441,8 +489,8 @@ static __always_inline int item_to_cat(int item, bool lruvec, int *unit)
 static __always_inline int on_memcg_stat(struct mem_cgroup *memcg, int item,
 					 int val, bool lruvec, bool btf)
 {
-	struct mp_task_stat *ts;
-	struct mp_totals *t;
+	struct mp_cpu *c;
+	__s64 bytes;
 	int unit, cat;
 
 	cat = item_to_cat(item, lruvec, &unit);
@@ -452,17 +500,19 @@ static __always_inline int on_memcg_stat(struct mem_cgroup *memcg, int item,
 		return 0;
 	if (memcg_val_in_pages)
 		unit = page_size;
-	/* A charge or uncharge made by a task outside the target (an RCU
-	 * callback freeing its objects, reclaim, an interrupt) is not that
-	 * task's doing: it goes to tgid 0, "another context". */
-	ts = get_task_stat(current_in_target(btf) ? bpf_get_current_pid_tgid() >> 32 : 0);
-	if (ts && cat < MP_NR_CATS)
-		ts->charge_bytes[cat] += (__s64)val * unit;
-	t = get_totals();
-	if (t && cat < MP_NR_CATS) {
-		t->charge_bytes[cat] += (__s64)val * unit;
-		t->memcg_events++;
-	}
+	c = cpu_for_current(btf);
+	if (!c || cat >= MP_NR_CATS)
+		return 0;
+	bytes = (__s64)val * unit;
+	/* A charge or uncharge made while a task outside the target runs (an
+	 * RCU callback freeing its objects, reclaim, an interrupt) is not that
+	 * task's doing: it goes to "another context". */
+	if (c->in_target)
+		c->pending.charge_bytes[cat] += bytes;
+	else
+		c->other_charge_bytes[cat] += bytes;
+	c->totals.charge_bytes[cat] += bytes;
+	c->totals.memcg_events++;
 	return 0;
 }
 

@@ -56,13 +56,32 @@ struct mp_task_stat {
 /* Whole-target counters, one copy per CPU (single-slot per-CPU array):
  * what a timeline reads every interval without walking the per-task map. */
 struct mp_totals {
-	__u64 faults;
+	__u64 faults;               /* (kept in struct mp_cpu by the BPF side) */
 	__s64 charge_bytes[MP_NR_CATS];
 	__u64 alloc_pages_by_order[2][MP_MAX_ORDER + 1]; /* [0] user, [1] kernel */
 	__u64 kernel_pages_freed;   /* tracked kernel pages freed (any context) */
 	__u64 memcg_events;         /* memcg stat updates counted */
 	__u64 lost[MP_NR_LOST];
 	__u64 sample_tick;          /* kernel allocations seen, for sampling stacks */
+};
+
+/*
+ * The hot per-CPU state, one slot of a per-CPU array: counters for the task
+ * that ran last on this CPU accumulate in pending and move to the per-task
+ * map only when another task's event comes (a flush), so a fault, an
+ * allocation or a charge costs no hash lookup. seq is odd while a flush
+ * runs, so that user space can read the map and the slots consistently.
+ */
+struct mp_cpu {
+	__u64 seq;
+	__u64 gen;             /* the cgroup-migration generation of the verdict */
+	__u32 tgid;            /* whose counters are pending; 0: none */
+	__u32 in_target;       /* that task's memcg is the target or below */
+	__u64 faults;          /* all of the target's, here to share the first
+				* cache line with what every fault touches */
+	struct mp_task_stat pending;
+	__s64 other_charge_bytes[MP_NR_CATS]; /* charges made in other contexts */
+	struct mp_totals totals;
 };
 
 struct mp_stack_key {

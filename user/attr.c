@@ -62,6 +62,9 @@ static const struct ladder {
 	{ "page free", {
 		{ "tracepoint kmem:mm_page_free", TP, "mm_page_free", PROG(tp_mm_page_free) },
 	}, 1 },
+	{ "cgroup migrations", {
+		{ "tracepoint cgroup:cgroup_attach_task", TP, "cgroup_attach_task", PROG(tp_cgroup_attach_task) },
+	}, 1 },
 	{ "process names", {
 		{ "tracepoint sched:sched_process_exec", TP, "sched_process_exec", PROG(tp_sched_process_exec) },
 	}, 1 },
@@ -314,6 +317,11 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 				 a->hooks[c].hook[0] ? " + " : "", l->rungs[j].label);
 		}
 	}
+	/* the per-CPU verdicts may be kept only while migrations are seen */
+	for (int c = 0; c < MP_NR_CONCERNS; c++)
+		if (!strcmp(ladders[c].concern, "cgroup migrations") && a->hooks[c].hook[0] &&
+		    !a->hooks[c].missing[0])
+			a->skel->bss->migrate_tp_live = true;
 	*out = a;
 	return 0;
 }
@@ -323,55 +331,62 @@ const struct mp_hook *mp_attr_hooks(const struct mp_attr *a)
 	return a->hooks;
 }
 
-int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *s)
+/* Sum the per-CPU totals. */
+static void sum_totals(const struct mp_cpu *v, int ncpu, struct mp_totals *t)
 {
-	int ncpu = a->ncpus, fd;
-	size_t cap;
+	memset(t, 0, sizeof(*t));
+	for (int c = 0; c < ncpu; c++) {
+		const struct mp_totals *x = &v[c].totals;
+
+		t->faults += v[c].faults;
+		for (int k = 0; k < MP_NR_CATS; k++)
+			t->charge_bytes[k] += x->charge_bytes[k];
+		for (int u = 0; u < 2; u++)
+			for (int o = 0; o <= MP_MAX_ORDER; o++)
+				t->alloc_pages_by_order[u][o] += x->alloc_pages_by_order[u][o];
+		t->kernel_pages_freed += x->kernel_pages_freed;
+		t->memcg_events += x->memcg_events;
+		for (int l = 0; l < MP_NR_LOST; l++)
+			t->lost[l] += x->lost[l];
+	}
+}
+
+static struct mp_task_row *task_row(struct mp_attr_snap *s, size_t cap, uint32_t tgid)
+{
+	for (size_t i = 0; i < s->ntasks; i++)
+		if (s->tasks[i].tgid == tgid)
+			return &s->tasks[i];
+	if (s->ntasks == cap)
+		return NULL;
+	memset(&s->tasks[s->ntasks], 0, sizeof(s->tasks[0]));
+	s->tasks[s->ntasks].tgid = tgid;
+	return &s->tasks[s->ntasks++];
+}
+
+static void fill_comm(struct mp_attr *a, struct mp_task_row *r)
+{
+	if (r->tgid == 0)
+		snprintf(r->comm, sizeof(r->comm), "(other context)");
+	else if (bpf_map_lookup_elem(bpf_map__fd(a->skel->maps.comms), &r->tgid, r->comm))
+		snprintf(r->comm, sizeof(r->comm), "?");
+	r->comm[sizeof(r->comm) - 1] = '\0';
+}
+
+/* The per-task map, without the slots' pending counters. */
+static int read_tasks(struct mp_attr *a, struct mp_attr_snap *s, size_t cap,
+		      struct mp_task_stat *tv)
+{
+	int fd = bpf_map__fd(a->skel->maps.task_stats), ncpu = a->ncpus;
 	uint32_t key, next, *prev = NULL;
-	struct mp_task_stat *tv = calloc((size_t)ncpu, sizeof(*tv));
-	struct mp_totals *totv = calloc((size_t)ncpu, sizeof(*totv));
-	int ret = 0;
 
-	memset(s, 0, sizeof(*s));
-	if (!tv || !totv) {
-		ret = -ENOMEM;
-		goto out;
-	}
-
-	/* totals: one slot, per CPU */
-	key = 0;
-	if (bpf_map_lookup_elem(bpf_map__fd(a->skel->maps.totals), &key, totv) == 0) {
-		for (int c = 0; c < ncpu; c++) {
-			for (int u = 0; u < 2; u++)
-				for (int o = 0; o <= MP_MAX_ORDER; o++)
-					s->totals.alloc_pages_by_order[u][o] +=
-						totv[c].alloc_pages_by_order[u][o];
-			s->totals.faults += totv[c].faults;
-			for (int k = 0; k < MP_NR_CATS; k++)
-				s->totals.charge_bytes[k] += totv[c].charge_bytes[k];
-			s->totals.kernel_pages_freed += totv[c].kernel_pages_freed;
-			s->totals.memcg_events += totv[c].memcg_events;
-			for (int l = 0; l < MP_NR_LOST; l++)
-				s->totals.lost[l] += totv[c].lost[l];
-		}
-	}
-
-	fd = bpf_map__fd(a->skel->maps.task_stats);
-	cap = bpf_map__max_entries(a->skel->maps.task_stats);
-	s->tasks = calloc(cap, sizeof(*s->tasks));
-	if (!s->tasks) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	while (s->ntasks < cap && bpf_map_get_next_key(fd, prev, &next) == 0) {
-		struct mp_task_row *r = &s->tasks[s->ntasks];
+	s->ntasks = 0;
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		struct mp_task_row *r;
 
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, tv))
+		if (bpf_map_lookup_elem(fd, &key, tv) || !(r = task_row(s, cap, key)))
 			continue;
-		memset(r, 0, sizeof(*r));
-		r->tgid = key;
 		for (int c = 0; c < ncpu; c++) {
 			r->faults += tv[c].faults;
 			r->user_pages += tv[c].user_pages;
@@ -379,26 +394,82 @@ int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *s)
 			for (int k = 0; k < MP_NR_CATS; k++)
 				r->charge_bytes[k] += tv[c].charge_bytes[k];
 		}
-		if (key == 0)
-			snprintf(r->comm, sizeof(r->comm), "(other context)");
-		else
-			bpf_map_lookup_elem(bpf_map__fd(a->skel->maps.comms), &key, r->comm);
-		r->comm[sizeof(r->comm) - 1] = '\0';
-		s->ntasks++;
 	}
+	return 0;
+}
+
+int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *s)
+{
+	int ncpu = a->ncpus, cfd = bpf_map__fd(a->skel->maps.cpu), ret = 0;
+	size_t cap = bpf_map__max_entries(a->skel->maps.task_stats) + (size_t)ncpu + 1;
+	struct mp_task_stat *tv = calloc((size_t)ncpu, sizeof(*tv));
+	struct mp_cpu *before = calloc((size_t)ncpu, sizeof(*before));
+	struct mp_cpu *after = calloc((size_t)ncpu, sizeof(*after));
+	uint32_t zero = 0;
+	int tries;
+
+	memset(s, 0, sizeof(*s));
+	s->tasks = calloc(cap, sizeof(*s->tasks));
+	if (!tv || !before || !after || !s->tasks) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/*
+	 * The slots and the map must be read as of one moment: a flush moves
+	 * counters from one to the other. Read slots, map, slots again, and
+	 * retry while a flush ran in between (seq odd or changed).
+	 */
+	for (tries = 0; tries < 20; tries++) {
+		bool same = true;
+
+		if (bpf_map_lookup_elem(cfd, &zero, before)) {
+			ret = -errno;
+			goto out;
+		}
+		read_tasks(a, s, cap, tv);
+		if (bpf_map_lookup_elem(cfd, &zero, after)) {
+			ret = -errno;
+			goto out;
+		}
+		for (int c = 0; c < ncpu; c++)
+			same &= before[c].seq == after[c].seq && !(after[c].seq & 1);
+		if (same)
+			break;
+	}
+	sum_totals(after, ncpu, &s->totals);
+	for (int c = 0; c < ncpu; c++) {
+		const struct mp_cpu *x = &after[c];
+		struct mp_task_row *r;
+
+		if (x->in_target && x->tgid && (r = task_row(s, cap, x->tgid))) {
+			r->faults += x->pending.faults;
+			r->user_pages += x->pending.user_pages;
+			r->kernel_pages += x->pending.kernel_pages;
+			for (int k = 0; k < MP_NR_CATS; k++)
+				r->charge_bytes[k] += x->pending.charge_bytes[k];
+		}
+		for (int k = 0; k < MP_NR_CATS; k++) {
+			if (!x->other_charge_bytes[k])
+				continue;
+			if ((r = task_row(s, cap, 0)))
+				r->charge_bytes[k] += x->other_charge_bytes[k];
+		}
+	}
+	for (size_t i = 0; i < s->ntasks; i++)
+		fill_comm(a, &s->tasks[i]);
 
 	{
 		struct mp_stack_key sk, snext, *sprev = NULL;
 		struct mp_stack_stat sv;
+		int fd = bpf_map__fd(a->skel->maps.stack_stats);
+		size_t scap = bpf_map__max_entries(a->skel->maps.stack_stats);
 
-		fd = bpf_map__fd(a->skel->maps.stack_stats);
-		cap = bpf_map__max_entries(a->skel->maps.stack_stats);
-		s->stacks = calloc(cap, sizeof(*s->stacks));
+		s->stacks = calloc(scap, sizeof(*s->stacks));
 		if (!s->stacks) {
 			ret = -ENOMEM;
 			goto out;
 		}
-		while (s->nstacks < cap && bpf_map_get_next_key(fd, sprev, &snext) == 0) {
+		while (s->nstacks < scap && bpf_map_get_next_key(fd, sprev, &snext) == 0) {
 			sk = snext;
 			sprev = &sk;
 			if (bpf_map_lookup_elem(fd, &sk, &sv))
@@ -412,7 +483,8 @@ int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *s)
 	}
 out:
 	free(tv);
-	free(totv);
+	free(before);
+	free(after);
 	if (ret)
 		mp_attr_snap_free(s);
 	return ret;
@@ -464,26 +536,16 @@ void mp_attr_snap_sub(struct mp_attr_snap *after, const struct mp_attr_snap *bef
 
 int mp_attr_totals(struct mp_attr *a, struct mp_totals *t)
 {
-	struct mp_totals *v = calloc((size_t)a->ncpus, sizeof(*v));
+	struct mp_cpu *v = calloc((size_t)a->ncpus, sizeof(*v));
 	uint32_t key = 0;
 	int ret = 0;
 
 	if (!v)
 		return -ENOMEM;
-	memset(t, 0, sizeof(*t));
-	if (bpf_map_lookup_elem(bpf_map__fd(a->skel->maps.totals), &key, v)) {
+	if (bpf_map_lookup_elem(bpf_map__fd(a->skel->maps.cpu), &key, v))
 		ret = -errno;
-	} else {
-		for (int c = 0; c < a->ncpus; c++) {
-			t->faults += v[c].faults;
-			for (int k = 0; k < MP_NR_CATS; k++)
-				t->charge_bytes[k] += v[c].charge_bytes[k];
-			t->memcg_events += v[c].memcg_events;
-			t->kernel_pages_freed += v[c].kernel_pages_freed;
-			for (int l = 0; l < MP_NR_LOST; l++)
-				t->lost[l] += v[c].lost[l];
-		}
-	}
+	else
+		sum_totals(v, a->ncpus, t);
 	free(v);
 	return ret;
 }

@@ -27,7 +27,7 @@ struct mp_hook {
 	char missing[160];   /* why nothing is attached; "" when attached */
 };
 
-#define MP_NR_CONCERNS 6
+#define MP_NR_CONCERNS 7
 
 struct mp_attr_opts {
 	uint64_t target_cgid;        /* mp_cgroup_id() of the target */
