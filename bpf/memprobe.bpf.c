@@ -443,43 +443,47 @@ int BPF_PROG(tp_mm_page_free, struct page *page, unsigned int order)
  * else an enum memcg_stat_item (mod_memcg_state).
  * *unit: bytes per unit of val as the kernel function sees it.
  */
+/* item is the enumerator E of enum T, on a kernel that has it at all */
+#define IS_ITEM(T, E) \
+	(bpf_core_enum_value_exists(enum T, E) && item == bpf_core_enum_value(enum T, E))
+
 static __always_inline int item_to_cat(int item, bool lruvec, int *unit)
 {
 	*unit = page_size;
 	if (lruvec) {
-		if (item == bpf_core_enum_value(enum node_stat_item, NR_ANON_MAPPED))
+		if (IS_ITEM(node_stat_item, NR_ANON_MAPPED))
 			return MP_CAT_ANON;
-		if (item == bpf_core_enum_value(enum node_stat_item, NR_FILE_PAGES))
+		if (IS_ITEM(node_stat_item, NR_FILE_PAGES))
 			return MP_CAT_FILE;
-		if (item == bpf_core_enum_value(enum node_stat_item, NR_SHMEM))
+		if (IS_ITEM(node_stat_item, NR_SHMEM))
 			return MP_CAT_SHMEM;
-		if (item == bpf_core_enum_value(enum node_stat_item, NR_PAGETABLE))
+		/* a zone stat on 5.10: no per-memcg count there */
+		if (IS_ITEM(node_stat_item, NR_PAGETABLE))
 			return MP_CAT_PAGETABLES;
-		if (bpf_core_enum_value_exists(enum node_stat_item, NR_SECONDARY_PAGETABLE) &&
-		    item == bpf_core_enum_value(enum node_stat_item, NR_SECONDARY_PAGETABLE))
+		if (IS_ITEM(node_stat_item, NR_SECONDARY_PAGETABLE))
 			return MP_CAT_SEC_PAGETABLES;
-		if (item == bpf_core_enum_value(enum node_stat_item, NR_KERNEL_STACK_KB)) {
+		if (IS_ITEM(node_stat_item, NR_KERNEL_STACK_KB)) {
 			*unit = 1024;
 			return MP_CAT_KERNEL_STACK;
 		}
-		if (item == bpf_core_enum_value(enum node_stat_item, NR_SLAB_RECLAIMABLE_B)) {
+		if (IS_ITEM(node_stat_item, NR_SLAB_RECLAIMABLE_B)) {
 			*unit = 1;
 			return MP_CAT_SLAB_RECLAIMABLE;
 		}
-		if (item == bpf_core_enum_value(enum node_stat_item, NR_SLAB_UNRECLAIMABLE_B)) {
+		if (IS_ITEM(node_stat_item, NR_SLAB_UNRECLAIMABLE_B)) {
 			*unit = 1;
 			return MP_CAT_SLAB_UNRECLAIMABLE;
 		}
 		return -1;
 	}
-	if (item == bpf_core_enum_value(enum memcg_stat_item, MEMCG_KMEM))
+	/* absent on 5.10, which keeps no per-memcg kernel total */
+	if (IS_ITEM(memcg_stat_item, MEMCG_KMEM))
 		return MP_CAT_KERNEL;
-	if (item == bpf_core_enum_value(enum memcg_stat_item, MEMCG_SOCK))
+	if (IS_ITEM(memcg_stat_item, MEMCG_SOCK))
 		return MP_CAT_SOCK;
-	if (bpf_core_enum_value_exists(enum memcg_stat_item, MEMCG_VMALLOC) &&
-	    item == bpf_core_enum_value(enum memcg_stat_item, MEMCG_VMALLOC))
+	if (IS_ITEM(memcg_stat_item, MEMCG_VMALLOC))
 		return MP_CAT_VMALLOC;
-	if (item == bpf_core_enum_value(enum memcg_stat_item, MEMCG_PERCPU_B)) {
+	if (IS_ITEM(memcg_stat_item, MEMCG_PERCPU_B)) {
 		*unit = 1;
 		return MP_CAT_PERCPU;
 	}

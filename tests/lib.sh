@@ -15,10 +15,13 @@ own_memcg_dir() {
 	line=$(grep -E '^[0-9]+:([^:]*,)?memory(,[^:]*)?:' /proc/self/cgroup | head -n 1)
 	if [ -n "$line" ]; then
 		path=${line#*:*:}
-		mnt=$(awk '$9 == "cgroup" && $NF ~ /(^|,)memory(,|$)/ {print $5; exit}' /proc/self/mountinfo)
+		# the fstype is the first field after " - " (optional fields vary)
+		mnt=$(awk '{ for (i = 7; i < NF; i++) if ($i == "-") break }
+			$(i + 1) == "cgroup" && $NF ~ /(^|,)memory(,|$)/ { print $5; exit }' /proc/self/mountinfo)
 	else
 		path=$(sed -n 's/^0:://p' /proc/self/cgroup)
-		mnt=$(awk '$9 == "cgroup2" {print $5; exit}' /proc/self/mountinfo)
+		mnt=$(awk '{ for (i = 7; i < NF; i++) if ($i == "-") break }
+			$(i + 1) == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
 	fi
 	echo "$mnt${path%/}"
 }

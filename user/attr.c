@@ -79,7 +79,24 @@ static const struct ladder {
 	}, 2 },
 };
 
+/* The stat item behind each category, and the enum it belongs to. */
+static const struct { const char *type, *item; } cat_items[MP_NR_CATS] = {
+	[MP_CAT_ANON] = { "node_stat_item", "NR_ANON_MAPPED" },
+	[MP_CAT_FILE] = { "node_stat_item", "NR_FILE_PAGES" },
+	[MP_CAT_SHMEM] = { "node_stat_item", "NR_SHMEM" },
+	[MP_CAT_PAGETABLES] = { "node_stat_item", "NR_PAGETABLE" },
+	[MP_CAT_SEC_PAGETABLES] = { "node_stat_item", "NR_SECONDARY_PAGETABLE" },
+	[MP_CAT_KERNEL_STACK] = { "node_stat_item", "NR_KERNEL_STACK_KB" },
+	[MP_CAT_SLAB_RECLAIMABLE] = { "node_stat_item", "NR_SLAB_RECLAIMABLE_B" },
+	[MP_CAT_SLAB_UNRECLAIMABLE] = { "node_stat_item", "NR_SLAB_UNRECLAIMABLE_B" },
+	[MP_CAT_PERCPU] = { "memcg_stat_item", "MEMCG_PERCPU_B" },
+	[MP_CAT_SOCK] = { "memcg_stat_item", "MEMCG_SOCK" },
+	[MP_CAT_VMALLOC] = { "memcg_stat_item", "MEMCG_VMALLOC" },
+	[MP_CAT_KERNEL] = { "memcg_stat_item", "MEMCG_KMEM" },
+};
+
 struct mp_attr {
+	bool cat_ok[MP_NR_CATS];
 	struct memprobe_bpf *skel;
 	struct mp_hook hooks[MP_NR_CONCERNS];
 	int chosen[MP_NR_CONCERNS];      /* index of the first rung used, -1 none */
@@ -115,10 +132,10 @@ static uint64_t find_gfp_account(const struct btf *btf)
 	return 1ULL << 22;
 }
 
-/* Does the kernel know helper NAME (an enumerator of enum bpf_func_id)? */
-static bool have_helper(const struct btf *btf, const char *name)
+/* Is NAME an enumerator of enum TYPE in this kernel? */
+static bool have_enumerator(const struct btf *btf, const char *type, const char *name)
 {
-	int id = btf__find_by_name_kind(btf, "bpf_func_id", BTF_KIND_ENUM);
+	int id = btf__find_by_name_kind(btf, type, BTF_KIND_ENUM);
 	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
 	const struct btf_enum *e;
 
@@ -232,7 +249,8 @@ static int open_skel(struct mp_attr *a, const struct mp_attr_opts *o, bool in_pa
 	a->skel->rodata->memcg_val_in_pages = in_pages;
 	a->skel->rodata->gfp_account = find_gfp_account(vmlinux);
 	a->skel->rodata->mark_victim_has_task = mark_victim_has_task(vmlinux);
-	a->skel->rodata->have_task_btf = have_helper(vmlinux, "BPF_FUNC_get_current_task_btf");
+	a->skel->rodata->have_task_btf =
+		have_enumerator(vmlinux, "bpf_func_id", "BPF_FUNC_get_current_task_btf");
 	return 0;
 }
 
@@ -256,6 +274,8 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 		return ret;
 	}
 	plan(a, vmlinux);
+	for (int k = 0; k < MP_NR_CATS; k++)
+		a->cat_ok[k] = have_enumerator(vmlinux, cat_items[k].type, cat_items[k].item);
 
 	/* A fentry or kprobe the kernel refuses fails the whole load: mark the
 	 * rungs refused and load again with the next rung, until it loads. */
@@ -324,6 +344,13 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 			a->skel->bss->migrate_tp_live = true;
 	*out = a;
 	return 0;
+}
+
+bool mp_attr_cat_available(const struct mp_attr *a, int cat, const char **why)
+{
+	if (why)
+		*why = cat_items[cat].item;
+	return a->cat_ok[cat];
 }
 
 const struct mp_hook *mp_attr_hooks(const struct mp_attr *a)

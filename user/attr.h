@@ -76,6 +76,10 @@ int mp_attr_start(const struct mp_attr_opts *opts, struct mp_attr **out,
 /* The plan: MP_NR_CONCERNS entries, valid until mp_attr_stop. */
 const struct mp_hook *mp_attr_hooks(const struct mp_attr *a);
 
+/* Does this kernel keep a per-memcg count for category cat (enum mp_cat)?
+ * When not, *why names the missing stat item. */
+bool mp_attr_cat_available(const struct mp_attr *a, int cat, const char **why);
+
 /* Read every map into snap (allocated; free with mp_attr_snap_free).
  * Returns 0 or -errno. */
 int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *snap);

@@ -185,7 +185,33 @@ static int place(const char *root, const struct mp_host *h, struct mp_cgroup *cg
 		return err;
 	if (stat(p, &st))
 		return -errno;
-	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	/*
+	 * On v2 a cgroup whose parent does not delegate the memory controller
+	 * has no memory.* files: its memory is accounted to the nearest
+	 * ancestor that has them, which is the memory cgroup that counts.
+	 */
+	while (cg->version == 2 && strcmp(cg->dir, cg->mount) != 0) {
+		char *slash;
+
+		if (rpath(p, sizeof(p), root, cg->dir) || strlen(p) + 16 >= sizeof(p))
+			break;
+		strcat(p, "/memory.current");
+		if (access(p, F_OK) == 0)
+			break;
+		slash = strrchr(cg->dir, '/');
+		if (!slash || (size_t)(slash - cg->dir) < strlen(cg->mount))
+			break;
+		*slash = '\0';
+		slash = strrchr(cg->path, '/');
+		if (slash && slash != cg->path)
+			*slash = '\0';
+		else
+			strcpy(cg->path, "/");
+		cg->level--;
+	}
+	return 0;
 }
 
 int mp_cgroup_of_pid(const char *root, const struct mp_host *h, pid_t pid,
@@ -322,7 +348,19 @@ static int read_cg_u64(const char *root, const char *dir, const char *file, uint
 
 int mp_cgroup_usage(const char *root, const struct mp_cgroup *cg, uint64_t *usage)
 {
-	return read_cg_u64(root, cg->dir, mp_cgroup_file(cg, "usage"), usage);
+	int err = read_cg_u64(root, cg->dir, mp_cgroup_file(cg, "usage"), usage);
+	uint64_t total, avail;
+	char p[PATH_MAX];
+
+	/* The v2 root keeps no memory.current: the host's use stands for it. */
+	if (err == -ENOENT && cg->version == 2 && strcmp(cg->dir, cg->mount) == 0 &&
+	    !rpath(p, sizeof(p), root, "/proc/meminfo") &&
+	    !mp_read_keyed_u64(p, "MemTotal", &total) &&
+	    !mp_read_keyed_u64(p, "MemAvailable", &avail)) {
+		*usage = (total - MP_MIN(total, avail)) * 1024;
+		return 0;
+	}
+	return err;
 }
 
 int mp_cgroup_read(const char *root, const struct mp_host *h, struct mp_cgroup *cg)
@@ -333,6 +371,22 @@ int mp_cgroup_read(const char *root, const struct mp_host *h, struct mp_cgroup *
 
 	if ((err = mp_cgroup_usage(root, cg, &cg->usage_bytes)))
 		return err;
+	cg->children_counted = true;
+	if (cg->version == 1) {
+		uint64_t h1;
+
+		/* v1 without use_hierarchy: a child's charges stay in the child */
+		if (!read_cg_u64(root, cg->dir, "memory.use_hierarchy", &h1))
+			cg->children_counted = h1 == 1;
+	} else {
+		char ctl[256];
+
+		cg->children_counted = false;
+		if (!mp_path(p, sizeof(p), "%s%s/cgroup.subtree_control", root ? root : "", cg->dir) &&
+		    mp_read_file(p, ctl, sizeof(ctl)) >= 0)
+			for (char *tok = strtok(ctl, " \n"); tok; tok = strtok(NULL, " \n"))
+				cg->children_counted |= strcmp(tok, "memory") == 0;
+	}
 	if (read_cg_u64(root, cg->dir, mp_cgroup_file(cg, "limit"), &cg->limit_bytes))
 		cg->limit_bytes = MP_UNLIMITED;
 	cg->has_high = cg->version == 2 &&
@@ -434,6 +488,8 @@ int mp_cgroup_create(const struct mp_host *h, const struct mp_cgroup *parent,
 		err = mp_path(p, sizeof(p), "%s/%s", child->dir, mp_cgroup_file(child, "limit"));
 		if (!err)
 			err = mp_write_file(p, val);
+		if (err == -ENOENT)
+			err = -EOPNOTSUPP; /* v2: the parent does not delegate memory */
 		if (err) {
 			rmdir(child->dir);
 			return err;
@@ -442,6 +498,21 @@ int mp_cgroup_create(const struct mp_host *h, const struct mp_cgroup *parent,
 	if (child->version == 2 && !mp_path(p, sizeof(p), "%s/memory.swap.max", child->dir))
 		mp_write_file(p, "0"); /* absent without swap accounting: fine */
 	return 0;
+}
+
+int mp_cgroup_delegate_memory(struct mp_cgroup *cg)
+{
+	char p[PATH_MAX];
+	int err;
+
+	if (cg->version == 1)
+		return 0;
+	if (mp_path(p, sizeof(p), "%s/cgroup.subtree_control", cg->dir))
+		return -ENAMETOOLONG;
+	err = mp_write_file(p, "+memory");
+	if (!err)
+		cg->children_counted = true;
+	return err;
 }
 
 int mp_cgroup_attach(const struct mp_cgroup *cg, pid_t pid)

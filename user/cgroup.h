@@ -62,6 +62,9 @@ struct mp_cgroup {
 				     * levels of limit - usage (a sibling's usage counts
 				     * against a shared ancestor), and MemAvailable */
 	char headroom_from[PATH_MAX + 32]; /* the level that sets it, or "MemAvailable" */
+	bool children_counted;      /* a child cgroup's memory is charged here too and
+				     * can have its own limit: v1 use_hierarchy, v2
+				     * memory in cgroup.subtree_control */
 };
 
 /* A cgroup on the path to the root that has a memory limit. */
@@ -119,10 +122,15 @@ int mp_cgroup_usage(const char *root, const struct mp_cgroup *cg, uint64_t *usag
 /*
  * Create the child cgroup NAME under parent with a memory limit (MP_UNLIMITED
  * leaves it unset), filling child. On v2 it also sets memory.swap.max to 0 so
- * the limit is not stretched by swap. Returns 0, -EEXIST, or -errno.
+ * the limit is not stretched by swap. Returns 0, -EEXIST, -EOPNOTSUPP (v2:
+ * the parent does not delegate the memory controller), or -errno.
  */
 int mp_cgroup_create(const struct mp_host *host, const struct mp_cgroup *parent,
 		     const char *name, uint64_t limit_bytes, struct mp_cgroup *child);
+
+/* On v2, let cg's children have memory limits (+memory in its
+ * cgroup.subtree_control). Only for a cgroup memprobe made. 0 or -errno. */
+int mp_cgroup_delegate_memory(struct mp_cgroup *cg);
 
 /* Move a process into cg. Returns 0 or -errno. */
 int mp_cgroup_attach(const struct mp_cgroup *cg, pid_t pid);

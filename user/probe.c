@@ -327,6 +327,18 @@ static uint64_t peak_counter(const struct mp_cgroup *target)
 	return v;
 }
 
+/* The cgroup's OOM-kill counter (v1 memory.oom_control, v2 memory.events). */
+static uint64_t oom_kills(const struct mp_cgroup *cg)
+{
+	char p[PATH_MAX];
+	uint64_t v = 0;
+
+	if (!mp_path(p, sizeof(p), "%s/%s", cg->dir,
+		     cg->version == 1 ? "memory.oom_control" : "memory.events"))
+		mp_read_keyed_u64(p, "oom_kill", &v);
+	return v;
+}
+
 static bool stopped(const struct mp_probe_cfg *cfg)
 {
 	return cfg->stop && *cfg->stop;
@@ -358,7 +370,7 @@ int mp_probe_run(const struct mp_host *h, const struct mp_cgroup *target,
 				 .populate = cfg->populate };
 	struct mp_limit_level lv[MP_MAX_LEVELS];
 	struct mp_cgroup now = *target;
-	uint64_t headroom, peak_sampled, peak0;
+	uint64_t headroom, peak_sampled, peak0, oom0 = 0;
 	struct timespec t_go;
 	char p[PATH_MAX], name[64];
 	struct msg m;
@@ -384,13 +396,31 @@ int mp_probe_run(const struct mp_host *h, const struct mp_cgroup *target,
 	res->probe_limit_bytes = headroom > cfg->margin + 4 * MP_MIB ? headroom - cfg->margin
 								   : 4 * MP_MIB;
 	snprintf(name, sizeof(name), "memprobe-probe-%d", (int)getpid());
-	if ((ret = mp_cgroup_create(h, target, name, res->probe_limit_bytes, &r.probe_cg))) {
+	if (!now.children_counted ||
+	    mp_cgroup_create(h, target, name, res->probe_limit_bytes, &r.probe_cg) == -EOPNOTSUPP) {
+		/*
+		 * A child cgroup would not be charged to the target (v1 without
+		 * use_hierarchy) or could not have a limit (v2: the target does
+		 * not delegate memory, as a cgroup with processes cannot): the
+		 * probe runs in the target itself, with the same bounds checked
+		 * and oom_score_adj 1000, but without its own limit.
+		 */
+		r.probe_cg = *target;
+		res->in_target = true;
+		snprintf(res->in_target_why, sizeof(res->in_target_why), "%s",
+			 target->version == 1 ? "the target's memory.use_hierarchy is 0"
+					      : "the target does not delegate the memory controller "
+						"(memory not in its cgroup.subtree_control)");
+	} else if (access(r.probe_cg.dir, F_OK)) {
+		ret = -errno;
 		fprintf(stderr, "memprobe: cannot create %s/%s: %s\n", target->dir, name,
-			strerror(-ret));
+			strerror(errno));
 		goto out;
+	} else {
+		r.probe_created = true;
 	}
-	r.probe_created = true;
 	snprintf(res->cgroup_dir, sizeof(res->cgroup_dir), "%s", r.probe_cg.dir);
+	oom0 = oom_kills(&r.probe_cg);
 
 	/* The bounds the child checks before every chunk. */
 	{
@@ -409,7 +439,8 @@ int mp_probe_run(const struct mp_host *h, const struct mp_cgroup *target,
 			.fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC), .meminfo = true,
 			.limit = h->mem_total_bytes, .margin = cfg->margin,
 		};
-		if (!mp_path(q, sizeof(q), "%s/%s", r.probe_cg.dir, mp_cgroup_file(target, "usage")))
+		if (!res->in_target &&
+		    !mp_path(q, sizeof(q), "%s/%s", r.probe_cg.dir, mp_cgroup_file(target, "usage")))
 			ca.bounds[ca.nbounds++] = (struct bound){
 				.fd = open(q, O_RDONLY | O_CLOEXEC),
 				.limit = res->probe_limit_bytes, .margin = 0,
@@ -513,15 +544,13 @@ int mp_probe_run(const struct mp_host *h, const struct mp_cgroup *target,
 	else
 		kill(r.child, SIGKILL);
 	if (waitpid(r.child, &status, 0) == r.child) {
-		char q[PATH_MAX];
-		uint64_t kills = 0;
+		bool sigkill = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
 
-		/* the probe cgroup's own counter tells an OOM kill from any other */
-		if (!mp_path(q, sizeof(q), "%s/%s", r.probe_cg.dir,
-			     target->version == 1 ? "memory.oom_control" : "memory.events"))
-			mp_read_keyed_u64(q, "oom_kill", &kills);
-		res->oom_killed = kills > 0;
-		if (!res->completed && !res->interrupted && WIFSIGNALED(status))
+		/* the cgroup's own counter tells an OOM kill from any other; in
+		 * the target itself, only together with the probe's SIGKILL */
+		res->oom_killed = oom_kills(&r.probe_cg) > oom0 &&
+				  (!res->in_target || (sigkill && !res->completed));
+		if (!res->completed && !res->interrupted && !res->oom_killed && WIFSIGNALED(status))
 			res->killed_by_signal = WTERMSIG(status);
 		r.child = 0;
 	}
@@ -824,8 +853,17 @@ int mp_cmd_probe(int argc, char **argv)
 		struct mp_cgroup self = target;
 
 		snprintf(name, sizeof(name), "memprobe-target-%d", (int)getpid());
-		if ((ret = mp_cgroup_create(&host, &self, name, o.limit, &target)) ||
-		    (target_created = true, mp_cgroup_read("", &host, &target))) {
+		ret = mp_cgroup_create(&host, &self, name, o.limit, &target);
+		if (ret == -EOPNOTSUPP) {
+			fprintf(stderr, "memprobe probe: %s does not delegate the memory controller, so "
+				"--limit cannot make a limited child there; enable it (+memory in its "
+				"cgroup.subtree_control) or probe an existing cgroup with --cgroup\n",
+				self.dir);
+			ret = MP_EXIT_RUNTIME;
+			goto out;
+		}
+		if (ret || (target_created = true, mp_cgroup_delegate_memory(&target)) ||
+		    mp_cgroup_read("", &host, &target)) {
 			fprintf(stderr, "memprobe probe: cannot create %s/%s: %s\n", self.dir, name,
 				strerror(ret ? -ret : errno));
 			ret = MP_EXIT_RUNTIME;
@@ -893,6 +931,9 @@ int mp_cmd_probe(int argc, char **argv)
 		cJSON_AddBoolToObject(t, "created_by_memprobe", target_created);
 		cJSON_AddItemToObject(doc, "target", t);
 		cJSON_AddStringToObject(p, "cgroup", res.cgroup_dir);
+		cJSON_AddBoolToObject(p, "in_target", res.in_target);
+		if (res.in_target)
+			cJSON_AddStringToObject(p, "in_target_why", res.in_target_why);
 		mp_json_add_u64(p, "limit_bytes", res.probe_limit_bytes);
 		mp_json_add_u64(p, "chunk_bytes", o.chunk);
 		mp_json_add_u64(p, "margin_bytes", o.margin);

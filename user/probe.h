@@ -67,6 +67,8 @@ struct mp_probe_result {
 	bool oom_killed;               /* OOM-killed (its cgroup's oom_kill counter) */
 	int killed_by_signal;          /* killed by someone else, before it finished */
 	pid_t child_pid;               /* the probe process */
+	bool in_target;                /* ran in the target itself, not a child cgroup */
+	char in_target_why[160];
 	char cgroup_dir[4096];         /* memprobe-probe-<pid>, removed by now */
 };
 

@@ -682,12 +682,19 @@ int mp_cmd_record(int argc, char **argv)
 
 		snprintf(name, sizeof(name), "memprobe-run-%d", (int)getpid());
 		if ((ret = mp_cgroup_create(&r.host, &self, name, r.o.limit, &r.cg))) {
-			fprintf(stderr, "memprobe record: cannot create %s/%s: %s\n", self.dir, name,
-				strerror(-ret));
+			if (ret == -EOPNOTSUPP)
+				fprintf(stderr, "memprobe record: %s does not delegate the memory "
+					"controller, so --limit cannot make a limited child there; enable "
+					"it (+memory in its cgroup.subtree_control) or run without --limit\n",
+					self.dir);
+			else
+				fprintf(stderr, "memprobe record: cannot create %s/%s: %s\n", self.dir,
+					name, strerror(-ret));
 			ret = MP_EXIT_RUNTIME;
 			goto out;
 		}
 		r.cg_created = true;
+		mp_cgroup_delegate_memory(&r.cg); /* for --probe-at's child cgroup */
 		mp_cgroup_read("", &r.host, &r.cg);
 	}
 	{

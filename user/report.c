@@ -10,11 +10,18 @@
 #include <string.h>
 #include <unistd.h>
 
-int64_t mp_attributed_bytes(const int64_t c[MP_NR_CATS])
+int64_t mp_attributed_bytes(const int64_t c[MP_NR_CATS], bool have_kernel_total)
 {
 	/* file includes shmem; kernel (MEMCG_KMEM) includes pagetables, stacks,
 	 * slab, percpu and vmalloc; sock is charged apart from kmem. */
-	return c[MP_CAT_ANON] + c[MP_CAT_FILE] + c[MP_CAT_KERNEL] + c[MP_CAT_SOCK];
+	int64_t sum = c[MP_CAT_ANON] + c[MP_CAT_FILE] + c[MP_CAT_SOCK];
+
+	if (have_kernel_total)
+		return sum + c[MP_CAT_KERNEL];
+	for (int k = MP_CAT_PAGETABLES; k <= MP_CAT_VMALLOC; k++)
+		if (k != MP_CAT_SOCK)
+			sum += c[k];
+	return sum;
 }
 
 static void cat_totals(const struct mp_attr_snap *s, int64_t out[MP_NR_CATS])
@@ -200,6 +207,16 @@ cJSON *mp_report_attribution(const struct mp_attr_input *in)
 	if (!in->ksyms)
 		cJSON_AddItemToArray(missing, cJSON_CreateString(
 			"kernel paths: /proc/kallsyms unreadable, stacks left unsymbolized"));
+	for (int k = 0; k < MP_NR_CATS; k++) {
+		const char *item;
+		char buf[200];
+
+		if (mp_attr_cat_available(in->attr, k, &item))
+			continue;
+		snprintf(buf, sizeof(buf), "%s: this kernel keeps no per-memcg count (no %s)",
+			 mp_cat_names[k], item);
+		cJSON_AddItemToArray(missing, cJSON_CreateString(buf));
+	}
 	cJSON_AddItemToObject(a, "attribution_missing", missing);
 
 	/* categories, in memory.stat's terms */
@@ -208,6 +225,7 @@ cJSON *mp_report_attribution(const struct mp_attr_input *in)
 	for (int k = 0; k < MP_NR_CATS; k++) {
 		o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "name", mp_cat_names[k]);
+		cJSON_AddBoolToObject(o, "available", mp_attr_cat_available(in->attr, k, NULL));
 		mp_json_add_s64(o, "growth_bytes", cat[k]);
 		if (in->retained)
 			mp_json_add_s64(o, "retained_bytes", ret[k]);
@@ -223,11 +241,13 @@ cJSON *mp_report_attribution(const struct mp_attr_input *in)
 		}
 	}
 	/* kmem that no itemised category explains */
+	bool have_kernel = mp_attr_cat_available(in->attr, MP_CAT_KERNEL, NULL);
 	o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "name", "kernel_other");
-	mp_json_add_s64(o, "growth_bytes", cat[MP_CAT_KERNEL] - kernel_known);
+	cJSON_AddBoolToObject(o, "available", have_kernel);
+	mp_json_add_s64(o, "growth_bytes", have_kernel ? cat[MP_CAT_KERNEL] - kernel_known : 0);
 	if (in->retained)
-		mp_json_add_s64(o, "retained_bytes", ret[MP_CAT_KERNEL] - ret_known);
+		mp_json_add_s64(o, "retained_bytes", have_kernel ? ret[MP_CAT_KERNEL] - ret_known : 0);
 	cJSON_AddItemToObject(o, "tasks", cJSON_CreateArray());
 	cJSON_AddItemToObject(o, "top_stacks", top_stacks(in, views, g->nstacks, "other", page_size));
 	cJSON_AddItemToArray(arr, o);
@@ -297,11 +317,12 @@ cJSON *mp_report_attribution(const struct mp_attr_input *in)
 
 	/* reconciliation: the categories against the cgroup's own growth */
 	o = cJSON_AddObjectToObject(a, "reconciliation");
-	int64_t attributed = mp_attributed_bytes(cat);
+	int64_t attributed = mp_attributed_bytes(cat, have_kernel);
 	mp_json_add_s64(o, "measured_growth_bytes", in->measured_growth_bytes);
 	mp_json_add_s64(o, "attributed_bytes", attributed);
 	mp_json_add_s64(o, "unattributed_bytes", in->measured_growth_bytes - attributed);
-	cJSON_AddStringToObject(o, "attributed_as", "anon + file + kernel + sock");
+	cJSON_AddStringToObject(o, "attributed_as", have_kernel ? "anon + file + kernel + sock" :
+				"anon + file + sock + the itemised kernel categories");
 	cJSON_AddStringToObject(o, "span", in->span ? in->span : "");
 
 	/*
@@ -472,8 +493,8 @@ void mp_report_attribution_text(const cJSON *a, FILE *f)
 				mp_fmt_sbytes(jnum(it, "retained_bytes"), b2, sizeof(b2)) : "",
 			tasks);
 	}
-	fprintf(f, "  %-20s %12s   (anon + file + kernel + sock)\n", "attributed",
-		mp_fmt_sbytes(jnum(rec, "attributed_bytes"), b1, sizeof(b1)));
+	fprintf(f, "  %-20s %12s   (%s)\n", "attributed",
+		mp_fmt_sbytes(jnum(rec, "attributed_bytes"), b1, sizeof(b1)), jstr(rec, "attributed_as"));
 	{
 		double pct = measured ? 100.0 * (double)jnum(rec, "unattributed_bytes") /
 					(double)measured : 0.0;

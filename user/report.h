@@ -40,7 +40,8 @@ void mp_report_probe_text(const cJSON *report, FILE *f);
 /* Render an "attribution" object as text. */
 void mp_report_attribution_text(const cJSON *attribution, FILE *f);
 
-/* Sum of the reconciled categories: anon + file + kernel + sock, bytes. */
-int64_t mp_attributed_bytes(const int64_t cat_bytes[MP_NR_CATS]);
+/* Sum of the reconciled categories, bytes: anon + file + kernel + sock; on
+ * a kernel without a per-memcg kernel total, its itemised parts instead. */
+int64_t mp_attributed_bytes(const int64_t cat_bytes[MP_NR_CATS], bool have_kernel_total);
 
 #endif
