@@ -90,9 +90,12 @@ check() {
 	if "$@"; then pass "$what"; else fail "$what"; fi
 }
 
-# within GOT WANT TOLERANCE_FRACTION: |got - want| <= tol * want
+# within GOT WANT TOLERANCE_FRACTION: |got - want| <= tol * want; fails
+# when either is not a number (a missing report must not pass)
 within() {
-	awk -v g="$1" -v w="$2" -v t="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= t * w) }'
+	awk -v g="$1" -v w="$2" -v t="$3" 'BEGIN {
+		if (g !~ /^-?[0-9]+(\.[0-9]+)?$/ || w !~ /^-?[0-9]+(\.[0-9]+)?$/) exit 1
+		d = g - w; if (d < 0) d = -d; exit !(d <= t * w) }'
 }
 
 # Nothing named memprobe-* remains under /sys/fs/cgroup, but this run's own

@@ -694,7 +694,8 @@ int mp_cmd_record(int argc, char **argv)
 			goto out;
 		}
 		r.cg_created = true;
-		mp_cgroup_delegate_memory(&r.cg); /* for --probe-at's child cgroup */
+		/* not delegated on v2: a cgroup that delegates cannot hold the
+		 * command's processes (--probe-at then runs in it, see probe.c) */
 		mp_cgroup_read("", &r.host, &r.cg);
 	}
 	{
