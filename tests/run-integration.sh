@@ -344,6 +344,23 @@ test_record_probe_at() {
 	check "record --probe-at: nothing left behind" no_leftovers
 }
 
+test_record_follows_children() {
+	local cg out=$TMP/rec-child.json pid anon
+	cg=$(make_cgroup recchild $GIB) || { fail "record children: make cgroup"; return; }
+	"$MEMPROBE" record --cgroup "$cg" --duration 4 --format json -o "$out" 2>/dev/null &
+	pid=$!
+	sleep 1
+	# a cgroup made under the target after recording started, and a workload in it
+	mkdir "$cg/late"
+	run_in_cgroup "$cg/late" "$BIN/alloc" 100 > /dev/null
+	wait $pid 2>/dev/null
+	anon=$(jqv "$out" '[.attribution.categories[] | select(.name == "anon") | .tasks[] | select(.comm == "alloc") | .bytes] | add // 0')
+	echo "# anon charged to alloc in a child cgroup made during the recording: $anon"
+	check "record: a child cgroup made during the run is followed" [ "$anon" -ge $((100 * MIB)) ]
+	remove_cgroup "$cg"
+	check "record children: nothing left behind" no_leftovers
+}
+
 test_record_ends() {
 	local cg out=$TMP/rec-end.json pid rc
 	# a command that does not exist: 127 as a shell says, cgroup removed
@@ -417,7 +434,7 @@ test_bad_input() {
 }
 
 # ---------------------------------------------------------------------------
-tests=${*:-"limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_ends bad_input"}
+tests=${*:-"limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_ends bad_input"}
 for t in $tests; do
 	echo "# test_$t"
 	"test_$t"
