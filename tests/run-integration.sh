@@ -34,7 +34,9 @@ test_limits() {
 	check "limits --pid: env effective limit" [ "${MEMPROBE_EFFECTIVE_LIMIT_BYTES:-}" = "$GIB" ]
 	kill -9 "$pid"; wait "$pid" 2>/dev/null
 
-	# a nested unlimited child gets its parent's limit
+	# a nested unlimited child gets its parent's limit (on v2 the parent
+	# must delegate memory for the child to be a memory cgroup of its own)
+	[ "$(cg_version "$cg")" = 2 ] && echo +memory > "$cg/cgroup.subtree_control"
 	mkdir "$cg/inner"
 	"$MEMPROBE" limits --cgroup "$cg/inner" --format json > "$out"
 	check "limits: unlimited child reports null limit" [ "$(jqv "$out" .cgroup.limit_bytes)" = null ]
@@ -179,7 +181,7 @@ test_probe_safety() {
 	tgt=$(make_cgroup twice $GIB)
 	"$MEMPROBE" probe --cgroup "$tgt" --chunk 8M --thp never -o /dev/null 2>/dev/null &
 	other=$!
-	for i in $(seq 50); do [ -n "$(find "$tgt" -mindepth 1 -name 'memprobe-probe-*')" ] && break; sleep 0.02; done
+	for i in $(seq 100); do pgrep -x memprobe-probe >/dev/null && break; sleep 0.02; done
 	"$MEMPROBE" probe --cgroup "$tgt" -o /dev/null 2> "$TMP/err"; rc=$?
 	check "safety: a second probe of the same cgroup exits 1" [ "$rc" = 1 ]
 	check "safety: ... naming the first" grep -q "is probing" "$TMP/err"
@@ -240,12 +242,13 @@ test_probe_paths() {
 	if [ "$(cg_version "$(own_memcg_dir)")" = 1 ]; then
 		unshare -C -m --propagation private sh -c '
 			umount /sys/fs/cgroup/memory && mount -t cgroup -o memory none /sys/fs/cgroup/memory &&
-			"$0" probe --limit 256M --thp never --format json -o "$1"' "$MEMPROBE" "$out" 2>/dev/null
+			"$0" probe --limit 256M --thp never --format json -o "$1"' "$MEMPROBE" "$out" 2> "$TMP/ns.err"
 	else
 		unshare -C -m --propagation private sh -c '
 			umount /sys/fs/cgroup && mount -t cgroup2 none /sys/fs/cgroup &&
-			"$0" probe --limit 256M --thp never --format json -o "$1"' "$MEMPROBE" "$out" 2>/dev/null
+			"$0" probe --limit 256M --thp never --format json -o "$1"' "$MEMPROBE" "$out" 2> "$TMP/ns.err"
 	fi
+	[ -s "$TMP/ns.err" ] && echo "# in a cgroup namespace, stderr: $(head -c 300 "$TMP/ns.err")"
 	echo "# in a cgroup namespace: target $(jqv "$out" .target.path), attributed $(jqv "$out" .attribution.reconciliation.attributed_bytes)"
 	check "paths: in a cgroup namespace the target is seen from /" [ "$(jqv "$out" .target.path)" = "/memprobe-target-$(jqv "$out" '.probe.cgroup | split("-") | last')" ]
 	check "paths: in a cgroup namespace attribution still works" [ "$(jqv "$out" .attribution.reconciliation.attributed_bytes)" -gt $((100 * MIB)) ]

@@ -613,6 +613,24 @@ int mp_cgroup_reap_stale(const char *dir, pid_t *live_probe)
 		}
 	}
 	closedir(d);
+	/* a probe running in the target itself (no child cgroup) */
+	if (live_probe && !*live_probe) {
+		char p[PATH_MAX], buf[65536];
+
+		if (!mp_path(p, sizeof(p), "%s/cgroup.procs", dir) &&
+		    mp_read_file(p, buf, sizeof(buf)) > 0) {
+			for (char *tok = strtok(buf, "\n"); tok; tok = strtok(NULL, "\n")) {
+				char cp[64], comm[32];
+
+				snprintf(cp, sizeof(cp), "/proc/%s/comm", tok);
+				if (mp_read_file(cp, comm, sizeof(comm)) > 0 &&
+				    strcmp(comm, "memprobe-probe\n") == 0) {
+					*live_probe = (pid_t)atoi(tok);
+					break;
+				}
+			}
+		}
+	}
 	return removed;
 }
 

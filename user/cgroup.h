@@ -147,8 +147,9 @@ int mp_cgroup_remove(const struct mp_cgroup *cg);
  * Remove the memprobe-target-<pid>, memprobe-probe-<pid> and
  * memprobe-run-<pid> children of dir whose memprobe is gone (killed with
  * SIGKILL, say), with a line on stderr for each. When live_probe is not NULL
- * it is set to the pid of a memprobe still probing dir, else 0. Returns the
- * number removed or -errno.
+ * it is set to the pid of a memprobe still probing dir (from its child
+ * cgroup's name, or a memprobe-probe process in dir itself), else 0.
+ * Returns the number removed or -errno.
  */
 int mp_cgroup_reap_stale(const char *dir, pid_t *live_probe);
 

@@ -838,8 +838,8 @@ int mp_cmd_probe(int argc, char **argv)
 
 		mp_cgroup_reap_stale(target.dir, &other);
 		if (other) {
-			fprintf(stderr, "memprobe probe: memprobe %d is probing %s already; "
-				"wait for it to finish\n", (int)other, target.dir);
+			fprintf(stderr, "memprobe probe: a memprobe (probe pid %d) is probing %s "
+				"already; wait for it to finish\n", (int)other, target.dir);
 			return MP_EXIT_RUNTIME;
 		}
 	}
