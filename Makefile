@@ -68,3 +68,11 @@ clean:
 demo: $(BUILD)/memprobe
 	$(BUILD)/memprobe probe
 .PHONY: demo
+
+# The kernel matrix (issue 4): boot build/memprobe on Debian kernels under
+# QEMU (TCG) and run tests/vm/payload.sh in each; one line per kernel, the
+# reports in build/vmtest/KERNEL/. Needs root. See scripts/vm/vmtest.sh.
+KERNELS ?= 5.10 6.1 6.12 7.2 7.3
+vmtest: $(BUILD)/memprobe $(PROG_BINS)
+	scripts/vm/vmtest.sh $(KERNELS)
+.PHONY: vmtest
