@@ -713,21 +713,9 @@ static int parse_opts(int argc, char **argv, struct probe_opts *o)
 		return ret;
 	if (!o->cgroup_path && !o->pid && !o->limit_arg)
 		o->limit = MP_GIB; /* the built-in default: a 1 GiB stand-in container */
-	if (o->out) {
-		char dir[PATH_MAX], *slash;
-
-		snprintf(dir, sizeof(dir), "%s", o->out);
-		slash = strrchr(dir, '/');
-		if (slash == dir)
-			dir[1] = '\0';
-		else if (slash)
-			*slash = '\0';
-		else
-			strcpy(dir, ".");
-		if (access(dir, W_OK))
-			return bad("-o %s: cannot write to its directory", o->out,
-				   "give a path in an existing, writable directory");
-	}
+	if (mp_out_check(o->out))
+		return bad("-o %s: cannot write to its directory", o->out,
+			   "give a path in an existing, writable directory");
 	return 0;
 }
 

@@ -258,21 +258,9 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 	}
 	if (strcmp(o->format, "text") && strcmp(o->format, "json"))
 		return bad("--format %s: unknown", o->format, "use text or json");
-	if (o->out && strcmp(o->out, "-")) {
-		char dir[PATH_MAX], *slash;
-
-		snprintf(dir, sizeof(dir), "%s", o->out);
-		slash = strrchr(dir, '/');
-		if (slash == dir)
-			dir[1] = '\0';
-		else if (slash)
-			*slash = '\0';
-		else
-			strcpy(dir, ".");
-		if (access(dir, W_OK))
-			return bad("-o %s: cannot write to its directory", o->out,
-				   "give a path in an existing, writable directory");
-	}
+	if (mp_out_check(o->out))
+		return bad("-o %s: cannot write to its directory", o->out,
+			   "give a path in an existing, writable directory");
 	return 0;
 }
 

@@ -182,6 +182,23 @@ int mp_path(char *buf, size_t len, const char *fmt, ...)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
+int mp_out_check(const char *path)
+{
+	char dir[4096], *slash;
+
+	if (!path || strcmp(path, "-") == 0)
+		return 0;
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash == dir)
+		dir[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	else
+		strcpy(dir, ".");
+	return access(dir, W_OK) ? -errno : 0;
+}
+
 int mp_out_open(struct mp_out *o, const char *path)
 {
 	int fd;

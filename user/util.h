@@ -65,6 +65,9 @@ struct mp_out {
 	char tmp[4200];
 };
 
+/* Can a report be written to PATH (its directory exists and is writable)?
+ * NULL and "-" are standard output. Returns 0 or -errno. */
+int mp_out_check(const char *path);
 /* Returns 0, or -errno when the temporary file cannot be created. */
 int mp_out_open(struct mp_out *o, const char *path);
 /* Flush, close and rename into place. Returns 0 or -errno (then removed). */
