@@ -112,51 +112,25 @@ struct mp_attr {
 /* Index of the memcg concern in ladders[]: its rung decides the units. */
 #define MEMCG_CONCERN (MP_NR_CONCERNS - 1)
 
-/* __GFP_ACCOUNT: since 6.10 an enumerator ___GFP_ACCOUNT_BIT of an anonymous
- * enum, which CO-RE cannot name; before, a define at bit 22, which BTF lacks. */
-static uint64_t find_gfp_account(const struct btf *btf)
-{
-	int n = (int)btf__type_cnt(btf);
-
-	for (int id = 1; btf && id < n; id++) {
-		const struct btf_type *t = btf__type_by_id(btf, id);
-		const struct btf_enum *e;
-
-		if (!btf_is_enum(t))
-			continue;
-		e = btf_enum(t);
-		for (int i = 0; i < btf_vlen(t); i++)
-			if (strcmp(btf__name_by_offset(btf, e[i].name_off), "___GFP_ACCOUNT_BIT") == 0)
-				return 1ULL << e[i].val;
-	}
-	return 1ULL << 22;
-}
-
-/* Is NAME an enumerator of enum TYPE in this kernel? */
-static bool have_enumerator(const struct btf *btf, const char *type, const char *name)
-{
-	int id = btf__find_by_name_kind(btf, type, BTF_KIND_ENUM);
-	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
-	const struct btf_enum *e;
-
-	if (!t)
-		return false;
-	e = btf_enum(t);
-	for (int i = 0; i < btf_vlen(t); i++)
-		if (strcmp(btf__name_by_offset(btf, e[i].name_off), name) == 0)
-			return true;
-	return false;
-}
+/*
+ * What memprobe needs to know of the running kernel's BTF, learnt in one
+ * pass over its types (a lookup by name is a linear scan; a dozen of them
+ * cost more than the pass), so that the BTF can be freed before libbpf
+ * loads its own copy for CO-RE.
+ */
+struct kfacts {
+	bool rung[MP_NR_CONCERNS][4]; /* the rung's tracepoint or function exists */
+	bool cat[MP_NR_CATS];         /* the category's stat item exists */
+	uint64_t gfp_account;         /* __GFP_ACCOUNT */
+	bool mark_victim_has_task;    /* oom:mark_victim passes a task_struct * */
+	bool have_task_btf;           /* bpf_get_current_task_btf() exists */
+};
 
 /* oom:mark_victim took (int pid) until 6.8, (struct task_struct *, uid_t) since. */
-static bool mark_victim_has_task(const struct btf *btf)
+static bool mark_victim_has_task(const struct btf *btf, const struct btf_type *td)
 {
-	int id = btf__find_by_name_kind(btf, "btf_trace_mark_victim", BTF_KIND_TYPEDEF);
-	const struct btf_type *t;
+	const struct btf_type *t = btf__type_by_id(btf, btf__resolve_type(btf, td->type));
 
-	if (id <= 0)
-		return false;
-	t = btf__type_by_id(btf, btf__resolve_type(btf, btf__type_by_id(btf, id)->type));
 	if (!t || !btf_is_ptr(t))
 		return false;
 	t = btf__type_by_id(btf, t->type);
@@ -166,22 +140,66 @@ static bool mark_victim_has_task(const struct btf *btf)
 	return t && btf_is_ptr(t);
 }
 
+static void learn_enum(const struct btf *btf, const struct btf_type *t, const char *name,
+		       struct kfacts *k)
+{
+	const struct btf_enum *e = btf_enum(t);
+
+	for (int i = 0; i < btf_vlen(t); i++) {
+		const char *m = btf__name_by_offset(btf, e[i].name_off);
+
+		if (!name[0]) {
+			/* __GFP_ACCOUNT: since 6.10 an enumerator ___GFP_ACCOUNT_BIT of an
+			 * anonymous enum, which CO-RE cannot name; before, a define at
+			 * bit 22, which BTF lacks (the default) */
+			if (strcmp(m, "___GFP_ACCOUNT_BIT") == 0)
+				k->gfp_account = 1ULL << e[i].val;
+		} else if (strcmp(name, "bpf_func_id") == 0) {
+			if (strcmp(m, "BPF_FUNC_get_current_task_btf") == 0)
+				k->have_task_btf = true;
+		} else {
+			for (int c = 0; c < MP_NR_CATS; c++)
+				if (strcmp(name, cat_items[c].type) == 0 && strcmp(m, cat_items[c].item) == 0)
+					k->cat[c] = true;
+		}
+	}
+}
+
+static void learn_kernel(const struct btf *btf, struct kfacts *k)
+{
+	int n = (int)btf__type_cnt(btf);
+
+	memset(k, 0, sizeof(*k));
+	k->gfp_account = 1ULL << 22;
+	for (int id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const char *name = btf__name_by_offset(btf, t->name_off);
+		bool tp = btf_is_typedef(t) && strncmp(name, "btf_trace_", 10) == 0;
+
+		if (btf_is_enum(t)) {
+			if (!name[0] || !strcmp(name, "bpf_func_id") || !strcmp(name, "node_stat_item") ||
+			    !strcmp(name, "memcg_stat_item"))
+				learn_enum(btf, t, name, k);
+			continue;
+		}
+		if (!tp && !btf_is_func(t))
+			continue;
+		if (tp && strcmp(name, "btf_trace_mark_victim") == 0)
+			k->mark_victim_has_task = mark_victim_has_task(btf, t);
+		for (int c = 0; c < MP_NR_CONCERNS; c++)
+			for (int i = 0; i < 4 && ladders[c].rungs[i].label; i++) {
+				const struct rung *r = &ladders[c].rungs[i];
+
+				if ((r->kind == TP) == tp &&
+				    strcmp(tp ? name + 10 : name, r->btf_name) == 0)
+					k->rung[c][i] = true;
+			}
+	}
+}
+
 static struct bpf_program *rung_prog(struct memprobe_bpf *skel, const struct rung *r)
 {
 	return *(struct bpf_program **)((char *)skel + r->prog_off);
-}
-
-static bool rung_available(const struct btf *vmlinux, const struct rung *r)
-{
-	char name[128];
-
-	if (!vmlinux)
-		return false;
-	if (r->kind == TP) {
-		snprintf(name, sizeof(name), "btf_trace_%s", r->btf_name);
-		return btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF) > 0;
-	}
-	return btf__find_by_name_kind(vmlinux, r->btf_name, BTF_KIND_FUNC) > 0;
 }
 
 static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -195,7 +213,7 @@ static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list a
 }
 
 /* Pick, per concern, the first rung that is available and not refused. */
-static void plan(struct mp_attr *a, const struct btf *vmlinux)
+static void plan(struct mp_attr *a, const struct kfacts *k)
 {
 	for (int c = 0; c < MP_NR_CONCERNS; c++) {
 		const struct ladder *l = &ladders[c];
@@ -208,14 +226,14 @@ static void plan(struct mp_attr *a, const struct btf *vmlinux)
 			bool ok = true;
 
 			for (int j = i; j < i + l->per_rung; j++)
-				ok &= !a->refused[c][j] && rung_available(vmlinux, &l->rungs[j]);
+				ok &= !a->refused[c][j] && k->rung[c][j];
 			if (ok) {
 				a->chosen[c] = i;
 				break;
 			}
 			snprintf(tried + strlen(tried), sizeof(tried) - strlen(tried), "%s%s%s",
 				 tried[0] ? ", " : "", l->rungs[i].btf_name,
-				 a->refused[c][i] ? " (refused)" : " (absent)");
+				 a->refused[c][i] ? " (failed to load)" : " (absent)");
 		}
 		if (a->chosen[c] < 0)
 			snprintf(a->hooks[c].missing, sizeof(a->hooks[c].missing),
@@ -238,7 +256,7 @@ static void set_autoload(struct mp_attr *a)
 }
 
 static int open_skel(struct mp_attr *a, const struct mp_attr_opts *o, bool in_pages,
-		     const struct btf *vmlinux)
+		     const struct kfacts *k)
 {
 	a->skel = memprobe_bpf__open();
 	if (!a->skel)
@@ -247,10 +265,9 @@ static int open_skel(struct mp_attr *a, const struct mp_attr_opts *o, bool in_pa
 	a->skel->rodata->page_size = (uint32_t)sysconf(_SC_PAGESIZE);
 	a->skel->rodata->stack_sample_period = o->stack_sample_period;
 	a->skel->rodata->memcg_val_in_pages = in_pages;
-	a->skel->rodata->gfp_account = find_gfp_account(vmlinux);
-	a->skel->rodata->mark_victim_has_task = mark_victim_has_task(vmlinux);
-	a->skel->rodata->have_task_btf =
-		have_enumerator(vmlinux, "bpf_func_id", "BPF_FUNC_get_current_task_btf");
+	a->skel->rodata->gfp_account = k->gfp_account;
+	a->skel->rodata->mark_victim_has_task = k->mark_victim_has_task;
+	a->skel->rodata->have_task_btf = k->have_task_btf;
 	return 0;
 }
 
@@ -259,6 +276,7 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 {
 	struct mp_attr *a = calloc(1, sizeof(*a));
 	struct btf *vmlinux;
+	struct kfacts k;
 	int ret = 0;
 
 	if (!a)
@@ -273,9 +291,10 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 		free(a);
 		return ret;
 	}
-	plan(a, vmlinux);
-	for (int k = 0; k < MP_NR_CATS; k++)
-		a->cat_ok[k] = have_enumerator(vmlinux, cat_items[k].type, cat_items[k].item);
+	learn_kernel(vmlinux, &k);
+	btf__free(vmlinux); /* before libbpf parses its own copy: one at a time */
+	plan(a, &k);
+	memcpy(a->cat_ok, k.cat, sizeof(a->cat_ok));
 
 	/* A fentry or kprobe the kernel refuses fails the whole load: mark the
 	 * rungs refused and load again with the next rung, until it loads. */
@@ -284,7 +303,7 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 		bool in_pages = a->chosen[memcg] >= 0 &&
 				ladders[memcg].rungs[a->chosen[memcg]].kind == TP;
 
-		if ((ret = open_skel(a, o, in_pages, vmlinux)))
+		if ((ret = open_skel(a, o, in_pages, &k)))
 			break;
 		set_autoload(a);
 		ret = memprobe_bpf__load(a->skel);
@@ -302,10 +321,9 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 		}
 		if (!any)
 			break;
-		plan(a, vmlinux);
+		plan(a, &k);
 	}
 	if (!a->skel || ret) {
-		btf__free(vmlinux);
 		snprintf(err, errlen, "cannot load the BPF programs: %s%s",
 			 strerror(ret < 0 ? -ret : EINVAL),
 			 ret == -EPERM ? " (run as root)" : "");
@@ -314,7 +332,6 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 		free(a);
 		return ret ? ret : -EINVAL;
 	}
-	btf__free(vmlinux);
 
 	/* Attach one by one: one refusal degrades the report, never the run. */
 	for (int c = 0; c < MP_NR_CONCERNS; c++) {
