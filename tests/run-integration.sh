@@ -457,6 +457,39 @@ test_truth() {
 	check "truth: nothing left behind" no_leftovers
 }
 
+# A real driver: brd's pages are allocated in the writer's task context,
+# in brd's code, without __GFP_ACCOUNT: the cgroup does not pay for them.
+test_driver() {
+	local ko cg out=$TMP/driver.json pid i alloc unacc kdelta
+	ko=/lib/modules/$(uname -r)/brd.ko
+	if [ ! -f "$ko" ] && ! modprobe -n brd 2>/dev/null; then
+		echo "# driver: skipped, no brd module for $(uname -r) here"
+		return
+	fi
+	if [ -e /dev/ram0 ]; then
+		echo "# driver: skipped, /dev/ram0 exists already (not ours to load or unload)"
+		return
+	fi
+	{ [ -f "$ko" ] && insmod "$ko" rd_nr=1 rd_size=65536; } || modprobe brd rd_nr=1 rd_size=65536 ||
+		{ fail "driver: load brd"; return; }
+	cg=$(make_cgroup driver $GIB)
+	"$MEMPROBE" record --cgroup "$cg" --duration 4 --format json -o "$out" --ready-fd 3 3> "$TMP/ready" 2>/dev/null &
+	pid=$!
+	for i in $(seq 200); do [ -s "$TMP/ready" ] && break; sleep 0.05; done
+	run_in_cgroup "$cg" dd if=/dev/zero of=/dev/ram0 bs=1M count=32 oflag=direct > /dev/null
+	wait $pid
+	rmmod brd
+	alloc=$(jqv "$out" '[.attribution.kernel_paths[] | select(.path == "driver:brd") | .alloc_bytes] | add // 0')
+	unacc=$(jqv "$out" '[.attribution.not_charged[] | select(.path == "driver:brd") | .alloc_bytes] | add // 0')
+	kdelta=$(jqv "$out" '(.peak.sample.stat.kernel // 0) - (.timeline[0].stat.kernel // 0) + (.peak.sample.stat.file // 0) - (.timeline[0].stat.file // 0)')
+	echo "# driver: brd allocated $alloc, not charged $unacc, the cgroup's kernel+file moved $kdelta"
+	check "driver: 32 MiB written to brd are allocated by driver:brd within 10%" within "$alloc" $((32 * MIB)) 0.10
+	check "driver: ... and reported as not charged to the cgroup" within "$unacc" $((32 * MIB)) 0.10
+	check "driver: ... and the cgroup's own counters did not move by them" [ "${kdelta#-}" -lt $((4 * MIB)) ]
+	remove_cgroup "$cg"
+	check "driver: nothing left behind" no_leftovers
+}
+
 # ---------------------------------------------------------------------------
 # expect_bad DESCRIPTION ARGS...: exit 2, exactly one line on stderr naming
 # the problem, nothing on stdout, nothing left behind.
@@ -498,7 +531,7 @@ test_bad_input() {
 }
 
 # ---------------------------------------------------------------------------
-tests=${*:-"limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_ends truth bad_input"}
+tests=${*:-"limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_ends truth driver bad_input"}
 for t in $tests; do
 	echo "# test_$t"
 	"test_$t"

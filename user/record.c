@@ -546,6 +546,7 @@ static cJSON *build_report(struct rec *r, struct mp_ksyms *ks)
 	if (r->attr && r->have_peak_snap && peak && first) {
 		struct mp_attr_input in = {
 			.attr = r->attr, .ksyms = ks, .growth = &r->at_peak, .retained = &r->end,
+			.paths = &r->end,
 			.measured_growth_bytes = (int64_t)peak->usage_bytes - (int64_t)first->usage_bytes,
 			.top = r->o.top, .span = "from the start to the peak",
 		};

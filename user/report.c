@@ -70,7 +70,7 @@ static cJSON *stack_json(const struct mp_attr_input *in, const struct stack_view
 	mp_json_add_s64(o, "bytes", v->row->pages * page_size);
 	mp_json_add_u64(o, "alloc_bytes", v->row->alloc_pages * (uint64_t)page_size);
 	cJSON_AddNumberToObject(o, "pid", v->row->tgid);
-	cJSON_AddStringToObject(o, "comm", comm_of(in->growth, v->row->tgid));
+	cJSON_AddStringToObject(o, "comm", comm_of(in->paths ? in->paths : in->growth, v->row->tgid));
 	for (int i = 0; i < n; i++) {
 		const struct mp_ksym *s = mp_ksyms_find(in->ksyms, ips[i]);
 		char buf[320];
@@ -159,11 +159,14 @@ static cJSON *task_shares(const struct mp_attr_input *in, int cat)
 cJSON *mp_report_attribution(const struct mp_attr_input *in)
 {
 	const struct mp_attr_snap *g = in->growth;
+	/* kernel paths span their own snapshot: uncharged memory does not
+	 * move the usage, so the usage's peak is no time to stop at */
+	const struct mp_attr_snap *ps = in->paths ? in->paths : in->growth;
 	const struct mp_hook *hooks = mp_attr_hooks(in->attr);
 	long page_size = sysconf(_SC_PAGESIZE);
 	cJSON *a = cJSON_CreateObject(), *arr, *o;
 	int64_t cat[MP_NR_CATS], ret[MP_NR_CATS], ret_known = 0;
-	struct stack_view *views = calloc(g->nstacks + 1, sizeof(*views));
+	struct stack_view *views = calloc(ps->nstacks + 1, sizeof(*views));
 	uint64_t faults = 0;
 
 	if (!a || !views) {
@@ -173,17 +176,17 @@ cJSON *mp_report_attribution(const struct mp_attr_input *in)
 	}
 	cat_totals(g, cat);
 	cat_totals(in->retained, ret);
-	for (size_t i = 0; i < g->nstacks; i++) {
+	for (size_t i = 0; i < ps->nstacks; i++) {
 		uint64_t ips[MP_STACK_DEPTH];
-		int n = mp_attr_stack(in->attr, g->stacks[i].stackid, ips, MP_STACK_DEPTH);
+		int n = mp_attr_stack(in->attr, ps->stacks[i].stackid, ips, MP_STACK_DEPTH);
 
-		views[i].row = &g->stacks[i];
+		views[i].row = &ps->stacks[i];
 		if (n > 0 && in->ksyms)
 			mp_classify_stack(in->ksyms, ips, n, views[i].cls, sizeof(views[i].cls));
 		else
 			snprintf(views[i].cls, sizeof(views[i].cls), "other");
 	}
-	qsort(views, g->nstacks, sizeof(*views), cmp_stack_desc);
+	qsort(views, ps->nstacks, sizeof(*views), cmp_stack_desc);
 
 	/* hooks used, and what could not be attributed */
 	arr = cJSON_AddArrayToObject(a, "hooks");
@@ -232,7 +235,7 @@ cJSON *mp_report_attribution(const struct mp_attr_input *in)
 		cJSON_AddItemToObject(o, "tasks", task_shares(in, k));
 		if (k != MP_CAT_ANON && k != MP_CAT_FILE && k != MP_CAT_KERNEL)
 			cJSON_AddItemToObject(o, "top_stacks",
-					      top_stacks(in, views, g->nstacks,
+					      top_stacks(in, views, ps->nstacks,
 							 class_of_cat(mp_cat_names[k]), page_size));
 		cJSON_AddItemToArray(arr, o);
 		if (k >= MP_CAT_PAGETABLES && k <= MP_CAT_VMALLOC && k != MP_CAT_SOCK) {
@@ -249,7 +252,7 @@ cJSON *mp_report_attribution(const struct mp_attr_input *in)
 	if (in->retained)
 		mp_json_add_s64(o, "retained_bytes", have_kernel ? ret[MP_CAT_KERNEL] - ret_known : 0);
 	cJSON_AddItemToObject(o, "tasks", cJSON_CreateArray());
-	cJSON_AddItemToObject(o, "top_stacks", top_stacks(in, views, g->nstacks, "other", page_size));
+	cJSON_AddItemToObject(o, "top_stacks", top_stacks(in, views, ps->nstacks, "other", page_size));
 	cJSON_AddItemToArray(arr, o);
 
 	/* page faults */
@@ -289,7 +292,7 @@ cJSON *mp_report_attribution(const struct mp_attr_input *in)
 
 	/* kernel paths, grouped by the class of their stack (drivers included) */
 	arr = cJSON_AddArrayToObject(a, "kernel_paths");
-	for (size_t i = 0; i < g->nstacks; i++) {
+	for (size_t i = 0; i < ps->nstacks; i++) {
 		bool seen = false;
 		int64_t net = 0;
 		uint64_t alloc = 0;
@@ -298,7 +301,7 @@ cJSON *mp_report_attribution(const struct mp_attr_input *in)
 			seen |= strcmp(views[j].cls, views[i].cls) == 0;
 		if (seen)
 			continue;
-		for (size_t j = i; j < g->nstacks; j++) {
+		for (size_t j = i; j < ps->nstacks; j++) {
 			if (strcmp(views[j].cls, views[i].cls) == 0) {
 				net += views[j].row->pages;
 				alloc += views[j].row->alloc_pages;
@@ -311,7 +314,7 @@ cJSON *mp_report_attribution(const struct mp_attr_input *in)
 		mp_json_add_s64(o, "bytes", net * page_size);
 		mp_json_add_u64(o, "alloc_bytes", alloc * (uint64_t)page_size);
 		cJSON_AddItemToObject(o, "top_stacks",
-				      top_stacks(in, views, g->nstacks, views[i].cls, page_size));
+				      top_stacks(in, views, ps->nstacks, views[i].cls, page_size));
 		cJSON_AddItemToArray(arr, o);
 	}
 
@@ -332,7 +335,7 @@ cJSON *mp_report_attribution(const struct mp_attr_input *in)
 	 * not through the page allocation's flags.
 	 */
 	arr = cJSON_AddArrayToObject(a, "not_charged");
-	for (size_t i = 0; i < g->nstacks; i++) {
+	for (size_t i = 0; i < ps->nstacks; i++) {
 		const char *cls = views[i].cls;
 		bool seen = false;
 		uint64_t unacc = 0;
@@ -343,7 +346,7 @@ cJSON *mp_report_attribution(const struct mp_attr_input *in)
 			seen |= strcmp(views[j].cls, cls) == 0;
 		if (seen)
 			continue;
-		for (size_t j = i; j < g->nstacks; j++)
+		for (size_t j = i; j < ps->nstacks; j++)
 			if (strcmp(views[j].cls, cls) == 0)
 				unacc += views[j].row->unaccounted_pages;
 		if (!unacc)

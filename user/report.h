@@ -20,6 +20,7 @@ struct mp_attr_input {
 	const struct mp_ksyms *ksyms;      /* NULL: stacks unsymbolized */
 	const struct mp_attr_snap *growth; /* counters from start to the peak */
 	const struct mp_attr_snap *retained; /* start to after the probe freed; may be NULL */
+	const struct mp_attr_snap *paths;  /* for kernel paths and not_charged; NULL: growth */
 	int64_t measured_growth_bytes;     /* the cgroup's usage growth over the same span */
 	uint64_t allocated_bytes;          /* the probe's, for per-GiB figures; 0 if none */
 	uint32_t probe_pid;                /* the probe's process, 0 if none */

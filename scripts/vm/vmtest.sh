@@ -255,7 +255,18 @@ done
 for b in bash jq stress-ng setpriv pgrep getconf; do
 	set -- "$@" -b "$(command -v "$b")"
 done
-set -- "$@" -b /usr/bin/unshare
+set -- "$@" -b /usr/bin/unshare -b /usr/bin/dd
+# brd (the driver test): each cached kernel's module, uncompressed, at
+# /lib/modules/KVER/brd.ko (busybox insmod reads no .xz)
+for ko in "$kdir"/*/lib/modules/*/kernel/drivers/block/brd.ko*; do
+	[ -f "$ko" ] || continue
+	kv=${ko%/kernel/drivers/block/*}; kv=${kv##*/}
+	case "$ko" in
+	*.xz) xz -dc "$ko" > "$work/brd-$kv.ko" || continue ;;
+	*) cp "$ko" "$work/brd-$kv.ko" ;;
+	esac
+	set -- "$@" -f "$work/brd-$kv.ko:/lib/modules/$kv/brd.ko"
+done
 # the integration tests' workloads (make builds them in build/tests/bin)
 for p in "$(dirname "$memprobe")"/tests/bin/*; do
 	if [ ! -f "$p" ] || [ ! -x "$p" ]; then continue; fi
