@@ -202,6 +202,32 @@ fetch() {
 	echo "$tree"
 }
 
+# fetch_modules TREE: from 7.x the modules are a package of their own
+# (linux-modules-KVER); bring it into TREE for the driver test (brd), best
+# effort: without it that test skips on this kernel.
+fetch_modules() {
+	tree=$1
+	for ko in "$tree"/usr/lib/modules/*/kernel/drivers/block/brd.ko* \
+		"$tree"/lib/modules/*/kernel/drivers/block/brd.ko*; do
+		[ -f "$ko" ] && return 0
+	done
+	n=$(basename "$tree"); pkg=${n%%_*}; ver=${n#*_}
+	case $pkg in linux-image-7*) ;; *) return 0 ;; esac
+	mods=linux-modules-${pkg#linux-image-}
+	private_update
+	tmp=$(mktemp -d "$kdir/.fetch.XXXXXX")
+	chmod 755 "$tmp"
+	if id _apt >/dev/null 2>&1; then chown _apt "$tmp" 2>/dev/null || :; fi
+	say "fetching $mods $ver"
+	# shellcheck disable=SC2046
+	if (cd "$tmp" && apt-get -q $(apt_opts) download "$mods=$ver" >&2); then
+		dpkg -x "$tmp"/*.deb "$tree"
+	else
+		say "no $mods $ver: the driver test skips on this kernel"
+	fi
+	rm -rf "$tmp"
+}
+
 # vmlinuz TREE: the image in an unpacked tree (boot/ or usr/lib/modules/*/)
 vmlinuz() {
 	for f in "$1"/boot/vmlinuz-* "$1"/usr/lib/modules/*/vmlinuz "$1"/lib/modules/*/vmlinuz; do
@@ -239,7 +265,12 @@ if [ "$fetch_only" = 1 ]; then
 	exit "$rc"
 fi
 
-# ---- the initramfs ----------------------------------------------------------
+# ---- the kernels, then the initramfs (which carries their brd.ko) -----------
+
+for k in $kernels; do
+	glob=$(spec "$k"); glob=${glob#* }
+	tree=$(fetch "$glob") && fetch_modules "$tree"
+done
 
 mkdir -p "$outroot"
 
@@ -258,7 +289,8 @@ done
 set -- "$@" -b /usr/bin/unshare -b /usr/bin/dd
 # brd (the driver test): each cached kernel's module, uncompressed, at
 # /lib/modules/KVER/brd.ko (busybox insmod reads no .xz)
-for ko in "$kdir"/*/lib/modules/*/kernel/drivers/block/brd.ko*; do
+for ko in "$kdir"/*/lib/modules/*/kernel/drivers/block/brd.ko* \
+	"$kdir"/*/usr/lib/modules/*/kernel/drivers/block/brd.ko*; do
 	[ -f "$ko" ] || continue
 	kv=${ko%/kernel/drivers/block/*}; kv=${kv##*/}
 	case "$ko" in
