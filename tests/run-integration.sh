@@ -523,6 +523,12 @@ test_bad_input() {
 	expect_bad "output in a missing directory" "$MEMPROBE" probe -o /no/such/dir/report.json
 	expect_bad "unknown command" "$MEMPROBE" frobnicate
 	check "bad input: no report file created" [ ! -e /no/such/dir/report.json ]
+	# -o to a device is written in place (a temporary file renamed over
+	# /dev/null once replaced the device with a regular file)
+	"$MEMPROBE" probe --limit 64M -o /dev/null 2>/dev/null
+	check "-o /dev/null leaves /dev/null a character device" [ -c /dev/null ]
+	"$MEMPROBE" probe --limit 64M --format json -o /dev/stdout 2>/dev/null | jq -e .allocated_bytes > /dev/null
+	check "-o /dev/stdout writes the report to standard output" [ $? = 0 ]
 	expect_bad "record --interval 0" "$MEMPROBE" record --interval 0 --limit 64M -- true
 	expect_bad "record with nothing to record" "$MEMPROBE" record
 	expect_bad "record --limit without a command" "$MEMPROBE" record --cgroup / --limit 1G

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int mp_parse_size(const char *s, uint64_t *bytes)
@@ -201,12 +202,20 @@ int mp_out_check(const char *path)
 
 int mp_out_open(struct mp_out *o, const char *path)
 {
+	struct stat st;
 	int fd;
 
 	memset(o, 0, sizeof(*o));
 	if (!path || strcmp(path, "-") == 0) {
 		o->f = stdout;
 		return 0;
+	}
+	/* Not a regular file (/dev/null, a FIFO, a terminal): written in place.
+	 * Renaming a temporary file over it would replace the device. */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		o->f = fopen(path, "we");
+		o->direct = true;
+		return o->f ? 0 : -errno;
 	}
 	snprintf(o->path, sizeof(o->path), "%s", path);
 	snprintf(o->tmp, sizeof(o->tmp), "%s.memprobe-tmp-%d", path, (int)getpid());
@@ -239,6 +248,8 @@ int mp_out_commit(struct mp_out *o)
 	if (fclose(o->f) && !err)
 		err = errno ? -errno : -EIO;
 	o->f = NULL;
+	if (o->direct)
+		return err;
 	if (!err && rename(o->tmp, o->path))
 		err = -errno;
 	if (err)
@@ -252,7 +263,8 @@ void mp_out_abort(struct mp_out *o)
 		return;
 	if (o->f != stdout) {
 		fclose(o->f);
-		unlink(o->tmp);
+		if (!o->direct)
+			unlink(o->tmp);
 	}
 	o->f = NULL;
 }

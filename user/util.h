@@ -57,10 +57,13 @@ int mp_path(char *buf, size_t len, const char *fmt, ...)
 /*
  * A report file written whole or not at all: the report goes to a temporary
  * file beside PATH, renamed over PATH only once complete, so a failed run
- * never clobbers an earlier report. PATH NULL or "-" is standard output.
+ * never clobbers an earlier report. PATH NULL or "-" is standard output; a
+ * PATH that exists and is not a regular file (/dev/null, a FIFO) is written
+ * in place.
  */
 struct mp_out {
 	FILE *f;
+	bool direct;   /* written in place: not a regular file */
 	char path[4096];
 	char tmp[4200];
 };
