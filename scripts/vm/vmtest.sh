@@ -349,8 +349,22 @@ hooks() {
 		] | join(",") end' "$1" 2>/dev/null || echo "none (no report)"
 }
 
+# md_row KERNEL MODE FILE INTEGRATION: one row of docs/kernels.md
+md_row() {
+	jq -r --arg k "$1" --arg m "$2" --arg i "$4" --arg h "$(hooks "$3")" '
+	def r2: . * 100 | round / 100;
+	(.allocated_bytes / 1073741824) as $g |
+	([.attribution.categories[] | select(.name == "pagetables") | .growth_bytes][0] // 0) as $pt |
+	"| \($k) | \($m) | \(.attribution.page_faults.probe_per_gib_allocated // "—") | " +
+	"\(if $g > 0 then ($pt / $g / 1048576 | r2) else "—" end) | " +
+	"\(if $g > 0 then (.overhead_bytes / $g / 1048576 | r2) else "—" end) | " +
+	"\($h) | \(if (.attribution.attribution_missing | length) == 0 then "none" else (.attribution.attribution_missing | join("; ")) end) | \($i) |"
+	' "$3" 2>/dev/null || echo "| $1 | $2 | — | — | — | — | no report | $4 |"
+}
+
 status=0
 details=''
+rows=''
 nl='
 '
 for k in $kernels; do
@@ -390,6 +404,7 @@ for k in $kernels; do
 		[ -n "$hk" ] || [ ! -s "$rep" ] || hk=$(hooks "$rep")
 		integ=$(grep -E '^integration: ' "$kout/$m/integration.log" 2>/dev/null || echo "integration: no result")
 		kdetails="$kdetails  $k $m ($rel): $(figures "$rep")$via  ${integ#integration: }  (boot+tests ${bt}s, exit $rc)$nl"
+		rows="$rows$(md_row "$k ($rel)" "$m" "$rep" "${integ#integration: }")$nl"
 	done
 	[ "$result" = pass ] || status=1
 	line="$k $result  hooks: ${hk:-none (no report)}  time $(($(date +%s) - kt0))s"
@@ -399,4 +414,20 @@ for k in $kernels; do
 done
 echo "per kernel and cgroup mode (probe --limit 512M --thp never):"
 printf '%s' "$details"
+
+# docs/kernels.md: the same figures as a table, for the repository
+{
+	echo "# memprobe on each kernel"
+	echo
+	echo "Written by \`make vmtest\` (scripts/vm/vmtest.sh) on $(date -u '+%Y-%m-%d %H:%M UTC'),"
+	echo "from the report of \`memprobe probe --limit 512M --thp never\` in a QEMU (TCG)"
+	echo "guest booted on each Debian kernel, and the guest's run of tests/run-integration.sh."
+	echo "Figures are per GiB the probe allocated; faults and page tables are counts,"
+	echo "not times (TCG timings say nothing)."
+	echo
+	echo "| kernel | cgroup | faults per GiB | pagetables MiB per GiB | overhead MiB per GiB | hooks used | could not be attributed | integration tests |"
+	echo "|---|---|---|---|---|---|---|---|"
+	printf '%s' "$rows"
+} > "$repo/docs/kernels.md"
+say "wrote docs/kernels.md"
 exit "$status"
