@@ -76,3 +76,26 @@ KERNELS ?= 5.10 6.1 6.12 7.2 7.3
 vmtest: $(BUILD)/memprobe $(PROG_BINS)
 	scripts/vm/vmtest.sh $(KERNELS)
 .PHONY: vmtest
+
+# The side-by-side bench (issue 5; bench/run.py, docs/performance.md): memprobe
+# against no tracer, bpftrace and perf kmem, its BPF run time per event, its
+# start-up time and the probe's fill rate. Needs root; about 10 minutes.
+BENCH_BINS := $(BUILD)/bench/fill $(BUILD)/bench/bpfstats $(BUILD)/bench/empty.bpf.o
+
+$(BUILD)/bench/.deps: bench/deps.sh
+	@mkdir -p $(BUILD)/bench
+	@bench/deps.sh
+	@touch $@
+
+$(BUILD)/bench/fill: bench/fill.c | $(BUILD)/bench/.deps
+	$(CC) $(CFLAGS) -pthread $< -o $@
+
+$(BUILD)/bench/bpfstats: bench/bpfstats.c | $(BUILD)/bench/.deps $(BUILD)/.deps
+	$(CC) $(CFLAGS) $< -o $@ -Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic
+
+$(BUILD)/bench/empty.bpf.o: bench/empty.bpf.c vmlinux/vmlinux.h | $(BUILD)/bench/.deps $(BUILD)/.deps
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+bench: $(BUILD)/memprobe $(BENCH_BINS)
+	/usr/bin/python3 bench/run.py
+.PHONY: bench

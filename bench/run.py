@@ -1,0 +1,1350 @@
+#!/usr/bin/python3
+"""memprobe's side-by-side bench (`make bench`, issue 5). Needs root.
+
+One invocation, in this order (every workload runs in a memprobe-bench-<pid>
+cgroup made under the driver's own memory cgroup and removed at exit):
+
+  1. fill matrix: bench/fill.c's eight variants (4 KiB / THP pages, one and
+     two threads, memset / MADV_POPULATE_WRITE), no tracer;
+  2. tracer rounds: the workload (4 KiB pages, one thread, memset) under
+     each tracer, every tracer run between two no-tracer runs, the order of
+     the tracers reversed every other round; per tracer the median ratio of
+     the workload's CPU time (getrusage user+sys) to the mean of its two
+     no-tracer neighbours; an A/A control (no tracer) measures the noise;
+  3. exec to attached: `memprobe record --ready-fd`, 20 starts;
+  4. BPF run-time stats: a separate pass under bench/bpfstats (bpf()
+     BPF_ENABLE_STATS, held for that pass only), memprobe's programs' ns per
+     run against empty tp_btf programs on the same tracepoints;
+  5. the probe's fill rate: `memprobe probe --limit 4G --thp never` against
+     fill.c's mmap+memset of the same size and page size.
+
+Output: build/bench/results.jsonl (one JSON line per measurement), the
+summary on standard output and in docs/performance.md.
+
+Phases run in the order 1, 3, 4, 2, 5: the rounds take what the time budget
+leaves (at least BENCH_MIN_ROUNDS) after keeping an estimate of the probe's.
+
+Environment: BENCH_MIN_ROUNDS (15), BENCH_ROUNDS (20, at most), BENCH_SIZE
+(256M, the rounds' workload), BENCH_MATRIX_SIZE (1G), BENCH_MATRIX_REPS (3),
+BENCH_PROBE_REPS (2), BENCH_PROBE_LIMIT (4G), BENCH_ATTACH_STARTS (20), BENCH_BUDGET_S (720, for
+this script; `make bench` adds the build), MEMPROBE (build/memprobe),
+BENCH_DOC (docs/performance.md).
+"""
+import datetime
+import hashlib
+import json
+import os
+import platform
+import re
+import select
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.path.join(ROOT, "build")
+OUT = os.path.join(BUILD, "bench")
+MEMPROBE = os.environ.get("MEMPROBE", os.path.join(BUILD, "memprobe"))
+FILL = os.path.join(OUT, "fill")
+BPFSTATS = os.path.join(OUT, "bpfstats")
+EMPTY_OBJ = os.path.join(OUT, "empty.bpf.o")
+RESULTS = os.path.join(OUT, "results.jsonl")
+DOC = os.environ.get("BENCH_DOC", os.path.join(ROOT, "docs", "performance.md"))
+
+MAX_ROUNDS = int(os.environ.get("BENCH_ROUNDS", "20"))
+MIN_ROUNDS = min(int(os.environ.get("BENCH_MIN_ROUNDS", "15")), MAX_ROUNDS)
+SIZE = os.environ.get("BENCH_SIZE", "256M")
+MATRIX_SIZE = os.environ.get("BENCH_MATRIX_SIZE", "1G")
+MATRIX_REPS = int(os.environ.get("BENCH_MATRIX_REPS", "3"))
+PROBE_REPS = int(os.environ.get("BENCH_PROBE_REPS", "2"))
+PROBE_LIMIT = os.environ.get("BENCH_PROBE_LIMIT", "4G")
+ATTACH_STARTS = int(os.environ.get("BENCH_ATTACH_STARTS", "20"))
+BUDGET_S = float(os.environ.get("BENCH_BUDGET_S", "720"))
+NOISE = 0.05          # A/A control: ±5%
+QUIET_LOAD = 0.25     # a quiet round: the rest of the machine used < 0.25 CPU
+T_START = time.monotonic()
+
+TRACERS = ["memprobe-nostack", "memprobe-stacks", "bpftrace", "perf-kmem", "control"]
+TRACER_DESC = {
+    "none": "no tracer (baseline)",
+    "memprobe-nostack": "memprobe record --cgroup CG --stack-sample 0",
+    "memprobe-stacks": "memprobe record --cgroup CG (kernel stacks, default)",
+    "bpftrace": "bpftrace: faults, mm_page_alloc by order, memcg stat items, memcg-filtered",
+    "perf-kmem": "perf kmem --page record (system-wide)",
+    "control": "no tracer (A/A control)",
+}
+
+children = set()      # pids we started and have not reaped
+cgroups = []          # cgroups we made
+results_f = None
+
+
+def log(msg):
+    el = time.monotonic() - T_START
+    print(f"[bench {el:6.1f}s] {msg}", file=sys.stderr, flush=True)
+
+
+def emit(kind, **kw):
+    rec = {"kind": kind, **kw}
+    results_f.write(json.dumps(rec) + "\n")
+    results_f.flush()
+    return rec
+
+
+def elapsed():
+    return time.monotonic() - T_START
+
+
+# ---- statistics -----------------------------------------------------------
+
+def median(xs):
+    return statistics.median(xs) if xs else None
+
+
+def quartiles(xs):
+    if len(xs) < 2:
+        return (xs[0], xs[0]) if xs else (None, None)
+    q = statistics.quantiles(xs, n=4, method="inclusive")
+    return q[0], q[2]
+
+
+def pct(xs, p):
+    """p-th percentile, linear interpolation (numpy's default)."""
+    if not xs:
+        return None
+    s = sorted(xs)
+    k = (len(s) - 1) * p / 100.0
+    lo, hi = int(k), min(int(k) + 1, len(s) - 1)
+    return s[lo] + (s[hi] - s[lo]) * (k - lo)
+
+
+def stats(xs):
+    q1, q3 = quartiles(xs)
+    return {"n": len(xs), "median": median(xs), "q1": q1, "q3": q3,
+            "min": min(xs) if xs else None, "max": max(xs) if xs else None}
+
+
+# ---- processes and cgroups ------------------------------------------------
+
+def own_memcg_dir():
+    with open("/proc/self/cgroup") as f:
+        for line in f:
+            _, ctrls, path = line.rstrip("\n").split(":", 2)
+            if "memory" in ctrls.split(","):
+                return "/sys/fs/cgroup/memory" + (path if path != "/" else "")
+    sys.exit("bench: no v1 memory controller line in /proc/self/cgroup")
+
+
+def make_cgroup(name):
+    d = os.path.join(own_memcg_dir(), name)
+    os.mkdir(d)
+    cgroups.append(d)
+    return d
+
+
+def cgroup_procs(d):
+    try:
+        with open(os.path.join(d, "cgroup.procs")) as f:
+            return [int(x) for x in f.read().split()]
+    except OSError:
+        return []
+
+
+def remove_cgroups():
+    for d in reversed(cgroups):
+        for _ in range(100):
+            try:
+                os.rmdir(d)
+                break
+            except FileNotFoundError:
+                break
+            except OSError:
+                # only our own workload can be in it: kill it by pid
+                for pid in cgroup_procs(d):
+                    if pid in children:
+                        try:
+                            os.kill(pid, signal.SIGKILL)
+                        except ProcessLookupError:
+                            pass
+                time.sleep(0.05)
+        else:
+            print(f"bench: could not remove {d}", file=sys.stderr)
+    cgroups.clear()
+
+
+def spawn(argv, **kw):
+    p = subprocess.Popen(argv, **kw)
+    children.add(p.pid)
+    return p
+
+
+def reap(p, timeout=None):
+    """wait4 the child: (returncode, its CPU seconds, its max RSS in KiB)."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        pid, status, ru = os.wait4(p.pid, os.WNOHANG if deadline else 0)
+        if pid == p.pid:
+            break
+        if deadline and time.monotonic() > deadline:
+            log(f"pid {p.pid} ({p.args[0]}) did not stop: SIGKILL")
+            os.kill(p.pid, signal.SIGKILL)
+            deadline = None
+            continue
+        time.sleep(0.01)
+    children.discard(p.pid)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return p.returncode, ru.ru_utime + ru.ru_stime, ru.ru_maxrss
+
+
+def interrupt(p, drain_fd=None, grace=30.0, every=3.0):
+    """Stop a tracer with SIGINT, again every `every` seconds (if given) while
+    it runs (bpftrace 0.17 can miss one), SIGKILL after `grace`; drain_fd is read to
+    EOF meanwhile. Returns (returncode, CPU seconds, max RSS KiB, SIGINTs sent)."""
+    t0 = last = time.monotonic()
+    sent, eof = 0, drain_fd is None
+    try:
+        os.kill(p.pid, signal.SIGINT)
+        sent = 1
+    except ProcessLookupError:
+        pass
+    while True:
+        if not eof:
+            r, _, _ = select.select([drain_fd], [], [], 0.05)
+            if r and not os.read(drain_fd, 65536):
+                eof = True
+        else:
+            time.sleep(0.01)
+        pid, status, ru = os.wait4(p.pid, os.WNOHANG)
+        if pid == p.pid:
+            break
+        now = time.monotonic()
+        if now - t0 > grace:
+            log(f"pid {p.pid} ({p.args[0]}) did not stop on SIGINT: SIGKILL")
+            os.kill(p.pid, signal.SIGKILL)
+            _, status, ru = os.wait4(p.pid, 0)
+            break
+        if every and now - last > every:
+            os.kill(p.pid, signal.SIGINT)
+            sent += 1
+            last = now
+    children.discard(p.pid)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return p.returncode, ru.ru_utime + ru.ru_stime, ru.ru_maxrss, sent
+
+
+def kill_children():
+    for pid in list(children):
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+        children.discard(pid)
+
+
+def on_signal(sig, _frame):
+    raise KeyboardInterrupt(f"signal {sig}")
+
+
+def read_line_until(fd, want, timeout):
+    """Read from a pipe fd until a line equal to want; False on EOF/timeout."""
+    buf = b""
+    deadline = time.monotonic() + timeout
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        r, _, _ = select.select([fd], [], [], left)
+        if not r:
+            return False
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            return False
+        buf += chunk
+        lines = buf.split(b"\n")
+        buf = lines[-1]
+        if any(l.strip() == want for l in lines[:-1]):
+            return True
+
+
+# ---- the workload ---------------------------------------------------------
+
+class Fill:
+    """fill.c, started blocked on a pipe, moved into the cgroup, released later."""
+
+    def __init__(self, cg, args):
+        self.r, self.w = os.pipe()
+        self.p = spawn([FILL, "--wait-fd", str(self.r)] + args,
+                       pass_fds=(self.r,), stdout=subprocess.PIPE)
+        os.close(self.r)
+        with open(os.path.join(cg, "cgroup.procs"), "w") as f:
+            f.write(str(self.p.pid))
+
+    def run(self):
+        b0 = busy_s()
+        os.write(self.w, b"g")
+        os.close(self.w)
+        out = self.p.stdout.read()
+        rc, _, _ = reap(self.p)
+        b1 = busy_s()
+        if rc != 0:
+            raise RuntimeError(f"fill exited {rc}")
+        r = json.loads(out)
+        # CPU time the rest of the machine used meanwhile (tracers included)
+        r["others_cpu_s"] = round(max(0.0, b1 - b0 - r["cpu_s"]), 3)
+        return r
+
+
+def busy_s():
+    """Busy CPU seconds of the whole machine so far (/proc/stat, all CPUs)."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    # user nice system idle iowait irq softirq steal
+    return (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / os.sysconf("SC_CLK_TCK")
+
+
+def fill_once(cg, args):
+    return Fill(cg, args).run()
+
+
+# ---- tracers --------------------------------------------------------------
+
+def maps_memlock(pid):
+    """Sum of memlock: over the BPF map fds of pid (their fdinfo has map_type)."""
+    total, n = 0, 0
+    d = f"/proc/{pid}/fdinfo"
+    for fd in os.listdir(d):
+        try:
+            with open(os.path.join(d, fd)) as f:
+                txt = f.read()
+        except OSError:
+            continue
+        if "map_type:" in txt:
+            m = re.search(r"^memlock:\s+(\d+)", txt, re.M)
+            if m:
+                total += int(m.group(1))
+                n += 1
+    return total, n
+
+
+TRACING_TYPES = {5, 17, 26}   # BPF_PROG_TYPE_TRACEPOINT, RAW_TRACEPOINT, TRACING
+
+
+def prog_ids_of(pid):
+    ids = set()
+    d = f"/proc/{pid}/fdinfo"
+    try:
+        fds = os.listdir(d)
+    except OSError:
+        return ids
+    for fd in fds:
+        try:
+            with open(os.path.join(d, fd)) as f:
+                for line in f:
+                    if line.startswith("prog_id:"):
+                        ids.add(int(line.split()[1]))
+        except OSError:
+            pass
+    return ids
+
+
+def bpf_census(own_pid):
+    """Tracing BPF programs loaded now: other sessions' (not own_pid's), and
+    whether run-time stats are on (a program of own_pid's has run_time_ns)."""
+    out = subprocess.run([BPFSTATS, "dump", "--all"], capture_output=True, text=True).stdout
+    mine = prog_ids_of(own_pid) if own_pid else set()
+    foreign, stats_on = [], False
+    for line in out.splitlines():
+        d = json.loads(line)
+        if d["id"] in mine:
+            stats_on |= d["run_time_ns"] > 0
+        elif d["type"] in TRACING_TYPES:
+            foreign.append(d["name"])
+    return {"foreign_tracing_progs": len(foreign),
+            "foreign_names": sorted(set(foreign))[:8],
+            "stats_on": stats_on if mine else None}
+
+
+def proc_status_kib(pid, key):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    return None
+
+
+def vm_hwm_kib(pid):
+    return proc_status_kib(pid, "VmHWM")
+
+
+class Tracer:
+    def __init__(self, kind, cg, cgid, tag):
+        self.kind, self.cg, self.cgid, self.tag = kind, cg, cgid, tag
+        self.p = None
+        self.info = {}
+
+    def errfile(self):
+        self.errpath = os.path.join(OUT, f"tmp-{self.kind}.err")
+        self.err = open(self.errpath, "wb")
+        return self.err
+
+    def start(self):
+        k = self.kind or ""
+        t0 = time.monotonic()
+        if k.startswith("memprobe"):
+            self.report = os.path.join(OUT, f"tmp-{k}.json")
+            r, w = os.pipe()
+            argv = [MEMPROBE, "record", "--cgroup", self.cg, "--format", "json",
+                    "-o", self.report, "--ready-fd", str(w)]
+            if k == "memprobe-nostack":
+                argv[4:4] = ["--stack-sample", "0"]
+            self.p = spawn(argv, pass_fds=(w,), stderr=self.errfile())
+            os.close(w)
+            ok = read_line_until(r, b"ready", 30)
+            os.close(r)
+        elif k == "bpftrace":
+            self.p = spawn(["bpftrace", "-e", bpftrace_script(self.cgid)],
+                           stdout=subprocess.PIPE, stderr=self.errfile())
+            ok = read_line_until(self.p.stdout.fileno(), b"ready", 60)
+        elif k == "perf-kmem":
+            self.data = os.path.join(OUT, "tmp-perf-kmem.data")
+            cr, cw = os.pipe()
+            ar, aw = os.pipe()
+            self.p = spawn(["perf", "kmem", "--page", "record", "-o", self.data,
+                            "--control", f"fd:{cr},{aw}", "-D", "-1"],
+                           pass_fds=(cr, aw), stdout=subprocess.DEVNULL,
+                           stderr=self.errfile())
+            os.close(cr)
+            os.close(aw)
+            os.write(cw, b"enable\n")
+            ok = read_line_until(ar, b"ack", 30)
+            # keep the control pipe open until perf has stopped: it reads EOF
+            # as a reason to stop
+            self.ctl_fds = (cw, ar)
+        else:
+            return
+        self.info["ready_ms"] = (time.monotonic() - t0) * 1000
+        if not ok:
+            self.stop()
+            raise RuntimeError(f"{k} did not become ready: {self.info}")
+
+    def stop(self):
+        if not self.p:
+            return
+        if self.kind.startswith("memprobe"):
+            self.info["vmhwm_kib"] = vm_hwm_kib(self.p.pid)
+            self.info["rss_anon_kib"] = proc_status_kib(self.p.pid, "RssAnon")
+            self.info["rss_file_kib"] = proc_status_kib(self.p.pid, "RssFile")
+            self.info["maps_memlock_bytes"], self.info["maps"] = maps_memlock(self.p.pid)
+        # bpftrace prints its maps at exit: drain them
+        bt = self.kind == "bpftrace"
+        rc, cpu, maxrss, sent = interrupt(self.p, self.p.stdout.fileno() if bt else None,
+                                          every=3.0 if bt else None)
+        if sent > 1:
+            self.info["sigint_sent"] = sent
+        for fd in getattr(self, "ctl_fds", ()):
+            os.close(fd)
+        self.ctl_fds = ()
+        self.err.close()
+        with open(self.errpath, "rb") as f:
+            err = f.read()
+        os.unlink(self.errpath)
+        # (ru_maxrss is not kept: after fork+exec it still holds this Python
+        # process's RSS, which the kernel carries over into the child's maxrss)
+        self.info.update(tracer_rc=rc, tracer_cpu_s=round(cpu, 4))
+        if self.kind.startswith("memprobe"):
+            try:
+                with open(self.report) as f:
+                    rep = json.load(f)
+                lost = rep.get("attribution", {}).get("events_lost", {})
+                self.info["events_lost"] = lost.get("total")
+                self.info["events_lost_detail"] = {k: v for k, v in lost.items()
+                                                   if k != "recursion_misses_by_program" and v}
+                self.info["events_lost_detail"].update(
+                    {f"recursion_misses:{k}": v for k, v in
+                     (lost.get("recursion_misses_by_program") or {}).items() if v})
+                ev = rep.get("attribution", {}).get("events", {})
+                self.info["events"] = ev
+                self.info["faults_counted"] = rep.get("attribution", {}).get(
+                    "page_faults", {}).get("total")
+            except (OSError, ValueError) as e:
+                self.info["report_error"] = str(e)
+        if self.kind == "perf-kmem":
+            txt = err.decode(errors="replace")
+            m = re.search(r"Captured and wrote ([\d.]+) MB .*?\((\d+) samples\)", txt)
+            if m:
+                self.info["perf_mb"] = float(m.group(1))
+                self.info["perf_samples"] = int(m.group(2))
+            m = re.search(r"lost (\d+) chunks", txt)
+            self.info["perf_lost_chunks"] = int(m.group(1)) if m else 0
+            m = re.search(r"lost ([\d.]+)%", txt)
+            self.info["perf_lost_pct"] = float(m.group(1)) if m else 0.0
+            try:
+                os.unlink(self.data)
+            except OSError:
+                pass
+        if rc not in (0, 130, -2) and self.kind != "perf-kmem":
+            self.info["stderr_tail"] = err.decode(errors="replace")[-300:]
+        self.p = None
+
+
+_btf_raw = None
+
+
+def btf_raw():
+    global _btf_raw
+    if _btf_raw is None:
+        _btf_raw = subprocess.run(["bpftool", "btf", "dump", "file", "/sys/kernel/btf/vmlinux",
+                                   "format", "raw"], capture_output=True, text=True,
+                                  check=True).stdout
+    return _btf_raw
+
+
+def btf_member_offset(struct, member):
+    """Byte offset of struct.member in the kernel's BTF (bpftool raw dump)."""
+    out = btf_raw()
+    m = re.search(r"^\[\d+\] STRUCT '%s' size=\d+ vlen=\d+\n((?:\t.*\n)*)" % struct, out, re.M)
+    if not m:
+        return None
+    for line in m.group(1).splitlines():
+        mm = re.match(r"\t'%s' type_id=\d+ bits_offset=(\d+)" % member, line)
+        if mm:
+            return int(mm.group(1)) // 8
+    return None
+
+
+def btf_enum_value(name):
+    out = btf_raw()
+    m = re.search(r"^\t'%s' val=(\d+)" % name, out, re.M)
+    return int(m.group(1)) if m else None
+
+
+BPFTRACE_KN_ID_OFF = None
+BPFTRACE_MEMCG_ID = None
+
+
+def bpftrace_script(cgid):
+    # bpftrace 0.17 cannot name kernfs_node.id (it follows an anonymous
+    # union in 6.18's BTF), so the id is read at its BTF offset.
+    memcg = (f"*(uint64*)((uint8*)curtask->cgroups->subsys[{BPFTRACE_MEMCG_ID}]"
+             f"->cgroup->kn + {BPFTRACE_KN_ID_OFF}) == {cgid}")
+    return f"""
+tracepoint:exceptions:page_fault_user / {memcg} / {{ @faults[pid] = count(); }}
+tracepoint:kmem:mm_page_alloc / {memcg} / {{ @alloc_by_order[args->order] = count(); }}
+tracepoint:memcg:mod_memcg_lruvec_state / args->id == {cgid} / {{ @lruvec_item[args->item] = sum(args->val); }}
+tracepoint:memcg:mod_memcg_state / args->id == {cgid} / {{ @memcg_item[args->item] = sum(args->val); }}
+BEGIN {{ printf("ready\\n"); }}
+"""
+
+
+# ---- phases ---------------------------------------------------------------
+
+def machine_info():
+    def sh(cmd):
+        try:
+            return subprocess.run(cmd, shell=True, capture_output=True, text=True).stdout.strip()
+        except OSError:
+            return ""
+    model = sh("lscpu | sed -n 's/^Model name:[ \\t]*//p' | head -1")
+    info = {
+        "cpu_model": model,
+        "cpus": os.cpu_count(),
+        "mem_total_gib": round(int(sh("awk '/MemTotal/ {print $2}' /proc/meminfo") or 0) / 2**20, 1),
+        "kernel": platform.release(),
+        "kernel_version": sh("uname -v"),
+        "os": sh(". /etc/os-release; echo $PRETTY_NAME"),
+        "hypervisor": sh("lscpu | sed -n 's/^Hypervisor vendor:[ \\t]*//p'") or
+                      ("yes (cpu flag)" if "hypervisor" in sh("grep -m1 flags /proc/cpuinfo") else "none"),
+        "thp_enabled": sh("cat /sys/kernel/mm/transparent_hugepage/enabled"),
+        "thp_defrag": sh("cat /sys/kernel/mm/transparent_hugepage/defrag"),
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "memprobe": MEMPROBE,
+        "git": sh(f"git -C {ROOT} describe --always --dirty 2>/dev/null"),
+        "bpftrace": sh("bpftrace --version"),
+        "perf": sh("perf --version"),
+        "cmdline_page_reporting": "page_reporting" in sh("cat /proc/cmdline"),
+        "pvm_guest": "pvm" in sh("cat /proc/cmdline"),
+    }
+    return info
+
+
+def phase_matrix(cg):
+    # Each variant: one untimed run, then its timed runs back to back, so that
+    # every timed run finds the memory the same variant just freed (on this
+    # VM, memory the host has taken back costs far more to touch again).
+    log(f"fill matrix: 8 variants x (1 warm-up + {MATRIX_REPS}), {MATRIX_SIZE} each")
+    variants = [(pg, th, tc) for pg in ("4k", "thp") for th in (1, 2)
+                for tc in ("memset", "populate")]
+    res = {v: [] for v in variants}
+    for pg, th, tc in variants:
+        args = ["--size", MATRIX_SIZE, "--page", pg, "--threads", str(th), "--touch", tc]
+        emit("fill_warmup", **fill_once(cg, args))
+        for rep in range(MATRIX_REPS):
+            r = fill_once(cg, args)
+            emit("fill", rep=rep, **r)
+            res[(pg, th, tc)].append(r)
+    out = []
+    for (pg, th, tc), rs in res.items():
+        s = {"page": pg, "threads": th, "touch": tc,
+             "cpu_s": median([r["cpu_s"] for r in rs]),
+             "minflt": median([r["minflt"] for r in rs]),
+             "wall_s": median([r["wall_s"] for r in rs]),
+             "gib_per_s": median([r["gib_per_s"] for r in rs]),
+             "gib_per_s_min": min(r["gib_per_s"] for r in rs),
+             "gib_per_s_max": max(r["gib_per_s"] for r in rs)}
+        out.append(emit("fill_summary", **s))
+    return out
+
+
+def one_run(kind, cg, cgid, rnd, pos):
+    f = Fill(cg, ["--size", SIZE, "--page", "4k", "--threads", "1", "--touch", "memset"])
+    t = Tracer(kind, cg, cgid, f"r{rnd}p{pos}")
+    try:
+        t.start()
+        r = f.run()
+        census = bpf_census(t.p.pid if t.p else None)
+    finally:
+        if f.p.pid in children:
+            os.kill(f.p.pid, signal.SIGKILL)
+            reap(f.p)
+        t.stop()
+    return emit("run", round=rnd, pos=pos, tracer=kind if kind else "none",
+                cpu_s=r["cpu_s"], minflt=r["minflt"], wall_s=r["wall_s"],
+                gib_per_s=r["gib_per_s"], others_cpu_s=r["others_cpu_s"], **census, **t.info)
+
+
+def phase_rounds(cg, cgid, reserve_s):
+    log(f"tracer rounds: {MIN_ROUNDS} to {MAX_ROUNDS} rounds (as the time budget allows, "
+        f"{reserve_s:.0f} s kept for the probe) of {len(TRACERS)} tracers, each between "
+        f"no-tracer runs, {SIZE} 4 KiB memset workload")
+    t_rounds = time.monotonic()
+    ratios = {k: [] for k in TRACERS}
+    base_cpu = []
+    per_tracer_runs = {k: [] for k in TRACERS}
+    noisy_rounds = []
+    round_load, round_foreign, round_ratios, all_runs = [], [], [], []
+    for rnd in range(MAX_ROUNDS):
+        order = TRACERS if rnd % 2 == 0 else list(reversed(TRACERS))
+        seq = [None]
+        for k in order:
+            seq += [k, None]
+        runs = []
+        for pos, k in enumerate(seq):
+            runs.append(one_run(k, cg, cgid, rnd, pos))
+        for i in range(1, len(seq), 2):
+            k = seq[i]
+            nb = (runs[i - 1]["cpu_s"] + runs[i + 1]["cpu_s"]) / 2
+            ratio = runs[i]["cpu_s"] / nb
+            ratios[k].append(ratio)
+            per_tracer_runs[k].append(runs[i])
+            emit("ratio", round=rnd, tracer=k, ratio=ratio, cpu_s=runs[i]["cpu_s"],
+                 neighbours_cpu_s=[runs[i - 1]["cpu_s"], runs[i + 1]["cpu_s"]])
+            if k == "control" and abs(ratio - 1) > NOISE:
+                noisy_rounds.append(rnd)
+        base_cpu += [runs[i]["cpu_s"] for i in range(0, len(seq), 2)]
+        load = max(r["others_cpu_s"] / r["wall_s"] for r in runs
+                   if r["tracer"] in ("none", "control"))
+        foreign = max(r.get("foreign_tracing_progs") or 0 for r in runs)
+        round_load.append(load)
+        round_foreign.append(foreign)
+        all_runs.extend(runs)
+        round_ratios.append({k: ratios[k][-1] for k in TRACERS})
+        emit("round", round=rnd, order=order, others_load_max=load, foreign_bpf_max=foreign,
+             aa_ratio=ratios["control"][-1])
+        ctl = ratios["control"][-1]
+        log(f"round {rnd + 1} ({'fwd' if rnd % 2 == 0 else 'rev'}): " +
+            ", ".join(f"{k} {ratios[k][-1]:.3f}" for k in TRACERS) +
+            (f"  NOISY (A/A {ctl:.3f})" if rnd in noisy_rounds else ""))
+        per_round = (time.monotonic() - t_rounds) / (rnd + 1)
+        if rnd + 1 >= MIN_ROUNDS and elapsed() + per_round + reserve_s > BUDGET_S:
+            break
+    rounds_done = rnd + 1
+    out = {}
+    for k in TRACERS:
+        s = stats(ratios[k])
+        runs = per_tracer_runs[k]
+        extra = {}
+        if runs and "tracer_cpu_s" in runs[0]:
+            extra["tracer_cpu_s_median"] = median([r["tracer_cpu_s"] for r in runs])
+        if k.startswith("memprobe"):
+            extra["events_lost"] = [r.get("events_lost") for r in runs]
+            extra["events_lost_max"] = max((r.get("events_lost") or 0) for r in runs)
+            extra["events_lost_detail_all"] = [r.get("events_lost_detail") or {} for r in runs]
+            extra["vmhwm_kib_max"] = max(r.get("vmhwm_kib") or 0 for r in runs)
+            top = max(runs, key=lambda r: r.get("vmhwm_kib") or 0)
+            extra["rss_anon_kib_at_max"] = top.get("rss_anon_kib")
+            extra["rss_file_kib_at_max"] = top.get("rss_file_kib")
+            extra["maps_memlock_bytes_max"] = max(r.get("maps_memlock_bytes") or 0 for r in runs)
+            extra["ready_ms_median"] = median([r["ready_ms"] for r in runs])
+        if k == "perf-kmem":
+            extra["perf_lost_chunks_max"] = max(r.get("perf_lost_chunks", 0) for r in runs)
+            extra["perf_lost_pct_max"] = max(r.get("perf_lost_pct", 0.0) for r in runs)
+            extra["perf_mb_median"] = median([r.get("perf_mb", 0) for r in runs])
+        if k == "bpftrace":
+            extra["ready_ms_median"] = median([r["ready_ms"] for r in runs])
+            extra["runs_needing_second_sigint"] = sum(1 for r in runs if r.get("sigint_sent", 1) > 1)
+        out[k] = emit("tracer_summary", tracer=k, ratio=s,
+                      cpu_s_median=median([r["cpu_s"] for r in runs]), **extra)
+    aa = out["control"]["ratio"]
+    noisy = aa["q1"] < 1 - NOISE or aa["q3"] > 1 + NOISE
+    out["none"] = emit("tracer_summary", tracer="none", cpu_s=stats(base_cpu))
+    quiet = [i for i, l in enumerate(round_load) if l < QUIET_LOAD and not round_foreign[i]]
+    out["_shared"] = emit("shared_machine", runs=len(all_runs),
+                          runs_with_foreign_bpf=sum(1 for r in all_runs
+                                                    if r.get("foreign_tracing_progs")),
+                          foreign_names=sorted({n for r in all_runs
+                                                for n in r.get("foreign_names") or []})[:12],
+                          tracer_runs_with_stats_on=sum(1 for r in all_runs if r.get("stats_on")),
+                          tracer_runs_checked=sum(1 for r in all_runs
+                                                  if r.get("stats_on") is not None))
+    out["_quiet"] = emit("quiet_rounds", rounds=quiet, threshold_cpus=QUIET_LOAD,
+                         ratio={k: stats([round_ratios[i][k] for i in quiet])
+                                for k in TRACERS} if quiet else None,
+                         load_median=median(round_load))
+    out["_noise"] = emit("noise", aa_ratio=aa, noisy=noisy, noisy_rounds=noisy_rounds,
+                         rounds=rounds_done,
+                         rule="noisy when the A/A control's IQR leaves 1±5%; "
+                              "a round is noisy when its A/A ratio leaves 1±5%")
+    return out
+
+
+def phase_attach(cg):
+    log(f"exec to attached: {ATTACH_STARTS} starts of memprobe record --ready-fd")
+    ms, hwm = [], []
+    for i in range(ATTACH_STARTS):
+        t = Tracer("memprobe-stacks", cg, None, f"a{i}")
+        t.start()
+        ms.append(t.info["ready_ms"])
+        t.stop()
+        hwm.append(t.info.get("vmhwm_kib") or 0)
+        emit("attach", i=i, ready_ms=t.info["ready_ms"], vmhwm_kib=t.info.get("vmhwm_kib"),
+             maps_memlock_bytes=t.info.get("maps_memlock_bytes"))
+    return emit("attach_summary", n=len(ms), p50_ms=pct(ms, 50), p95_ms=pct(ms, 95),
+                min_ms=min(ms), max_ms=max(ms), vmhwm_kib_at_ready_median=median(hwm))
+
+
+PROFILE_GROUPS = [
+    ("BPF verifier (bpf_check)", "bpf_check"),
+    ("reading /sys/kernel/btf/vmlinux and other kernfs files", "kernfs_fop_read_iter"),
+    ("page faults", "asm_exc_page_fault"),
+    ("BPF map creation", "map_create"),
+    ("attaching (bpf_raw_tp_link_attach)", "bpf_raw_tp_link_attach"),
+    ("execve", "__x64_sys_execve"),
+]
+
+
+def phase_attach_profile(cg):
+    """One start of memprobe record under perf (cpu-clock), cut at `ready`."""
+    log("exec to attached: one start under perf record -e cpu-clock")
+    data = os.path.join(OUT, "tmp-attach.data")
+    r, w = os.pipe()
+    p = spawn(["perf", "record", "-q", "-e", "cpu-clock", "-F", "20000", "-g", "-o", data,
+               "--", MEMPROBE, "record", "--cgroup", cg, "--format", "json",
+               "-o", os.path.join(OUT, "tmp-attach.json"), "--ready-fd", str(w)],
+              pass_fds=(w,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(w)
+    ok = read_line_until(r, b"ready", 30)
+    os.close(r)
+    # memprobe is perf's child: kill it at once, so that only its start is profiled
+    try:
+        with open(f"/proc/{p.pid}/task/{p.pid}/children") as f:
+            kids = [int(x) for x in f.read().split()]
+    except OSError:
+        kids = []
+    for k in kids:
+        os.kill(k, signal.SIGKILL)
+    reap(p, timeout=60)
+    if not ok or not kids:
+        return None
+    rep = subprocess.run(["perf", "report", "-i", data, "--children", "--sort", "sym",
+                          "-g", "none", "--stdio"], capture_output=True, text=True).stdout
+    os.unlink(data)
+    children_pct, self_pct = {}, []
+    for line in rep.splitlines():
+        m = re.match(r"\s*([\d.]+)%\s+([\d.]+)%\s+\[(.)\]\s+(\S+)", line)
+        if not m:
+            continue
+        tot, slf, where, sym = float(m.group(1)), float(m.group(2)), m.group(3), m.group(4)
+        children_pct.setdefault(sym, tot)
+        if not sym.startswith("0x") and not re.fullmatch(r"0+", sym):
+            self_pct.append((slf, f"[{where}] {sym}"))
+    groups = [(label, children_pct.get(sym)) for label, sym in PROFILE_GROUPS]
+    top_self = sorted(self_pct, reverse=True)[:10]
+    return emit("attach_profile", groups=groups, top_self=top_self)
+
+
+def stats_pass(cg, outpath):
+    """Run under bpfstats (stats on): memprobe with and without stacks."""
+    lines = []
+    for mode in ("memprobe-nostack", "memprobe-stacks"):
+        t = Tracer(mode, cg, None, "stats")
+        t.start()
+        fills = []
+        for _ in range(2):
+            fills.append(fill_once(cg, ["--size", SIZE, "--page", "4k", "--threads", "1",
+                                        "--touch", "memset"]))
+        dump = subprocess.run([BPFSTATS, "dump", "--pid", str(t.p.pid)],
+                              capture_output=True, text=True, check=True).stdout
+        t.stop()
+        for l in dump.splitlines():
+            d = json.loads(l)
+            d["mode"] = mode
+            lines.append(d)
+        lines.append({"kind": "stats_fill", "mode": mode, "fills": fills, **t.info})
+    with open(outpath, "w") as f:
+        for d in lines:
+            f.write(json.dumps(d) + "\n")
+
+
+EMPTY_FOR = {
+    "tp_page_fault_user": "empty_page_fault_user",
+    "tp_mm_page_alloc": "empty_mm_page_alloc",
+    "tp_mm_page_free": "empty_mm_page_free",
+    "tp_mod_memcg_state": "empty_mod_memcg_state",
+    "tp_mod_memcg_lruvec_state": "empty_mod_memcg_lruvec_state",
+}
+
+
+def phase_bpfstats(cg):
+    log("BPF run-time stats pass (bpfstats: BPF_ENABLE_STATS held for this pass only)")
+    inner = os.path.join(OUT, "tmp-stats-inner.jsonl")
+    empty = os.path.join(OUT, "tmp-stats-empty.jsonl")
+    p = spawn([BPFSTATS, "run", "--empty", EMPTY_OBJ, "--out", empty, "--",
+               sys.executable, os.path.abspath(__file__), "--stats-pass", cg, inner])
+    rc, _, _ = reap(p)
+    if rc != 0:
+        raise RuntimeError(f"stats pass exited {rc}")
+    empties = {}
+    with open(empty) as f:
+        for l in f:
+            d = json.loads(l)
+            d.pop("kind", None)
+            empties[d["name"]] = d
+            emit("bpfstats_empty", **d)
+    progs = {"memprobe-nostack": [], "memprobe-stacks": []}
+    fills = {}
+    with open(inner) as f:
+        for l in f:
+            d = json.loads(l)
+            if d.pop("kind", None) == "stats_fill":
+                fills[d["mode"]] = d
+                emit("bpfstats_fill", **d)
+                continue
+            e = empties.get(EMPTY_FOR.get(d["name"], ""))
+            d["empty_ns_per_run"] = e["ns_per_run"] if e else None
+            d["net_ns_per_run"] = d["ns_per_run"] - e["ns_per_run"] if e else None
+            progs[d["mode"]].append(emit("bpfstats_prog", **d))
+    summ = {}
+    for mode, ps in progs.items():
+        hot = [p for p in ps if p["run_cnt"] and p["net_ns_per_run"] is not None]
+        runs = sum(p["run_cnt"] for p in hot)
+        net = sum(p["net_ns_per_run"] * p["run_cnt"] for p in hot)
+        tot = sum(p["run_time_ns"] for p in ps)
+        cpu = sum(x["cpu_s"] for x in fills[mode]["fills"])
+        worst = max(hot, key=lambda p: p["net_ns_per_run"]) if hot else None
+        summ[mode] = emit("bpfstats_summary", mode=mode, runs=runs,
+                          weighted_net_ns_per_event=net / runs if runs else None,
+                          worst_program=worst["name"] if worst else None,
+                          worst_net_ns_per_run=worst["net_ns_per_run"] if worst else None,
+                          bpf_time_s=tot / 1e9, workload_cpu_s=cpu,
+                          bpf_share_of_workload_cpu=tot / 1e9 / cpu if cpu else None,
+                          events_lost=fills[mode].get("events_lost"))
+    for f_ in (inner, empty):
+        os.unlink(f_)
+    return progs, empties, summ
+
+
+def probe_help_flags():
+    h = subprocess.run([MEMPROBE, "probe", "--help"], capture_output=True, text=True)
+    txt = h.stdout + h.stderr
+    return {"threads": "--threads" in txt, "populate": "--populate" in txt}
+
+
+def run_probe(extra):
+    argv = [MEMPROBE, "probe", "--limit", PROBE_LIMIT, "--thp", "never", "--format", "json"] + extra
+    t0 = time.monotonic()
+    errpath = os.path.join(OUT, "tmp-probe.err")
+    with open(errpath, "wb") as ef:
+        p = spawn(argv, stdout=subprocess.PIPE, stderr=ef)
+        out = p.stdout.read()
+        rc, cpu, maxrss = reap(p)
+    wall = time.monotonic() - t0
+    with open(errpath, "rb") as ef:
+        err = ef.read()
+    os.unlink(errpath)
+    if rc != 0:
+        raise RuntimeError(f"{' '.join(argv)} exited {rc}: {err.decode()[-300:]}")
+    d = json.loads(out)
+    pr = d.get("probe", {})
+    fill_ns = pr.get("fill_ns")
+    alloc = d["allocated_bytes"]
+    rate = alloc / 2**30 / (fill_ns / 1e9) if fill_ns else alloc / 2**30 / wall
+    lost = d.get("attribution", {}).get("events_lost", {})
+    return emit("probe", args=extra, allocated_bytes=alloc, wall_s=wall,
+                events_lost_detail={k: v for k, v in
+                                    (lost.get("recursion_misses_by_program") or {}).items() if v},
+                fill_ns=fill_ns, timed="fill_ns" if fill_ns else "command wall time",
+                gib_per_s=rate, chunk_bytes=pr.get("chunk_bytes"),
+                threads=pr.get("threads", 1), touch=pr.get("touch", "memset"),
+                cpu_s=cpu,
+                events_lost=d.get("attribution", {}).get("events_lost", {}).get("total"))
+
+
+def parse_size(s):
+    m = re.fullmatch(r"([\d.]+)\s*([KMGT]?)(?:i?B)?", s.strip(), re.I)
+    return int(float(m.group(1)) * 1024 ** " KMGT".index(m.group(2).upper() or " "))
+
+
+def rep_estimate_s(matrix, flags):
+    """One repetition of the probe phase, from the fill matrix's rates."""
+    rate = {(m["threads"], m["touch"]): m["gib_per_s"] for m in matrix if m["page"] == "4k"}
+    gib = 0.95 * parse_size(PROBE_LIMIT) / 2**30   # what the probe fills
+    t = 2 * gib / rate[(1, "memset")] + 3
+    if flags["threads"]:
+        t += 2 * gib / rate[(2, "memset")] + 3
+    if flags["populate"]:
+        t += 2 * gib / rate[(1, "populate")] + 3
+    return t
+
+
+def phase_probe(cg, matrix, flags):
+    log(f"probe fill rate: memprobe probe --limit {PROBE_LIMIT} --thp never "
+        f"(--threads: {'yes' if flags['threads'] else 'n/a'}, "
+        f"--populate: {'yes' if flags['populate'] else 'n/a'}) vs fill.c")
+    variants = [("memset", [], ["--threads", "1", "--touch", "memset"])]
+    if flags["threads"]:
+        variants.append(("threads2", ["--threads", "2"], ["--threads", "2", "--touch", "memset"]))
+    if flags["populate"]:
+        variants.append(("populate", ["--populate"], ["--threads", "1", "--touch", "populate"]))
+    res = {name: {"probe": [], "fill": []} for name, _, _ in variants}
+    for rep in range(PROBE_REPS):
+        if rep and elapsed() + rep_estimate_s(matrix, flags) > BUDGET_S:
+            log(f"probe: repetition {rep + 1} skipped (time budget)")
+            break
+        order = variants if rep % 2 == 0 else list(reversed(variants))
+        for name, pargs, fargs in order:
+            # probe first in even repetitions, fill.c first in odd ones (the
+            # same size as the probe filled in the first repetition)
+            def ref(size, chunk):
+                return fill_once(cg, ["--size", str(size), "--chunk", str(chunk),
+                                      "--page", "4k"] + fargs)
+            if rep % 2 == 0 or not res[name]["probe"]:
+                pr = run_probe(pargs)
+                fr = ref(pr["allocated_bytes"], pr["chunk_bytes"] or (128 << 20))
+            else:
+                prev = res[name]["probe"][0]
+                fr = ref(prev["allocated_bytes"], prev["chunk_bytes"] or (128 << 20))
+                pr = run_probe(pargs)
+            emit("probe_fill_ref", variant=name, rep=rep, **fr)
+            res[name]["probe"].append(pr)
+            res[name]["fill"].append(fr)
+            log(f"probe {name}: {pr['gib_per_s']:.3f} GiB/s ({pr['timed']}), "
+                f"fill.c {fr['gib_per_s']:.3f} GiB/s")
+    out = {"flags": flags}
+    for name in res:
+        pr = [p["gib_per_s"] for p in res[name]["probe"]]
+        fr = [f["gib_per_s"] for f in res[name]["fill"]]
+        if not pr:
+            continue
+        ratio_each = [a / b for a, b in zip(pr, fr)]
+        out[name] = emit("probe_summary", variant=name, probe_gib_per_s=median(pr),
+                         fill_gib_per_s=median(fr), ratio_median=median(ratio_each),
+                         ratio_min=min(ratio_each), ratio_max=max(ratio_each),
+                         timed=res[name]["probe"][0]["timed"],
+                         events_lost=[p["events_lost"] for p in res[name]["probe"]],
+                         events_lost_detail=[p["events_lost_detail"] for p in res[name]["probe"]])
+    base = out.get("memset")
+    for name in ("threads2", "populate"):
+        if name in out and base:
+            out[name]["speedup_vs_memset"] = out[name]["probe_gib_per_s"] / base["probe_gib_per_s"]
+            out[name]["fill_speedup_vs_memset"] = out[name]["fill_gib_per_s"] / base["fill_gib_per_s"]
+            emit("probe_speedup", variant=name, speedup=out[name]["speedup_vs_memset"],
+                 fill_speedup=out[name]["fill_speedup_vs_memset"])
+    return out
+
+
+# ---- the summary ----------------------------------------------------------
+
+def f3(x):
+    return "—" if x is None else f"{x:.3f}"
+
+
+def verdict(ok):
+    return "met" if ok else "**missed**"
+
+
+def summarize(m, matrix, rounds, attach, bpf, probe, duration_s):
+    progs, empties, bsum = bpf
+    L = []
+    a = L.append
+    nostack = rounds["memprobe-nostack"]["ratio"]
+    stacks = rounds["memprobe-stacks"]["ratio"]
+    hwm = max(rounds["memprobe-nostack"]["vmhwm_kib_max"], rounds["memprobe-stacks"]["vmhwm_kib_max"])
+    memlock = max(rounds["memprobe-nostack"]["maps_memlock_bytes_max"],
+                  rounds["memprobe-stacks"]["maps_memlock_bytes_max"])
+    lost = max(rounds["memprobe-nostack"]["events_lost_max"], rounds["memprobe-stacks"]["events_lost_max"])
+    lost_stats = max((s.get("events_lost") or 0) for s in bsum.values())
+    lost_probe = max((x or 0) for p in probe.values() if isinstance(p, dict) and "events_lost" in p
+                     for x in p["events_lost"]) if any(
+        isinstance(p, dict) and "events_lost" in p for p in probe.values()) else None
+    probe_where = {}
+    for p in probe.values():
+        if isinstance(p, dict):
+            for d in p.get("events_lost_detail", []):
+                for kk, v in d.items():
+                    probe_where[kk] = max(probe_where.get(kk, 0), v)
+    lost_where = {}
+    for k in ("memprobe-nostack", "memprobe-stacks"):
+        for d in rounds[k].get("events_lost_detail_all", []):
+            for kk, v in d.items():
+                if kk.startswith("recursion_misses:"):
+                    lost_where[kk.split(":", 1)[1]] = lost_where.get(kk.split(":", 1)[1], 0) + v
+    noise = rounds["_noise"]
+
+    rows = []
+    gaps = {}   # row name -> (value, limit, unit): how far a missed figure is off
+
+    def gap(name, value, limit, unit=""):
+        gaps[name] = (value, limit, unit)
+
+    gap("slowdown, full attribution, no stacks (CPU time ratio)", nostack["median"], 1.08)
+    gap("slowdown, with kernel stacks (CPU time ratio)", stacks["median"], 1.15)
+    for mode, s in bsum.items():
+        gap(f"in-program ns/event minus empty program's ({mode}, weighted)",
+            s["weighted_net_ns_per_event"], 60, " ns")
+    if "memset" in probe:
+        gap("probe fill rate / plain mmap+memset (4 KiB, 1 thread)",
+            probe["memset"]["ratio_median"], 0.95)
+    for name, label in (("threads2", "--threads 2"), ("populate", "--populate")):
+        if name in probe:
+            gap(f"probe {label} / probe one-thread memset", probe[name]["speedup_vs_memset"], 1.5)
+    gap("exec to attached, p50", attach["p50_ms"], 100, " ms")
+    gap("exec to attached, p95", attach["p95_ms"], 200, " ms")
+    gap("memprobe peak RSS (VmHWM just before SIGINT)", hwm / 1024, 16, " MiB")
+    gap("BPF map memory (memlock of its map fds)", memlock / 2**20, 4, " MiB")
+    rows.append(("slowdown, full attribution, no stacks (CPU time ratio)", "≤ 1.08",
+                 f"{f3(nostack['median'])} (IQR {f3(nostack['q1'])}–{f3(nostack['q3'])})",
+                 nostack["median"] <= 1.08))
+    rows.append(("slowdown, with kernel stacks (CPU time ratio)", "≤ 1.15",
+                 f"{f3(stacks['median'])} (IQR {f3(stacks['q1'])}–{f3(stacks['q3'])})",
+                 stacks["median"] <= 1.15))
+    for mode, s in bsum.items():
+        rows.append((f"in-program ns/event minus empty program's ({mode}, weighted)", "≤ 60 ns",
+                     f"{s['weighted_net_ns_per_event']:.1f} ns (worst: {s['worst_program']} "
+                     f"{s['worst_net_ns_per_run']:.1f} ns)",
+                     s["weighted_net_ns_per_event"] <= 60))
+    if "memset" not in probe:
+        rows.append(("probe fill rate / plain mmap+memset (4 KiB, 1 thread)", "≥ 0.95",
+                     f"not measured: {probe.get('error', '?')}", None))
+    if "memset" in probe:
+        p = probe["memset"]
+        rows.append(("probe fill rate / plain mmap+memset (4 KiB, 1 thread)", "≥ 0.95",
+                     f"{f3(p['ratio_median'])} ({p['probe_gib_per_s']:.3f} vs "
+                     f"{p['fill_gib_per_s']:.3f} GiB/s; timed by {p['timed']})",
+                     p["ratio_median"] >= 0.95))
+    for name, label in (("threads2", "--threads 2"), ("populate", "--populate")):
+        if name in probe:
+            p = probe[name]
+            rows.append((f"probe {label} / probe one-thread memset", "≥ 1.5",
+                         f"{p['speedup_vs_memset']:.2f} (fill.c: {p['fill_speedup_vs_memset']:.2f})",
+                         p["speedup_vs_memset"] >= 1.5))
+        elif probe["flags"][{"threads2": "threads", "populate": "populate"}[name]]:
+            rows.append((f"probe {label} / probe one-thread memset", "≥ 1.5",
+                         f"not measured: {probe.get('error', '?')}", None))
+        else:
+            rows.append((f"probe {label} / probe one-thread memset", "≥ 1.5",
+                         f"not available (`memprobe probe --help` has no {label.split()[0]})", None))
+    rows.append(("exec to attached, p50", "≤ 100 ms", f"{attach['p50_ms']:.0f} ms",
+                 attach["p50_ms"] <= 100))
+    rows.append(("exec to attached, p95", "≤ 200 ms", f"{attach['p95_ms']:.0f} ms",
+                 attach["p95_ms"] <= 200))
+    top = max((rounds[k] for k in ("memprobe-nostack", "memprobe-stacks")),
+              key=lambda s: s["vmhwm_kib_max"])
+    rows.append(("memprobe peak RSS (VmHWM just before SIGINT)", "≤ 16 MB",
+                 f"{hwm / 1024:.1f} MiB (at that moment RssAnon {top['rss_anon_kib_at_max'] / 1024:.1f}"
+                 f" + RssFile {top['rss_file_kib_at_max'] / 1024:.1f} MiB)",
+                 hwm <= 16 * 1024))
+    rows.append(("BPF map memory (memlock of its map fds)", "≤ 4 MB",
+                 f"{memlock / 2**20:.2f} MiB", memlock <= 4 * 2**20))
+    rows.append(("events lost (attribution.events_lost.total, worst run)", "0",
+                 f"{lost} in the rounds" +
+                 (" (recursion misses, all rounds: " +
+                  ", ".join(f"{k} {v}" for k, v in sorted(lost_where.items(), key=lambda x: -x[1])) + ")"
+                  if lost_where else "") +
+                 f"; {lost_stats} in the stats pass" +
+                 ("" if lost_probe is None else f"; {lost_probe} in a probe run") +
+                 (" (recursion misses, worst probe run per program: " +
+                  ", ".join(f"{k} {v}" for k, v in sorted(probe_where.items(), key=lambda x: -x[1]))
+                  + ")" if probe_where else ""),
+                 max(lost, lost_stats, lost_probe or 0) == 0))
+
+    a("# memprobe performance\n")
+    a("Measured by `sudo make bench` (bench/run.py; issue 5). Every figure below comes "
+      "from one run of it; the raw measurements, one JSON line each, are in "
+      "`build/bench/results.jsonl`.\n")
+    a("## Machine\n")
+    a(f"- CPU: {m['cpu_model']}, {m['cpus']} CPUs; {m['mem_total_gib']} GiB RAM; "
+      f"hypervisor: {m['hypervisor']}" +
+      ("; a PVM guest (pvm_* options on the kernel command line)" if m.get("pvm_guest") else "") +
+      ("; free page reporting to the host on" if m.get("cmdline_page_reporting") else ""))
+    a(f"- OS: {m['os']}; kernel {m['kernel']} ({m['kernel_version']})")
+    a(f"- THP enabled: `{m['thp_enabled']}`, defrag: `{m['thp_defrag']}`")
+    a(f"- memprobe: `{m['memprobe_source']}` (sha256 {m['memprobe_sha256']}…, copied before "
+      f"the run) from git `{m['git']}`; {m['bpftrace']}; {m['perf']}")
+    a(f"- date: {m['date']}; bench/run.py took {duration_s / 60:.1f} min (`make bench` adds "
+      f"the build)")
+    a("")
+    a("## Summary against the issue's targets\n")
+    a("| figure | target | measured | |")
+    a("|---|---|---|---|")
+    for name, target, meas, ok in rows:
+        v = "n/a" if ok is None else verdict(ok)
+        if name.startswith("slowdown") and noise["noisy"]:
+            v += " (noisy run)"
+        a(f"| {name} | {target} | {meas} | {v} |")
+    a("")
+    missed = [r for r in rows if r[3] is False]
+    if missed:
+        a("Missed, and by how much:\n")
+        for name, target, meas, ok in missed:
+            if name in gaps:
+                v, lim, unit = gaps[name]
+                a(f"- {name}: {v:.3g}{unit} against {target}: off by {abs(v - lim):.3g}{unit} "
+                  f"({abs(v / lim - 1) * 100:.1f}%)")
+            else:
+                a(f"- {name}: {meas} against {target}")
+        a("")
+        a("Where the time and memory go: the per-program BPF run times, the profile of a "
+          "start and the RSS figures below.\n")
+    a(f"Noise: the A/A control (a no-tracer run in a tracer's slot) has a median ratio of "
+      f"{f3(noise['aa_ratio']['median'])}, IQR {f3(noise['aa_ratio']['q1'])}–"
+      f"{f3(noise['aa_ratio']['q3'])}, range {f3(noise['aa_ratio']['min'])}–"
+      f"{f3(noise['aa_ratio']['max'])}: this run is "
+      f"**{'NOISY' if noise['noisy'] else 'not noisy'}** (noisy when the A/A IQR leaves 1 ± 5%). "
+      f"Rounds whose A/A ratio left 1 ± 5%: {noise['noisy_rounds'] or 'none'} "
+      f"of {noise['rounds']}.\n")
+
+    q = rounds["_quiet"]
+    sh = rounds["_shared"]
+    a(f"The machine is shared. Other sessions' BPF tracing programs were loaded during "
+      f"{sh['runs_with_foreign_bpf']} of the {sh['runs']} workload runs"
+      + (f" ({', '.join(sh['foreign_names'])})" if sh["foreign_names"] else "") +
+      f": they run their own cgroup filter on every event of the bench's workload too. "
+      f"BPF run-time stats were on (someone else's BPF_ENABLE_STATS or sysctl) during "
+      f"{sh['tracer_runs_with_stats_on']} of the {sh['tracer_runs_checked']} BPF tracer runs "
+      f"checked. During the no-tracer runs the rest of the machine used a median of "
+      f"{q['load_median']:.2f} CPUs (of {m['cpus']}). "
+      f"{len(q['rounds'])} of {noise['rounds']} rounds were quiet (under "
+      f"{QUIET_LOAD} CPU used by the rest of the machine in every no-tracer run of the "
+      f"round, /proc/stat busy time minus the workload's, and no other session's BPF "
+      f"tracing program)" +
+      (": over those alone, the median ratios are " +
+       ", ".join(f"{k} {f3(q['ratio'][k]['median'])}" for k in TRACERS) + "."
+       if q["ratio"] and len(q["rounds"]) >= 5 else
+       "; too few for a separate figure.") + "\n")
+
+    a("## Tracers side by side\n")
+    a(f"Workload: `fill --size {SIZE} --page 4k --threads 1 --touch memset` in a "
+      f"`memprobe-bench-*` cgroup (one fault, one page allocation, one free and a few memcg "
+      f"stat updates per 4 KiB page). {noise['rounds']} rounds (at least {MIN_ROUNDS}, more "
+      f"while the time budget allows); in each, every tracer's run sits "
+      f"between two no-tracer runs and the tracer order is reversed every other round. "
+      f"Ratio = the workload's CPU time (getrusage user+sys) over the mean of its two "
+      f"no-tracer neighbours. Tracers start before the workload is released (memprobe: "
+      f"`--ready-fd`; bpftrace: its BEGIN probe; perf: `--control` enable/ack) and get "
+      f"SIGINT after it exits.\n")
+    base = rounds["none"]["cpu_s"]
+    pages = parse_size(SIZE) // 4096
+    a(f"No-tracer workload CPU time: median {base['median']:.3f} s "
+      f"(IQR {base['q1']:.3f}–{base['q3']:.3f}, range {base['min']:.3f}–{base['max']:.3f}, "
+      f"n={base['n']}), {base['median'] / pages * 1e6:.2f} µs per 4 KiB page: on this "
+      f"virtual machine a user page fault is expensive, so a tracer's fixed cost per "
+      f"event weighs less in these ratios than it would on bare metal.\n")
+    a("| tracer | median ratio | IQR | min–max | tracer's own CPU (median) | notes |")
+    a("|---|---|---|---|---|---|")
+    for k in TRACERS:
+        s = rounds[k]
+        r = s["ratio"]
+        notes = []
+        if k.startswith("memprobe"):
+            notes.append(f"events lost max {s['events_lost_max']}")
+            notes.append(f"ready {s['ready_ms_median']:.0f} ms")
+        if k == "perf-kmem":
+            notes.append(f"{s['perf_mb_median']:.0f} MB perf.data per run")
+            notes.append(f"lost up to {s['perf_lost_chunks_max']} chunks / "
+                         f"{s['perf_lost_pct_max']:.1f}% of samples")
+        if k == "bpftrace":
+            notes.append(f"ready {s['ready_ms_median']:.0f} ms")
+            if s.get("runs_needing_second_sigint"):
+                notes.append(f"missed the first SIGINT in {s['runs_needing_second_sigint']} runs")
+        own = s.get("tracer_cpu_s_median")
+        a(f"| {TRACER_DESC[k]} | {f3(r['median'])} | {f3(r['q1'])}–{f3(r['q3'])} | "
+          f"{f3(r['min'])}–{f3(r['max'])} | {'—' if own is None else f'{own:.3f} s'} | "
+          f"{'; '.join(notes)} |")
+    a("")
+
+    a("## memprobe's BPF programs: run time per event\n")
+    a("A separate pass under `build/bench/bpfstats run`, which turns BPF run-time stats on "
+      "with the bpf() syscall's BPF_ENABLE_STATS command and holds the fd only for that "
+      "pass (the kernel.bpf_stats_enabled sysctl is not touched). memprobe records the "
+      f"workload twice ({SIZE} each) per mode; empty tp_btf programs (bench/empty.bpf.c) "
+      "sit on the same tracepoints in the same pass. Runs count every event on the "
+      "tracepoint, in any cgroup (the programs filter on the memory cgroup first). "
+      "net = memprobe's ns/run − the empty program's.\n")
+    a("| mode | program | runs | ns/run | empty ns/run | net ns/run |")
+    a("|---|---|---|---|---|---|")
+    for mode, ps in progs.items():
+        for p in sorted(ps, key=lambda p: -p["run_cnt"]):
+            emp = "—" if p["empty_ns_per_run"] is None else f"{p['empty_ns_per_run']:.1f}"
+            net = "—" if p["net_ns_per_run"] is None else f"{p['net_ns_per_run']:.1f}"
+            a(f"| {mode} | {p['name']} | {p['run_cnt']} | {p['ns_per_run']:.1f} | {emp} | {net} |")
+    a("")
+    for mode, s in bsum.items():
+        a(f"- {mode}: weighted net cost {s['weighted_net_ns_per_event']:.1f} ns/event over "
+          f"{s['runs']} runs; all of memprobe's programs together ran "
+          f"{s['bpf_time_s'] * 1000:.1f} ms, {100 * s['bpf_share_of_workload_cpu']:.1f}% of the "
+          f"workload's {s['workload_cpu_s']:.2f} s CPU (an upper bound on its in-kernel "
+          f"share: it includes other processes' filtered-out events).")
+    a("")
+
+    a("## exec to attached\n")
+    a(f"`memprobe record --cgroup CG --ready-fd N`, {attach['n']} starts: from just before "
+      f"fork+exec to reading `ready` (hooks attached, baseline taken): p50 "
+      f"{attach['p50_ms']:.0f} ms, p95 {attach['p95_ms']:.0f} ms, range "
+      f"{attach['min_ms']:.0f}–{attach['max_ms']:.0f} ms. memprobe's VmHWM right after "
+      f"`ready` (median): {attach['vmhwm_kib_at_ready_median'] / 1024:.1f} MiB" +
+      (" — its peak RSS is reached while it starts, not while it records."
+       if attach["vmhwm_kib_at_ready_median"] >= 0.95 * hwm else ".") + "\n")
+
+    prof = attach.get("profile")
+    if prof:
+        a("Where a start's CPU time goes (one start under `perf record -e cpu-clock -g`, "
+          "memprobe killed as soon as it wrote `ready`; inclusive shares of the samples):\n")
+        for label, pc in prof["groups"]:
+            if pc is not None:
+                a(f"- {label}: {pc:.1f}%")
+        a("- top functions by own time: " +
+          ", ".join(f"{sym} {pc:.1f}%" for pc, sym in prof["top_self"]))
+        a("")
+
+    a("## The probe's fill rate\n")
+    fl = probe["flags"]
+    a(f"`memprobe probe --limit {PROBE_LIMIT} --thp never --format json` (attribution on, default "
+      f"options) against `fill` mapping and filling the same number of bytes in the same "
+      f"chunk size with 4 KiB pages, right after it (right before it in odd "
+      f"repetitions). The probe is timed by "
+      f"its report's `probe.fill_ns` when it has one, else by its whole command. "
+      f"`--threads`: {'available' if fl['threads'] else 'not available'}; `--populate`: "
+      f"{'available' if fl['populate'] else 'not available'}.\n")
+    a(f"The probe fills with its attribution on (kernel stacks, the default): with the "
+      f"rounds' slowdown for that mode ({f3(stacks['median'])}), a probe whose only extra "
+      f"cost is its BPF programs would reach about {f3(min(1.0, 1 / stacks['median']))} of fill.c's "
+      f"rate with one thread and memset.\n")
+    a("| variant | probe GiB/s | fill.c GiB/s | probe / fill.c (median, min–max) | timed by |")
+    a("|---|---|---|---|---|")
+    for name in ("memset", "threads2", "populate"):
+        if name in probe:
+            p = probe[name]
+            a(f"| {name} | {p['probe_gib_per_s']:.3f} | {p['fill_gib_per_s']:.3f} | "
+              f"{f3(p['ratio_median'])} ({f3(p['ratio_min'])}–{f3(p['ratio_max'])}) | {p['timed']} |")
+    a("")
+
+    a("## fill.c on its own\n")
+    a(f"`fill --size {MATRIX_SIZE}`, no tracer, in the bench cgroup: per variant one "
+      f"untimed run, then {MATRIX_REPS} timed runs back to back (median; GiB/s range), so "
+      f"that each finds the memory its own variant just freed. CPU = getrusage "
+      f"RUSAGE_SELF user+sys, map to unmap; GiB/s over the fill's wall time.\n")
+    a("| pages | threads | touch | CPU s | minor faults | wall s | GiB/s (min–max) |")
+    a("|---|---|---|---|---|---|---|")
+    for s in matrix:
+        a(f"| {s['page']} | {s['threads']} | {s['touch']} | {s['cpu_s']:.3f} | "
+          f"{s['minflt']:.0f} | {s['wall_s']:.3f} | {s['gib_per_s']:.3f} "
+          f"({s['gib_per_s_min']:.3f}–{s['gib_per_s_max']:.3f}) |")
+    a("")
+    a("## How to rerun\n")
+    a("```sh\nsudo make bench      # bench/deps.sh installs bpftrace, linux-perf, python3\n```\n")
+    a("Knobs (environment): `BENCH_MIN_ROUNDS` (15), `BENCH_ROUNDS` (20, at most), "
+      "`BENCH_SIZE` (256M, the rounds' workload), `BENCH_MATRIX_SIZE` (1G), "
+      "`BENCH_MATRIX_REPS` (3), `BENCH_PROBE_REPS` (2), `BENCH_PROBE_LIMIT` (4G), "
+      "`BENCH_ATTACH_STARTS` (20), "
+      "`BENCH_BUDGET_S` (720 s for bench/run.py: the rounds stop, at or after the minimum, "
+      "when one more would not leave time for the probe phase), `MEMPROBE` "
+      "(build/memprobe), `BENCH_DOC` (docs/performance.md).\n")
+    return L, rows
+
+
+# ---- main -----------------------------------------------------------------
+
+def main():
+    global results_f, BPFTRACE_KN_ID_OFF, BPFTRACE_MEMCG_ID, MEMPROBE
+    if len(sys.argv) == 4 and sys.argv[1] == "--stats-pass":
+        results_f = open(os.devnull, "w")
+        stats_pass(sys.argv[2], sys.argv[3])
+        return 0
+    if os.geteuid() != 0:
+        sys.exit("bench: needs root (cgroups, BPF, perf): sudo make bench")
+    for b in (MEMPROBE, FILL, BPFSTATS, EMPTY_OBJ):
+        if not os.path.exists(b):
+            sys.exit(f"bench: {b} is missing: run `make bench`")
+    os.makedirs(OUT, exist_ok=True)
+    results_f = open(RESULTS, "w")
+    # Bench a copy: build/memprobe may be rebuilt by someone else meanwhile.
+    src = MEMPROBE
+    os.makedirs(os.path.join(OUT, "under-test"), exist_ok=True)
+    MEMPROBE = os.path.join(OUT, "under-test", "memprobe")
+    shutil.copy2(src, MEMPROBE)
+    os.environ["MEMPROBE"] = MEMPROBE   # for the stats pass's own process
+    with open(MEMPROBE, "rb") as f:
+        sha = hashlib.sha256(f.read()).hexdigest()[:16]
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGHUP, on_signal)
+    BPFTRACE_KN_ID_OFF = btf_member_offset("kernfs_node", "id")
+    BPFTRACE_MEMCG_ID = btf_enum_value("memory_cgrp_id")
+    m = emit("machine", **machine_info(), memprobe_source=src, memprobe_sha256=sha,
+             bpftrace_kn_id_offset=BPFTRACE_KN_ID_OFF)
+    log(f"{m['cpu_model']}, {m['cpus']} CPUs, kernel {m['kernel']}; results: {RESULTS}")
+    cg = make_cgroup(f"memprobe-bench-{os.getpid()}")
+    cgid = os.stat(cg).st_ino   # a v1 cgroup's id is its kernfs inode number
+    emit("cgroup", path=cg, id=cgid)
+    try:
+        fill_once(cg, ["--size", SIZE])   # warm-up, not counted
+        matrix = phase_matrix(cg)
+        attach = phase_attach(cg)
+        attach["profile"] = phase_attach_profile(cg)
+        bpf = phase_bpfstats(cg)
+        flags = probe_help_flags()
+        rounds = phase_rounds(cg, cgid, 1.15 * rep_estimate_s(matrix, flags) + 15)
+        try:
+            probe = phase_probe(cg, matrix, flags)
+        except (RuntimeError, OSError, ValueError) as e:
+            log(f"probe phase failed: {e}")
+            probe = {"flags": flags, "error": str(e)}
+            emit("probe_error", error=str(e))
+    finally:
+        kill_children()
+        remove_cgroups()
+        for f_ in os.listdir(OUT):
+            if f_.startswith("tmp-"):
+                os.unlink(os.path.join(OUT, f_))
+    duration = elapsed()
+    lines, rows = summarize(m, matrix, rounds, attach, bpf, probe, duration)
+    emit("summary", duration_s=duration,
+         figures=[{"figure": r[0], "target": r[1], "measured": r[2], "met": r[3]} for r in rows])
+    text = "\n".join(lines)
+    with open(DOC, "w") as f:
+        f.write(text)
+    print(text)
+    log(f"done in {duration / 60:.1f} min; {RESULTS}; {DOC}")
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt as e:
+        kill_children()
+        remove_cgroups()
+        sys.exit(f"bench: interrupted ({e})")
