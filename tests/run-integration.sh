@@ -73,7 +73,12 @@ test_probe_real() {
 	check "probe: page faults = allocated / 4 KiB within 10%" within "$faults" $((alloc / 4096)) 0.10
 	pt=$(jqv "$out" '.attribution.categories[] | select(.name == "pagetables") | .growth_bytes')
 	echo "# pagetables $pt, expected $((alloc / 512))"
-	check "probe: pagetables = allocated / 512 within 25%" within "$pt" $((alloc / 512)) 0.25
+	if [ "$(jqv "$out" '.attribution.categories[] | select(.name == "pagetables") | .available')" = false ]; then
+		check "probe: this kernel keeps no per-memcg pagetables, and the report says so" \
+			eval 'jq -e ".attribution.attribution_missing | map(startswith(\"pagetables:\")) | any" "$out" > /dev/null'
+	else
+		check "probe: pagetables = allocated / 512 within 25%" within "$pt" $((alloc / 512)) 0.25
+	fi
 	growth=$(jqv "$out" .attribution.reconciliation.measured_growth_bytes)
 	attr=$(jqv "$out" .attribution.reconciliation.attributed_bytes)
 	unattr=$(jqv "$out" .attribution.reconciliation.unattributed_bytes)
@@ -208,7 +213,7 @@ test_probe_kills() {
 	# SIGHUP (a lost terminal) is a signal to stop too
 	"$MEMPROBE" probe --limit 512M --format json -o "$out" 2>/dev/null &
 	pid=$!; sleep 0.5; kill -HUP $pid; wait $pid; rc=$?
-	check "kills: SIGHUP: exit 0, interrupted, nothing left" [ "$rc" = 0 ] && [ "$(jqv "$out" .interrupted)" = true ] && no_leftovers
+	check "kills: SIGHUP: exit 0, interrupted, nothing left" eval '[ "$rc" = 0 ] && [ "$(jqv "$out" .interrupted)" = true ] && no_leftovers'
 	# SIGKILL leaves cgroups behind; the next run removes them
 	"$MEMPROBE" probe --limit 512M -o /dev/null 2>/dev/null &
 	pid=$!; sleep 0.5; kill -KILL $pid; wait $pid 2>/dev/null
@@ -222,7 +227,7 @@ test_probe_kills() {
 	pid=$!
 	for i in $(seq 100); do pgrep -x memprobe-probe >/dev/null && break; sleep 0.02; done
 	sleep 0.3; pkill -TERM -x memprobe-probe; wait $pid; rc=$?
-	check "kills: a probe killed by SIGTERM is reported as killed, not as OOM" [ "$rc" = 0 ] && [ "$(jqv "$out" .probe_killed_by_signal)" = 15 ] && [ "$(jqv "$out" .probe_oom_killed)" = false ]
+	check "kills: a probe killed by SIGTERM is reported as killed, not as OOM" eval '[ "$rc" = 0 ] && [ "$(jqv "$out" .probe_killed_by_signal)" = 15 ] && [ "$(jqv "$out" .probe_oom_killed)" = false ]'
 	check "kills: nothing left behind" no_leftovers
 }
 
@@ -269,7 +274,13 @@ test_record_stress() {
 	check "record stress-ng: exit status is stress-ng's (0)" [ "$rc" = 0 ]
 	peak=$(jqv "$out" .peak.usage_bytes); kpeak=$(jqv "$out" .peak.kernel_peak_bytes)
 	echo "# peak $peak kernel peak $kpeak"
-	check "record stress-ng: peak within 5% of the kernel's peak counter" within "$peak" "$kpeak" 0.05
+	if [ "$kpeak" = null ]; then
+		# no peak counter on this kernel (5.10's v2): the sampled peak stands
+		check "record stress-ng: without a kernel peak counter, the peak is the highest sample" \
+			[ "$peak" = "$(jqv "$out" '[.timeline[].usage_bytes] | max')" ]
+	else
+		check "record stress-ng: peak within 5% of the kernel's peak counter" within "$peak" "$kpeak" 0.05
+	fi
 	anon=$(cat_growth "$out" anon)
 	check "record stress-ng: anon dominates the growth" [ "$anon" -ge $((peak * 8 / 10)) ]
 	top=$(jqv "$out" '[.attribution.categories[] | select(.name == "anon") | .tasks[] | select(.comm | startswith("stress-ng")) | .bytes] | add // 0')
@@ -286,7 +297,7 @@ test_record_oom() {
 	check "record OOM: memprobe exits 128+9" [ "$rc" = 137 ]
 	pid=$(jqv "$out" '.oom_kills[0].pid')
 	echo "# oom kills $(jq -c '[.oom_kills[] | {pid, comm, t_ms}]' "$out")"
-	check "record OOM: the event names the command's pid" [ "$(jqv "$out" '.oom_kills[0].comm')" = alloc ] && [ "$pid" -gt 0 ]
+	check "record OOM: the event names the command's pid" eval '[ "$(jqv "$out" ".oom_kills[0].comm")" = alloc ] && [ "$pid" -gt 0 ]'
 	check "record OOM: the report says the run ended by OOM" [ "$(jqv "$out" .run.ended_by)" = oom_kill ]
 	check "record OOM: the cgroup's own counter saw it" [ "$(jqv "$out" .oom_kill_counter_delta)" -ge 1 ]
 	check "record OOM: the category vector at the kill" [ "$(jqv "$out" '.oom_kills[0].sample.usage_bytes')" -gt $((200 * MIB)) ]
@@ -298,8 +309,13 @@ test_record_pagetables() {
 	"$MEMPROBE" record --limit 512M --format json -o "$out" -- "$BIN/sparse" 64 2 2>/dev/null
 	pt=$(cat_growth "$out" pagetables)
 	echo "# pagetables $pt, expected $((32768 * 4096))"
-	check "record sparse 64 GiB: pagetables = 128 MiB within 10%" within "$pt" $((32768 * 4096)) 0.10
-	check "record sparse: pagetables charged to the process" [ "$(jqv "$out" '.attribution.categories[] | select(.name == "pagetables") | .tasks[0].comm')" = sparse ]
+	if [ "$(jqv "$out" '.attribution.categories[] | select(.name == "pagetables") | .available')" = false ]; then
+		check "record sparse: this kernel keeps no per-memcg pagetables, and the report says so" \
+			eval 'jq -e ".attribution.attribution_missing | map(startswith(\"pagetables:\")) | any" "$out" > /dev/null'
+	else
+		check "record sparse 64 GiB: pagetables = 128 MiB within 10%" within "$pt" $((32768 * 4096)) 0.10
+		check "record sparse: pagetables charged to the process" [ "$(jqv "$out" '.attribution.categories[] | select(.name == "pagetables") | .tasks[0].comm')" = sparse ]
+	fi
 	check "record sparse: page-table allocation in the top stacks" [ "$(jqv "$out" '[.attribution.categories[] | select(.name == "pagetables") | .top_stacks[].frames[] | select(test("^(__pte_alloc|pte_alloc_one)"))] | length')" -ge 1 ]
 	check "record sparse: nothing left behind" no_leftovers
 }
@@ -339,7 +355,7 @@ test_record_probe_at() {
 	check "record --probe-at: exits 0" [ $? = 0 ]
 	echo "# probe $(jq -c '.probe | {usage_before_bytes, allocated_bytes, usage_peak_bytes, probe_chunks}' "$out")"
 	check "record --probe-at: the nine fields in the report" [ "$(jq -c '.probe | [keys_unsorted[0:9][]]' "$out")" = '["cgroup_limit_bytes","usage_before_bytes","allocated_bytes","allocated_gib","usage_peak_bytes","usage_after_bytes","overhead_bytes","overhead_gib","probe_chunks"]' ]
-	check "record --probe-at: the probe filled to its margin" [ "$(jqv "$out" '.probe.completed')" = true ] && [ "$(jqv "$out" '.probe.allocated_bytes')" -gt $((400 * MIB)) ]
+	check "record --probe-at: the probe filled to its margin" eval '[ "$(jqv "$out" .probe.completed)" = true ] && [ "$(jqv "$out" .probe.allocated_bytes)" -gt $((400 * MIB)) ]'
 	check "record --probe-at: stress-ng survives" kill -0 "$pid"
 	check "record --probe-at: ended by the duration" [ "$(jqv "$out" .run.ended_by)" = duration ]
 	kill -9 "$pid"; wait "$pid" 2>/dev/null
@@ -377,13 +393,13 @@ test_record_ends() {
 	pid=$(run_in_cgroup "$cg" sleep 1.5)
 	"$MEMPROBE" record --pid "$pid" --format json -o "$out" 2>/dev/null
 	rc=$?
-	check "record --pid: ends cleanly when the pid exits" [ "$rc" = 0 ] && [ "$(jqv "$out" .run.ended_by)" = "pid exited" ]
+	check "record --pid: ends cleanly when the pid exits" eval '[ "$rc" = 0 ] && [ "$(jqv "$out" .run.ended_by)" = "pid exited" ]'
 	# the cgroup removed during recording
 	( sleep 1; rmdir "$cg" ) &
 	"$MEMPROBE" record --cgroup "$cg" --duration 30 --format json -o "$out" 2>/dev/null
 	rc=$?
 	wait
-	check "record --cgroup: ends cleanly when the cgroup is removed" [ "$rc" = 0 ] && [ "$(jqv "$out" .run.ended_by)" = "cgroup removed" ]
+	check "record --cgroup: ends cleanly when the cgroup is removed" eval '[ "$rc" = 0 ] && [ "$(jqv "$out" .run.ended_by)" = "cgroup removed" ]'
 	check "record --cgroup: the duration did not run out" [ "$(jqv "$out" .run.duration_ms)" -lt 10000 ]
 	remove_cgroup "$cg"
 	# SIGINT while watching: the report is still written
@@ -391,7 +407,7 @@ test_record_ends() {
 	"$MEMPROBE" record --cgroup "$cg" --format json -o "$out" 2>/dev/null &
 	pid=$!
 	sleep 1; kill -INT $pid; wait $pid; rc=$?
-	check "record: SIGINT writes the report and exits 0" [ "$rc" = 0 ] && [ "$(jqv "$out" .run.ended_by)" = SIGINT ]
+	check "record: SIGINT writes the report and exits 0" eval '[ "$rc" = 0 ] && [ "$(jqv "$out" .run.ended_by)" = SIGINT ]'
 	remove_cgroup "$cg"
 	check "record ends: nothing left behind" no_leftovers
 }
@@ -421,7 +437,7 @@ truth_check() {
 		[.attribution.categories[] | {key: .name, value: .available}] | from_entries as $av |
 		$p.stat | to_entries[] |
 		"\(.key) \(.value - ($s0[.key] // 0)) \($p.bpf_growth[.key] // 0) \($av[.key] // true)"' "$out")
-	check "truth $what: every itemised category agrees with the kernel's ($n compared)${bad:+:$bad}" [ -z "$bad" ] && [ "$n" -gt 0 ]
+	check "truth $what: every itemised category agrees with the kernel's ($n compared)${bad:+:$bad}" eval '[ -z "$bad" ] && [ "$n" -gt 0 ]'
 }
 
 test_truth() {

@@ -65,6 +65,9 @@ incomplete() {
 		awk '{print "  " $2 " " $3}'
 } > "$out/info.txt" 2>&1
 
+# loopback, for the TCP workload (an initramfs brings no interface up)
+ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up 2>/dev/null || note "could not bring lo up"
+
 # ---- cgroups --------------------------------------------------------------
 # Shared mounts, as systemd makes them: mountinfo lines then carry an
 # optional "shared:N" field, which tests/lib.sh's own_memcg_dir (fstype as
