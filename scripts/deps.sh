@@ -1,9 +1,11 @@
 #!/bin/sh
-# Install the Debian packages memprobe's build and tests need. Idempotent:
-# installs only what is missing, so it is cheap to call from make.
+# Install the Debian packages memprobe's build and tests need, or the
+# packages named as arguments (bench/deps.sh). Idempotent: installs only
+# what is missing, so it is cheap to call from make.
 set -eu
 pkgs="make gcc clang llvm libbpf-dev bpftool libcjson-dev libelf-dev zlib1g-dev
       stress-ng jq busybox-static qemu-system-x86 cpio xz-utils"
+[ $# -eq 0 ] || pkgs="$*"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

@@ -346,6 +346,17 @@ static int read_cg_u64(const char *root, const char *dir, const char *file, uint
 	return err;
 }
 
+uint64_t mp_cgroup_oom_kills(const struct mp_cgroup *cg)
+{
+	char p[PATH_MAX];
+	uint64_t v = 0;
+
+	if (!mp_path(p, sizeof(p), "%s/%s", cg->dir,
+		     cg->version == 1 ? "memory.oom_control" : "memory.events"))
+		mp_read_keyed_u64(p, "oom_kill", &v);
+	return v;
+}
+
 int mp_cgroup_usage(const char *root, const struct mp_cgroup *cg, uint64_t *usage)
 {
 	int err = read_cg_u64(root, cg->dir, mp_cgroup_file(cg, "usage"), usage);

@@ -116,6 +116,10 @@ int mp_cgroup_read(const char *root, const struct mp_host *host, struct mp_cgrou
  * "peak", "stat", "procs". */
 const char *mp_cgroup_file(const struct mp_cgroup *cg, const char *what);
 
+/* The cgroup's OOM-kill counter (v1 memory.oom_control, v2 memory.events
+ * "oom_kill"); 0 when it keeps none. */
+uint64_t mp_cgroup_oom_kills(const struct mp_cgroup *cg);
+
 /* Read the cgroup's current usage in bytes. Returns 0 or -errno. */
 int mp_cgroup_usage(const char *root, const struct mp_cgroup *cg, uint64_t *usage);
 

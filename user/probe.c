@@ -327,18 +327,6 @@ static uint64_t peak_counter(const struct mp_cgroup *target)
 	return v;
 }
 
-/* The cgroup's OOM-kill counter (v1 memory.oom_control, v2 memory.events). */
-static uint64_t oom_kills(const struct mp_cgroup *cg)
-{
-	char p[PATH_MAX];
-	uint64_t v = 0;
-
-	if (!mp_path(p, sizeof(p), "%s/%s", cg->dir,
-		     cg->version == 1 ? "memory.oom_control" : "memory.events"))
-		mp_read_keyed_u64(p, "oom_kill", &v);
-	return v;
-}
-
 static bool stopped(const struct mp_probe_cfg *cfg)
 {
 	return cfg->stop && *cfg->stop;
@@ -420,7 +408,7 @@ int mp_probe_run(const struct mp_host *h, const struct mp_cgroup *target,
 		r.probe_created = true;
 	}
 	snprintf(res->cgroup_dir, sizeof(res->cgroup_dir), "%s", r.probe_cg.dir);
-	oom0 = oom_kills(&r.probe_cg);
+	oom0 = mp_cgroup_oom_kills(&r.probe_cg);
 
 	/* The bounds the child checks before every chunk. */
 	{
@@ -548,7 +536,7 @@ int mp_probe_run(const struct mp_host *h, const struct mp_cgroup *target,
 
 		/* the cgroup's own counter tells an OOM kill from any other; in
 		 * the target itself, only together with the probe's SIGKILL */
-		res->oom_killed = oom_kills(&r.probe_cg) > oom0 &&
+		res->oom_killed = mp_cgroup_oom_kills(&r.probe_cg) > oom0 &&
 				  (!res->in_target || (sigkill && !res->completed));
 		if (!res->completed && !res->interrupted && !res->oom_killed && WIFSIGNALED(status))
 			res->killed_by_signal = WTERMSIG(status);

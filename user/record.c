@@ -266,18 +266,6 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 
 /* ---- sampling ------------------------------------------------------------- */
 
-/* The cgroup's OOM-kill counter (v2 memory.events, v1 memory.oom_control). */
-static uint64_t oom_kill_count(const struct mp_cgroup *cg)
-{
-	char p[PATH_MAX];
-	uint64_t v = 0;
-
-	if (!mp_path(p, sizeof(p), "%s/%s", cg->dir,
-		     cg->version == 1 ? "memory.oom_control" : "memory.events"))
-		mp_read_keyed_u64(p, "oom_kill", &v);
-	return v;
-}
-
 static void read_stat(const struct rec *r, struct sample *s)
 {
 	char p[PATH_MAX], line[256];
@@ -531,7 +519,7 @@ static cJSON *build_report(struct rec *r, struct mp_ksyms *ks)
 		cJSON_AddItemToObject(e, "sample", sample_json(r, &r->ooms[i].at));
 		cJSON_AddItemToArray(arr, e);
 	}
-	mp_json_add_u64(doc, "oom_kill_counter_delta", oom_kill_count(&r->cg) - r->oom_kill_count0);
+	mp_json_add_u64(doc, "oom_kill_counter_delta", mp_cgroup_oom_kills(&r->cg) - r->oom_kill_count0);
 
 	if (r->probe_started) {
 		o = cJSON_AddObjectToObject(doc, "probe");
@@ -718,7 +706,7 @@ int mp_cmd_record(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &r.t0);
 	if (r.attr)
 		mp_attr_snapshot(r.attr, &r.start);
-	r.oom_kill_count0 = oom_kill_count(&r.cg);
+	r.oom_kill_count0 = mp_cgroup_oom_kills(&r.cg);
 	mp_probe_defaults(r.cg.effective_limit_bytes, &r.probe_chunk, &r.probe_margin);
 	take_sample(&r);
 	if (r.o.cmd) {
