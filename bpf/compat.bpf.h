@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Every kernel-version difference on the BPF side lives here, each shim with
- * the change that made it necessary. Nothing is keyed on a version number:
- * CO-RE existence checks pick the variant at load time.
+ * Kernel-version shims that need code of their own, each with the change
+ * that made it necessary. Nothing is keyed on a version number. The other
+ * differences are handled where they arise: CO-RE existence checks on stat
+ * items (IS_ITEM in memprobe.bpf.c: 5.10 lacks MEMCG_KMEM and a per-memcg
+ * NR_PAGETABLE, 7.x MEMCG_VMALLOC), and read-only flags user space sets from
+ * the kernel's BTF before load (memcg_val_in_pages: the 6.13+ memcg
+ * tracepoints pass pages; have_task_btf: bpf_get_current_task_btf() since
+ * 5.11; mark_victim_has_task: oom:mark_victim's task argument since 6.8).
  */
 #ifndef MEMPROBE_COMPAT_BPF_H
 #define MEMPROBE_COMPAT_BPF_H
