@@ -24,4 +24,15 @@ static __always_inline unsigned int fault_flag_user(void)
 	return 1U << 6;
 }
 
+/*
+ * vmalloc memory in memory.stat: the memcg_stat_item MEMCG_VMALLOC up to 6.x
+ * (absent on 5.10), a node_stat_item NR_VMALLOC updated per lruvec by 7.2
+ * (seen in Debian's 7.2 and 7.3 BTF: MEMCG_VMALLOC is gone there). The
+ * vmlinux.h built against (6.18) has only the first; this flavour names the
+ * second for CO-RE, which drops the ___ suffix of enum and enumerator names.
+ */
+enum node_stat_item___7x {
+	NR_VMALLOC___7x = 0,
+};
+
 #endif

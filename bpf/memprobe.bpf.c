@@ -7,8 +7,11 @@
  * Every program filters on the current task's (or the charged) memory cgroup
  * before it touches a map, so tasks outside the target pay only that check.
  *
- * Hooks come in ladders (tracepoint, fentry, kprobe) for the same concern;
- * user space switches off, before load, every program it will not attach.
+ * Hooks come in ladders for the same concern (tp_btf, raw_tp, fentry,
+ * kprobe); user space switches off, before load, every program it will not
+ * attach. tp_btf and fentry programs read through BTF pointers; raw_tp and
+ * kprobe ones, which must also work where the kernel's own BTF cannot be
+ * read (an external --btf), use probe reads: the btf argument below.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -244,6 +247,7 @@ static __always_inline void flush(struct mp_cpu *c)
 		ts->faults += c->pending.faults;
 		ts->user_pages += c->pending.user_pages;
 		ts->kernel_pages += c->pending.kernel_pages;
+		ts->charged_pages += c->pending.charged_pages;
 #pragma unroll
 		for (int k = 0; k < MP_NR_CATS; k++)
 			ts->charge_bytes[k] += c->pending.charge_bytes[k];
@@ -295,8 +299,14 @@ static __always_inline int on_fault(bool btf)
 
 /* Any task changing cgroup invalidates the cached verdicts. */
 SEC("?tp_btf/cgroup_attach_task")
-int BPF_PROG(tp_cgroup_attach_task, struct cgroup *dst, const char *path,
-	     struct task_struct *task, bool threadgroup)
+int BPF_PROG(tp_cgroup_attach_task)
+{
+	__sync_fetch_and_add(&migrate_gen, 1);
+	return 0;
+}
+
+SEC("?raw_tp/cgroup_attach_task")
+int BPF_PROG(raw_tp_cgroup_attach_task)
 {
 	__sync_fetch_and_add(&migrate_gen, 1);
 	return 0;
@@ -307,6 +317,12 @@ int BPF_PROG(tp_page_fault_user, unsigned long address, struct pt_regs *regs,
 	     unsigned long error_code)
 {
 	return on_fault(true);
+}
+
+SEC("?raw_tp/page_fault_user")
+int BPF_PROG(raw_tp_page_fault_user)
+{
+	return on_fault(false);
 }
 
 /* handle_mm_fault also runs for kernel-mode faults on user addresses
@@ -332,11 +348,12 @@ int BPF_KPROBE(kprobe_handle_mm_fault, struct vm_area_struct *vma,
 /* ---- page allocation and free ----------------------------------------- */
 
 static __always_inline int on_page_alloc(void *ctx, struct page *page,
-					 unsigned int order, gfp_t gfp, int migratetype)
+					 unsigned int order, gfp_t gfp, int migratetype,
+					 bool btf)
 {
 	bool user = migratetype ==
 		    bpf_core_enum_value(enum migratetype, MIGRATE_MOVABLE);
-	struct mp_cpu *c = cpu_for_current(true);
+	struct mp_cpu *c = cpu_for_current(btf);
 	__u64 pages = 1ULL << (order & 31);
 	__u32 tgid;
 
@@ -425,11 +442,24 @@ SEC("?tp_btf/mm_page_alloc")
 int BPF_PROG(tp_mm_page_alloc, struct page *page, unsigned int order,
 	     gfp_t gfp_flags, int migratetype)
 {
-	return on_page_alloc(ctx, page, order, gfp_flags, migratetype);
+	return on_page_alloc(ctx, page, order, gfp_flags, migratetype, true);
+}
+
+SEC("?raw_tp/mm_page_alloc")
+int BPF_PROG(raw_tp_mm_page_alloc, struct page *page, unsigned int order,
+	     gfp_t gfp_flags, int migratetype)
+{
+	return on_page_alloc(ctx, page, order, gfp_flags, migratetype, false);
 }
 
 SEC("?tp_btf/mm_page_free")
 int BPF_PROG(tp_mm_page_free, struct page *page, unsigned int order)
+{
+	return on_page_free(page);
+}
+
+SEC("?raw_tp/mm_page_free")
+int BPF_PROG(raw_tp_mm_page_free, struct page *page, unsigned int order)
 {
 	return on_page_free(page);
 }
@@ -474,6 +504,8 @@ static __always_inline int item_to_cat(int item, bool lruvec, int *unit)
 			*unit = 1;
 			return MP_CAT_SLAB_UNRECLAIMABLE;
 		}
+		if (IS_ITEM(node_stat_item___7x, NR_VMALLOC___7x))
+			return MP_CAT_VMALLOC;
 		return -1;
 	}
 	/* absent on 5.10, which keeps no per-memcg kernel total */
@@ -533,6 +565,19 @@ int BPF_PROG(tp_mod_memcg_lruvec_state, struct mem_cgroup *memcg, int item,
 	return on_memcg_stat(memcg, item, val, true, true);
 }
 
+SEC("?raw_tp/mod_memcg_state")
+int BPF_PROG(raw_tp_mod_memcg_state, struct mem_cgroup *memcg, int item, int val)
+{
+	return on_memcg_stat(memcg, item, val, false, false);
+}
+
+SEC("?raw_tp/mod_memcg_lruvec_state")
+int BPF_PROG(raw_tp_mod_memcg_lruvec_state, struct mem_cgroup *memcg, int item,
+	     int val)
+{
+	return on_memcg_stat(memcg, item, val, true, false);
+}
+
 /* Before 6.13 there are no memcg tracepoints: the same work is done by
  * __mod_memcg_state() and __mod_memcg_lruvec_state(), with raw units. */
 SEC("?fentry/__mod_memcg_state")
@@ -552,13 +597,79 @@ int BPF_PROG(fentry_mod_memcg_lruvec_state, struct lruvec *lruvec, int item,
 	return on_memcg_stat(BPF_CORE_READ(pn, memcg), item, val, true, false);
 }
 
+SEC("?kprobe/__mod_memcg_state")
+int BPF_KPROBE(kprobe_mod_memcg_state, struct mem_cgroup *memcg, int item, int val)
+{
+	return on_memcg_stat(memcg, item, val, false, false);
+}
+
+SEC("?kprobe/__mod_memcg_lruvec_state")
+int BPF_KPROBE(kprobe_mod_memcg_lruvec_state, struct lruvec *lruvec, int item,
+	       int val)
+{
+	struct mem_cgroup_per_node *pn =
+		container_of(lruvec, struct mem_cgroup_per_node, lruvec);
+
+	return on_memcg_stat(BPF_CORE_READ(pn, memcg), item, val, true, false);
+}
+
+/* ---- memcg charge ----------------------------------------------------- */
+
+/*
+ * try_charge_memcg() (try_charge() before 5.15) is where every charge to a
+ * memcg's page counter starts: user pages, kmem, sock. Counted on entry, so
+ * this is what was asked for, gross: the per-CPU stock may serve it without
+ * touching the counter, and uncharges are not seen. No tracepoint exists.
+ */
+static __always_inline int on_charge(struct mem_cgroup *memcg, unsigned int nr_pages,
+				     bool btf)
+{
+	struct mp_cpu *c;
+
+	if (btf ? !memcg_in_target_btf(memcg) : !memcg_in_target_probe(memcg))
+		return 0;
+	c = cpu_for_current(btf);
+	if (!c)
+		return 0;
+	if (c->in_target)
+		c->pending.charged_pages += nr_pages;
+	c->totals.charged_pages += nr_pages;
+	return 0;
+}
+
+SEC("?fentry/try_charge_memcg")
+int BPF_PROG(fentry_try_charge_memcg, struct mem_cgroup *memcg, gfp_t gfp,
+	     unsigned int nr_pages)
+{
+	return on_charge(memcg, nr_pages, true);
+}
+
+SEC("?fentry/try_charge")
+int BPF_PROG(fentry_try_charge, struct mem_cgroup *memcg, gfp_t gfp,
+	     unsigned int nr_pages)
+{
+	return on_charge(memcg, nr_pages, true);
+}
+
+SEC("?kprobe/try_charge_memcg")
+int BPF_KPROBE(kprobe_try_charge_memcg, struct mem_cgroup *memcg, gfp_t gfp,
+	       unsigned int nr_pages)
+{
+	return on_charge(memcg, nr_pages, false);
+}
+
+SEC("?kprobe/try_charge")
+int BPF_KPROBE(kprobe_try_charge, struct mem_cgroup *memcg, gfp_t gfp,
+	       unsigned int nr_pages)
+{
+	return on_charge(memcg, nr_pages, false);
+}
+
 /* ---- process names -------------------------------------------------- */
 
 /* A process counted before exec (a command memprobe started, say) takes
  * the new program's name. */
-SEC("?tp_btf/sched_process_exec")
-int BPF_PROG(tp_sched_process_exec, struct task_struct *p, pid_t old_pid,
-	     struct linux_binprm *bprm)
+static __always_inline int on_exec(struct task_struct *p)
 {
 	__u32 tgid = BPF_CORE_READ(p, tgid);
 	char *comm = bpf_map_lookup_elem(&comms, &tgid);
@@ -566,6 +677,18 @@ int BPF_PROG(tp_sched_process_exec, struct task_struct *p, pid_t old_pid,
 	if (comm)
 		bpf_probe_read_kernel_str(comm, 16, &p->comm);
 	return 0;
+}
+
+SEC("?tp_btf/sched_process_exec")
+int BPF_PROG(tp_sched_process_exec, struct task_struct *p)
+{
+	return on_exec(p);
+}
+
+SEC("?raw_tp/sched_process_exec")
+int BPF_PROG(raw_tp_sched_process_exec, struct task_struct *p)
+{
+	return on_exec(p);
 }
 
 /* ---- OOM kills ----------------------------------------------------------- */

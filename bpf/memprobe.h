@@ -51,6 +51,7 @@ struct mp_task_stat {
 	__u64 user_pages;           /* pages allocated, migratetype movable */
 	__u64 kernel_pages;         /* pages allocated, other migratetypes */
 	__s64 charge_bytes[MP_NR_CATS]; /* net memcg stat change, bytes */
+	__u64 charged_pages;        /* gross pages asked of try_charge_memcg() */
 };
 
 /* Whole-target counters, one copy per CPU (single-slot per-CPU array):
@@ -61,6 +62,7 @@ struct mp_totals {
 	__u64 alloc_pages_by_order[2][MP_MAX_ORDER + 1]; /* [0] user, [1] kernel */
 	__u64 kernel_pages_freed;   /* tracked kernel pages freed (any context) */
 	__u64 memcg_events;         /* memcg stat updates counted */
+	__u64 charged_pages;        /* gross pages charged, any context */
 	__u64 lost[MP_NR_LOST];
 	__u64 sample_tick;          /* kernel allocations seen, for sampling stacks */
 };
