@@ -10,7 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/perf_event.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#include "util.h"
 
 const char *const mp_cat_names[MP_NR_CATS] = {
 	[MP_CAT_ANON] = "anon",
@@ -34,53 +39,92 @@ const char *const mp_lost_names[MP_NR_LOST] = {
 	[MP_LOST_LIVE_PAGE_FULL] = "live_page_map_full",
 };
 
-/* One rung of a ladder: a program and what it needs from the kernel. */
-struct rung {
-	const char *label;   /* how the report names it */
-	enum { TP, FENTRY, KPROBE } kind;
-	const char *btf_name; /* tracepoint name or kernel function */
-	size_t prog_off;     /* offsetof(struct memprobe_bpf, progs.X) */
+/* One rung of a ladder: one or two programs and what they need. */
+enum rung_kind { TP_BTF, RAW_TP, FENTRY, KPROBE, POLL };
+
+static const char *const kind_names[] = {
+	[TP_BTF] = "tp_btf", [RAW_TP] = "raw_tp", [FENTRY] = "fentry",
+	[KPROBE] = "kprobe", [POLL] = "poll",
 };
 
+struct rung {
+	enum rung_kind kind;
+	const char *label;     /* how the report names it */
+	const char *fn[2];     /* tracepoints or kernel functions; POLL: none */
+	size_t prog[2];        /* offsetof(struct memprobe_bpf, progs.X) */
+};
+
+#define MAX_RUNGS 6
 #define PROG(x) offsetof(struct memprobe_bpf, progs.x)
 
-/* Each concern: rungs in order of preference; a concern with two programs
- * per rung (memcg) lists them as two consecutive rungs with the same kind. */
+/*
+ * Each concern's rungs, in order of preference: the kernel's BTF-typed
+ * tracepoint, the same as a raw tracepoint (no kernel BTF needed), fentry,
+ * kprobe, and last what the cgroup's files can tell without BPF. The enum
+ * mp_concern order.
+ */
 static const struct ladder {
 	const char *concern;
-	struct rung rungs[4];
-	int per_rung; /* programs that make one rung */
+	struct rung rungs[MAX_RUNGS];
 } ladders[MP_NR_CONCERNS] = {
-	{ "page faults", {
-		{ "tracepoint exceptions:page_fault_user", TP, "page_fault_user", PROG(tp_page_fault_user) },
-		{ "fentry handle_mm_fault", FENTRY, "handle_mm_fault", PROG(fentry_handle_mm_fault) },
-		{ "kprobe handle_mm_fault", KPROBE, "handle_mm_fault", PROG(kprobe_handle_mm_fault) },
-	}, 1 },
-	{ "page allocation", {
-		{ "tracepoint kmem:mm_page_alloc", TP, "mm_page_alloc", PROG(tp_mm_page_alloc) },
-	}, 1 },
-	{ "page free", {
-		{ "tracepoint kmem:mm_page_free", TP, "mm_page_free", PROG(tp_mm_page_free) },
-	}, 1 },
-	{ "cgroup migrations", {
-		{ "tracepoint cgroup:cgroup_attach_task", TP, "cgroup_attach_task", PROG(tp_cgroup_attach_task) },
-	}, 1 },
-	{ "process names", {
-		{ "tracepoint sched:sched_process_exec", TP, "sched_process_exec", PROG(tp_sched_process_exec) },
-	}, 1 },
-	{ "OOM kills", {
-		{ "raw tracepoint oom:mark_victim", TP, "mark_victim", PROG(raw_tp_mark_victim) },
-	}, 1 },
-	{ "memcg stat updates", {
-		{ "tracepoint memcg:mod_memcg_state", TP, "mod_memcg_state", PROG(tp_mod_memcg_state) },
-		{ "tracepoint memcg:mod_memcg_lruvec_state", TP, "mod_memcg_lruvec_state", PROG(tp_mod_memcg_lruvec_state) },
-		{ "fentry __mod_memcg_state", FENTRY, "__mod_memcg_state", PROG(fentry_mod_memcg_state) },
-		{ "fentry __mod_memcg_lruvec_state", FENTRY, "__mod_memcg_lruvec_state", PROG(fentry_mod_memcg_lruvec_state) },
-	}, 2 },
+	[MP_CONCERN_FAULTS] = { "page faults", {
+		{ TP_BTF, "tracepoint exceptions:page_fault_user", { "page_fault_user" }, { PROG(tp_page_fault_user) } },
+		{ RAW_TP, "raw tracepoint exceptions:page_fault_user", { "page_fault_user" }, { PROG(raw_tp_page_fault_user) } },
+		{ FENTRY, "fentry handle_mm_fault", { "handle_mm_fault" }, { PROG(fentry_handle_mm_fault) } },
+		{ KPROBE, "kprobe handle_mm_fault", { "handle_mm_fault" }, { PROG(kprobe_handle_mm_fault) } },
+		{ POLL, "polling memory.stat pgfault (the cgroup's total only)" },
+	} },
+	[MP_CONCERN_ALLOC] = { "page allocation", {
+		{ TP_BTF, "tracepoint kmem:mm_page_alloc", { "mm_page_alloc" }, { PROG(tp_mm_page_alloc) } },
+		{ RAW_TP, "raw tracepoint kmem:mm_page_alloc", { "mm_page_alloc" }, { PROG(raw_tp_mm_page_alloc) } },
+	} },
+	[MP_CONCERN_FREE] = { "page free", {
+		{ TP_BTF, "tracepoint kmem:mm_page_free", { "mm_page_free" }, { PROG(tp_mm_page_free) } },
+		{ RAW_TP, "raw tracepoint kmem:mm_page_free", { "mm_page_free" }, { PROG(raw_tp_mm_page_free) } },
+	} },
+	[MP_CONCERN_MIGRATE] = { "cgroup migrations", {
+		{ TP_BTF, "tracepoint cgroup:cgroup_attach_task", { "cgroup_attach_task" }, { PROG(tp_cgroup_attach_task) } },
+		{ RAW_TP, "raw tracepoint cgroup:cgroup_attach_task", { "cgroup_attach_task" }, { PROG(raw_tp_cgroup_attach_task) } },
+	} },
+	[MP_CONCERN_COMM] = { "process names", {
+		{ TP_BTF, "tracepoint sched:sched_process_exec", { "sched_process_exec" }, { PROG(tp_sched_process_exec) } },
+		{ RAW_TP, "raw tracepoint sched:sched_process_exec", { "sched_process_exec" }, { PROG(raw_tp_sched_process_exec) } },
+	} },
+	[MP_CONCERN_OOM] = { "OOM kills", {
+		{ RAW_TP, "raw tracepoint oom:mark_victim", { "mark_victim" }, { PROG(raw_tp_mark_victim) } },
+		{ POLL, "polling the cgroup's oom_kill counter (no victim names)" },
+	} },
+	[MP_CONCERN_MEMCG] = { "memcg stat updates", {
+		{ TP_BTF, "tracepoint memcg:mod_memcg_state + mod_memcg_lruvec_state",
+		  { "mod_memcg_state", "mod_memcg_lruvec_state" },
+		  { PROG(tp_mod_memcg_state), PROG(tp_mod_memcg_lruvec_state) } },
+		{ RAW_TP, "raw tracepoint memcg:mod_memcg_state + mod_memcg_lruvec_state",
+		  { "mod_memcg_state", "mod_memcg_lruvec_state" },
+		  { PROG(raw_tp_mod_memcg_state), PROG(raw_tp_mod_memcg_lruvec_state) } },
+		{ FENTRY, "fentry __mod_memcg_state + __mod_memcg_lruvec_state",
+		  { "__mod_memcg_state", "__mod_memcg_lruvec_state" },
+		  { PROG(fentry_mod_memcg_state), PROG(fentry_mod_memcg_lruvec_state) } },
+		{ KPROBE, "kprobe __mod_memcg_state + __mod_memcg_lruvec_state",
+		  { "__mod_memcg_state", "__mod_memcg_lruvec_state" },
+		  { PROG(kprobe_mod_memcg_state), PROG(kprobe_mod_memcg_lruvec_state) } },
+		{ POLL, "polling memory.stat (the cgroup's totals only)" },
+	} },
+	[MP_CONCERN_CHARGE] = { "memcg charge", {
+		{ FENTRY, "fentry try_charge_memcg", { "try_charge_memcg" }, { PROG(fentry_try_charge_memcg) } },
+		{ FENTRY, "fentry try_charge", { "try_charge" }, { PROG(fentry_try_charge) } },
+		{ KPROBE, "kprobe try_charge_memcg", { "try_charge_memcg" }, { PROG(kprobe_try_charge_memcg) } },
+		{ KPROBE, "kprobe try_charge", { "try_charge" }, { PROG(kprobe_try_charge) } },
+		{ POLL, "polling the cgroup's usage (no per-process charges)" },
+	} },
 };
 
-/* The stat item behind each category, and the enum it belongs to. */
-static const struct { const char *type, *item; } cat_items[MP_NR_CATS] = {
+static int rung_nprogs(const struct rung *r)
+{
+	return r->kind == POLL ? 0 : r->fn[1] ? 2 : 1;
+}
+
+/* The stat items behind each category (either one; 7.x moved vmalloc). */
+static const struct { const char *type, *item, *type2, *item2; } cat_items[MP_NR_CATS] = {
 	[MP_CAT_ANON] = { "node_stat_item", "NR_ANON_MAPPED" },
 	[MP_CAT_FILE] = { "node_stat_item", "NR_FILE_PAGES" },
 	[MP_CAT_SHMEM] = { "node_stat_item", "NR_SHMEM" },
@@ -91,16 +135,22 @@ static const struct { const char *type, *item; } cat_items[MP_NR_CATS] = {
 	[MP_CAT_SLAB_UNRECLAIMABLE] = { "node_stat_item", "NR_SLAB_UNRECLAIMABLE_B" },
 	[MP_CAT_PERCPU] = { "memcg_stat_item", "MEMCG_PERCPU_B" },
 	[MP_CAT_SOCK] = { "memcg_stat_item", "MEMCG_SOCK" },
-	[MP_CAT_VMALLOC] = { "memcg_stat_item", "MEMCG_VMALLOC" },
+	[MP_CAT_VMALLOC] = { "memcg_stat_item", "MEMCG_VMALLOC", "node_stat_item", "NR_VMALLOC" },
 	[MP_CAT_KERNEL] = { "memcg_stat_item", "MEMCG_KMEM" },
 };
 
 struct mp_attr {
 	bool cat_ok[MP_NR_CATS];
+	bool cat_polled[MP_NR_CATS];     /* taken from memory.stat: no hook sees it */
 	struct memprobe_bpf *skel;
 	struct mp_hook hooks[MP_NR_CONCERNS];
-	int chosen[MP_NR_CONCERNS];      /* index of the first rung used, -1 none */
-	bool refused[MP_NR_CONCERNS][4]; /* rungs that failed to load or attach */
+	int chosen[MP_NR_CONCERNS];      /* the rung used, -1 none */
+	/* why a rung cannot be used ("" when it can): absent, denied, refused */
+	char why_not[MP_NR_CONCERNS][MAX_RUNGS][64];
+	char btf_source[128];
+	bool judged_all;
+	bool have_cg;
+	struct mp_cgroup cg;             /* for polled concerns */
 	struct bpf_link *links[16];
 	int nlinks;
 	int ncpus;
@@ -109,9 +159,6 @@ struct mp_attr {
 	void *oom_arg;
 };
 
-/* Index of the memcg concern in ladders[]: its rung decides the units. */
-#define MEMCG_CONCERN (MP_NR_CONCERNS - 1)
-
 /*
  * What memprobe needs to know of the running kernel's BTF, learnt in one
  * pass over its types (a lookup by name is a linear scan; a dozen of them
@@ -119,11 +166,13 @@ struct mp_attr {
  * loads its own copy for CO-RE.
  */
 struct kfacts {
-	bool rung[MP_NR_CONCERNS][4]; /* the rung's tracepoint or function exists */
+	int fn_id[MP_NR_CONCERNS][MAX_RUNGS][2]; /* BTF id of each tracepoint
+						  * typedef or function; 0: absent */
 	bool cat[MP_NR_CATS];         /* the category's stat item exists */
 	uint64_t gfp_account;         /* __GFP_ACCOUNT */
 	bool mark_victim_has_task;    /* oom:mark_victim passes a task_struct * */
 	bool have_task_btf;           /* bpf_get_current_task_btf() exists */
+	bool kernel_btf;              /* the BTF is the running kernel's own */
 };
 
 /* oom:mark_victim took (int pid) until 6.8, (struct task_struct *, uid_t) since. */
@@ -159,7 +208,9 @@ static void learn_enum(const struct btf *btf, const struct btf_type *t, const ch
 				k->have_task_btf = true;
 		} else {
 			for (int c = 0; c < MP_NR_CATS; c++)
-				if (strcmp(name, cat_items[c].type) == 0 && strcmp(m, cat_items[c].item) == 0)
+				if ((!strcmp(name, cat_items[c].type) && !strcmp(m, cat_items[c].item)) ||
+				    (cat_items[c].type2 && !strcmp(name, cat_items[c].type2) &&
+				     !strcmp(m, cat_items[c].item2)))
 					k->cat[c] = true;
 		}
 	}
@@ -169,7 +220,6 @@ static void learn_kernel(const struct btf *btf, struct kfacts *k)
 {
 	int n = (int)btf__type_cnt(btf);
 
-	memset(k, 0, sizeof(*k));
 	k->gfp_account = 1ULL << 22;
 	for (int id = 1; id < n; id++) {
 		const struct btf_type *t = btf__type_by_id(btf, id);
@@ -187,19 +237,20 @@ static void learn_kernel(const struct btf *btf, struct kfacts *k)
 		if (tp && strcmp(name, "btf_trace_mark_victim") == 0)
 			k->mark_victim_has_task = mark_victim_has_task(btf, t);
 		for (int c = 0; c < MP_NR_CONCERNS; c++)
-			for (int i = 0; i < 4 && ladders[c].rungs[i].label; i++) {
+			for (int i = 0; i < MAX_RUNGS && ladders[c].rungs[i].label; i++) {
 				const struct rung *r = &ladders[c].rungs[i];
+				bool want_tp = r->kind == TP_BTF || r->kind == RAW_TP;
 
-				if ((r->kind == TP) == tp &&
-				    strcmp(tp ? name + 10 : name, r->btf_name) == 0)
-					k->rung[c][i] = true;
+				for (int j = 0; j < rung_nprogs(r); j++)
+					if (want_tp == tp && !strcmp(tp ? name + 10 : name, r->fn[j]))
+						k->fn_id[c][i][j] = id;
 			}
 	}
 }
 
-static struct bpf_program *rung_prog(struct memprobe_bpf *skel, const struct rung *r)
+static struct bpf_program *rung_prog(struct memprobe_bpf *skel, const struct rung *r, int j)
 {
-	return *(struct bpf_program **)((char *)skel + r->prog_off);
+	return *(struct bpf_program **)((char *)skel + r->prog[j]);
 }
 
 static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -212,32 +263,150 @@ static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list a
 	return 0;
 }
 
-/* Pick, per concern, the first rung that is available and not refused. */
-static void plan(struct mp_attr *a, const struct kfacts *k)
+/* MEMPROBE_DENY_HOOKS: a comma-separated list of rung kinds (tp_btf, raw_tp,
+ * fentry, kprobe) or tracepoint/function names to pass over, so that every
+ * rung of a ladder can be exercised on one kernel (tests, and a hook that
+ * misbehaves somewhere). */
+static bool denied(const struct rung *r)
+{
+	const char *env = getenv("MEMPROBE_DENY_HOOKS");
+	char buf[256], *save = NULL;
+
+	if (!env || !*env)
+		return false;
+	snprintf(buf, sizeof(buf), "%s", env);
+	for (char *w = strtok_r(buf, ", ", &save); w; w = strtok_r(NULL, ", ", &save)) {
+		if (!strcmp(w, kind_names[r->kind]))
+			return true;
+		for (int j = 0; j < rung_nprogs(r); j++)
+			if (!strcmp(w, r->fn[j]))
+				return true;
+	}
+	return false;
+}
+
+/*
+ * Can a fentry program attach to the kernel function with this BTF id? Load
+ * an empty one and attach it: the only test that tells EPERM (a kernel that
+ * refuses tracing programs), EBUSY (a function the kernel will not patch)
+ * and a function that exists in BTF but not as a symbol (inlined) apart.
+ * Returns 0 or -errno.
+ */
+static int probe_fentry(int btf_id)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, po, .expected_attach_type = BPF_TRACE_FENTRY,
+		    .attach_btf_id = (__u32)btf_id);
+	int prog, link, ret = 0;
+
+	prog = bpf_prog_load(BPF_PROG_TYPE_TRACING, "mp_probe", "GPL", insns, 2, &po);
+	if (prog < 0)
+		return -errno;
+	link = bpf_link_create(prog, 0, BPF_TRACE_FENTRY, NULL);
+	if (link < 0)
+		ret = -errno;
+	else
+		close(link);
+	close(prog);
+	return ret;
+}
+
+/* Can a kprobe be placed on fn? Opened through the perf kprobe PMU, the way
+ * libbpf attaches, with no program: -ENOENT when the kernel has no kprobes. */
+static int probe_kprobe(const char *fn)
+{
+	struct perf_event_attr pa = { .size = sizeof(pa) };
+	uint64_t type;
+	int fd;
+
+	if (mp_read_u64_file("/sys/bus/event_source/devices/kprobe/type", &type))
+		return -ENOENT;
+	pa.type = (uint32_t)type;
+	pa.config1 = (uint64_t)(uintptr_t)fn; /* kprobe_func */
+	fd = (int)syscall(__NR_perf_event_open, &pa, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+/* Why rung i of concern c cannot be used, or "" when it can (probing the
+ * kernel for fentry and kprobe rungs, which only a try can tell). */
+static void judge(struct mp_attr *a, const struct kfacts *k, int c, int i)
+{
+	const struct rung *r = &ladders[c].rungs[i];
+	char *why = a->why_not[c][i];
+	size_t n = sizeof(a->why_not[c][i]);
+	int ret = 0;
+
+	why[0] = '\0';
+	if (r->kind == POLL)
+		return;
+	if (denied(r)) {
+		snprintf(why, n, "denied (MEMPROBE_DENY_HOOKS)");
+		return;
+	}
+	for (int j = 0; j < rung_nprogs(r); j++)
+		if (!k->fn_id[c][i][j]) {
+			snprintf(why, n, "absent");
+			return;
+		}
+	if ((r->kind == TP_BTF || r->kind == FENTRY) && !k->kernel_btf) {
+		snprintf(why, n, "needs the kernel's own BTF");
+		return;
+	}
+	for (int j = 0; j < rung_nprogs(r) && !ret; j++) {
+		if (r->kind == FENTRY)
+			ret = probe_fentry(k->fn_id[c][i][j]);
+		else if (r->kind == KPROBE)
+			ret = probe_kprobe(r->fn[j]);
+		if (ret == -ENOENT && r->kind == KPROBE &&
+		    access("/sys/bus/event_source/devices/kprobe", F_OK))
+			snprintf(why, n, "no kprobes in this kernel");
+		else if (ret)
+			snprintf(why, n, "refused%s%s: %s", j ? " on " : "", j ? r->fn[j] : "",
+				 strerror(-ret));
+	}
+}
+
+/* Pick, per concern, the first rung that is usable; fentry and kprobe rungs
+ * are probed only when every rung above them is unusable, unless all is set
+ * (--features: every rung judged). */
+static void plan(struct mp_attr *a, const struct kfacts *k, bool all)
 {
 	for (int c = 0; c < MP_NR_CONCERNS; c++) {
 		const struct ladder *l = &ladders[c];
-		char tried[160] = "";
+		char tried[sizeof(a->hooks[c].missing) - 32] = "";
 
 		a->chosen[c] = -1;
 		a->hooks[c].concern = l->concern;
+		a->hooks[c].polled = false;
 		a->hooks[c].hook[0] = a->hooks[c].missing[0] = '\0';
-		for (int i = 0; i < 4 && l->rungs[i].label; i += l->per_rung) {
-			bool ok = true;
-
-			for (int j = i; j < i + l->per_rung; j++)
-				ok &= !a->refused[c][j] && k->rung[c][j];
-			if (ok) {
-				a->chosen[c] = i;
-				break;
+		for (int i = 0; i < MAX_RUNGS && l->rungs[i].label; i++) {
+			if (!a->why_not[c][i][0])
+				judge(a, k, c, i);
+			if (!a->why_not[c][i][0]) {
+				if (a->chosen[c] < 0)
+					a->chosen[c] = i;
+				if (!all)
+					break;
+				continue;
 			}
-			snprintf(tried + strlen(tried), sizeof(tried) - strlen(tried), "%s%s%s",
-				 tried[0] ? ", " : "", l->rungs[i].btf_name,
-				 a->refused[c][i] ? " (failed to load)" : " (absent)");
+			if (a->chosen[c] >= 0)
+				continue;
+			snprintf(tried + strlen(tried), sizeof(tried) - strlen(tried), "%s%s %s: %s",
+				 tried[0] ? "; " : "", kind_names[l->rungs[i].kind], l->rungs[i].fn[0],
+				 a->why_not[c][i]);
 		}
 		if (a->chosen[c] < 0)
 			snprintf(a->hooks[c].missing, sizeof(a->hooks[c].missing),
-				 "no hook on this kernel: %s", tried);
+				 "no hook on this kernel (%s)", tried);
+		else if (l->rungs[a->chosen[c]].kind == POLL)
+			snprintf(a->hooks[c].missing, sizeof(a->hooks[c].missing),
+				 "no BPF hook (%s)", tried);
 	}
 }
 
@@ -246,19 +415,19 @@ static void set_autoload(struct mp_attr *a)
 	for (int c = 0; c < MP_NR_CONCERNS; c++) {
 		const struct ladder *l = &ladders[c];
 
-		for (int i = 0; i < 4 && l->rungs[i].label; i++) {
-			bool on = a->chosen[c] >= 0 && i >= a->chosen[c] &&
-				  i < a->chosen[c] + l->per_rung;
-
-			bpf_program__set_autoload(rung_prog(a->skel, &l->rungs[i]), on);
-		}
+		for (int i = 0; i < MAX_RUNGS && l->rungs[i].label; i++)
+			for (int j = 0; j < rung_nprogs(&l->rungs[i]); j++)
+				bpf_program__set_autoload(rung_prog(a->skel, &l->rungs[i], j),
+							  i == a->chosen[c]);
 	}
 }
 
 static int open_skel(struct mp_attr *a, const struct mp_attr_opts *o, bool in_pages,
 		     const struct kfacts *k)
 {
-	a->skel = memprobe_bpf__open();
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = o->btf_path);
+
+	a->skel = memprobe_bpf__open_opts(&oo);
 	if (!a->skel)
 		return -errno;
 	a->skel->rodata->target_cgid = o->target_cgid;
@@ -267,15 +436,89 @@ static int open_skel(struct mp_attr *a, const struct mp_attr_opts *o, bool in_pa
 	a->skel->rodata->memcg_val_in_pages = in_pages;
 	a->skel->rodata->gfp_account = k->gfp_account;
 	a->skel->rodata->mark_victim_has_task = k->mark_victim_has_task;
-	a->skel->rodata->have_task_btf = k->have_task_btf;
+	a->skel->rodata->have_task_btf = k->have_task_btf && k->kernel_btf;
 	return 0;
+}
+
+/* Load the BTF to learn from: --btf's file, else the kernel's own. */
+static int load_btf(struct mp_attr *a, const struct mp_attr_opts *o, struct kfacts *k,
+		    char *err, size_t errlen)
+{
+	struct btf *btf;
+	int ret;
+
+	memset(k, 0, sizeof(*k));
+	if (o->btf_path) {
+		btf = btf__parse(o->btf_path, NULL);
+		if (!btf) {
+			ret = -errno;
+			snprintf(err, errlen, "--btf %s: not a BTF file (%s)", o->btf_path,
+				 strerror(-ret));
+			return ret;
+		}
+		/* tp_btf and fentry need the kernel's own BTF, wherever libbpf finds it */
+		k->kernel_btf = access("/sys/kernel/btf/vmlinux", R_OK) == 0;
+		snprintf(a->btf_source, sizeof(a->btf_source), "%s", o->btf_path);
+	} else {
+		btf = btf__load_vmlinux_btf();
+		if (!btf) {
+			ret = -errno;
+			snprintf(err, errlen, "no kernel BTF (/sys/kernel/btf/vmlinux: %s); "
+				 "give one with --btf FILE (a vmlinux with .BTF, or a raw BTF file)",
+				 ret == -ESRCH ? "missing, and no vmlinux with BTF under /boot or "
+				 "/lib/modules" : strerror(-ret));
+			return ret;
+		}
+		k->kernel_btf = true;
+		snprintf(a->btf_source, sizeof(a->btf_source), "/sys/kernel/btf/vmlinux");
+	}
+	learn_kernel(btf, k);
+	btf__free(btf); /* before libbpf parses its own copy: one at a time */
+	return 0;
+}
+
+/* Does /proc/kallsyms list a symbol starting with prefix? */
+static bool kallsyms_has(const char *prefix)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[256], name[200];
+	size_t n = strlen(prefix);
+	bool found = false;
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%*s %*s %199s", name) == 1 && !strncmp(name, prefix, n);
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
+ * The categories no attached hook can see, to be read from memory.stat: all
+ * of them when the memcg concern is polled; and on 5.10, where GCC moved the
+ * body of __mod_memcg_state() into a clone (__mod_memcg_state.part.0) that
+ * its callers call directly, the memcg_stat_item ones (sock, percpu, vmalloc):
+ * a fentry or kprobe on __mod_memcg_state never fires there.
+ */
+static void polled_cats(struct mp_attr *a)
+{
+	int m = a->chosen[MP_CONCERN_MEMCG];
+	enum rung_kind kd = m >= 0 ? ladders[MP_CONCERN_MEMCG].rungs[m].kind : POLL;
+	bool clone = (kd == FENTRY || kd == KPROBE) && kallsyms_has("__mod_memcg_state.part");
+
+	for (int k = 0; k < MP_NR_CATS; k++)
+		a->cat_polled[k] = a->hooks[MP_CONCERN_MEMCG].polled ||
+				   (clone && !strcmp(cat_items[k].type, "memcg_stat_item"));
+	if (clone)
+		snprintf(a->hooks[MP_CONCERN_MEMCG].missing, sizeof(a->hooks[MP_CONCERN_MEMCG].missing),
+			 "sock, percpu, vmalloc and kernel: from memory.stat, no per-process split "
+			 "(__mod_memcg_state's body is the clone __mod_memcg_state.part.0 here, "
+			 "which no hook reaches)");
 }
 
 int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 		  size_t errlen)
 {
 	struct mp_attr *a = calloc(1, sizeof(*a));
-	struct btf *vmlinux;
 	struct kfacts k;
 	int ret = 0;
 
@@ -283,25 +526,26 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 		return -ENOMEM;
 	libbpf_set_print(quiet_print);
 	a->ncpus = libbpf_num_possible_cpus();
-	vmlinux = btf__load_vmlinux_btf();
-	if (!vmlinux) {
-		ret = -errno;
-		snprintf(err, errlen, "no kernel BTF (/sys/kernel/btf/vmlinux): %s",
-			 strerror(-ret));
+	if ((ret = load_btf(a, o, &k, err, errlen))) {
 		free(a);
 		return ret;
 	}
-	learn_kernel(vmlinux, &k);
-	btf__free(vmlinux); /* before libbpf parses its own copy: one at a time */
-	plan(a, &k);
+	a->judged_all = o->judge_all_rungs;
+	plan(a, &k, o->judge_all_rungs);
 	memcpy(a->cat_ok, k.cat, sizeof(a->cat_ok));
+	if (o->cg) {
+		a->cg = *o->cg;
+		a->have_cg = true;
+	}
 
-	/* A fentry or kprobe the kernel refuses fails the whole load: mark the
-	 * rungs refused and load again with the next rung, until it loads. */
+	/* The probes above should have caught every refusal; should a load still
+	 * fail, drop the chosen fentry and kprobe rungs (then the tp_btf ones,
+	 * for raw tracepoints) and load again. */
 	for (int attempt = 0; attempt < 8; attempt++) {
-		int memcg = MEMCG_CONCERN;
-		bool in_pages = a->chosen[memcg] >= 0 &&
-				ladders[memcg].rungs[a->chosen[memcg]].kind == TP;
+		int m = a->chosen[MP_CONCERN_MEMCG];
+		bool in_pages = m >= 0 && (ladders[MP_CONCERN_MEMCG].rungs[m].kind == TP_BTF ||
+					   ladders[MP_CONCERN_MEMCG].rungs[m].kind == RAW_TP);
+		bool any = false;
 
 		if ((ret = open_skel(a, o, in_pages, &k)))
 			break;
@@ -311,17 +555,20 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 			break;
 		memprobe_bpf__destroy(a->skel);
 		a->skel = NULL;
-		bool any = false;
-		for (int c = 0; c < MP_NR_CONCERNS; c++) {
-			if (a->chosen[c] >= 0 && ladders[c].rungs[a->chosen[c]].kind != TP) {
-				for (int j = 0; j < ladders[c].per_rung; j++)
-					a->refused[c][a->chosen[c] + j] = true;
-				any = true;
+		for (int pass = 0; pass < 2 && !any; pass++)
+			for (int c = 0; c < MP_NR_CONCERNS; c++) {
+				int i = a->chosen[c];
+				enum rung_kind kd = i >= 0 ? ladders[c].rungs[i].kind : POLL;
+
+				if (pass == 0 ? (kd == FENTRY || kd == KPROBE) : kd == TP_BTF) {
+					snprintf(a->why_not[c][i], sizeof(a->why_not[c][i]),
+						 "failed to load: %s", strerror(-ret));
+					any = true;
+				}
 			}
-		}
 		if (!any)
 			break;
-		plan(a, &k);
+		plan(a, &k, o->judge_all_rungs);
 	}
 	if (!a->skel || ret) {
 		snprintf(err, errlen, "cannot load the BPF programs: %s%s",
@@ -336,31 +583,82 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 	/* Attach one by one: one refusal degrades the report, never the run. */
 	for (int c = 0; c < MP_NR_CONCERNS; c++) {
 		const struct ladder *l = &ladders[c];
-		int first = a->chosen[c];
+		const struct rung *r;
+		int i = a->chosen[c];
 
-		if (first < 0)
+		if (i < 0)
 			continue;
-		for (int j = first; j < first + l->per_rung; j++) {
-			struct bpf_link *link = bpf_program__attach(rung_prog(a->skel, &l->rungs[j]));
+		r = &l->rungs[i];
+		if (r->kind == POLL) {
+			snprintf(a->hooks[c].hook, sizeof(a->hooks[c].hook), "%s", r->label);
+			a->hooks[c].polled = true;
+			continue;
+		}
+		for (int j = 0; j < rung_nprogs(r); j++) {
+			struct bpf_link *link = bpf_program__attach(rung_prog(a->skel, r, j));
 
 			if (!link) {
 				snprintf(a->hooks[c].missing, sizeof(a->hooks[c].missing),
-					 "%s: attach failed: %s", l->rungs[j].label, strerror(errno));
+					 "%s: attach failed on %s: %s", r->label, r->fn[j],
+					 strerror(errno));
 				continue;
 			}
 			a->links[a->nlinks++] = link;
-			snprintf(a->hooks[c].hook + strlen(a->hooks[c].hook),
-				 sizeof(a->hooks[c].hook) - strlen(a->hooks[c].hook), "%s%s",
-				 a->hooks[c].hook[0] ? " + " : "", l->rungs[j].label);
 		}
+		if (!a->hooks[c].missing[0])
+			snprintf(a->hooks[c].hook, sizeof(a->hooks[c].hook), "%s", r->label);
 	}
+	polled_cats(a);
 	/* the per-CPU verdicts may be kept only while migrations are seen */
-	for (int c = 0; c < MP_NR_CONCERNS; c++)
-		if (!strcmp(ladders[c].concern, "cgroup migrations") && a->hooks[c].hook[0] &&
-		    !a->hooks[c].missing[0])
-			a->skel->bss->migrate_tp_live = true;
+	if (a->hooks[MP_CONCERN_MIGRATE].hook[0])
+		a->skel->bss->migrate_tp_live = true;
 	*out = a;
 	return 0;
+}
+
+int mp_attr_rung(const struct mp_attr *a, int concern, int i, const char **kind,
+		 const char **label, const char **why_not, bool *used)
+{
+	const struct rung *r;
+
+	if (concern < 0 || concern >= MP_NR_CONCERNS || i < 0 || i >= MAX_RUNGS ||
+	    !(r = &ladders[concern].rungs[i])->label)
+		return -ENOENT;
+	*kind = kind_names[r->kind];
+	*label = r->label;
+	/* rungs below the chosen one were not judged, unless judge_all_rungs */
+	*why_not = i > a->chosen[concern] && a->chosen[concern] >= 0 && !a->judged_all ?
+		   NULL : a->why_not[concern][i];
+	*used = i == a->chosen[concern] && a->hooks[concern].hook[0];
+	return 0;
+}
+
+int mp_attr_btf_file_ok(const char *path)
+{
+	unsigned char m[4];
+	struct stat st;
+	FILE *f;
+	size_t n;
+
+	if (stat(path, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if (!(f = fopen(path, "rb")))
+		return -errno;
+	n = fread(m, 1, sizeof(m), f);
+	fclose(f);
+	/* raw BTF (struct btf_header's magic 0xeB9F, either byte order) or ELF */
+	if (n >= 2 && ((m[0] == 0x9f && m[1] == 0xeb) || (m[0] == 0xeb && m[1] == 0x9f)))
+		return 0;
+	if (n == 4 && !memcmp(m, "\177ELF", 4))
+		return 0;
+	return -EINVAL;
+}
+
+const char *mp_attr_btf_source(const struct mp_attr *a)
+{
+	return a->btf_source;
 }
 
 bool mp_attr_cat_available(const struct mp_attr *a, int cat, const char **why)
@@ -368,6 +666,11 @@ bool mp_attr_cat_available(const struct mp_attr *a, int cat, const char **why)
 	if (why)
 		*why = cat_items[cat].item;
 	return a->cat_ok[cat];
+}
+
+bool mp_attr_cat_polled(const struct mp_attr *a, int cat)
+{
+	return a->cat_polled[cat];
 }
 
 const struct mp_hook *mp_attr_hooks(const struct mp_attr *a)
@@ -390,6 +693,7 @@ static void sum_totals(const struct mp_cpu *v, int ncpu, struct mp_totals *t)
 				t->alloc_pages_by_order[u][o] += x->alloc_pages_by_order[u][o];
 		t->kernel_pages_freed += x->kernel_pages_freed;
 		t->memcg_events += x->memcg_events;
+		t->charged_pages += x->charged_pages;
 		for (int l = 0; l < MP_NR_LOST; l++)
 			t->lost[l] += x->lost[l];
 	}
@@ -435,6 +739,7 @@ static int read_tasks(struct mp_attr *a, struct mp_attr_snap *s, size_t cap,
 			r->faults += tv[c].faults;
 			r->user_pages += tv[c].user_pages;
 			r->kernel_pages += tv[c].kernel_pages;
+			r->charged_pages += tv[c].charged_pages;
 			for (int k = 0; k < MP_NR_CATS; k++)
 				r->charge_bytes[k] += tv[c].charge_bytes[k];
 		}
@@ -489,6 +794,7 @@ int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *s)
 			r->faults += x->pending.faults;
 			r->user_pages += x->pending.user_pages;
 			r->kernel_pages += x->pending.kernel_pages;
+			r->charged_pages += x->pending.charged_pages;
 			for (int k = 0; k < MP_NR_CATS; k++)
 				r->charge_bytes[k] += x->pending.charge_bytes[k];
 		}
@@ -501,6 +807,12 @@ int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *s)
 	}
 	for (size_t i = 0; i < s->ntasks; i++)
 		fill_comm(a, &s->tasks[i]);
+	bool want_stat = a->hooks[MP_CONCERN_FAULTS].polled;
+
+	for (int k = 0; k < MP_NR_CATS; k++)
+		want_stat |= a->cat_polled[k];
+	if (a->have_cg && want_stat)
+		s->have_stat = mp_cgroup_stat("", &a->cg, &s->stat) == 0;
 
 	{
 		struct mp_stack_key sk, snext, *sprev = NULL;
@@ -547,6 +859,7 @@ void mp_attr_snap_sub(struct mp_attr_snap *after, const struct mp_attr_snap *bef
 			r->faults -= b->faults;
 			r->user_pages -= b->user_pages;
 			r->kernel_pages -= b->kernel_pages;
+			r->charged_pages -= b->charged_pages;
 			for (int k = 0; k < MP_NR_CATS; k++)
 				r->charge_bytes[k] -= b->charge_bytes[k];
 			break;
@@ -575,7 +888,15 @@ void mp_attr_snap_sub(struct mp_attr_snap *after, const struct mp_attr_snap *bef
 		after->totals.charge_bytes[k] -= before->totals.charge_bytes[k];
 	after->totals.kernel_pages_freed -= before->totals.kernel_pages_freed;
 	after->totals.memcg_events -= before->totals.memcg_events;
+	after->totals.charged_pages -= before->totals.charged_pages;
 	/* lost stays cumulative: every loss since attach is reported */
+	after->have_stat &= before->have_stat;
+	after->stat.have_pgfault &= before->stat.have_pgfault;
+	after->stat.pgfault -= before->stat.pgfault;
+	for (int k = 0; k < MP_NR_CATS; k++) {
+		after->stat.have[k] &= before->stat.have[k];
+		after->stat.bytes[k] -= before->stat.bytes[k];
+	}
 }
 
 int mp_attr_totals(struct mp_attr *a, struct mp_totals *t)

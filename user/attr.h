@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <linux/types.h>
 
+#include "cgroup.h"
 #include "memprobe.h"
 
 /* Names of enum mp_cat, as memory.stat spells them. */
@@ -20,18 +21,34 @@ extern const char *const mp_cat_names[MP_NR_CATS];
 /* Names of enum mp_lost. */
 extern const char *const mp_lost_names[MP_NR_LOST];
 
+/* What a hook is chosen for: one ladder of hooks each. */
+enum mp_concern {
+	MP_CONCERN_FAULTS,
+	MP_CONCERN_ALLOC,
+	MP_CONCERN_FREE,
+	MP_CONCERN_MIGRATE,
+	MP_CONCERN_COMM,
+	MP_CONCERN_OOM,
+	MP_CONCERN_MEMCG,
+	MP_CONCERN_CHARGE,
+	MP_NR_CONCERNS,
+};
+
 /* One concern (page faults, page allocation, ...) and the hook chosen for it. */
 struct mp_hook {
 	const char *concern;
 	char hook[96];       /* e.g. "tracepoint exceptions:page_fault_user"; "" if none */
-	char missing[160];   /* why nothing is attached; "" when attached */
+	bool polled;         /* hook names a cgroup file read instead of a BPF program */
+	char missing[320];   /* what is lost and why (no hook, polled, attach failed); "" if nothing */
 };
 
-#define MP_NR_CONCERNS 7
-
 struct mp_attr_opts {
-	uint64_t target_cgid;        /* mp_cgroup_id() of the target */
+	uint64_t target_cgid;        /* mp_cgroup_id() of the target; 0 matches nothing */
 	uint32_t stack_sample_period; /* 1: a stack for every kernel page; 0: none */
+	const char *btf_path;        /* --btf: BTF for CO-RE and the plan; NULL: the kernel's */
+	const struct mp_cgroup *cg;  /* the target, read (copied) for the concerns that
+				      * fall back to polling its files; NULL: none */
+	bool judge_all_rungs;        /* probe every rung, not only down to the first usable */
 };
 
 /* Per process, summed over CPUs. */
@@ -41,6 +58,7 @@ struct mp_task_row {
 	uint64_t faults;
 	uint64_t user_pages;
 	uint64_t kernel_pages;
+	uint64_t charged_pages;   /* gross pages asked of try_charge_memcg() */
 	int64_t charge_bytes[MP_NR_CATS];
 };
 
@@ -60,6 +78,8 @@ struct mp_attr_snap {
 	struct mp_stack_row *stacks;
 	size_t nstacks;
 	struct mp_totals totals;
+	bool have_stat;          /* a concern is polled: stat holds the cgroup's files */
+	struct mp_cg_stat stat;  /* (a difference: bytes and pgfault wrap as int64) */
 };
 
 struct mp_attr;
@@ -73,12 +93,33 @@ struct mp_attr;
 int mp_attr_start(const struct mp_attr_opts *opts, struct mp_attr **out,
 		  char *err, size_t errlen);
 
-/* The plan: MP_NR_CONCERNS entries, valid until mp_attr_stop. */
+/* The plan: MP_NR_CONCERNS entries (enum mp_concern), valid until mp_attr_stop. */
 const struct mp_hook *mp_attr_hooks(const struct mp_attr *a);
+
+/*
+ * Rung i of a concern's ladder, for `memprobe limits --features`: its kind
+ * ("tp_btf", "raw_tp", "fentry", "kprobe", "poll"), label, why it cannot be
+ * used ("" when it can; NULL when never tried because a better rung was
+ * taken) and whether it is the one in use. Strings live as long as a.
+ * Returns 0, or -ENOENT past the last rung.
+ */
+int mp_attr_rung(const struct mp_attr *a, int concern, int i, const char **kind,
+		 const char **label, const char **why_not, bool *used);
+
+/* Is path a file libbpf can take BTF from (raw BTF, or an ELF such as a
+ * vmlinux with .BTF)? Checks the magic only. 0, -EINVAL (neither), or -errno. */
+int mp_attr_btf_file_ok(const char *path);
+
+/* Where the BTF used for CO-RE came from: a path. */
+const char *mp_attr_btf_source(const struct mp_attr *a);
 
 /* Does this kernel keep a per-memcg count for category cat (enum mp_cat)?
  * When not, *why names the missing stat item. */
 bool mp_attr_cat_available(const struct mp_attr *a, int cat, const char **why);
+
+/* Is category cat (enum mp_cat) read from the cgroup's memory.stat (in the
+ * snapshots' stat) because no attached hook sees it? */
+bool mp_attr_cat_polled(const struct mp_attr *a, int cat);
 
 /* Read every map into snap (allocated; free with mp_attr_snap_free).
  * Returns 0 or -errno. */

@@ -678,3 +678,54 @@ const char *mp_cg_mode_name(enum mp_cg_mode m)
 	default: return "none";
 	}
 }
+
+/* memory.stat keys by enum mp_cat: v2's, and v1's hierarchical ones. */
+static const char *const stat_key[MP_NR_CATS][2] = {
+	[MP_CAT_ANON] = { "anon", "total_rss" },
+	[MP_CAT_FILE] = { "file", "total_cache" },
+	[MP_CAT_SHMEM] = { "shmem", "total_shmem" },
+	[MP_CAT_PAGETABLES] = { "pagetables" },
+	[MP_CAT_SEC_PAGETABLES] = { "sec_pagetables" },
+	[MP_CAT_KERNEL_STACK] = { "kernel_stack" },
+	[MP_CAT_SLAB_RECLAIMABLE] = { "slab_reclaimable" },
+	[MP_CAT_SLAB_UNRECLAIMABLE] = { "slab_unreclaimable" },
+	[MP_CAT_PERCPU] = { "percpu" },
+	[MP_CAT_SOCK] = { "sock" },
+	[MP_CAT_VMALLOC] = { "vmalloc" },
+	[MP_CAT_KERNEL] = { "kernel" },
+};
+
+int mp_cgroup_stat(const char *root, const struct mp_cgroup *cg, struct mp_cg_stat *st)
+{
+	int v1 = cg->version == 1;
+	char p[PATH_MAX], line[256];
+	FILE *f;
+
+	memset(st, 0, sizeof(*st));
+	if (mp_path(p, sizeof(p), "%s%s/memory.stat", root ? root : "", cg->dir))
+		return -ENAMETOOLONG;
+	if (!(f = fopen(p, "re")))
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char key[64];
+		unsigned long long v;
+
+		if (sscanf(line, "%63s %llu", key, &v) != 2)
+			continue;
+		if (!strcmp(key, v1 ? "total_pgfault" : "pgfault")) {
+			st->pgfault = v;
+			st->have_pgfault = true;
+		}
+		for (int k = 0; k < MP_NR_CATS; k++)
+			if (stat_key[k][v1] && !strcmp(key, stat_key[k][v1])) {
+				st->bytes[k] = v;
+				st->have[k] = true;
+			}
+	}
+	fclose(f);
+	if (v1 && !mp_path(p, sizeof(p), "%s%s/memory.kmem.usage_in_bytes", root ? root : "",
+			   cg->dir) &&
+	    !mp_read_u64_file(p, &st->bytes[MP_CAT_KERNEL]))
+		st->have[MP_CAT_KERNEL] = true;
+	return 0;
+}

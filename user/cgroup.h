@@ -13,6 +13,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <linux/types.h>
+#include "memprobe.h" /* enum mp_cat */
+
 /* The v1 "unlimited" value on x86-64: PAGE_COUNTER_MAX pages in bytes,
  * rounded down to a page (mm/page_counter.c, include/linux/page_counter.h). */
 #define MP_V1_UNLIMITED 9223372036854771712ULL
@@ -119,6 +122,22 @@ const char *mp_cgroup_file(const struct mp_cgroup *cg, const char *what);
 /* The cgroup's OOM-kill counter (v1 memory.oom_control, v2 memory.events
  * "oom_kill"); 0 when it keeps none. */
 uint64_t mp_cgroup_oom_kills(const struct mp_cgroup *cg);
+
+/* What the cgroup's own files say of its memory, per memory.stat category. */
+struct mp_cg_stat {
+	bool have[MP_NR_CATS];   /* the kernel keeps this category for the cgroup */
+	uint64_t bytes[MP_NR_CATS];
+	bool have_pgfault;
+	uint64_t pgfault;        /* page faults, memory.stat "pgfault" (v1: total_pgfault) */
+};
+
+/*
+ * Read cg's memory.stat (hierarchical totals on v1: total_rss, total_cache,
+ * total_shmem, total_pgfault; v1's kernel total from memory.kmem.usage_in_bytes,
+ * its memory.stat having no kernel items). Returns 0 or -errno when
+ * memory.stat cannot be opened.
+ */
+int mp_cgroup_stat(const char *root, const struct mp_cgroup *cg, struct mp_cg_stat *st);
 
 /* Read the cgroup's current usage in bytes. Returns 0 or -errno. */
 int mp_cgroup_usage(const char *root, const struct mp_cgroup *cg, uint64_t *usage);

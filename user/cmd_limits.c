@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "cmd_limits.h"
+#include "attr.h"
 #include "json.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 cJSON *mp_host_json(const struct mp_host *h)
 {
@@ -176,11 +179,114 @@ static void print_env(const struct mp_host *h, const struct mp_cgroup *cg)
 	env_u64("HEADROOM_BYTES", cg->headroom_bytes);
 }
 
+/* BTF files of loaded modules (/sys/kernel/btf/ less vmlinux): with them,
+ * fentry and tp_btf reach module functions and tracepoints. */
+static int module_btf_count(void)
+{
+	DIR *d = opendir("/sys/kernel/btf");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.' && strcmp(e->d_name, "vmlinux") != 0;
+	closedir(d);
+	return n;
+}
+
+/*
+ * --features: what this kernel offers memprobe, found the way a run finds
+ * it (the programs loaded and attached, to a target that matches nothing),
+ * like `bpftool feature probe`: per concern, every rung tried and why it was
+ * passed over.
+ */
+static int print_features(const struct mp_host *h, const char *format, const char *btf_path)
+{
+	struct mp_attr_opts ao = { .btf_path = btf_path, .judge_all_rungs = true };
+	struct mp_attr *a = NULL;
+	char err[320] = "";
+	cJSON *doc = cJSON_CreateObject(), *plan, *cats;
+	int ret;
+
+	ret = mp_attr_start(&ao, &a, err, sizeof(err));
+	cJSON_AddStringToObject(doc, "kernel_release", h->kernel_release);
+	cJSON_AddStringToObject(doc, "btf", a ? mp_attr_btf_source(a) : "");
+	cJSON_AddNumberToObject(doc, "module_btf_files", module_btf_count());
+	cJSON_AddBoolToObject(doc, "kprobes",
+			      access("/sys/bus/event_source/devices/kprobe", F_OK) == 0);
+	cJSON_AddStringToObject(doc, "cgroup_mode", mp_cg_mode_name(h->cg_mode));
+	if (!a)
+		cJSON_AddStringToObject(doc, "error", err);
+	plan = cJSON_AddArrayToObject(doc, "plan");
+	cats = cJSON_AddObjectToObject(doc, "categories");
+	for (int c = 0; a && c < MP_NR_CONCERNS; c++) {
+		const struct mp_hook *hk = &mp_attr_hooks(a)[c];
+		cJSON *o = cJSON_CreateObject(), *rungs = cJSON_CreateArray();
+		const char *kind, *label, *why;
+		bool used;
+
+		cJSON_AddStringToObject(o, "concern", hk->concern);
+		if (hk->hook[0])
+			cJSON_AddStringToObject(o, "hook", hk->hook);
+		else
+			cJSON_AddNullToObject(o, "hook");
+		cJSON_AddBoolToObject(o, "polled", hk->polled);
+		for (int i = 0; mp_attr_rung(a, c, i, &kind, &label, &why, &used) == 0; i++) {
+			cJSON *r = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(r, "kind", kind);
+			cJSON_AddStringToObject(r, "label", label);
+			cJSON_AddStringToObject(r, "status", used ? "used" : !why ? "not tried" :
+						why[0] ? why : "usable");
+			cJSON_AddItemToArray(rungs, r);
+		}
+		cJSON_AddItemToObject(o, "rungs", rungs);
+		cJSON_AddItemToArray(plan, o);
+	}
+	for (int k = 0; a && k < MP_NR_CATS; k++)
+		cJSON_AddBoolToObject(cats, mp_cat_names[k], mp_attr_cat_available(a, k, NULL));
+	mp_attr_stop(a);
+
+	if (strcmp(format, "json") == 0) {
+		ret = mp_json_print(doc, stdout, 1) ? MP_EXIT_RUNTIME : a ? 0 : MP_EXIT_RUNTIME;
+	} else {
+		const cJSON *it, *r;
+
+		printf("kernel          %s\n", cJSON_GetObjectItem(doc, "kernel_release")->valuestring);
+		printf("BTF             %s\n", a ? cJSON_GetObjectItem(doc, "btf")->valuestring : err);
+		printf("module BTF      %d files\n", module_btf_count());
+		printf("kprobes         %s\n", cJSON_IsTrue(cJSON_GetObjectItem(doc, "kprobes")) ?
+		       "yes" : "no");
+		printf("cgroup mode     %s\n", mp_cg_mode_name(h->cg_mode));
+		cJSON_ArrayForEach(it, plan) {
+			const cJSON *hk = cJSON_GetObjectItem(it, "hook");
+
+			printf("\n%s: %s\n", cJSON_GetObjectItem(it, "concern")->valuestring,
+			       cJSON_IsString(hk) ? hk->valuestring : "NONE");
+			cJSON_ArrayForEach(r, cJSON_GetObjectItem(it, "rungs"))
+				printf("  %-7s %-62s %s\n", cJSON_GetObjectItem(r, "kind")->valuestring,
+				       cJSON_GetObjectItem(r, "label")->valuestring,
+				       cJSON_GetObjectItem(r, "status")->valuestring);
+		}
+		if (a) {
+			printf("\nmemory.stat categories kept per memcg:");
+			cJSON_ArrayForEach(it, cats)
+				printf(" %s%s", cJSON_IsTrue(it) ? "" : "-", it->string);
+			printf("\n");
+		}
+		ret = fflush(stdout) ? MP_EXIT_RUNTIME : a ? 0 : MP_EXIT_RUNTIME;
+	}
+	cJSON_Delete(doc);
+	return ret;
+}
+
 static char optbuf[64];
 
 static void usage(FILE *f)
 {
-	fputs("usage: memprobe limits [--cgroup PATH | --pid PID] [--format text|json|env]\n", f);
+	fputs("usage: memprobe limits [--cgroup PATH | --pid PID] [--format text|json|env]\n"
+	      "       memprobe limits --features [--format text|json] [--btf FILE]\n", f);
 }
 
 int mp_cmd_limits(int argc, char **argv)
@@ -189,10 +295,13 @@ int mp_cmd_limits(int argc, char **argv)
 		{ "cgroup", required_argument, NULL, 'c' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "features", no_argument, NULL, 'F' },
+		{ "btf", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *path = NULL, *pid = NULL, *format = "text";
+	const char *path = NULL, *pid = NULL, *format = "text", *btf = NULL;
+	bool features = false;
 	struct mp_host host;
 	struct mp_cgroup cg;
 	int c, ret;
@@ -204,6 +313,16 @@ int mp_cmd_limits(int argc, char **argv)
 		case 'c': path = optarg; break;
 		case 'p': pid = optarg; break;
 		case 'f': format = optarg; break;
+		case 'F': features = true; break;
+		case 'B':
+			if ((ret = mp_attr_btf_file_ok(optarg))) {
+				fprintf(stderr, "memprobe limits: --btf %s: not a BTF file; %s\n", optarg,
+					ret == -EINVAL ? "give a raw BTF file or an ELF (a vmlinux) "
+					"with a .BTF section" : "give an existing, readable file");
+				return MP_EXIT_USAGE;
+			}
+			btf = optarg;
+			break;
 		case 'h': usage(stdout); return 0;
 		default:
 			fprintf(stderr, "memprobe limits: unknown option or missing value '%s'; "
@@ -224,10 +343,25 @@ int mp_cmd_limits(int argc, char **argv)
 		fprintf(stderr, "memprobe limits: --format %s: unknown; use text, json or env\n", format);
 		return MP_EXIT_USAGE;
 	}
+	if (features && (path || pid || !strcmp(format, "env"))) {
+		fputs("memprobe limits: --features describes the kernel, not a cgroup; "
+		      "give it alone, with --format text or json\n", stderr);
+		return MP_EXIT_USAGE;
+	}
+	if (btf && !features) {
+		fputs("memprobe limits: --btf goes with --features; add --features\n", stderr);
+		return MP_EXIT_USAGE;
+	}
+	if (features && geteuid() != 0) {
+		fputs("memprobe limits: --features loads BPF programs; run it as root\n", stderr);
+		return MP_EXIT_USAGE;
+	}
 	if (mp_host_read("", &host)) {
 		fputs("memprobe limits: cannot read /proc/meminfo\n", stderr);
 		return MP_EXIT_RUNTIME;
 	}
+	if (features)
+		return print_features(&host, format, btf);
 	if ((ret = mp_resolve_target("limits", "", &host, path, pid, &cg)))
 		return ret;
 	if (strcmp(format, "json") == 0) {

@@ -576,7 +576,7 @@ static void on_signal(int sig)
 
 struct probe_opts {
 	const char *cgroup_path, *pid, *limit_arg, *chunk_arg, *margin_arg;
-	const char *thp, *format, *out;
+	const char *thp, *format, *out, *btf_path;
 	uint64_t limit, chunk, margin;
 	uint32_t stack_sample_period;
 	int top, threads;
@@ -589,7 +589,8 @@ static void usage(FILE *f)
 {
 	fputs("usage: memprobe probe [--cgroup PATH | --pid PID | --limit SIZE] [--chunk SIZE]\n"
 	      "                      [--margin SIZE] [--thp auto|never|always] [--format text|json]\n"
-	      "                      [-o FILE] [--stack-sample N] [--top N] [--threads N] [--populate]\n", f);
+	      "                      [-o FILE] [--stack-sample N] [--top N] [--threads N] [--populate]\n"
+	      "                      [--btf FILE]\n", f);
 }
 
 static int bad(const char *fmt, const char *arg, const char *fix)
@@ -631,6 +632,7 @@ static int parse_opts(int argc, char **argv, struct probe_opts *o)
 		{ "top", required_argument, NULL, 'T' },
 		{ "threads", required_argument, NULL, 'n' },
 		{ "populate", no_argument, NULL, 'P' },
+		{ "btf", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -679,6 +681,13 @@ static int parse_opts(int argc, char **argv, struct probe_opts *o)
 			o->threads = (int)v;
 			break;
 		case 'P': o->populate = true; break;
+		case 'B':
+			if ((ret = mp_attr_btf_file_ok(optarg)))
+				return bad("--btf %s: not a BTF file", optarg, ret == -EINVAL ?
+					   "give a raw BTF file or an ELF (a vmlinux) with a .BTF section" :
+					   "give an existing, readable file");
+			o->btf_path = optarg;
+			break;
 		case 'h': usage(stdout); return -1;
 		default:
 			return bad("unknown option or missing value '%s'", mp_bad_option(argv, optbuf, sizeof(optbuf)),
@@ -851,6 +860,7 @@ int mp_cmd_probe(int argc, char **argv)
 	{
 		struct mp_attr_opts ao = {
 			.stack_sample_period = o.stack_sample_period,
+			.btf_path = o.btf_path, .cg = &target,
 		};
 
 		if (mp_cgroup_id(&target, &ao.target_cgid) == 0 &&

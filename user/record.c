@@ -32,31 +32,11 @@
 #include <time.h>
 #include <unistd.h>
 
-/* memory.stat keys kept in the timeline, as the kernel names them on v2. */
-static const char *const stat_keys[] = {
-	"anon", "file", "shmem", "kernel", "pagetables", "sec_pagetables", "kernel_stack",
-	"slab_reclaimable", "slab_unreclaimable", "percpu", "sock", "vmalloc",
-};
-#define NR_STAT_KEYS (sizeof(stat_keys) / sizeof(stat_keys[0]))
-
-/* v1's memory.stat has no kernel items; its hierarchical totals name these. */
-static const char *v1_key(const char *key)
-{
-	if (!strcmp(key, "anon"))
-		return "total_rss";
-	if (!strcmp(key, "file"))
-		return "total_cache";
-	if (!strcmp(key, "shmem"))
-		return "total_shmem";
-	return NULL;
-}
-
 struct sample {
 	uint64_t t_ms;
 	uint64_t usage_bytes;
 	uint64_t faults_per_sec;
-	bool have_stat[NR_STAT_KEYS];
-	uint64_t stat[NR_STAT_KEYS];        /* from the kernel's files */
+	struct mp_cg_stat stat;             /* from the kernel's files */
 	int64_t bpf_growth[MP_NR_CATS];     /* BPF: net bytes since the start */
 };
 
@@ -67,7 +47,7 @@ struct oom {
 };
 
 struct rec_opts {
-	const char *cgroup_path, *pid, *limit_arg, *format, *out;
+	const char *cgroup_path, *pid, *limit_arg, *format, *out, *btf_path;
 	uint64_t limit;
 	double duration_s, probe_at_s;
 	long interval_ms;
@@ -141,7 +121,7 @@ static void usage(FILE *f)
 	fputs("usage: memprobe record (--cgroup PATH | --pid PID | [--limit SIZE] -- CMD [ARGS...])\n"
 	      "                       [--duration SECONDS] [--interval MS] [--probe-at SECONDS]\n"
 	      "                       [--format text|json] [-o FILE] [--stack-sample N] [--top N]\n"
-	      "                       [--ready-fd FD]\n", f);
+	      "                       [--ready-fd FD] [--btf FILE]\n", f);
 }
 
 static int parse_seconds(const char *name, const char *arg, double *v, bool zero_ok)
@@ -172,6 +152,7 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 		{ "stack-sample", required_argument, NULL, 's' },
 		{ "top", required_argument, NULL, 'T' },
 		{ "ready-fd", required_argument, NULL, 'R' },
+		{ "btf", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -232,6 +213,13 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 					   "give a descriptor memprobe inherits, such as 3 with 3>file");
 			o->ready_fd = (int)v;
 			break;
+		case 'B':
+			if ((ret = mp_attr_btf_file_ok(optarg)))
+				return bad("--btf %s: not a BTF file", optarg, ret == -EINVAL ?
+					   "give a raw BTF file or an ELF (a vmlinux) with a .BTF section" :
+					   "give an existing, readable file");
+			o->btf_path = optarg;
+			break;
 		case 'h': usage(stdout); return -1;
 		default:
 			return bad("unknown option or missing value '%s'", mp_bad_option(argv, optbuf, sizeof(optbuf)),
@@ -266,42 +254,6 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 
 /* ---- sampling ------------------------------------------------------------- */
 
-static void read_stat(const struct rec *r, struct sample *s)
-{
-	char p[PATH_MAX], line[256];
-	FILE *f;
-
-	memset(s->have_stat, 0, sizeof(s->have_stat));
-	if (mp_path(p, sizeof(p), "%s/memory.stat", r->cg.dir) || !(f = fopen(p, "re")))
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char key[64];
-		unsigned long long v;
-
-		if (sscanf(line, "%63s %llu", key, &v) != 2)
-			continue;
-		for (size_t i = 0; i < NR_STAT_KEYS; i++) {
-			const char *want = r->cg.version == 1 ? v1_key(stat_keys[i]) : stat_keys[i];
-
-			if (want && !strcmp(key, want)) {
-				s->stat[i] = v;
-				s->have_stat[i] = true;
-			}
-		}
-	}
-	fclose(f);
-	/* v1 keeps the kernel's total apart from memory.stat */
-	if (r->cg.version == 1 && !mp_path(p, sizeof(p), "%s/memory.kmem.usage_in_bytes", r->cg.dir)) {
-		uint64_t v;
-
-		for (size_t i = 0; i < NR_STAT_KEYS; i++)
-			if (!strcmp(stat_keys[i], "kernel") && !mp_read_u64_file(p, &v)) {
-				s->stat[i] = v;
-				s->have_stat[i] = true;
-			}
-	}
-}
-
 /* Take one sample. Returns -ENOENT when the cgroup is gone. */
 static int take_sample(struct rec *r)
 {
@@ -316,7 +268,7 @@ static int take_sample(struct rec *r)
 	buf[n] = '\0';
 	s.usage_bytes = strtoull(buf, NULL, 10);
 	s.t_ms = now_ms(r);
-	read_stat(r, &s);
+	mp_cgroup_stat("", &r->cg, &s.stat);
 	if (r->attr && !mp_attr_totals(r->attr, &t)) {
 		uint64_t dt = s.t_ms > r->t_prev_ms ? s.t_ms - r->t_prev_ms : 1;
 
@@ -442,9 +394,9 @@ static cJSON *sample_json(const struct rec *r, const struct sample *s)
 	mp_json_add_u64(o, "t_ms", s->t_ms);
 	mp_json_add_u64(o, "usage_bytes", s->usage_bytes);
 	mp_json_add_u64(o, "faults_per_sec", s->faults_per_sec);
-	for (size_t i = 0; i < NR_STAT_KEYS; i++)
-		if (s->have_stat[i])
-			mp_json_add_u64(st, stat_keys[i], s->stat[i]);
+	for (int k = 0; k < MP_NR_CATS; k++)
+		if (s->stat.have[k])
+			mp_json_add_u64(st, mp_cat_names[k], s->stat.bytes[k]);
 	cJSON_AddItemToObject(o, "stat", st);
 	if (r->attr) {
 		for (int k = 0; k < MP_NR_CATS; k++)
@@ -487,9 +439,9 @@ static cJSON *build_report(struct rec *r, struct mp_ksyms *ks)
 	}
 
 	o = cJSON_AddObjectToObject(doc, "category_sources");
-	for (size_t i = 0; i < NR_STAT_KEYS; i++)
-		cJSON_AddStringToObject(o, stat_keys[i],
-					first && first->have_stat[i] ?
+	for (int k = 0; k < MP_NR_CATS; k++)
+		cJSON_AddStringToObject(o, mp_cat_names[k],
+					first && first->stat.have[k] ?
 					(r->cg.version == 1 ? "kernel (v1 files)" : "memory.stat") :
 					"bpf_growth only");
 
@@ -595,17 +547,11 @@ static void print_text(struct rec *r, const cJSON *doc, FILE *f)
 	for (size_t i = 0; i < r->nsamples; i += step) {
 		const struct sample *s = &r->samples[i];
 		char b4[32];
+		const int k[3] = { MP_CAT_ANON, MP_CAT_FILE, MP_CAT_KERNEL };
 		int64_t v[3];
-		const char *k[3] = { "anon", "file", "kernel" };
 
-		for (int j = 0; j < 3; j++) {
-			size_t idx = 0;
-
-			while (idx < NR_STAT_KEYS && strcmp(stat_keys[idx], k[j]))
-				idx++;
-			v[j] = s->have_stat[idx] ? (int64_t)s->stat[idx] :
-			       s->bpf_growth[j == 0 ? MP_CAT_ANON : j == 1 ? MP_CAT_FILE : MP_CAT_KERNEL];
-		}
+		for (int j = 0; j < 3; j++)
+			v[j] = s->stat.have[k[j]] ? (int64_t)s->stat.bytes[k[j]] : s->bpf_growth[k[j]];
 		fprintf(f, "%8.1f %12s %12s %12s %12s %10" PRIu64 "\n", s->t_ms / 1000.0,
 			mp_fmt_bytes(s->usage_bytes, b1, sizeof(b1)),
 			mp_fmt_sbytes(v[0], b2, sizeof(b2)), mp_fmt_sbytes(v[1], b3, sizeof(b3)),
@@ -689,6 +635,7 @@ int mp_cmd_record(int argc, char **argv)
 	{
 		struct mp_attr_opts ao = {
 			.stack_sample_period = r.o.stack_sample_period,
+			.btf_path = r.o.btf_path, .cg = &r.cg,
 		};
 
 		if (mp_cgroup_id(&r.cg, &ao.target_cgid) ||

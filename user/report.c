@@ -176,6 +176,13 @@ cJSON *mp_report_attribution(const struct mp_attr_input *in)
 	}
 	cat_totals(g, cat);
 	cat_totals(in->retained, ret);
+	/* what no hook sees: the cgroup's own counters, without a per-process split */
+	for (int k = 0; k < MP_NR_CATS; k++)
+		if (mp_attr_cat_polled(in->attr, k)) {
+			cat[k] = g->have_stat && g->stat.have[k] ? (int64_t)g->stat.bytes[k] : 0;
+			ret[k] = in->retained && in->retained->have_stat && in->retained->stat.have[k] ?
+				 (int64_t)in->retained->stat.bytes[k] : 0;
+		}
 	for (size_t i = 0; i < ps->nstacks; i++) {
 		uint64_t ips[MP_STACK_DEPTH];
 		int n = mp_attr_stack(in->attr, ps->stacks[i].stackid, ips, MP_STACK_DEPTH);
@@ -229,6 +236,9 @@ cJSON *mp_report_attribution(const struct mp_attr_input *in)
 		o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "name", mp_cat_names[k]);
 		cJSON_AddBoolToObject(o, "available", mp_attr_cat_available(in->attr, k, NULL));
+		if (mp_attr_cat_polled(in->attr, k))
+			cJSON_AddStringToObject(o, "source", g->have_stat && g->stat.have[k] ?
+						"memory.stat" : "none");
 		mp_json_add_s64(o, "growth_bytes", cat[k]);
 		if (in->retained)
 			mp_json_add_s64(o, "retained_bytes", ret[k]);
@@ -267,6 +277,11 @@ cJSON *mp_report_attribution(const struct mp_attr_input *in)
 		cJSON_AddStringToObject(t, "comm", g->tasks[i].comm);
 		mp_json_add_u64(t, "faults", g->tasks[i].faults);
 		cJSON_AddItemToArray(by, t);
+	}
+	if (hooks[MP_CONCERN_FAULTS].polled) {
+		faults = g->have_stat && g->stat.have_pgfault ? g->stat.pgfault : 0;
+		cJSON_AddStringToObject(o, "source", g->have_stat && g->stat.have_pgfault ?
+					"memory.stat pgfault" : "none");
 	}
 	mp_json_add_u64(o, "total", faults);
 	if (in->allocated_bytes && in->probe_pid) {
