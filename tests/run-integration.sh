@@ -155,6 +155,8 @@ test_probe_safety() {
 	local parent tgt sib sibpid out=$TMP/safety.json head pid rc i other
 	# a sibling's usage counts against the shared parent's limit
 	parent=$(make_cgroup safety $GIB) || { fail "safety: make cgroup"; return; }
+	# v2: children have memory files only once the parent hands the controller down
+	[ "$(cg_version "$parent")" = 2 ] && echo +memory > "$parent/cgroup.subtree_control"
 	mkdir "$parent/sib" "$parent/tgt"; sib=$parent/sib; tgt=$parent/tgt
 	sibpid=$(run_in_cgroup "$sib" "$BIN/alloc" 600)
 	for i in $(seq 50); do [ "$(cg_usage "$sib")" -ge $((590 * MIB)) ] && break; sleep 0.1; done

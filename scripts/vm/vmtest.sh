@@ -28,7 +28,7 @@
 #
 # One initramfs (mkinitramfs.sh) serves every kernel: build/memprobe and its
 # shared libraries, build/tests/bin/* (the integration tests' workloads),
-# bash, jq, stress-ng, setpriv, pgrep, getconf, tests/run-integration.sh,
+# bash, jq, stress-ng, setpriv, pgrep, pkill, getconf, tests/run-integration.sh,
 # tests/lib.sh. Each kernel boots (boot.sh) with cgroup2; kernels whose
 # config has the v1 memory controller (5.10, 6.1) boot a second time with it
 # mounted at /sys/fs/cgroup/memory instead. What the guest sends lands in
@@ -69,7 +69,7 @@ die() { say "$*"; exit 2; }
 
 [ "$(id -u)" -eq 0 ] || die "needs root (the kernel cache is in $cache)"
 [ -x "$memprobe" ] || die "no $memprobe: run make"
-for t in jq stress-ng setpriv pgrep getconf bash qemu-system-x86_64 apt-get dpkg; do
+for t in jq stress-ng setpriv pgrep pkill getconf bash qemu-system-x86_64 apt-get dpkg; do
 	command -v "$t" >/dev/null 2>&1 || die "no $t: run scripts/deps.sh (as root)"
 done
 
@@ -283,7 +283,7 @@ for lib in $(ldd "$memprobe" | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\//) 
 	set -- "$@" -f "$lib:$lib"
 done
 # util-linux's unshare and mount (busybox's lack -C and --make-rshared)
-for b in bash jq stress-ng setpriv pgrep getconf; do
+for b in bash jq stress-ng setpriv pgrep pkill getconf; do
 	set -- "$@" -b "$(command -v "$b")"
 done
 set -- "$@" -b /usr/bin/unshare -b /usr/bin/dd
