@@ -512,6 +512,61 @@ test_driver() {
 }
 
 # ---------------------------------------------------------------------------
+# Hook ladders: every rung below the first, forced on this kernel by
+# MEMPROBE_DENY_HOOKS or by hiding the kernel's BTF, must still measure.
+# probe_figures NAME FILE: the probe's faults and anon, from whatever source
+# the report names, against what it allocated.
+probe_figures() {
+	local name=$1 out=$2 alloc faults anon
+	alloc=$(jqv "$out" .allocated_bytes)
+	faults=$(jqv "$out" .attribution.page_faults.total)
+	anon=$(jqv "$out" '.attribution.categories[] | select(.name == "anon") | .growth_bytes')
+	echo "# $name: allocated $alloc faults $faults anon $anon"
+	check "$name: faults = allocated / 4 KiB within 5%" within "$faults" $((alloc / 4096)) 0.05
+	check "$name: anon = allocated within 5%" within "$anon" "$alloc" 0.05
+}
+
+test_hooks() {
+	local cg out=$TMP/hooks.json f=$TMP/features.json n
+	"$MEMPROBE" limits --features --format json > "$f"
+	echo "# features: $(jq -c '[.plan[] | {(.concern): .hook}] | add' "$f")"
+	check "features: eight concerns, each with a hook or a polled file" [ "$(jqv "$f" '[.plan[] | select(.hook != null)] | length')" = 8 ]
+	check "features: exactly one rung used per concern" [ "$(jqv "$f" '[.plan[] | [.rungs[] | select(.status == "used")] | length == 1] | all')" = true ]
+	check "features: every rung judged (used, usable, or why not)" [ "$(jqv "$f" '[.plan[].rungs[].status | select(. == "not tried")] | length')" = 0 ]
+	check "features: BTF source named" [ "$(jqv "$f" .btf)" = /sys/kernel/btf/vmlinux ]
+	check "features: anon is kept per memcg" [ "$(jqv "$f" .categories.anon)" = true ]
+	"$MEMPROBE" limits --features > "$TMP/features.txt"
+	check "features: text names the page-fault concern" grep -q "^page faults: " "$TMP/features.txt"
+
+	cg=$(make_cgroup hooks $((512 * MIB))) || { fail "hooks: make cgroup"; return; }
+	# raw tracepoints, as with an external BTF
+	MEMPROBE_DENY_HOOKS=tp_btf "$MEMPROBE" probe --cgroup "$cg" --thp never --format json -o "$out" 2>/dev/null
+	n=$(jqv "$out" '[.attribution.hooks[] | select(.hook // "" | startswith("raw tracepoint"))] | length')
+	check "raw_tp: faults, allocation, free, migrations, names, OOM, memcg on raw tracepoints" [ "$n" = 7 ]
+	probe_figures raw_tp "$out"
+	# nothing but polling: the cgroup's files
+	MEMPROBE_DENY_HOOKS=tp_btf,raw_tp,fentry,kprobe "$MEMPROBE" probe --cgroup "$cg" --thp never --format json -o "$out" 2>/dev/null
+	check "poll: the probe ran" [ "$(jqv "$out" '.probe_chunks > 0')" = true ]
+	check "poll: faults from memory.stat pgfault" [ "$(jqv "$out" .attribution.page_faults.source)" = "memory.stat pgfault" ]
+	check "poll: anon from memory.stat" [ "$(jqv "$out" '.attribution.categories[] | select(.name == "anon") | .source')" = memory.stat ]
+	check "poll: the report says page allocation has no hook" eval 'jq -e ".attribution.attribution_missing | map(startswith(\"page allocation: no hook\")) | any" "$out" > /dev/null'
+	probe_figures poll "$out"
+	# the kernel's BTF hidden (a private mount namespace): a clear line, the
+	# probe still runs; with --btf, raw tracepoints and CO-RE from that file
+	cp /sys/kernel/btf/vmlinux "$TMP/vmlinux.btf"; : > "$TMP/empty"
+	unshare -m sh -c 'mount -o bind "$1" /sys/kernel/btf/vmlinux && exec "$2" probe --cgroup "$3" --thp never --format json -o "$4"' \
+		sh "$TMP/empty" "$MEMPROBE" "$cg" "$out" 2> "$TMP/nobtf.err"
+	check "no BTF: the probe still measures" [ "$(jqv "$out" '.probe_chunks > 0')" = true ]
+	check "no BTF: one line names the file and --btf" grep -q "no kernel BTF (/sys/kernel/btf/vmlinux.*--btf FILE" "$TMP/nobtf.err"
+	unshare -m sh -c 'mount -o bind "$1" /sys/kernel/btf/vmlinux && exec "$2" probe --btf "$5" --cgroup "$3" --thp never --format json -o "$4"' \
+		sh "$TMP/empty" "$MEMPROBE" "$cg" "$out" "$TMP/vmlinux.btf" 2>/dev/null
+	check "--btf: raw tracepoints for page faults" [ "$(jqv "$out" '.attribution.hooks[0].hook')" = "raw tracepoint exceptions:page_fault_user" ]
+	probe_figures --btf "$out"
+	remove_cgroup "$cg"
+	check "hooks: nothing left behind" no_leftovers
+}
+
+# ---------------------------------------------------------------------------
 # expect_bad DESCRIPTION ARGS...: exit 2, exactly one line on stderr naming
 # the problem, nothing on stdout, nothing left behind.
 expect_bad() {
@@ -555,10 +610,15 @@ test_bad_input() {
 	expect_bad "record --limit without a command" "$MEMPROBE" record --cgroup / --limit 1G
 	expect_bad "record --duration -3" "$MEMPROBE" record --duration -3 -- true
 	expect_bad "record --pid missing" "$MEMPROBE" record --pid $missing_pid
+	expect_bad "--btf missing file" "$MEMPROBE" probe --limit 64M --btf /no/such/vmlinux
+	expect_bad "--btf not BTF" "$MEMPROBE" probe --limit 64M --btf /proc/self/status
+	expect_bad "--btf not BTF (record)" "$MEMPROBE" record --btf /etc/hostname -- true
+	expect_bad "limits --btf without --features" "$MEMPROBE" limits --btf /sys/kernel/btf/vmlinux
+	expect_bad "limits --features with --cgroup" "$MEMPROBE" limits --features --cgroup /
 }
 
 # ---------------------------------------------------------------------------
-tests=${*:-"limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_ends truth driver bad_input"}
+tests=${*:-"limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_ends truth driver hooks bad_input"}
 for t in $tests; do
 	echo "# test_$t"
 	"test_$t"

@@ -87,6 +87,18 @@ static bool check_fixture(const char *name)
 		  fmt_val(cg.has_swap_limit, cg.swap_limit_bytes, v, sizeof(v)));
 	check_key(name, text, "peak_bytes", fmt_val(cg.has_peak, cg.peak_bytes, v, sizeof(v)));
 
+	/* memory.stat by category (v1: total_* keys, kmem usage as kernel) */
+	struct mp_cg_stat st;
+	err = mp_cgroup_stat(root, &cg, &st);
+	CHECK(err == 0 || !expect(text, "stat_anon", v, sizeof(v)), "%s: stat read: %d", name, err);
+	check_key(name, text, "stat_anon", fmt_val(st.have[MP_CAT_ANON], st.bytes[MP_CAT_ANON], v, sizeof(v)));
+	check_key(name, text, "stat_file", fmt_val(st.have[MP_CAT_FILE], st.bytes[MP_CAT_FILE], v, sizeof(v)));
+	check_key(name, text, "stat_kernel",
+		  fmt_val(st.have[MP_CAT_KERNEL], st.bytes[MP_CAT_KERNEL], v, sizeof(v)));
+	check_key(name, text, "stat_pagetables",
+		  fmt_val(st.have[MP_CAT_PAGETABLES], st.bytes[MP_CAT_PAGETABLES], v, sizeof(v)));
+	check_key(name, text, "stat_pgfault", fmt_val(st.have_pgfault, st.pgfault, v, sizeof(v)));
+
 	/* The same cgroup found by its directory and by its hierarchy path. */
 	struct mp_cgroup by_dir, by_path;
 	err = mp_cgroup_from_path(root, &h, cg.dir, &by_dir);
