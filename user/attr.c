@@ -505,14 +505,20 @@ static void polled_cats(struct mp_attr *a)
 	enum rung_kind kd = m >= 0 ? ladders[MP_CONCERN_MEMCG].rungs[m].kind : POLL;
 	bool clone = (kd == FENTRY || kd == KPROBE) && kallsyms_has("__mod_memcg_state.part");
 
-	for (int k = 0; k < MP_NR_CATS; k++)
-		a->cat_polled[k] = a->hooks[MP_CONCERN_MEMCG].polled ||
-				   (clone && !strcmp(cat_items[k].type, "memcg_stat_item"));
-	if (clone)
+	char names[96] = "";
+
+	for (int k = 0; k < MP_NR_CATS; k++) {
+		bool by_clone = clone && a->cat_ok[k] && !strcmp(cat_items[k].type, "memcg_stat_item");
+
+		a->cat_polled[k] = a->hooks[MP_CONCERN_MEMCG].polled || by_clone;
+		if (by_clone)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+				 names[0] ? ", " : "", mp_cat_names[k]);
+	}
+	if (names[0])
 		snprintf(a->hooks[MP_CONCERN_MEMCG].missing, sizeof(a->hooks[MP_CONCERN_MEMCG].missing),
-			 "sock, percpu, vmalloc and kernel: from memory.stat, no per-process split "
-			 "(__mod_memcg_state's body is the clone __mod_memcg_state.part.0 here, "
-			 "which no hook reaches)");
+			 "%s: from memory.stat, no per-process split (__mod_memcg_state's body is "
+			 "the clone __mod_memcg_state.part.0 here, which no hook reaches)", names);
 }
 
 int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,

@@ -35,6 +35,9 @@
 # build/vmtest/KERNEL/{v2,v1}/ (probe.json, limits*.json, integration.log,
 # console.log, ...).
 #
+# docs/kernels.md is rewritten when the run is the whole default matrix;
+# other runs write build/vmtest/kernels.md.
+#
 # Prints one line per kernel, as each one finishes:
 #   KVER pass|fail  hooks: <concern=hook,...>  time Ns
 # then, per kernel and cgroup mode, figures from the probe report.
@@ -340,10 +343,12 @@ hooks() {
 		"none (" + ((.attribution.attribution_missing // ["no attribution"]) | join("; ")) + ")"
 	else [.attribution.hooks[] |
 		({"page faults": "faults", "page allocation": "alloc", "page free": "free",
-		  "memcg stat updates": "memcg", "OOM kills": "oom", "process names": "exec"}[.concern]
+		  "memcg stat updates": "memcg", "OOM kills": "oom", "process names": "exec",
+		  "cgroup migrations": "migrate", "memcg charge": "charge"}[.concern]
 		 // (.concern | gsub(" "; "_"))) + "=" +
 		(if .hook == null then "none" else
-			(.hook | gsub("raw tracepoint [a-z_]+:"; "raw_tp:") | gsub("tracepoint [a-z_]+:"; "tp:")
+			(.hook | gsub("^polling .*"; "poll")
+			 | gsub("raw tracepoint [a-z_]+:"; "raw_tp:") | gsub("tracepoint [a-z_]+:"; "tp:")
 			 | gsub("fentry "; "fentry:") | gsub("kprobe "; "kprobe:")
 			 | gsub(" \\+ [a-z_]+:"; "+")) end)
 		] | join(",") end' "$1" 2>/dev/null || echo "none (no report)"
@@ -362,11 +367,24 @@ md_row() {
 	' "$3" 2>/dev/null || echo "| $1 | $2 | — | — | — | — | no report | $4 |"
 }
 
+# plan_row KERNEL FILE: the hook plan of `limits --features --format json`,
+# a cell per concern: the kind used, and why each rung above it was not
+plan_row() {
+	jq -r --arg k "$1" '"| \($k) | " + ([.plan[] |
+		([.rungs[] | select(.status == "used")][0].kind // "none") as $u |
+		([.rungs[] | select(.status != "used" and .status != "usable")] |
+		 map("\(.kind): \(.status)") | join("; ")) as $why |
+		$u + (if $why == "" then "" else " (" + $why + ")" end)] | join(" | ")) + " |"' "$2" 2>/dev/null ||
+		echo "| $1 | no features report |"
+}
+
 status=0
 details=''
 rows=''
+plans=''
 nl='
 '
+mt0=$(date +%s)
 for k in $kernels; do
 	glob=$(spec "$k"); glob=${glob#* }
 	kt0=$(date +%s)
@@ -405,6 +423,7 @@ for k in $kernels; do
 		integ=$(grep -E '^integration: ' "$kout/$m/integration.log" 2>/dev/null || echo "integration: no result")
 		kdetails="$kdetails  $k $m ($rel): $(figures "$rep")$via  ${integ#integration: }  (boot+tests ${bt}s, exit $rc)$nl"
 		rows="$rows$(md_row "$k ($rel)" "$m" "$rep" "${integ#integration: }")$nl"
+		[ "$m" != v2 ] || plans="$plans$(plan_row "$k" "$kout/$m/features.json")$nl"
 	done
 	[ "$result" = pass ] || status=1
 	line="$k $result  hooks: ${hk:-none (no report)}  time $(($(date +%s) - kt0))s"
@@ -415,7 +434,11 @@ done
 echo "per kernel and cgroup mode (probe --limit 512M --thp never):"
 printf '%s' "$details"
 
-# docs/kernels.md: the same figures as a table, for the repository
+# docs/kernels.md: the same figures as a table, for the repository, when
+# the run covered the whole matrix (else beside the reports)
+md=$outroot/kernels.md
+[ "$kernels" != "5.10 6.1 6.12 7.2 7.3" ] || md=$repo/docs/kernels.md
+mins=$(( ($(date +%s) - mt0 + 59) / 60 ))
 {
 	echo "# memprobe on each kernel"
 	echo
@@ -423,11 +446,24 @@ printf '%s' "$details"
 	echo "from the report of \`memprobe probe --limit 512M --thp never\` in a QEMU (TCG)"
 	echo "guest booted on each Debian kernel, and the guest's run of tests/run-integration.sh."
 	echo "Figures are per GiB the probe allocated; faults and page tables are counts,"
-	echo "not times (TCG timings say nothing)."
+	echo "not times (TCG timings say nothing). The matrix took $mins min (one vCPU, TCG)."
+	echo "Hooks: tp = tracepoint (tp_btf), raw_tp, fentry, kprobe, poll = a cgroup file"
+	echo "read instead (\`memprobe limits --features\` says why, per kernel)."
 	echo
 	echo "| kernel | cgroup | faults per GiB | pagetables MiB per GiB | overhead MiB per GiB | hooks used | could not be attributed | integration tests |"
 	echo "|---|---|---|---|---|---|---|---|"
 	printf '%s' "$rows"
-} > "$repo/docs/kernels.md"
-say "wrote docs/kernels.md"
+	echo
+	echo "## Hook plan per kernel"
+	echo
+	echo "From \`memprobe limits --features --format json\` in each v2 guest: the rung"
+	echo "used per concern and, in parentheses, why the rungs before or after it cannot"
+	echo "be used (\"absent\": not in this kernel's BTF; \"refused\": the kernel said no"
+	echo "to a real attach)."
+	echo
+	echo "| kernel | page faults | page allocation | page free | cgroup migrations | process names | OOM kills | memcg stat updates | memcg charge |"
+	echo "|---|---|---|---|---|---|---|---|---|"
+	printf '%s' "$plans"
+} > "$md"
+say "wrote $md"
 exit "$status"

@@ -15,12 +15,13 @@
 # Then, from the root cgroup (where memprobe may make its children):
 #   1. limits: a test cgroup "vmtest" with a 1 GiB limit holding a sleep;
 #      `memprobe limits --format json` (memprobe's own cgroup, the root),
-#      `--cgroup vmtest`, `--pid <sleep> --format env`;
+#      `--cgroup vmtest`, `--pid <sleep> --format env`; `limits --features`;
 #   2. `memprobe probe --limit 512M --thp never --format json`; if it fails or
 #      a hook is missing, once more with MEMPROBE_DEBUG=2 for libbpf's log;
 #   3. tests/run-integration.sh under bash, unchanged.
 # Every file is sent to the host with vm-send (boot.sh decodes them):
-# info.txt, limits.json, limits-cgroup.json, limits-pid.env, probe.json,
+# info.txt, limits.json, limits-cgroup.json, limits-pid.env, features.json,
+# features.txt, probe.json,
 # probe.stderr, [probe-debug.stderr], integration.log, summary.txt.
 # Exit status 0 when every step passed.
 set -u
@@ -112,6 +113,10 @@ if [ "$failed" -eq 0 ]; then
 	fi
 	kill -9 "$sleeper"; wait "$sleeper" 2>/dev/null
 	rmdir "$mem/vmtest" || bad "remove the test cgroup"
+	# the hook plan, every rung judged
+	"$M" limits --features --format json > "$out/features.json" 2>> "$out/limits.stderr" ||
+		bad "memprobe limits --features: exit $?"
+	"$M" limits --features > "$out/features.txt" 2>> "$out/limits.stderr"
 	note "time limits $(awk -v a="$t0" -v b="$(secs)" 'BEGIN {printf "%.1f", b - a}') s"
 
 	# ---- 2. probe --limit 512M -----------------------------------------
@@ -178,7 +183,8 @@ if [ "$failed" -eq 0 ]; then
 fi
 
 note "failed steps: $failed"
-for f in info.txt limits.json limits-cgroup.json limits-pid.env limits.stderr probe.json \
+for f in info.txt limits.json limits-cgroup.json limits-pid.env limits.stderr features.json \
+	features.txt probe.json \
 	probe.stderr probe-debug.stderr probe-cgroup.json probe-cgroup.stderr \
 	probe-cgroup-debug.stderr integration.log summary.txt; do
 	send "$f"
