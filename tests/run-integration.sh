@@ -48,7 +48,7 @@ test_limits() {
 
 # ---------------------------------------------------------------------------
 test_probe_real() {
-	local cg out lim margin chunk before alloc faults pt growth attr unattr tol
+	local cg out lim margin chunk before alloc faults pt growth attr unattr tol ch
 	cg=$(make_cgroup probe $GIB) || { fail "probe: make cgroup"; return; }
 	out=$TMP/probe.json
 	if ! "$MEMPROBE" probe --cgroup "$cg" --thp never --format json -o "$out" 2> "$TMP/probe.err"; then
@@ -89,6 +89,13 @@ test_probe_real() {
 	check "probe: anon growth is the probe's" within "$(jqv "$out" '.attribution.categories[] | select(.name == "anon") | .tasks[0] | select(.comm == "memprobe-probe") | .bytes')" "$alloc" 0.05
 	check "probe: page-table stacks explain pagetables" [ "$(jqv "$out" '[.attribution.kernel_paths[] | select(.path == "pagetables") | .top_stacks[0].frames[] | select(startswith("__pte_alloc"))] | length')" -ge 1 ]
 	check "probe: every hook attached on this kernel" [ "$(jqv "$out" '[.attribution.hooks[] | select(.hook == null)] | length')" = 0 ]
+	if [ "$(jqv "$out" .attribution.memcg_charges.source)" != null ]; then
+		ch=$(jqv "$out" '[.attribution.memcg_charges.by_task[] | select(.comm == "memprobe-probe") | .bytes] | add // 0')
+		echo "# memcg charges asked by the probe (gross) $ch via $(jqv "$out" .attribution.memcg_charges.source)"
+		check "probe: the charges the probe asked of its memcg = allocated within 5%" within "$ch" "$alloc" 0.05
+	else
+		check "probe: no charge hook, and the report says the usage is polled" eval 'jq -e ".attribution.attribution_missing | map(startswith(\"memcg charge: no BPF hook\")) | any" "$out" > /dev/null'
+	fi
 	echo "# events lost $(jq -c .attribution.events_lost "$out")"
 	check "probe: no map overflowed" [ "$(jqv "$out" '.attribution.events_lost | .total - .recursion_misses')" = 0 ]
 	check "probe: events lost to recursion under 1% of memcg updates" [ "$(jqv "$out" '.attribution.events_lost.recursion_misses * 100 <= .attribution.events.memcg_stat_updates')" = true ]

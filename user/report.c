@@ -296,6 +296,33 @@ cJSON *mp_report_attribution(const struct mp_attr_input *in)
 	}
 	cJSON_AddItemToObject(o, "by_task", by);
 
+	/* gross charges asked of the memcg, per process (a BPF charge hook only) */
+	o = cJSON_AddObjectToObject(a, "memcg_charges");
+	if (hooks[MP_CONCERN_CHARGE].hook[0] && !hooks[MP_CONCERN_CHARGE].polled) {
+		cJSON *bt = cJSON_CreateArray();
+		uint64_t total = 0;
+
+		cJSON_AddStringToObject(o, "source", hooks[MP_CONCERN_CHARGE].hook);
+		for (size_t i = 0; i < g->ntasks; i++) {
+			cJSON *t;
+
+			total += g->tasks[i].charged_pages;
+			if (!g->tasks[i].charged_pages)
+				continue;
+			t = cJSON_CreateObject();
+			cJSON_AddNumberToObject(t, "pid", g->tasks[i].tgid);
+			cJSON_AddStringToObject(t, "comm", g->tasks[i].comm);
+			mp_json_add_u64(t, "bytes", g->tasks[i].charged_pages * (uint64_t)page_size);
+			cJSON_AddItemToArray(bt, t);
+		}
+		mp_json_add_u64(o, "gross_bytes", total * (uint64_t)page_size);
+		mp_json_add_u64(o, "all_contexts_gross_bytes",
+				g->totals.charged_pages * (uint64_t)page_size);
+		cJSON_AddItemToObject(o, "by_task", bt);
+	} else {
+		cJSON_AddNullToObject(o, "source");
+	}
+
 	/* page allocations by order */
 	o = cJSON_AddObjectToObject(a, "page_alloc");
 	const char *kind[2] = { "user_pages_by_order", "kernel_pages_by_order" };
@@ -531,6 +558,21 @@ void mp_report_attribution_text(const cJSON *a, FILE *f)
 		fprintf(f, "; the probe's: %" PRId64 ", %s per GiB it allocated",
 			jnum(pf, "probe"), pg->valuestring);
 	fputc('\n', f);
+
+	const cJSON *ch = cJSON_GetObjectItem(a, "memcg_charges");
+	if (cJSON_IsString(cJSON_GetObjectItem(ch, "source"))) {
+		int n = 0;
+
+		fprintf(f, "Charges asked of the memcg (gross, uncharges not subtracted): %s",
+			mp_fmt_bytes((uint64_t)jnum(ch, "gross_bytes"), b1, sizeof(b1)));
+		cJSON_ArrayForEach(it, cJSON_GetObjectItem(ch, "by_task")) {
+			if (n++ >= 3)
+				break;
+			fprintf(f, "%s%s[%d] %s", n == 1 ? ": " : ", ", jstr(it, "comm"),
+				(int)jnum(it, "pid"), mp_fmt_bytes((uint64_t)jnum(it, "bytes"), b1, sizeof(b1)));
+		}
+		fputc('\n', f);
+	}
 
 	fputs("\nKernel paths (kernel page allocations with a stack, net of frees):\n", f);
 	if (cJSON_GetArraySize(cJSON_GetObjectItem(a, "kernel_paths")) == 0)
