@@ -434,8 +434,8 @@ truth_check() {
 	jq -r '.timeline[0].stat as $s0 | .peak.sample as $p |
 		([.attribution.categories[] | {key: .name, value: .available}] | from_entries) as $av |
 		([.attribution.categories[] | {key: .name, value: (.source // "bpf")}] | from_entries) as $src |
-		$p.stat | to_entries[] |
-		"\(.key) \(.value - ($s0[.key] // 0)) \($p.bpf_growth[.key] // 0) \($av[.key] // true) \($src[.key] // "bpf")"' "$out" > "$TMP/truth.rows"
+		$p.stat | to_entries[] | .key as $k |
+		"\(.key) \(.value - ($s0[.key] // 0)) \($p.bpf_growth[.key] // 0) \(if $av | has($k) then $av[$k] else true end) \($src[.key] // "bpf")"' "$out" > "$TMP/truth.rows"
 	while read -r key kdelta bpf avail src; do
 		[ -n "$key" ] || continue
 		if [ "$avail" = false ]; then
