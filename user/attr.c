@@ -595,24 +595,37 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 		if (i < 0)
 			continue;
 		r = &l->rungs[i];
-		if (r->kind == POLL) {
-			snprintf(a->hooks[c].hook, sizeof(a->hooks[c].hook), "%s", r->label);
-			a->hooks[c].polled = true;
-			continue;
-		}
-		for (int j = 0; j < rung_nprogs(r); j++) {
-			struct bpf_link *link = bpf_program__attach(rung_prog(a->skel, r, j));
+		if (r->kind != POLL) {
+			int first = a->nlinks;
 
-			if (!link) {
-				snprintf(a->hooks[c].missing, sizeof(a->hooks[c].missing),
-					 "%s: attach failed on %s: %s", r->label, r->fn[j],
-					 strerror(errno));
+			for (int j = 0; j < rung_nprogs(r); j++) {
+				struct bpf_link *link = bpf_program__attach(rung_prog(a->skel, r, j));
+
+				if (!link) {
+					snprintf(a->hooks[c].missing, sizeof(a->hooks[c].missing),
+						 "%s: attach failed on %s: %s", r->label, r->fn[j],
+						 strerror(errno));
+					/* half a rung would count half the events */
+					while (a->nlinks > first)
+						bpf_link__destroy(a->links[--a->nlinks]);
+					break;
+				}
+				a->links[a->nlinks++] = link;
+			}
+			if (!a->hooks[c].missing[0]) {
+				snprintf(a->hooks[c].hook, sizeof(a->hooks[c].hook), "%s", r->label);
 				continue;
 			}
-			a->links[a->nlinks++] = link;
+			/* the ladder's polled file, if it has one, stands in */
+			while (i < MAX_RUNGS && l->rungs[i].label && l->rungs[i].kind != POLL)
+				i++;
+			if (i == MAX_RUNGS || !l->rungs[i].label)
+				continue;
+			r = &l->rungs[i];
+			a->chosen[c] = i;
 		}
-		if (!a->hooks[c].missing[0])
-			snprintf(a->hooks[c].hook, sizeof(a->hooks[c].hook), "%s", r->label);
+		snprintf(a->hooks[c].hook, sizeof(a->hooks[c].hook), "%s", r->label);
+		a->hooks[c].polled = true;
 	}
 	polled_cats(a);
 	/* the per-CPU verdicts may be kept only while migrations are seen */
