@@ -487,11 +487,18 @@ test_truth() {
 	"$MEMPROBE" record --limit 512M --format json -o "$out" -- "$BIN/tcp" 16 256 2 > "$TMP/tcp.sent" 2>/dev/null
 	truth_check "16 TCP connections, data unread" "$out"
 	if [ "$(cg_version "$(own_memcg_dir)")" = 2 ]; then
-		# the report's sock: BPF's, or memory.stat's where no hook sees it (5.10)
-		sock=$(jqv "$out" 'if (.attribution.categories[] | select(.name == "sock") | .source) == "memory.stat"
-			then .peak.sample.stat.sock - .timeline[0].stat.sock else .peak.sample.bpf_growth.sock end')
-		echo "# sock: queued $(head -1 "$TMP/tcp.sent") bytes, memprobe $sock"
-		check "truth: sock grows by the queued bytes within 10%" within "$sock" "$(head -1 "$TMP/tcp.sent")" 0.10
+		if [ "$(jqv "$out" '.attribution.categories[] | select(.name == "sock") | .source')" = memory.stat ]; then
+			# no hook sees sock here (5.10): the figure is the kernel's own
+			# (5.10 charged 4980736 for 4194304 queued: skb truesize)
+			sock=$(jqv "$out" '.peak.sample.stat.sock - .timeline[0].stat.sock')
+			echo "# sock: queued $(head -1 "$TMP/tcp.sent") bytes, memory.stat $sock (no hook sees sock here)"
+			check "truth: sock taken from memory.stat, and the report says why" \
+				eval 'jq -e ".attribution.attribution_missing | map(test(\"^memcg stat updates:.*sock\")) | any" "$out" > /dev/null'
+		else
+			sock=$(jqv "$out" .peak.sample.bpf_growth.sock)
+			echo "# sock: queued $(head -1 "$TMP/tcp.sent") bytes, memprobe $sock"
+			check "truth: sock grows by the queued bytes within 10%" within "$sock" "$(head -1 "$TMP/tcp.sent")" 0.10
+		fi
 	fi
 	check "truth: nothing left behind" no_leftovers
 }
@@ -559,8 +566,11 @@ test_hooks() {
 	cg=$(make_cgroup hooks $((512 * MIB))) || { fail "hooks: make cgroup"; return; }
 	# raw tracepoints, as with an external BTF
 	MEMPROBE_DENY_HOOKS=tp_btf "$MEMPROBE" probe --cgroup "$cg" --thp never --format json -o "$out" 2>/dev/null
-	n=$(jqv "$out" '[.attribution.hooks[] | select(.hook // "" | startswith("raw tracepoint"))] | length')
-	check "raw_tp: faults, allocation, free, migrations, names, OOM, memcg on raw tracepoints" [ "$n" = 7 ]
+	# every concern on a tp_btf tracepoint by default moves to its raw twin
+	jq -r '.plan[] | select(any(.rungs[]; .kind == "tp_btf" and .status == "used")) | .concern' "$f" > "$TMP/tp.concerns"
+	n=$(wc -l < "$TMP/tp.concerns")
+	check "raw_tp: the $n tp_btf concerns on raw tracepoints" [ "$n" -ge 4 ]
+	check "raw_tp: ... each of them" [ "$(jq -r '.attribution.hooks[] | select(.hook // "" | startswith("raw tracepoint")) | .concern' "$out" | grep -cxFf "$TMP/tp.concerns")" = "$n" ]
 	probe_figures raw_tp "$out"
 	# nothing but polling: the cgroup's files
 	MEMPROBE_DENY_HOOKS=tp_btf,raw_tp,fentry,kprobe "$MEMPROBE" probe --cgroup "$cg" --thp never --format json -o "$out" 2>/dev/null
