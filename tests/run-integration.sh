@@ -133,12 +133,20 @@ test_probe_workload() {
 }
 
 # ---------------------------------------------------------------------------
+# wait_probe: until a memprobe-probe process runs (up to 60 s: a QEMU TCG
+# guest takes seconds to load the BPF programs), then SECONDS more
+wait_probe() {
+	local i
+	for i in $(seq 1200); do pgrep -x memprobe-probe >/dev/null && break; sleep 0.05; done
+	sleep "${1:-0}"
+}
+
 test_signals() {
 	local out pid rc
 	out=$TMP/sigint.json
 	"$MEMPROBE" probe --limit 4G --chunk 16M --thp never --format json -o "$out" 2>/dev/null &
 	pid=$!
-	sleep 1.5
+	wait_probe 1
 	kill -INT "$pid"
 	wait "$pid"; rc=$?
 	check "SIGINT: exit 0 with a report" [ "$rc" = 0 ]
@@ -148,7 +156,7 @@ test_signals() {
 	check "SIGINT: no memprobe process left" [ -z "$(pgrep -x memprobe-probe)" ]
 	"$MEMPROBE" probe --limit 4G --chunk 16M --format json -o "$out" 2>/dev/null &
 	pid=$!
-	sleep 1.5
+	wait_probe 1
 	kill -TERM "$pid"
 	wait "$pid"; rc=$?
 	check "SIGTERM: exit 0, report marked interrupted" [ "$rc" = 0 -a "$(jqv "$out" .interrupted)" = true ]
@@ -195,7 +203,7 @@ test_probe_safety() {
 	tgt=$(make_cgroup twice $GIB)
 	"$MEMPROBE" probe --cgroup "$tgt" --chunk 8M --thp never -o /dev/null 2>/dev/null &
 	other=$!
-	for i in $(seq 100); do pgrep -x memprobe-probe >/dev/null && break; sleep 0.02; done
+	wait_probe
 	"$MEMPROBE" probe --cgroup "$tgt" -o /dev/null 2> "$TMP/err"; rc=$?
 	check "safety: a second probe of the same cgroup exits 1" [ "$rc" = 1 ]
 	check "safety: ... naming the first" grep -q "is probing" "$TMP/err"
@@ -234,7 +242,7 @@ test_probe_kills() {
 	# the probe process killed by someone else is reported as such
 	"$MEMPROBE" probe --limit 2G --chunk 16M --thp never --format json -o "$out" 2>/dev/null &
 	pid=$!
-	for i in $(seq 100); do pgrep -x memprobe-probe >/dev/null && break; sleep 0.02; done
+	wait_probe
 	sleep 0.3; pkill -TERM -x memprobe-probe; wait $pid; rc=$?
 	echo "# probe killed by SIGTERM: exit $rc, killed_by_signal $(jqv "$out" .probe_killed_by_signal), oom_killed $(jqv "$out" .probe_oom_killed)"
 	check "kills: a probe killed by SIGTERM is reported as killed, not as OOM" eval '[ "$rc" = 0 ] && [ "$(jqv "$out" .probe_killed_by_signal)" = 15 ] && [ "$(jqv "$out" .probe_oom_killed)" = false ]'
@@ -374,11 +382,11 @@ test_record_probe_at() {
 }
 
 test_record_follows_children() {
-	local cg out=$TMP/rec-child.json pid anon
+	local cg out=$TMP/rec-child.json pid anon i
 	cg=$(make_cgroup recchild $GIB) || { fail "record children: make cgroup"; return; }
-	"$MEMPROBE" record --cgroup "$cg" --duration 4 --format json -o "$out" 2>/dev/null &
+	"$MEMPROBE" record --cgroup "$cg" --duration 4 --format json -o "$out" --ready-fd 3 3> "$TMP/ready-children" 2>/dev/null &
 	pid=$!
-	sleep 1
+	for i in $(seq 1200); do [ -s "$TMP/ready-children" ] && break; sleep 0.05; done
 	# a cgroup made under the target after recording started, and a workload in it
 	mkdir "$cg/late"
 	run_in_cgroup "$cg/late" "$BIN/alloc" 100 > /dev/null
