@@ -585,8 +585,13 @@ test_hooks() {
 	check "poll: the probe ran" [ "$(jqv "$out" '.probe_chunks > 0')" = true ]
 	check "poll: faults from memory.stat pgfault" [ "$(jqv "$out" .attribution.page_faults.source)" = "memory.stat pgfault" ]
 	check "poll: anon from memory.stat" [ "$(jqv "$out" '.attribution.categories[] | select(.name == "anon") | .source')" = memory.stat ]
-	check "poll: the report says page allocation has no hook" eval 'jq -e ".attribution.attribution_missing | map(startswith(\"page allocation: no hook\")) | any" "$out" > /dev/null'
+	check "poll: the report says page allocation has no hook" eval 'jq -e ".attribution.attribution_missing | map(startswith(\"page allocation: no usable hook\")) | any" "$out" > /dev/null'
 	probe_figures poll "$out"
+	# a word that names no hook is a typo: one line says so, the run goes on
+	MEMPROBE_DENY_HOOKS=tp_bft "$MEMPROBE" probe --limit 64M -o /dev/null 2> "$TMP/deny.err"
+	check "deny: an unknown word is named on stderr" grep -q "MEMPROBE_DENY_HOOKS: 'tp_bft' names no hook" "$TMP/deny.err"
+	MEMPROBE_DENY_HOOKS="exceptions:page_fault_user" "$MEMPROBE" probe --limit 64M --format json -o "$out" 2>/dev/null
+	check "deny: group:name as the report prints it" [ "$(jqv "$out" '.attribution.hooks[0].hook')" != "tracepoint exceptions:page_fault_user" ]
 	# the kernel's BTF hidden (a private mount namespace): a clear line, the
 	# probe still runs; with --btf, raw tracepoints and CO-RE from that file
 	cp /sys/kernel/btf/vmlinux "$TMP/vmlinux.btf"; : > "$TMP/empty"
@@ -648,6 +653,12 @@ test_bad_input() {
 	expect_bad "record --pid missing" "$MEMPROBE" record --pid $missing_pid
 	expect_bad "--btf missing file" "$MEMPROBE" probe --limit 64M --btf /no/such/vmlinux
 	expect_bad "--btf not BTF" "$MEMPROBE" probe --limit 64M --btf /proc/self/status
+	head -c 100000 /sys/kernel/btf/vmlinux > "$TMP/truncated.btf"
+	expect_bad "--btf truncated BTF" "$MEMPROBE" probe --limit 64M --btf "$TMP/truncated.btf"
+	expect_bad "--btf an ELF without .BTF" "$MEMPROBE" probe --limit 64M --btf "$MEMPROBE"
+	[ -f "${MEMPROBE%/*}/memprobe.bpf.o" ] &&
+		expect_bad "--btf a BPF object's BTF, not a kernel's" "$MEMPROBE" limits --features --btf "${MEMPROBE%/*}/memprobe.bpf.o"
+	expect_bad "limits --features --format env" "$MEMPROBE" limits --features --format env
 	expect_bad "--btf not BTF (record)" "$MEMPROBE" record --btf /etc/hostname -- true
 	expect_bad "limits --btf without --features" "$MEMPROBE" limits --btf /sys/kernel/btf/vmlinux
 	expect_bad "limits --features with --cgroup" "$MEMPROBE" limits --features --cgroup /

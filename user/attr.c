@@ -263,26 +263,52 @@ static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list a
 	return 0;
 }
 
-/* MEMPROBE_DENY_HOOKS: a comma-separated list of rung kinds (tp_btf, raw_tp,
- * fentry, kprobe) or tracepoint/function names to pass over, so that every
- * rung of a ladder can be exercised on one kernel (tests, and a hook that
- * misbehaves somewhere). */
+/* Does word w (from MEMPROBE_DENY_HOOKS) name rung r: its kind, or one of
+ * its tracepoints or functions, bare or as "group:name"? */
+static bool names_rung(const char *w, const struct rung *r)
+{
+	const char *colon = strchr(w, ':');
+
+	if (!strcmp(w, kind_names[r->kind]))
+		return true;
+	for (int j = 0; j < rung_nprogs(r); j++)
+		if (!strcmp(colon ? colon + 1 : w, r->fn[j]))
+			return true;
+	return false;
+}
+
+/*
+ * MEMPROBE_DENY_HOOKS: a list (commas or blanks) of rung kinds (tp_btf,
+ * raw_tp, fentry, kprobe, poll) or tracepoint/function names to pass over,
+ * so that every rung of a ladder can be exercised on one kernel (tests, and
+ * a hook that misbehaves somewhere). With r NULL, warn about each word that
+ * names no rung at all.
+ */
 static bool denied(const struct rung *r)
 {
 	const char *env = getenv("MEMPROBE_DENY_HOOKS");
-	char buf[256], *save = NULL;
+	char *buf, *save = NULL;
+	bool hit = false;
 
-	if (!env || !*env)
+	if (!env || !*env || !(buf = strdup(env)))
 		return false;
-	snprintf(buf, sizeof(buf), "%s", env);
-	for (char *w = strtok_r(buf, ", ", &save); w; w = strtok_r(NULL, ", ", &save)) {
-		if (!strcmp(w, kind_names[r->kind]))
-			return true;
-		for (int j = 0; j < rung_nprogs(r); j++)
-			if (!strcmp(w, r->fn[j]))
-				return true;
+	for (char *w = strtok_r(buf, ", \t\n", &save); w && !hit; w = strtok_r(NULL, ", \t\n", &save)) {
+		bool known = false;
+
+		if (r) {
+			hit = names_rung(w, r);
+			continue;
+		}
+		for (int c = 0; c < MP_NR_CONCERNS && !known; c++)
+			for (int i = 0; i < MAX_RUNGS && ladders[c].rungs[i].label && !known; i++)
+				known = names_rung(w, &ladders[c].rungs[i]);
+		if (!known)
+			fprintf(stderr, "memprobe: MEMPROBE_DENY_HOOKS: '%s' names no hook; give kinds "
+				"(tp_btf, raw_tp, fentry, kprobe, poll) or tracepoint and function names "
+				"as `memprobe limits --features` lists them\n", w);
 	}
-	return false;
+	free(buf);
+	return hit;
 }
 
 /*
@@ -339,12 +365,12 @@ static void judge(struct mp_attr *a, const struct kfacts *k, int c, int i)
 	int ret = 0;
 
 	why[0] = '\0';
-	if (r->kind == POLL)
-		return;
 	if (denied(r)) {
 		snprintf(why, n, "denied (MEMPROBE_DENY_HOOKS)");
 		return;
 	}
+	if (r->kind == POLL)
+		return;
 	for (int j = 0; j < rung_nprogs(r); j++)
 		if (!k->fn_id[c][i][j]) {
 			snprintf(why, n, "absent");
@@ -399,7 +425,7 @@ static void plan(struct mp_attr *a, const struct kfacts *k, bool all)
 		}
 		if (a->chosen[c] < 0)
 			snprintf(a->hooks[c].missing, sizeof(a->hooks[c].missing),
-				 "no hook on this kernel (%s)", tried);
+				 "no usable hook (%s)", tried);
 		else if (l->rungs[a->chosen[c]].kind == POLL)
 			snprintf(a->hooks[c].missing, sizeof(a->hooks[c].missing),
 				 "no BPF hook (%s)", tried);
@@ -528,6 +554,7 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 		return -ENOMEM;
 	libbpf_set_print(quiet_print);
 	a->ncpus = libbpf_num_possible_cpus();
+	denied(NULL); /* a word that names nothing is a typo: say so */
 	if ((ret = load_btf(a, o, &k, err, errlen))) {
 		free(a);
 		return ret;
@@ -648,27 +675,32 @@ int mp_attr_rung(const struct mp_attr *a, int concern, int i, const char **kind,
 	return 0;
 }
 
-int mp_attr_btf_file_ok(const char *path)
+const char *mp_attr_btf_check(const char *path, char *problem, size_t n)
 {
-	unsigned char m[4];
+	struct btf *btf;
 	struct stat st;
-	FILE *f;
-	size_t n;
+	int kernel;
 
-	if (stat(path, &st))
-		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return -EINVAL;
-	if (!(f = fopen(path, "rb")))
-		return -errno;
-	n = fread(m, 1, sizeof(m), f);
-	fclose(f);
-	/* raw BTF (struct btf_header's magic 0xeB9F, either byte order) or ELF */
-	if (n >= 2 && ((m[0] == 0x9f && m[1] == 0xeb) || (m[0] == 0xeb && m[1] == 0x9f)))
-		return 0;
-	if (n == 4 && !memcmp(m, "\177ELF", 4))
-		return 0;
-	return -EINVAL;
+	if (stat(path, &st) || !S_ISREG(st.st_mode)) {
+		snprintf(problem, n, "%s", errno == ENOENT ? "no such file" :
+			 !S_ISREG(st.st_mode) ? "not a regular file" : strerror(errno));
+		return "give a raw BTF file or a vmlinux with a .BTF section";
+	}
+	libbpf_set_print(quiet_print);
+	btf = btf__parse(path, NULL);
+	if (!btf) {
+		snprintf(problem, n, "holds no BTF (%s)",
+			 errno == ENOENT ? "an ELF without a .BTF section" : strerror(errno));
+		return "give a raw BTF file or a vmlinux with a .BTF section";
+	}
+	/* a BPF object's BTF has kernel structs too, but no kernel functions */
+	kernel = btf__find_by_name_kind(btf, "vfs_read", BTF_KIND_FUNC);
+	btf__free(btf);
+	if (kernel <= 0) {
+		snprintf(problem, n, "is not a kernel's BTF (no function vfs_read)");
+		return "give the running kernel's vmlinux BTF";
+	}
+	return NULL;
 }
 
 const char *mp_attr_btf_source(const struct mp_attr *a)

@@ -106,9 +106,10 @@ const struct mp_hook *mp_attr_hooks(const struct mp_attr *a);
 int mp_attr_rung(const struct mp_attr *a, int concern, int i, const char **kind,
 		 const char **label, const char **why_not, bool *used);
 
-/* Is path a file libbpf can take BTF from (raw BTF, or an ELF such as a
- * vmlinux with .BTF)? Checks the magic only. 0, -EINVAL (neither), or -errno. */
-int mp_attr_btf_file_ok(const char *path);
+/* Can --btf take path: a file libbpf parses as BTF (raw, or an ELF with
+ * .BTF) holding a kernel's types? Parses it. NULL when it can; else the
+ * problem is written to problem and the fix returned (a static string). */
+const char *mp_attr_btf_check(const char *path, char *problem, size_t n);
 
 /* Where the BTF used for CO-RE came from: a path. */
 const char *mp_attr_btf_source(const struct mp_attr *a);

@@ -314,15 +314,17 @@ int mp_cmd_limits(int argc, char **argv)
 		case 'p': pid = optarg; break;
 		case 'f': format = optarg; break;
 		case 'F': features = true; break;
-		case 'B':
-			if ((ret = mp_attr_btf_file_ok(optarg))) {
-				fprintf(stderr, "memprobe limits: --btf %s: not a BTF file; %s\n", optarg,
-					ret == -EINVAL ? "give a raw BTF file or an ELF (a vmlinux) "
-					"with a .BTF section" : "give an existing, readable file");
+		case 'B': {
+			char problem[128];
+			const char *fix = mp_attr_btf_check(optarg, problem, sizeof(problem));
+
+			if (fix) {
+				fprintf(stderr, "memprobe limits: --btf %s: %s; %s\n", optarg, problem, fix);
 				return MP_EXIT_USAGE;
 			}
 			btf = optarg;
 			break;
+		}
 		case 'h': usage(stdout); return 0;
 		default:
 			fprintf(stderr, "memprobe limits: unknown option or missing value '%s'; "
@@ -343,9 +345,14 @@ int mp_cmd_limits(int argc, char **argv)
 		fprintf(stderr, "memprobe limits: --format %s: unknown; use text, json or env\n", format);
 		return MP_EXIT_USAGE;
 	}
-	if (features && (path || pid || !strcmp(format, "env"))) {
+	if (features && (path || pid)) {
 		fputs("memprobe limits: --features describes the kernel, not a cgroup; "
-		      "give it alone, with --format text or json\n", stderr);
+		      "drop --cgroup and --pid\n", stderr);
+		return MP_EXIT_USAGE;
+	}
+	if (features && !strcmp(format, "env")) {
+		fputs("memprobe limits: --features has no env format; use --format text or json\n",
+		      stderr);
 		return MP_EXIT_USAGE;
 	}
 	if (btf && !features) {

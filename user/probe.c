@@ -681,13 +681,17 @@ static int parse_opts(int argc, char **argv, struct probe_opts *o)
 			o->threads = (int)v;
 			break;
 		case 'P': o->populate = true; break;
-		case 'B':
-			if ((ret = mp_attr_btf_file_ok(optarg)))
-				return bad("--btf %s: not a BTF file", optarg, ret == -EINVAL ?
-					   "give a raw BTF file or an ELF (a vmlinux) with a .BTF section" :
-					   "give an existing, readable file");
+		case 'B': {
+			char problem[128], fmt[160];
+			const char *fix = mp_attr_btf_check(optarg, problem, sizeof(problem));
+
+			if (fix) {
+				snprintf(fmt, sizeof(fmt), "--btf %%s: %s", problem);
+				return bad(fmt, optarg, fix);
+			}
 			o->btf_path = optarg;
 			break;
+		}
 		case 'h': usage(stdout); return -1;
 		default:
 			return bad("unknown option or missing value '%s'", mp_bad_option(argv, optbuf, sizeof(optbuf)),
