@@ -599,6 +599,9 @@ test_hooks() {
 		sh "$TMP/empty" "$MEMPROBE" "$cg" "$out" 2> "$TMP/nobtf.err"
 	check "no BTF: the probe still measures" [ "$(jqv "$out" '.probe_chunks > 0')" = true ]
 	check "no BTF: one line names the file and --btf" grep -q "no kernel BTF (/sys/kernel/btf/vmlinux.*--btf FILE" "$TMP/nobtf.err"
+	check "no BTF: faults polled from memory.stat" [ "$(jqv "$out" .attribution.page_faults.source)" = "memory.stat pgfault" ]
+	check "no BTF: the probe's own faults unknown (null), not 0" [ "$(jqv "$out" .attribution.page_faults.probe)" = null ]
+	probe_figures "no BTF" "$out"
 	unshare -m sh -c 'mount -o bind "$1" /sys/kernel/btf/vmlinux && exec "$2" probe --btf "$5" --cgroup "$3" --thp never --format json -o "$4"' \
 		sh "$TMP/empty" "$MEMPROBE" "$cg" "$out" "$TMP/vmlinux.btf" 2>/dev/null
 	check "--btf: raw tracepoints for page faults" [ "$(jqv "$out" '.attribution.hooks[0].hook')" = "raw tracepoint exceptions:page_fault_user" ]

@@ -149,6 +149,7 @@ struct mp_attr {
 	char why_not[MP_NR_CONCERNS][MAX_RUNGS][64];
 	char btf_source[128];
 	bool judged_all;
+	char no_bpf[64];                 /* why no program can run: only polling */
 	bool have_cg;
 	struct mp_cgroup cg;             /* for polled concerns */
 	struct bpf_link *links[16];
@@ -371,6 +372,10 @@ static void judge(struct mp_attr *a, const struct kfacts *k, int c, int i)
 	}
 	if (r->kind == POLL)
 		return;
+	if (a->no_bpf[0]) {
+		snprintf(why, n, "%s", a->no_bpf);
+		return;
+	}
 	for (int j = 0; j < rung_nprogs(r); j++)
 		if (!k->fn_id[c][i][j]) {
 			snprintf(why, n, "absent");
@@ -423,6 +428,8 @@ static void plan(struct mp_attr *a, const struct kfacts *k, bool all)
 				 tried[0] ? "; " : "", kind_names[l->rungs[i].kind], l->rungs[i].fn[0],
 				 a->why_not[c][i]);
 		}
+		if (a->no_bpf[0])
+			snprintf(tried, sizeof(tried), "%s", a->no_bpf);
 		if (a->chosen[c] < 0)
 			snprintf(a->hooks[c].missing, sizeof(a->hooks[c].missing),
 				 "no usable hook (%s)", tried);
@@ -555,13 +562,13 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 	libbpf_set_print(quiet_print);
 	a->ncpus = libbpf_num_possible_cpus();
 	denied(NULL); /* a word that names nothing is a typo: say so */
-	if ((ret = load_btf(a, o, &k, err, errlen))) {
-		free(a);
-		return ret;
-	}
+	if (load_btf(a, o, &k, err, errlen))
+		snprintf(a->no_bpf, sizeof(a->no_bpf), "no BTF (give --btf FILE)");
 	a->judged_all = o->judge_all_rungs;
 	plan(a, &k, o->judge_all_rungs);
 	memcpy(a->cat_ok, k.cat, sizeof(a->cat_ok));
+	if (a->no_bpf[0]) /* no BTF to tell: memory.stat will */
+		memset(a->cat_ok, 1, sizeof(a->cat_ok));
 	if (o->cg) {
 		a->cg = *o->cg;
 		a->have_cg = true;
@@ -570,7 +577,7 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 	/* The probes above should have caught every refusal; should a load still
 	 * fail, drop the chosen fentry and kprobe rungs (then the tp_btf ones,
 	 * for raw tracepoints) and load again. */
-	for (int attempt = 0; attempt < 8; attempt++) {
+	for (int attempt = 0; attempt < 8 && !a->no_bpf[0]; attempt++) {
 		int m = a->chosen[MP_CONCERN_MEMCG];
 		bool in_pages = m >= 0 && (ladders[MP_CONCERN_MEMCG].rungs[m].kind == TP_BTF ||
 					   ladders[MP_CONCERN_MEMCG].rungs[m].kind == RAW_TP);
@@ -599,14 +606,20 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 			break;
 		plan(a, &k, o->judge_all_rungs);
 	}
-	if (!a->skel || ret) {
+	if (!a->no_bpf[0] && (!a->skel || ret)) {
 		snprintf(err, errlen, "cannot load the BPF programs: %s%s",
 			 strerror(ret < 0 ? -ret : EINVAL),
 			 ret == -EPERM ? " (run as root)" : "");
+		snprintf(a->no_bpf, sizeof(a->no_bpf), "BPF load failed: %s",
+			 strerror(ret < 0 ? -ret : EINVAL));
 		if (a->skel)
 			memprobe_bpf__destroy(a->skel);
-		free(a);
-		return ret ? ret : -EINVAL;
+		a->skel = NULL;
+	}
+	/* No program at all: what the cgroup's files can tell, and err says why. */
+	if (a->no_bpf[0]) {
+		plan(a, &k, o->judge_all_rungs);
+		memset(a->cat_ok, 1, sizeof(a->cat_ok));
 	}
 
 	/* Attach one by one: one refusal degrades the report, never the run. */
@@ -652,7 +665,7 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 	}
 	polled_cats(a);
 	/* the per-CPU verdicts may be kept only while migrations are seen */
-	if (a->hooks[MP_CONCERN_MIGRATE].hook[0])
+	if (a->skel && a->hooks[MP_CONCERN_MIGRATE].hook[0] && !a->hooks[MP_CONCERN_MIGRATE].polled)
 		a->skel->bss->migrate_tp_live = true;
 	*out = a;
 	return 0;
@@ -794,8 +807,24 @@ static int read_tasks(struct mp_attr *a, struct mp_attr_snap *s, size_t cap,
 	return 0;
 }
 
+/* The cgroup's files, for the concerns and categories no hook sees. */
+static void snap_stat(struct mp_attr *a, struct mp_attr_snap *s)
+{
+	bool want = a->hooks[MP_CONCERN_FAULTS].polled;
+
+	for (int k = 0; k < MP_NR_CATS; k++)
+		want |= a->cat_polled[k];
+	if (a->have_cg && want)
+		s->have_stat = mp_cgroup_stat("", &a->cg, &s->stat) == 0;
+}
+
 int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *s)
 {
+	if (!a->skel) {
+		memset(s, 0, sizeof(*s));
+		snap_stat(a, s);
+		return 0;
+	}
 	int ncpu = a->ncpus, cfd = bpf_map__fd(a->skel->maps.cpu), ret = 0;
 	size_t cap = bpf_map__max_entries(a->skel->maps.task_stats) + (size_t)ncpu + 1;
 	struct mp_task_stat *tv = calloc((size_t)ncpu, sizeof(*tv));
@@ -854,12 +883,7 @@ int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *s)
 	}
 	for (size_t i = 0; i < s->ntasks; i++)
 		fill_comm(a, &s->tasks[i]);
-	bool want_stat = a->hooks[MP_CONCERN_FAULTS].polled;
-
-	for (int k = 0; k < MP_NR_CATS; k++)
-		want_stat |= a->cat_polled[k];
-	if (a->have_cg && want_stat)
-		s->have_stat = mp_cgroup_stat("", &a->cg, &s->stat) == 0;
+	snap_stat(a, s);
 
 	{
 		struct mp_stack_key sk, snext, *sprev = NULL;
@@ -954,7 +978,9 @@ int mp_attr_totals(struct mp_attr *a, struct mp_totals *t)
 
 	if (!v)
 		return -ENOMEM;
-	if (bpf_map_lookup_elem(bpf_map__fd(a->skel->maps.cpu), &key, v))
+	if (!a->skel)
+		memset(t, 0, sizeof(*t));
+	else if (bpf_map_lookup_elem(bpf_map__fd(a->skel->maps.cpu), &key, v))
 		ret = -errno;
 	else
 		sum_totals(v, a->ncpus, t);
@@ -977,7 +1003,8 @@ int mp_attr_poll_oom(struct mp_attr *a, int timeout_ms,
 	a->oom_cb = cb;
 	a->oom_arg = arg;
 	if (!a->oom_rb) {
-		int fd = bpf_map__fd(a->skel->maps.oom_events);
+		int fd = a->skel && !a->hooks[MP_CONCERN_OOM].polled ?
+			 bpf_map__fd(a->skel->maps.oom_events) : -1;
 
 		a->oom_rb = fd >= 0 ? ring_buffer__new(fd, on_oom_record, a, NULL) : NULL;
 		if (!a->oom_rb) {
@@ -1000,6 +1027,8 @@ int mp_attr_stack(struct mp_attr *a, uint32_t stackid, uint64_t *ips, int max)
 	uint64_t buf[MP_STACK_DEPTH] = { 0 };
 	int n = 0;
 
+	if (!a->skel)
+		return -ENOENT;
 	if (bpf_map_lookup_elem(bpf_map__fd(a->skel->maps.stacks), &stackid, buf))
 		return -errno;
 	while (n < MP_STACK_DEPTH && n < max && buf[n]) {
@@ -1014,6 +1043,8 @@ uint64_t mp_attr_recursion_misses(struct mp_attr *a, struct cJSON *by)
 	struct bpf_program *p;
 	uint64_t total = 0;
 
+	if (!a->skel)
+		return 0;
 	bpf_object__for_each_program(p, a->skel->obj) {
 		struct bpf_prog_info info = { 0 };
 		__u32 len = sizeof(info);

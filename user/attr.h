@@ -86,9 +86,10 @@ struct mp_attr;
 
 /*
  * Plan hooks for the running kernel, load and attach. A hook the kernel lacks
- * is recorded as missing, never fatal. Returns 0 and *out (owned by the
- * caller, freed by mp_attr_stop), or -errno with a reason in err when nothing
- * could be loaded (no BTF, not root, BPF refused).
+ * is recorded as missing, never fatal; when no program can run at all (no
+ * BTF, BPF refused) the session polls the cgroup's files alone and err says
+ * why (err is "" otherwise). Returns 0 and *out (owned by the caller, freed
+ * by mp_attr_stop), or -ENOMEM.
  */
 int mp_attr_start(const struct mp_attr_opts *opts, struct mp_attr **out,
 		  char *err, size_t errlen);

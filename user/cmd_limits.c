@@ -211,13 +211,15 @@ static int print_features(const struct mp_host *h, const char *format, const cha
 
 	ret = mp_attr_start(&ao, &a, err, sizeof(err));
 	cJSON_AddStringToObject(doc, "kernel_release", h->kernel_release);
-	cJSON_AddStringToObject(doc, "btf", a ? mp_attr_btf_source(a) : "");
+	cJSON_AddStringToObject(doc, "btf", a && !err[0] ? mp_attr_btf_source(a) : "");
 	cJSON_AddNumberToObject(doc, "module_btf_files", module_btf_count());
 	cJSON_AddBoolToObject(doc, "kprobes",
 			      access("/sys/bus/event_source/devices/kprobe", F_OK) == 0);
 	cJSON_AddStringToObject(doc, "cgroup_mode", mp_cg_mode_name(h->cg_mode));
-	if (!a)
+	if (err[0]) {
 		cJSON_AddStringToObject(doc, "error", err);
+		fprintf(stderr, "memprobe limits: %s\n", err);
+	}
 	plan = cJSON_AddArrayToObject(doc, "plan");
 	cats = cJSON_AddObjectToObject(doc, "categories");
 	for (int c = 0; a && c < MP_NR_CONCERNS; c++) {
@@ -244,7 +246,8 @@ static int print_features(const struct mp_host *h, const char *format, const cha
 		cJSON_AddItemToObject(o, "rungs", rungs);
 		cJSON_AddItemToArray(plan, o);
 	}
-	for (int k = 0; a && k < MP_NR_CATS; k++)
+	/* without BTF nothing tells which items the kernel keeps */
+	for (int k = 0; a && !err[0] && k < MP_NR_CATS; k++)
 		cJSON_AddBoolToObject(cats, mp_cat_names[k], mp_attr_cat_available(a, k, NULL));
 	mp_attr_stop(a);
 
@@ -254,7 +257,7 @@ static int print_features(const struct mp_host *h, const char *format, const cha
 		const cJSON *it, *r;
 
 		printf("kernel          %s\n", cJSON_GetObjectItem(doc, "kernel_release")->valuestring);
-		printf("BTF             %s\n", a ? cJSON_GetObjectItem(doc, "btf")->valuestring : err);
+		printf("BTF             %s\n", err[0] ? err : cJSON_GetObjectItem(doc, "btf")->valuestring);
 		printf("module BTF      %d files\n", module_btf_count());
 		printf("kprobes         %s\n", cJSON_IsTrue(cJSON_GetObjectItem(doc, "kprobes")) ?
 		       "yes" : "no");
@@ -269,7 +272,7 @@ static int print_features(const struct mp_host *h, const char *format, const cha
 				       cJSON_GetObjectItem(r, "label")->valuestring,
 				       cJSON_GetObjectItem(r, "status")->valuestring);
 		}
-		if (a) {
+		if (a && !err[0]) {
 			printf("\nmemory.stat categories kept per memcg:");
 			cJSON_ArrayForEach(it, cats)
 				printf(" %s%s", cJSON_IsTrue(it) ? "" : "-", it->string);

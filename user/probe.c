@@ -867,12 +867,13 @@ int mp_cmd_probe(int argc, char **argv)
 			.btf_path = o.btf_path, .cg = &target,
 		};
 
-		if (mp_cgroup_id(&target, &ao.target_cgid) == 0 &&
-		    mp_attr_start(&ao, &sn.attr, errbuf, sizeof(errbuf)) == 0)
-			errbuf[0] = '\0';
-		else
+		if (mp_cgroup_id(&target, &ao.target_cgid) ||
+		    mp_attr_start(&ao, &sn.attr, errbuf, sizeof(errbuf)))
 			fprintf(stderr, "memprobe probe: attribution off: %s\n",
 				errbuf[0] ? errbuf : "cannot get the target's cgroup id");
+		else if (errbuf[0]) /* no BPF: the cgroup's files only */
+			fprintf(stderr, "memprobe probe: %s; polling the cgroup's files instead\n",
+				errbuf);
 	}
 
 	{

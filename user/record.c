@@ -646,6 +646,9 @@ int mp_cmd_record(int argc, char **argv)
 		    mp_attr_start(&ao, &r.attr, errbuf, sizeof(errbuf)))
 			fprintf(stderr, "memprobe record: attribution off: %s\n",
 				errbuf[0] ? errbuf : "cannot get the cgroup's id");
+		else if (errbuf[0]) /* no BPF: the cgroup's files only */
+			fprintf(stderr, "memprobe record: %s; polling the cgroup's files instead\n",
+				errbuf);
 	}
 	if (r.o.cmd && (ret = start_command(&r, &go_fd, &ee_fd))) {
 		fprintf(stderr, "memprobe record: cannot start %s: %s\n", r.o.cmd[0], strerror(-ret));

@@ -217,14 +217,24 @@ cJSON *mp_report_attribution(const struct mp_attr_input *in)
 	if (!in->ksyms)
 		cJSON_AddItemToArray(missing, cJSON_CreateString(
 			"kernel paths: /proc/kallsyms unreadable, stacks left unsymbolized"));
+	/* a category is measured when the kernel keeps it and, where no hook
+	 * sees it, when the cgroup's memory.stat shows it */
+	bool avail[MP_NR_CATS];
 	for (int k = 0; k < MP_NR_CATS; k++) {
 		const char *item;
 		char buf[200];
 
-		if (mp_attr_cat_available(in->attr, k, &item))
+		avail[k] = mp_attr_cat_available(in->attr, k, &item);
+		if (avail[k] && mp_attr_cat_polled(in->attr, k) && !(g->have_stat && g->stat.have[k])) {
+			avail[k] = false;
+			snprintf(buf, sizeof(buf), "%s: no hook sees it and this cgroup's memory.stat "
+				 "has no such key", mp_cat_names[k]);
+		} else if (!avail[k]) {
+			snprintf(buf, sizeof(buf), "%s: this kernel keeps no per-memcg count (no %s)",
+				 mp_cat_names[k], item);
+		} else {
 			continue;
-		snprintf(buf, sizeof(buf), "%s: this kernel keeps no per-memcg count (no %s)",
-			 mp_cat_names[k], item);
+		}
 		cJSON_AddItemToArray(missing, cJSON_CreateString(buf));
 	}
 	cJSON_AddItemToObject(a, "attribution_missing", missing);
@@ -235,10 +245,9 @@ cJSON *mp_report_attribution(const struct mp_attr_input *in)
 	for (int k = 0; k < MP_NR_CATS; k++) {
 		o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "name", mp_cat_names[k]);
-		cJSON_AddBoolToObject(o, "available", mp_attr_cat_available(in->attr, k, NULL));
-		if (mp_attr_cat_polled(in->attr, k))
-			cJSON_AddStringToObject(o, "source", g->have_stat && g->stat.have[k] ?
-						"memory.stat" : "none");
+		cJSON_AddBoolToObject(o, "available", avail[k]);
+		if (mp_attr_cat_polled(in->attr, k) && avail[k])
+			cJSON_AddStringToObject(o, "source", "memory.stat");
 		mp_json_add_s64(o, "growth_bytes", cat[k]);
 		if (in->retained)
 			mp_json_add_s64(o, "retained_bytes", ret[k]);
@@ -254,7 +263,7 @@ cJSON *mp_report_attribution(const struct mp_attr_input *in)
 		}
 	}
 	/* kmem that no itemised category explains */
-	bool have_kernel = mp_attr_cat_available(in->attr, MP_CAT_KERNEL, NULL);
+	bool have_kernel = avail[MP_CAT_KERNEL];
 	o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "name", "kernel_other");
 	cJSON_AddBoolToObject(o, "available", have_kernel);
@@ -284,7 +293,11 @@ cJSON *mp_report_attribution(const struct mp_attr_input *in)
 					"memory.stat pgfault" : "none");
 	}
 	mp_json_add_u64(o, "total", faults);
-	if (in->allocated_bytes && in->probe_pid) {
+	if (in->allocated_bytes && in->probe_pid && hooks[MP_CONCERN_FAULTS].polled) {
+		/* the cgroup's total only: the probe's own share is not known */
+		cJSON_AddNullToObject(o, "probe");
+		cJSON_AddNullToObject(o, "probe_per_gib_allocated");
+	} else if (in->allocated_bytes && in->probe_pid) {
 		uint64_t pf = 0;
 
 		for (size_t i = 0; i < g->ntasks; i++)
@@ -327,7 +340,13 @@ cJSON *mp_report_attribution(const struct mp_attr_input *in)
 	o = cJSON_AddObjectToObject(a, "page_alloc");
 	const char *kind[2] = { "user_pages_by_order", "kernel_pages_by_order" };
 	for (int u = 0; u < 2; u++) {
-		cJSON *ord = cJSON_AddArrayToObject(o, kind[u]);
+		cJSON *ord;
+
+		if (!hooks[MP_CONCERN_ALLOC].hook[0]) { /* not counted, not zero */
+			cJSON_AddNullToObject(o, kind[u]);
+			continue;
+		}
+		ord = cJSON_AddArrayToObject(o, kind[u]);
 		for (int i = 0; i <= MP_MAX_ORDER; i++)
 			cJSON_AddItemToArray(ord, mp_json_u64(g->totals.alloc_pages_by_order[u][i]));
 	}
@@ -576,7 +595,10 @@ void mp_report_attribution_text(const cJSON *a, FILE *f)
 
 	fputs("\nKernel paths (kernel page allocations with a stack, net of frees):\n", f);
 	if (cJSON_GetArraySize(cJSON_GetObjectItem(a, "kernel_paths")) == 0)
-		fputs("  none recorded (no kernel page allocation in the target, or --stack-sample 0)\n", f);
+		fputs(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(a, "page_alloc"),
+						       "kernel_pages_by_order")) ?
+		      "  none recorded (no page allocation hook)\n" :
+		      "  none recorded (no kernel page allocation in the target, or --stack-sample 0)\n", f);
 	cJSON_ArrayForEach(it, cJSON_GetObjectItem(a, "kernel_paths")) {
 		fprintf(f, "  %-20s %12s net, %s allocated\n", jstr(it, "path"),
 			mp_fmt_sbytes(jnum(it, "bytes"), b1, sizeof(b1)),
