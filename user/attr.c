@@ -688,7 +688,8 @@ int mp_attr_rung(const struct mp_attr *a, int concern, int i, const char **kind,
 	return 0;
 }
 
-const char *mp_attr_btf_check(const char *path, char *problem, size_t n)
+/* NULL when path will do as --btf; else the problem in problem and the fix. */
+static const char *btf_check(const char *path, char *problem, size_t n)
 {
 	struct btf *btf;
 	struct stat st;
@@ -714,6 +715,17 @@ const char *mp_attr_btf_check(const char *path, char *problem, size_t n)
 		return "give the running kernel's vmlinux BTF";
 	}
 	return NULL;
+}
+
+int mp_attr_btf_opt(const char *cmd, const char *path)
+{
+	char problem[128];
+	const char *fix = btf_check(path, problem, sizeof(problem));
+
+	if (!fix)
+		return 0;
+	fprintf(stderr, "memprobe %s: --btf %s: %s; %s\n", cmd, path, problem, fix);
+	return MP_EXIT_USAGE;
 }
 
 const char *mp_attr_btf_source(const struct mp_attr *a)

@@ -107,10 +107,11 @@ const struct mp_hook *mp_attr_hooks(const struct mp_attr *a);
 int mp_attr_rung(const struct mp_attr *a, int concern, int i, const char **kind,
 		 const char **label, const char **why_not, bool *used);
 
-/* Can --btf take path: a file libbpf parses as BTF (raw, or an ELF with
- * .BTF) holding a kernel's types? Parses it. NULL when it can; else the
- * problem is written to problem and the fix returned (a static string). */
-const char *mp_attr_btf_check(const char *path, char *problem, size_t n);
+/* The --btf option of command cmd: 0 when path will do (libbpf parses it as
+ * BTF, raw or an ELF's .BTF, and it holds a kernel's functions), else one
+ * line on stderr ("memprobe CMD: --btf PATH: problem; fix") and
+ * MP_EXIT_USAGE. Parses the file. */
+int mp_attr_btf_opt(const char *cmd, const char *path);
 
 /* Where the BTF used for CO-RE came from: a path. */
 const char *mp_attr_btf_source(const struct mp_attr *a);

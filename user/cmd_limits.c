@@ -317,17 +317,11 @@ int mp_cmd_limits(int argc, char **argv)
 		case 'p': pid = optarg; break;
 		case 'f': format = optarg; break;
 		case 'F': features = true; break;
-		case 'B': {
-			char problem[128];
-			const char *fix = mp_attr_btf_check(optarg, problem, sizeof(problem));
-
-			if (fix) {
-				fprintf(stderr, "memprobe limits: --btf %s: %s; %s\n", optarg, problem, fix);
-				return MP_EXIT_USAGE;
-			}
+		case 'B':
+			if ((ret = mp_attr_btf_opt("limits", optarg)))
+				return ret;
 			btf = optarg;
 			break;
-		}
 		case 'h': usage(stdout); return 0;
 		default:
 			fprintf(stderr, "memprobe limits: unknown option or missing value '%s'; "

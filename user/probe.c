@@ -681,17 +681,11 @@ static int parse_opts(int argc, char **argv, struct probe_opts *o)
 			o->threads = (int)v;
 			break;
 		case 'P': o->populate = true; break;
-		case 'B': {
-			char problem[128], fmt[160];
-			const char *fix = mp_attr_btf_check(optarg, problem, sizeof(problem));
-
-			if (fix) {
-				snprintf(fmt, sizeof(fmt), "--btf %%s: %s", problem);
-				return bad(fmt, optarg, fix);
-			}
+		case 'B':
+			if ((ret = mp_attr_btf_opt("probe", optarg)))
+				return ret;
 			o->btf_path = optarg;
 			break;
-		}
 		case 'h': usage(stdout); return -1;
 		default:
 			return bad("unknown option or missing value '%s'", mp_bad_option(argv, optbuf, sizeof(optbuf)),

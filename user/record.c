@@ -213,17 +213,11 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 					   "give a descriptor memprobe inherits, such as 3 with 3>file");
 			o->ready_fd = (int)v;
 			break;
-		case 'B': {
-			char problem[128], fmt[160];
-			const char *fix = mp_attr_btf_check(optarg, problem, sizeof(problem));
-
-			if (fix) {
-				snprintf(fmt, sizeof(fmt), "--btf %%s: %s", problem);
-				return bad(fmt, optarg, fix);
-			}
+		case 'B':
+			if ((ret = mp_attr_btf_opt("record", optarg)))
+				return ret;
 			o->btf_path = optarg;
 			break;
-		}
 		case 'h': usage(stdout); return -1;
 		default:
 			return bad("unknown option or missing value '%s'", mp_bad_option(argv, optbuf, sizeof(optbuf)),
