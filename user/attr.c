@@ -165,6 +165,7 @@ struct mp_attr {
 	char why_not[MP_NR_CONCERNS][MAX_RUNGS][64];
 	char btf_source[128];
 	bool judged_all;
+	bool btf_custom;                 /* the BTF is --btf's file */
 	char no_bpf[64];                 /* why no program can run: only polling */
 	bool have_cg;
 	struct mp_cgroup cg;             /* for polled concerns */
@@ -404,7 +405,8 @@ static void judge(struct mp_attr *a, const struct kfacts *k, int c, int i)
 			return;
 		}
 	for (int j = 0; j < rung_nprogs(r) && !ret; j++) {
-		if (prog_kind(r, j) == FENTRY)
+		/* ids from a --btf file are not the kernel's: the load decides */
+		if (prog_kind(r, j) == FENTRY && !a->btf_custom)
 			ret = probe_fentry(k->fn_id[c][i][j]);
 		else if (prog_kind(r, j) == KPROBE)
 			ret = probe_kprobe(r->fn[j]);
@@ -443,7 +445,8 @@ static void plan(struct mp_attr *a, const struct kfacts *k, bool all)
 			if (a->chosen[c] >= 0)
 				continue;
 			snprintf(tried + strlen(tried), sizeof(tried) - strlen(tried), "%s%s %s: %s",
-				 tried[0] ? "; " : "", kind_names[l->rungs[i].kind], l->rungs[i].fn[0],
+				 tried[0] ? "; " : "", kind_names[l->rungs[i].kind],
+				 l->rungs[i].fn[0] ? l->rungs[i].fn[0] : "cgroup files",
 				 a->why_not[c][i]);
 		}
 		if (a->no_bpf[0])
@@ -457,15 +460,19 @@ static void plan(struct mp_attr *a, const struct kfacts *k, bool all)
 	}
 }
 
+/* Load the chosen rungs' programs only. A program can serve two rungs
+ * (fentry __mod_memcg_lruvec_state): all off first, then the chosen on. */
 static void set_autoload(struct mp_attr *a)
 {
-	for (int c = 0; c < MP_NR_CONCERNS; c++) {
-		const struct ladder *l = &ladders[c];
+	struct bpf_program *p;
 
-		for (int i = 0; i < MAX_RUNGS && l->rungs[i].label; i++)
-			for (int j = 0; j < rung_nprogs(&l->rungs[i]); j++)
-				bpf_program__set_autoload(rung_prog(a->skel, &l->rungs[i], j),
-							  i == a->chosen[c]);
+	bpf_object__for_each_program(p, a->skel->obj)
+		bpf_program__set_autoload(p, false);
+	for (int c = 0; c < MP_NR_CONCERNS; c++) {
+		const struct rung *r = a->chosen[c] >= 0 ? &ladders[c].rungs[a->chosen[c]] : NULL;
+
+		for (int j = 0; r && j < rung_nprogs(r); j++)
+			bpf_program__set_autoload(rung_prog(a->skel, r, j), true);
 	}
 }
 
@@ -511,6 +518,7 @@ static int load_btf(struct mp_attr *a, const struct mp_attr_opts *o, struct kfac
 		/* tp_btf and fentry need the kernel's own BTF, wherever libbpf finds it */
 		k->kernel_btf = access("/sys/kernel/btf/vmlinux", R_OK) == 0;
 		snprintf(a->btf_source, sizeof(a->btf_source), "%s", o->btf_path);
+		a->btf_custom = true;
 	} else {
 		btf = btf__load_vmlinux_btf();
 		if (!btf) {
@@ -585,8 +593,11 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 	libbpf_set_print(quiet_print);
 	a->ncpus = libbpf_num_possible_cpus();
 	denied(NULL); /* a word that names nothing is a typo: say so */
+	if (errlen)
+		err[0] = '\0';
 	if (load_btf(a, o, &k, err, errlen))
-		snprintf(a->no_bpf, sizeof(a->no_bpf), "no BTF (give --btf FILE)");
+		snprintf(a->no_bpf, sizeof(a->no_bpf), "%s", o->btf_path ? "--btf file unreadable" :
+			 "no BTF (give --btf FILE)");
 	a->judged_all = o->judge_all_rungs;
 	plan(a, &k, o->judge_all_rungs);
 	memcpy(a->cat_ok, k.cat, sizeof(a->cat_ok));
@@ -665,6 +676,8 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 					snprintf(a->hooks[c].missing, sizeof(a->hooks[c].missing),
 						 "%s: attach failed on %s: %s", r->label, r->fn[j],
 						 strerror(errno));
+					snprintf(a->why_not[c][i], sizeof(a->why_not[c][i]),
+						 "attach failed on %s: %s", r->fn[j], strerror(errno));
 					/* half a rung would count half the events */
 					while (a->nlinks > first)
 						bpf_link__destroy(a->links[--a->nlinks]);
@@ -858,7 +871,11 @@ static void snap_stat(struct mp_attr *a, struct mp_attr_snap *s)
 		want |= a->cat_polled[k];
 	if (!a->have_cg || !want)
 		return;
-	for (int tries = 0; tries < 50; tries++) {
+	/* a hierarchy's root: its usage is not memory.stat's sum (v2: MemTotal -
+	 * MemAvailable; v1: no kmem), nothing to wait for */
+	bool root = !strcmp(a->cg.dir, a->cg.mount);
+
+	for (int tries = 0; tries < (root ? 1 : 50); tries++) {
 		uint64_t usage, sum = 0, tol;
 
 		s->have_stat = mp_cgroup_stat("", &a->cg, &s->stat) == 0;
