@@ -590,6 +590,7 @@ test_hooks() {
 	check "poll: anon from memory.stat" [ "$(jqv "$out" '.attribution.categories[] | select(.name == "anon") | .source')" = memory.stat ]
 	check "poll: the report says page allocation has no hook" eval 'jq -e ".attribution.attribution_missing | map(startswith(\"page allocation: no usable hook\")) | any" "$out" > /dev/null'
 	probe_figures poll "$out"
+	check "poll: OOM kills counted from the cgroup's counter, not listed" [ "$(jqv "$out" '[.workload_oom_kills, .workload_oom_kill_count] | tostring')" = "[null,0]" ]
 	# a word that names no hook is a typo: one line says so, the run goes on
 	MEMPROBE_DENY_HOOKS=tp_bft "$MEMPROBE" probe --limit 64M -o /dev/null 2> "$TMP/deny.err"
 	check "deny: an unknown word is named on stderr" grep -q "MEMPROBE_DENY_HOOKS: 'tp_bft' names no hook" "$TMP/deny.err"

@@ -755,6 +755,7 @@ int mp_cmd_probe(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal };
 	char name[64], errbuf[256] = "", b1[32], b2[32];
 	bool target_created = false;
+	uint64_t target_oom0 = 0;
 	cJSON *doc = NULL;
 	struct mp_out out = { 0 };
 	int ret;
@@ -870,6 +871,7 @@ int mp_cmd_probe(int argc, char **argv)
 				errbuf);
 	}
 
+	target_oom0 = mp_cgroup_oom_kills(&target);
 	{
 		struct mp_probe_cfg cfg = {
 			.chunk = o.chunk, .margin = o.margin, .thp = o.thp,
@@ -896,18 +898,32 @@ int mp_cmd_probe(int argc, char **argv)
 		/* OOM kills in the target while the probe ran: the probe's own, or
 		 * (what must not happen) the workload's */
 		struct oom_list ol = { .probe_pid = res.child_pid };
-		cJSON *arr = cJSON_AddArrayToObject(doc, "workload_oom_kills");
+		const struct mp_hook *oh = sn.attr ? &mp_attr_hooks(sn.attr)[MP_CONCERN_OOM] : NULL;
 
-		if (sn.attr)
+		if (!oh || !oh->hook[0] || oh->polled) {
+			/* no oom:mark_victim: the target's counter, the probe's own
+			 * kill taken out, and no names */
+			uint64_t n = mp_cgroup_oom_kills(&target) - target_oom0;
+
+			n -= n && res.oom_killed;
+			cJSON_AddNullToObject(doc, "workload_oom_kills");
+			mp_json_add_u64(doc, "workload_oom_kill_count", n);
+			if (n)
+				fprintf(stderr, "memprobe probe: the OOM killer killed %" PRIu64 " process(es) "
+					"in the target while the probe ran\n", n);
+		} else {
+			cJSON *arr = cJSON_AddArrayToObject(doc, "workload_oom_kills");
+
 			mp_attr_poll_oom(sn.attr, 0, collect_oom, &ol);
-		for (int i = 0; i < ol.n; i++) {
-			cJSON *e = cJSON_CreateObject();
+			for (int i = 0; i < ol.n; i++) {
+				cJSON *e = cJSON_CreateObject();
 
-			cJSON_AddNumberToObject(e, "pid", ol.ev[i].pid);
-			cJSON_AddStringToObject(e, "comm", ol.ev[i].comm);
-			cJSON_AddItemToArray(arr, e);
-			fprintf(stderr, "memprobe probe: the OOM killer killed %s[%u] in the target "
-				"while the probe ran\n", ol.ev[i].comm, ol.ev[i].pid);
+				cJSON_AddNumberToObject(e, "pid", ol.ev[i].pid);
+				cJSON_AddStringToObject(e, "comm", ol.ev[i].comm);
+				cJSON_AddItemToArray(arr, e);
+				fprintf(stderr, "memprobe probe: the OOM killer killed %s[%u] in the target "
+					"while the probe ran\n", ol.ev[i].comm, ol.ev[i].pid);
+			}
 		}
 	}
 	{
