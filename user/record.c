@@ -270,10 +270,15 @@ static int take_sample(struct rec *r)
 	if (r->attr && !mp_attr_totals(r->attr, &t)) {
 		uint64_t dt = s.t_ms > r->t_prev_ms ? s.t_ms - r->t_prev_ms : 1;
 
+		uint64_t faults = t.faults;
+
+		/* no fault hook: memory.stat's pgfault, the cgroup's count */
+		if (mp_attr_hooks(r->attr)[MP_CONCERN_FAULTS].polled)
+			faults = s.stat.have_pgfault ? s.stat.pgfault : r->faults_prev;
 		for (int k = 0; k < MP_NR_CATS; k++)
 			s.bpf_growth[k] = t.charge_bytes[k] - r->start.totals.charge_bytes[k];
-		s.faults_per_sec = r->nsamples ? (t.faults - r->faults_prev) * 1000 / dt : 0;
-		r->faults_prev = t.faults;
+		s.faults_per_sec = r->nsamples ? (faults - r->faults_prev) * 1000 / dt : 0;
+		r->faults_prev = faults;
 	}
 	r->t_prev_ms = s.t_ms;
 	if (r->nsamples == r->cap) {
@@ -396,7 +401,9 @@ static cJSON *sample_json(const struct rec *r, const struct sample *s)
 		if (s->stat.have[k])
 			mp_json_add_u64(st, mp_cat_names[k], s->stat.bytes[k]);
 	cJSON_AddItemToObject(o, "stat", st);
-	if (r->attr) {
+	/* BPF's figures only where a memcg hook counted them */
+	if (r->attr && !mp_attr_hooks(r->attr)[MP_CONCERN_MEMCG].polled &&
+	    mp_attr_hooks(r->attr)[MP_CONCERN_MEMCG].hook[0]) {
 		for (int k = 0; k < MP_NR_CATS; k++)
 			mp_json_add_s64(bg, mp_cat_names[k], s->bpf_growth[k]);
 		cJSON_AddItemToObject(o, "bpf_growth", bg);
@@ -436,12 +443,15 @@ static cJSON *build_report(struct rec *r, struct mp_ksyms *ks)
 		cJSON_AddItemToObject(doc, "host", mp_host_json(&r->host));
 	}
 
+	bool memcg_hooked = r->attr && !mp_attr_hooks(r->attr)[MP_CONCERN_MEMCG].polled &&
+			    mp_attr_hooks(r->attr)[MP_CONCERN_MEMCG].hook[0];
+
 	o = cJSON_AddObjectToObject(doc, "category_sources");
 	for (int k = 0; k < MP_NR_CATS; k++)
 		cJSON_AddStringToObject(o, mp_cat_names[k],
 					first && first->stat.have[k] ?
 					(r->cg.version == 1 ? "kernel (v1 files)" : "memory.stat") :
-					"bpf_growth only");
+					memcg_hooked ? "bpf_growth only" : "none");
 
 	o = cJSON_AddObjectToObject(doc, "peak");
 	if (peak) {
