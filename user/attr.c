@@ -48,18 +48,11 @@ static const char *const kind_names[] = {
 };
 
 struct rung {
-	enum rung_kind kind;   /* of its first program */
+	enum rung_kind kind;
 	const char *label;     /* how the report names it */
 	const char *fn[2];     /* tracepoints or kernel functions; POLL: none */
 	size_t prog[2];        /* offsetof(struct memprobe_bpf, progs.X) */
-	int kind2_plus1;       /* the second program's kind + 1; 0: the same */
 };
-
-/* The kind of a rung's program j. */
-static enum rung_kind prog_kind(const struct rung *r, int j)
-{
-	return j == 1 && r->kind2_plus1 ? (enum rung_kind)(r->kind2_plus1 - 1) : r->kind;
-}
 
 #define MAX_RUNGS 6
 #define PROG(x) offsetof(struct memprobe_bpf, progs.x)
@@ -101,25 +94,16 @@ static const struct ladder {
 		{ RAW_TP, "raw tracepoint oom:mark_victim", { "mark_victim" }, { PROG(raw_tp_mark_victim) } },
 		{ POLL, "polling the cgroup's oom_kill counter (no victim names)" },
 	} },
-	/*
-	 * fentry first, against the rule: the memcg tracepoints (6.13+) pass
-	 * byte-sized items (slab, percpu) rounded to pages, which misstates slab
-	 * by up to 16% (7.2, 1000 threads); the functions see bytes. 7.3 has
-	 * no __mod_memcg_state: the lruvec half (slab) by fentry still.
-	 */
 	[MP_CONCERN_MEMCG] = { "memcg stat updates", {
-		{ FENTRY, "fentry __mod_memcg_state + __mod_memcg_lruvec_state",
-		  { "__mod_memcg_state", "__mod_memcg_lruvec_state" },
-		  { PROG(fentry_mod_memcg_state), PROG(fentry_mod_memcg_lruvec_state) } },
-		{ TP_BTF, "tracepoint memcg:mod_memcg_state + fentry __mod_memcg_lruvec_state",
-		  { "mod_memcg_state", "__mod_memcg_lruvec_state" },
-		  { PROG(tp_mod_memcg_state), PROG(fentry_mod_memcg_lruvec_state) }, FENTRY + 1 },
 		{ TP_BTF, "tracepoint memcg:mod_memcg_state + mod_memcg_lruvec_state",
 		  { "mod_memcg_state", "mod_memcg_lruvec_state" },
 		  { PROG(tp_mod_memcg_state), PROG(tp_mod_memcg_lruvec_state) } },
 		{ RAW_TP, "raw tracepoint memcg:mod_memcg_state + mod_memcg_lruvec_state",
 		  { "mod_memcg_state", "mod_memcg_lruvec_state" },
 		  { PROG(raw_tp_mod_memcg_state), PROG(raw_tp_mod_memcg_lruvec_state) } },
+		{ FENTRY, "fentry __mod_memcg_state + __mod_memcg_lruvec_state",
+		  { "__mod_memcg_state", "__mod_memcg_lruvec_state" },
+		  { PROG(fentry_mod_memcg_state), PROG(fentry_mod_memcg_lruvec_state) } },
 		{ KPROBE, "kprobe __mod_memcg_state + __mod_memcg_lruvec_state",
 		  { "__mod_memcg_state", "__mod_memcg_lruvec_state" },
 		  { PROG(kprobe_mod_memcg_state), PROG(kprobe_mod_memcg_lruvec_state) } },
@@ -258,7 +242,7 @@ static void learn_kernel(const struct btf *btf, struct kfacts *k)
 			for (int i = 0; i < MAX_RUNGS && ladders[c].rungs[i].label; i++) {
 				const struct rung *r = &ladders[c].rungs[i];
 				for (int j = 0; j < rung_nprogs(r); j++) {
-					bool want_tp = prog_kind(r, j) == TP_BTF || prog_kind(r, j) == RAW_TP;
+					bool want_tp = r->kind == TP_BTF || r->kind == RAW_TP;
 
 					if (want_tp == tp && !strcmp(tp ? name + 10 : name, r->fn[j]))
 						k->fn_id[c][i][j] = id;
@@ -288,7 +272,7 @@ static bool names_rung(const char *w, const struct rung *r)
 {
 	const char *colon = strchr(w, ':');
 
-	if (!strcmp(w, kind_names[r->kind]) || (r->kind2_plus1 && !strcmp(w, kind_names[prog_kind(r, 1)])))
+	if (!strcmp(w, kind_names[r->kind]))
 		return true;
 	for (int j = 0; j < rung_nprogs(r); j++)
 		if (!strcmp(colon ? colon + 1 : w, r->fn[j]))
@@ -400,17 +384,17 @@ static void judge(struct mp_attr *a, const struct kfacts *k, int c, int i)
 			return;
 		}
 	for (int j = 0; j < rung_nprogs(r); j++)
-		if ((prog_kind(r, j) == TP_BTF || prog_kind(r, j) == FENTRY) && !k->kernel_btf) {
+		if ((r->kind == TP_BTF || r->kind == FENTRY) && !k->kernel_btf) {
 			snprintf(why, n, "needs the kernel's own BTF");
 			return;
 		}
 	for (int j = 0; j < rung_nprogs(r) && !ret; j++) {
 		/* ids from a --btf file are not the kernel's: the load decides */
-		if (prog_kind(r, j) == FENTRY && !a->btf_custom)
+		if (r->kind == FENTRY && !a->btf_custom)
 			ret = probe_fentry(k->fn_id[c][i][j]);
-		else if (prog_kind(r, j) == KPROBE)
+		else if (r->kind == KPROBE)
 			ret = probe_kprobe(r->fn[j]);
-		if (ret == -ENOENT && prog_kind(r, j) == KPROBE &&
+		if (ret == -ENOENT && r->kind == KPROBE &&
 		    access("/sys/bus/event_source/devices/kprobe", F_OK))
 			snprintf(why, n, "no kprobes in this kernel");
 		else if (ret)
@@ -490,8 +474,8 @@ static int open_skel(struct mp_attr *a, const struct mp_attr_opts *o, const stru
 	if (a->chosen[MP_CONCERN_MEMCG] >= 0) {
 		const struct rung *r = &ladders[MP_CONCERN_MEMCG].rungs[a->chosen[MP_CONCERN_MEMCG]];
 
-		a->skel->rodata->state_val_in_pages = prog_kind(r, 0) == TP_BTF || prog_kind(r, 0) == RAW_TP;
-		a->skel->rodata->lruvec_val_in_pages = prog_kind(r, 1) == TP_BTF || prog_kind(r, 1) == RAW_TP;
+		a->skel->rodata->state_val_in_pages = r->kind == TP_BTF || r->kind == RAW_TP;
+		a->skel->rodata->lruvec_val_in_pages = r->kind == TP_BTF || r->kind == RAW_TP;
 	}
 	a->skel->rodata->gfp_account = k->gfp_account;
 	a->skel->rodata->mark_victim_has_task = k->mark_victim_has_task;
@@ -564,21 +548,34 @@ static void polled_cats(struct mp_attr *a)
 	int m = a->chosen[MP_CONCERN_MEMCG];
 	enum rung_kind kd = m >= 0 ? ladders[MP_CONCERN_MEMCG].rungs[m].kind : POLL;
 	bool clone = (kd == FENTRY || kd == KPROBE) && kallsyms_has("__mod_memcg_state.part");
+	/* the memcg tracepoints (6.13+) pass byte-sized items rounded to pages
+	 * (slab_unreclaimable 8200192 for the kernel's 9754424, 1000 threads on
+	 * 7.2): where memory.stat has the key (v2), the total is taken there */
+	bool rounded = kd == TP_BTF || kd == RAW_TP;
+	struct mp_cg_stat st = { 0 };
+	char cl[96] = "", rd[96] = "";
 
-	char names[96] = "";
-
+	if (rounded && a->have_cg)
+		mp_cgroup_stat("", &a->cg, &st);
 	for (int k = 0; k < MP_NR_CATS; k++) {
 		bool by_clone = clone && a->cat_ok[k] && !strcmp(cat_items[k].type, "memcg_stat_item");
+		bool by_round = rounded && st.have[k] && (k == MP_CAT_SLAB_RECLAIMABLE ||
+			k == MP_CAT_SLAB_UNRECLAIMABLE || k == MP_CAT_PERCPU);
+		char *l = by_clone ? cl : rd;
 
-		a->cat_polled[k] = a->hooks[MP_CONCERN_MEMCG].polled || by_clone;
-		if (by_clone)
-			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
-				 names[0] ? ", " : "", mp_cat_names[k]);
+		a->cat_polled[k] = a->hooks[MP_CONCERN_MEMCG].polled || by_clone || by_round;
+		if (by_clone || by_round)
+			snprintf(l + strlen(l), sizeof(cl) - strlen(l), "%s%s", l[0] ? ", " : "",
+				 mp_cat_names[k]);
 	}
-	if (names[0])
+	if (cl[0])
 		snprintf(a->hooks[MP_CONCERN_MEMCG].missing, sizeof(a->hooks[MP_CONCERN_MEMCG].missing),
 			 "%s: from memory.stat, no per-process split (__mod_memcg_state's body is "
-			 "the clone __mod_memcg_state.part.0 here, which no hook reaches)", names);
+			 "the clone __mod_memcg_state.part.0 here, which no hook reaches)", cl);
+	else if (rd[0])
+		snprintf(a->hooks[MP_CONCERN_MEMCG].missing, sizeof(a->hooks[MP_CONCERN_MEMCG].missing),
+			 "%s: totals from memory.stat, per-process shares approximate (the memcg "
+			 "tracepoints pass these byte counts rounded to pages)", rd);
 }
 
 int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
@@ -629,8 +626,8 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 				bool hit = false;
 
 				for (int j = 0; r && j < rung_nprogs(r); j++)
-					hit |= pass == 0 ? prog_kind(r, j) == FENTRY || prog_kind(r, j) == KPROBE
-							 : prog_kind(r, j) == TP_BTF;
+					hit |= pass == 0 ? r->kind == FENTRY || r->kind == KPROBE
+							 : r->kind == TP_BTF;
 				if (hit) {
 					snprintf(a->why_not[c][i], sizeof(a->why_not[c][i]),
 						 "failed to load: %s", strerror(-ret));
