@@ -459,7 +459,7 @@ mins=$(( ($(date +%s) - mt0 + 59) / 60 ))
 	echo "From \`memprobe limits --features --format json\` in each v2 guest: the rung"
 	echo "used per concern and, in parentheses, why the rungs before or after it cannot"
 	echo "be used (\"absent\": not in this kernel's BTF; \"refused\": the kernel said no"
-	echo "to a real attach)."
+	echo "to a real load or attach)."
 	echo
 	echo "| kernel | page faults | page allocation | page free | cgroup migrations | process names | OOM kills | memcg stat updates | memcg charge |"
 	echo "|---|---|---|---|---|---|---|---|---|"
