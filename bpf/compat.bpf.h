@@ -5,7 +5,7 @@
  * differences are handled where they arise: CO-RE existence checks on stat
  * items (IS_ITEM in memprobe.bpf.c: 5.10 lacks MEMCG_KMEM and a per-memcg
  * NR_PAGETABLE, 7.x MEMCG_VMALLOC), and read-only flags user space sets from
- * the kernel's BTF before load (state_val_in_pages, lruvec_val_in_pages: the 6.13+ memcg
+ * the kernel's BTF before load (memcg_val_in_pages: the 6.13+ memcg
  * tracepoints pass pages; have_task_btf: bpf_get_current_task_btf() since
  * 5.11; mark_victim_has_task: oom:mark_victim's task argument since 6.8).
  */

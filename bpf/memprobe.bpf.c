@@ -29,11 +29,9 @@ const volatile __u32 stack_sample_period = 1; /* 0: no kernel stacks */
 /*
  * memcg:mod_memcg_state and mod_memcg_lruvec_state (6.13+) pass val already
  * converted to pages (memcg_state_val_in_pages()); the functions hooked by
- * fentry/kprobe see the item's own unit (pages, KiB or bytes). One flag per
- * half: a kernel can have the tracepoint for one and fentry for the other.
+ * fentry/kprobe see the item's own unit (pages, KiB or bytes).
  */
-const volatile bool state_val_in_pages = true;
-const volatile bool lruvec_val_in_pages = true;
+const volatile bool memcg_val_in_pages = true;
 /* bpf_get_current_task_btf() exists (5.11+) */
 const volatile bool have_task_btf = true;
 /* __GFP_ACCOUNT, found by user space in BTF (an anonymous enum since 6.10). */
@@ -536,7 +534,7 @@ static __always_inline int on_memcg_stat(struct mem_cgroup *memcg, int item,
 		return 0;
 	if (btf ? !memcg_in_target_btf(memcg) : !memcg_in_target_probe(memcg))
 		return 0;
-	if (lruvec ? lruvec_val_in_pages : state_val_in_pages)
+	if (memcg_val_in_pages)
 		unit = page_size;
 	c = cpu_for_current(btf);
 	if (!c || cat >= MP_NR_CATS)

@@ -444,8 +444,8 @@ static void plan(struct mp_attr *a, const struct kfacts *k, bool all)
 	}
 }
 
-/* Load the chosen rungs' programs only. A program can serve two rungs
- * (fentry __mod_memcg_lruvec_state): all off first, then the chosen on. */
+/* Load the chosen rungs' programs only: all off, then the chosen on (the
+ * skeleton's programs, not the ladders, are what must all be covered). */
 static void set_autoload(struct mp_attr *a)
 {
 	struct bpf_program *p;
@@ -474,8 +474,7 @@ static int open_skel(struct mp_attr *a, const struct mp_attr_opts *o, const stru
 	if (a->chosen[MP_CONCERN_MEMCG] >= 0) {
 		const struct rung *r = &ladders[MP_CONCERN_MEMCG].rungs[a->chosen[MP_CONCERN_MEMCG]];
 
-		a->skel->rodata->state_val_in_pages = r->kind == TP_BTF || r->kind == RAW_TP;
-		a->skel->rodata->lruvec_val_in_pages = r->kind == TP_BTF || r->kind == RAW_TP;
+		a->skel->rodata->memcg_val_in_pages = r->kind == TP_BTF || r->kind == RAW_TP;
 	}
 	a->skel->rodata->gfp_account = k->gfp_account;
 	a->skel->rodata->mark_victim_has_task = k->mark_victim_has_task;
