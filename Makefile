@@ -99,3 +99,10 @@ $(BUILD)/bench/empty.bpf.o: bench/empty.bpf.c vmlinux/vmlinux.h | $(BUILD)/bench
 bench: $(BUILD)/memprobe $(BENCH_BINS)
 	/usr/bin/python3 bench/run.py
 .PHONY: bench
+
+# The soak (tests/soak.sh, docs/testing.md): 20 probes in a row of 1 GiB test
+# cgroups that a workload fills to 60%..95% and keeps growing through the
+# probe. Needs root; about 30 seconds. Not part of make check.
+soak: $(BUILD)/memprobe $(PROG_BINS)
+	@tests/soak.sh
+.PHONY: soak
