@@ -102,7 +102,7 @@ bench: $(BUILD)/memprobe $(BENCH_BINS)
 
 # The soak (tests/soak.sh, docs/testing.md): 20 probes in a row of 1 GiB test
 # cgroups that a workload fills to 60%..95% and keeps growing through the
-# probe. Needs root; about 30 seconds. Not part of make check.
+# probe. Needs root; about 20 seconds. Not part of make check.
 soak: $(BUILD)/memprobe $(PROG_BINS)
 	@tests/soak.sh
 .PHONY: soak
