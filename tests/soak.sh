@@ -43,6 +43,26 @@ abs_le() { is_int "$1" && is_int "$2" && [ "${1#-}" -le "$2" ]; }
 # a live process: kill -0 alone passes for a zombie
 alive() { kill -0 "$1" 2>/dev/null && [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
 
+# no_leftovers for what this run can have made. memprobe runs in our memory
+# cgroup and makes its cgroups under it (memprobe-target-*) or under the
+# target (memprobe-probe-*), so a leftover of ours is below own_memcg_dir.
+# no_leftovers itself also lists what other runs going on at the same time
+# have made in their own cgroups (their memprobe-target-*, memprobe-run-*,
+# and, as its loop has no braces, their memprobe-test-* too): named, not
+# counted.
+soak_no_leftovers() {
+	local own list mine others
+	own=$(own_memcg_dir)
+	list=$(no_leftovers) && return 0
+	list=$(printf '%s\n' "$list" | sed 's/^# left behind: //')
+	mine=$(printf '%s\n' "$list" | grep -F "$own/")
+	others=$(printf '%s\n' "$list" | grep -vF "$own/")
+	[ -n "$others" ] && echo "# not ours (another run's, outside $own): $(echo $others)"
+	[ -z "$mine" ] && return 0
+	echo "# left behind: $mine"
+	return 1
+}
+
 RUN_FAILS=0
 # expect DESCRIPTION CONDITION-COMMAND...: one assertion of the current run
 expect() {
@@ -96,6 +116,8 @@ for run in $(seq "$RUNS"); do
 	expect "probe exits 0 (rc $rc: $(head -c 300 "$err"))" [ "$rc" = 0 ]
 	expect "the workload (pid $pid) is alive" alive "$pid"
 	oom1=$(cg_oom_kills "$cg")
+	expect "the probe removed its cgroup ($(find "$cg" -mindepth 1 -type d | head -n 3))" \
+		[ -z "$(find "$cg" -mindepth 1 -type d)" ]
 	expect "the cgroup's oom_kill counter did not move ($oom0 -> $oom1)" [ "$oom0" = "$oom1" ]
 	# the rest reads the report: without one, one failure, not twenty
 	unexpl=? before=? alloc=? peak=? over=? wl=?
@@ -149,7 +171,7 @@ for run in $(seq "$RUNS"); do
 
 	kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
 	remove_cgroup "$cg"
-	expect "nothing left behind" no_leftovers
+	expect "nothing left behind" soak_no_leftovers
 
 	ROWS+=("$(printf '%3d %6s %9s %9s %9s %9s %9s %9s %7s %7s' "$run" "$pct" "$(mib "$before")" \
 		"$(mib "$alloc")" "$(mib "$peak")" "$(mib "$over")" "$(mib "$wl")" \
