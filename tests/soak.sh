@@ -57,7 +57,7 @@ soak_no_leftovers() {
 	list=$(printf '%s\n' "$list" | sed 's/^# left behind: //')
 	mine=$(printf '%s\n' "$list" | grep -F "$own/")
 	others=$(printf '%s\n' "$list" | grep -vF "$own/")
-	[ -n "$others" ] && echo "# not ours (another run's, outside $own): $(echo $others)"
+	[ -n "$others" ] && echo "# not ours (another run's, outside $own): $(printf "%s\n" "$others" | tr "\n" " ")"
 	[ -z "$mine" ] && return 0
 	echo "# left behind: $mine"
 	return 1
@@ -111,7 +111,7 @@ for run in $(seq "$RUNS"); do
 	"$MEMPROBE" probe --cgroup "$cg" --thp never --format json -o "$out" 2> "$err"
 	rc=$?
 	dur_ms=$((($(now_ns) - t0) / 1000000))
-	fill_ms=$(jqv "$out" '(.probe.fill_ns // 0) / 1000000 | floor' 2>/dev/null) || fill_ms=?
+	fill_ms=$(jqv "$out" '(.probe.fill_ns // 0) / 1000000 | floor' 2>/dev/null) || fill_ms="?"
 
 	expect "probe exits 0 (rc $rc: $(head -c 300 "$err"))" [ "$rc" = 0 ]
 	expect "the workload (pid $pid) is alive" alive "$pid"
@@ -120,7 +120,7 @@ for run in $(seq "$RUNS"); do
 		[ -z "$(find "$cg" -mindepth 1 -type d)" ]
 	expect "the cgroup's oom_kill counter did not move ($oom0 -> $oom1)" [ "$oom0" = "$oom1" ]
 	# the rest reads the report: without one, one failure, not twenty
-	unexpl=? before=? alloc=? peak=? over=? wl=?
+	unexpl="?" before="?" alloc="?" peak="?" over="?" wl="?"
 	if ! jq -e .allocated_bytes "$out" >/dev/null 2>&1; then
 		expect "a JSON report in $out" false
 	else
