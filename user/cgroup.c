@@ -214,6 +214,30 @@ static int place(const char *root, const struct mp_host *h, struct mp_cgroup *cg
 	return 0;
 }
 
+bool mp_pid_is_zombie(const char *root, pid_t pid)
+{
+	char proc[64], p[PATH_MAX], buf[1024], *rp;
+
+	snprintf(proc, sizeof(proc), "/proc/%d/stat", (int)pid);
+	if (rpath(p, sizeof(p), root, proc) || mp_read_file(p, buf, sizeof(buf)) <= 0)
+		return false;
+	/* "pid (comm) S ...": comm may hold spaces and parentheses */
+	rp = strrchr(buf, ')');
+	return rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X');
+}
+
+bool mp_cgroup_is_host_root(const char *root, const struct mp_cgroup *cg)
+{
+	char p[PATH_MAX];
+	struct stat st;
+
+	/* kernfs numbers a hierarchy's root directory 1; the root a cgroup
+	 * namespace shows as "/" is a cgroup of its own, with another number */
+	if (rpath(p, sizeof(p), root, cg->dir) || stat(p, &st))
+		return false;
+	return st.st_ino == 1 && strcmp(cg->dir, cg->mount) == 0;
+}
+
 int mp_cgroup_of_pid(const char *root, const struct mp_host *h, pid_t pid,
 		     struct mp_cgroup *cg)
 {
@@ -275,12 +299,12 @@ int mp_cgroup_from_path(const char *root, const struct mp_host *h,
 	memset(cg, 0, sizeof(*cg));
 	if (!path || !path[0])
 		return -EINVAL;
-	/* A directory given relative to the working directory, or with . and
-	 * .. in it: its canonical form, so that it matches a mount point. */
-	if ((path[0] != '/' || strstr(path, "/.") || strstr(path, "//")) &&
-	    !mp_path(full, sizeof(full), "%s%s", path[0] == '/' ? (root ? root : "") : "", path) &&
+	/* A directory given relative to the working directory, with . and ..
+	 * in it, or through a symbolic link: its canonical form, so that it
+	 * matches a mount point. */
+	if (!mp_path(full, sizeof(full), "%s%s", path[0] == '/' ? (root ? root : "") : "", path) &&
 	    realpath(full, real) && (!rlen || strncmp(real, root, rlen) == 0))
-		path = real + rlen;
+		path = real[rlen] ? real + rlen : "/";
 	if (path[0] != '/')
 		return -ENOENT;
 	strlcpy0(clean, path, sizeof(clean));
@@ -357,6 +381,21 @@ uint64_t mp_cgroup_oom_kills(const struct mp_cgroup *cg)
 	return v;
 }
 
+uint64_t mp_cgroup_limit_hits(const struct mp_cgroup *cg)
+{
+	char p[PATH_MAX];
+	uint64_t v = 0;
+
+	if (cg->version == 1) {
+		if (mp_path(p, sizeof(p), "%s/memory.failcnt", cg->dir) || mp_read_u64_file(p, &v))
+			return 0;
+	} else if (mp_path(p, sizeof(p), "%s/memory.events", cg->dir) ||
+		   mp_read_keyed_u64(p, "max", &v)) {
+		return 0;
+	}
+	return v;
+}
+
 int mp_cgroup_usage(const char *root, const struct mp_cgroup *cg, uint64_t *usage)
 {
 	int err = read_cg_u64(root, cg->dir, mp_cgroup_file(cg, "usage"), usage);
@@ -382,6 +421,7 @@ int mp_cgroup_read(const char *root, const struct mp_host *h, struct mp_cgroup *
 
 	if ((err = mp_cgroup_usage(root, cg, &cg->usage_bytes)))
 		return err;
+	cg->host_root = mp_cgroup_is_host_root(root, cg);
 	cg->children_counted = true;
 	if (cg->version == 1) {
 		uint64_t h1;
@@ -643,6 +683,15 @@ int mp_cgroup_reap_stale(const char *dir, pid_t *live_probe)
 		}
 	}
 	return removed;
+}
+
+int mp_cgroup_reap_own(const char *root, const struct mp_host *h)
+{
+	struct mp_cgroup self;
+
+	if (mp_cgroup_of_pid(root, h, 0, &self))
+		return 0;
+	return mp_cgroup_reap_stale(self.dir, NULL);
 }
 
 bool mp_cgroup_contains_self(const char *root, const struct mp_host *h,

@@ -61,6 +61,7 @@ struct mp_cgroup {
 	bool has_peak;
 	uint64_t peak_bytes;        /* memory.peak / memory.max_usage_in_bytes */
 	int level;                  /* depth below the hierarchy's root, as seen here */
+	bool host_root;             /* the root of the host's hierarchy (mp_cgroup_is_host_root) */
 	uint64_t headroom_bytes;    /* least room left on the path: min over limited
 				     * levels of limit - usage (a sibling's usage counts
 				     * against a shared ancestor), and MemAvailable */
@@ -88,6 +89,15 @@ int mp_cgroup_limit_levels(const char *root, const struct mp_cgroup *cg,
 
 /* Read host facts under root. Returns 0 or -errno (only /proc/meminfo is required). */
 int mp_host_read(const char *root, struct mp_host *host);
+
+/* Has pid exited without being reaped (state Z or X in /proc/PID/stat)? */
+bool mp_pid_is_zombie(const char *root, pid_t pid);
+
+/*
+ * Is cg the root of its memory hierarchy (the host's, not the root a cgroup
+ * namespace shows)? Filling it fills the host.
+ */
+bool mp_cgroup_is_host_root(const char *root, const struct mp_cgroup *cg);
 
 /*
  * Find the memory cgroup of a process: /proc/PID/cgroup's v1 line naming the
@@ -122,6 +132,10 @@ const char *mp_cgroup_file(const struct mp_cgroup *cg, const char *what);
 /* The cgroup's OOM-kill counter (v1 memory.oom_control, v2 memory.events
  * "oom_kill"); 0 when it keeps none. */
 uint64_t mp_cgroup_oom_kills(const struct mp_cgroup *cg);
+
+/* How often a charge hit the cgroup's own limit (v1 memory.failcnt, v2
+ * memory.events "max"); 0 when unreadable. */
+uint64_t mp_cgroup_limit_hits(const struct mp_cgroup *cg);
 
 /* What the cgroup's own files say of its memory, per memory.stat category. */
 struct mp_cg_stat {
@@ -175,6 +189,10 @@ int mp_cgroup_remove(const struct mp_cgroup *cg);
  * Returns the number removed or -errno.
  */
 int mp_cgroup_reap_stale(const char *dir, pid_t *live_probe);
+
+/* mp_cgroup_reap_stale on memprobe's own memory cgroup, where --limit
+ * targets and record's run cgroups are made. Returns how many it removed. */
+int mp_cgroup_reap_own(const char *root, const struct mp_host *h);
 
 /* Is the calling process in cg or below it (so that its own memory is
  * charged to what it measures)? */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 cJSON *mp_host_json(const struct mp_host *h)
@@ -35,6 +36,7 @@ cJSON *mp_cgroup_json(const struct mp_cgroup *cg)
 	cJSON_AddStringToObject(o, "path", cg->path);
 	cJSON_AddStringToObject(o, "dir", cg->dir);
 	cJSON_AddStringToObject(o, "version", cg->version == 1 ? "v1" : "v2");
+	cJSON_AddBoolToObject(o, "host_root", cg->host_root);
 	mp_json_add_limit(o, "limit_bytes", cg->limit_bytes);
 	mp_json_add_u64(o, "effective_limit_bytes", cg->effective_limit_bytes);
 	cJSON_AddStringToObject(o, "effective_limit_from", cg->effective_from);
@@ -53,6 +55,15 @@ cJSON *mp_cgroup_json(const struct mp_cgroup *cg)
 	return o;
 }
 
+static bool is_dir(const char *root, const char *path)
+{
+	char p[PATH_MAX];
+	struct stat st;
+
+	return !mp_path(p, sizeof(p), "%s%s", path[0] == '/' ? root : "", path) &&
+	       stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 int mp_resolve_target(const char *cmd, const char *root, const struct mp_host *h,
 		      const char *path, const char *pid_arg, struct mp_cgroup *cg)
 {
@@ -65,6 +76,12 @@ int mp_resolve_target(const char *cmd, const char *root, const struct mp_host *h
 	}
 	if (path) {
 		err = mp_cgroup_from_path(root, h, path, cg);
+		if (err == -ENOENT && is_dir(root, path)) {
+			fprintf(stderr, "memprobe %s: --cgroup %s: a directory, but not a memory cgroup; "
+				"give a directory under %s or a path as /proc/PID/cgroup shows it\n",
+				cmd, path, h->v1_memory_mount[0] ? h->v1_memory_mount : h->v2_mount);
+			return MP_EXIT_USAGE;
+		}
 		if (err) {
 			fprintf(stderr, "memprobe %s: --cgroup %s: no such memory cgroup (%s); "
 				"give a directory under %s or a path as /proc/PID/cgroup shows it\n",
@@ -85,6 +102,13 @@ int mp_resolve_target(const char *cmd, const char *root, const struct mp_host *h
 					"give a positive number\n", cmd, pid_arg);
 				return MP_EXIT_USAGE;
 			}
+		}
+		if (pid && mp_pid_is_zombie(root, (pid_t)pid)) {
+			/* its /proc/PID/cgroup names the root: it has left its cgroup */
+			fprintf(stderr, "memprobe %s: --pid %ld: the process has exited (a zombie "
+				"not yet reaped by its parent); give the pid of a running process\n",
+				cmd, pid);
+			return MP_EXIT_USAGE;
 		}
 		err = mp_cgroup_of_pid(root, h, (pid_t)pid, cg);
 		if (err == -ESRCH) {
@@ -120,7 +144,8 @@ static void print_text(const struct mp_host *h, const struct mp_cgroup *cg)
 	printf("  THP                 enabled=%s defrag=%s\n",
 	       h->thp_enabled[0] ? h->thp_enabled : "n/a", h->thp_defrag[0] ? h->thp_defrag : "n/a");
 	printf("  cgroup mode         %s\n", mp_cg_mode_name(h->cg_mode));
-	printf("cgroup %s (%s)\n", cg->path, cg->version == 1 ? "v1" : "v2");
+	printf("cgroup %s (%s)%s\n", cg->path, cg->version == 1 ? "v1" : "v2",
+	       cg->host_root ? ", the host's root memory cgroup" : "");
 	printf("  directory           %s\n", cg->dir);
 	printf("  limit               %s\n", mp_fmt_bytes(cg->limit_bytes, b, sizeof(b)));
 	printf("  effective limit     %s (%" PRIu64 " bytes), set by %s\n",
