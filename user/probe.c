@@ -15,6 +15,7 @@
 #include "json.h"
 #include "ksyms.h"
 #include "cmd_limits.h"
+#include "lock.h"
 #include "report.h"
 #include "util.h"
 
@@ -38,6 +39,10 @@
 
 #define TAIL_SLACK_BYTES (1 * MP_MIB)  /* room left for the last chunk's page tables */
 #define THP_ALIGN_BYTES (2 * MP_MIB)
+/* A chunk is filled in slices so that a stop (SIGUSR1 from memprobe) ends
+ * it within one slice and the bytes touched so far count as allocated, not
+ * as overhead. */
+#define SLICE_BYTES (2 * MP_MIB)
 
 int64_t mp_probe_overhead_bytes(const struct mp_probe_fields *f)
 {
@@ -102,17 +107,29 @@ struct child_args {
 	struct bound bounds[MAX_BOUNDS]; /* the target, its limited ancestors, the host,
 					  * the probe's own cgroup */
 	int nbounds;
-	uint64_t max_bytes;  /* an upper bound of what can be allocated, for the arrays */
 	uint64_t chunk;
 	const char *thp;
 	int threads;         /* fill each chunk with this many threads */
 	bool populate;       /* MADV_POPULATE_WRITE instead of memset */
 	int to_parent, from_parent;
+	/* allocated before the fork: a child forked from a threaded process
+	 * (record --probe-at) may call only async-signal-safe functions */
+	void **maps;
+	uint64_t *sizes;
+	size_t max_chunks;
 };
+
+static volatile sig_atomic_t g_child_stop;
+
+static void on_child_stop(int sig)
+{
+	(void)sig;
+	g_child_stop = 1;
+}
 
 struct fill_part {
 	char *p;
-	size_t len;
+	size_t len, done;
 	bool populate;
 	int err;
 };
@@ -121,18 +138,26 @@ static void *fill_part(void *arg)
 {
 	struct fill_part *f = arg;
 
-	if (f->populate) {
-		/* faults the pages in the kernel, no page fault exception per page */
-		if (madvise(f->p, f->len, MADV_POPULATE_WRITE))
-			f->err = errno;
-	} else {
-		memset(f->p, 0x5a, f->len);
+	for (f->done = 0; f->done < f->len && !g_child_stop;) {
+		size_t n = MP_MIN(f->len - f->done, (size_t)SLICE_BYTES);
+
+		if (f->populate) {
+			/* faults the pages in the kernel, no page fault exception per page */
+			if (madvise(f->p + f->done, n, MADV_POPULATE_WRITE)) {
+				f->err = errno;
+				break;
+			}
+		} else {
+			memset(f->p + f->done, 0x5a, n);
+		}
+		f->done += n;
 	}
 	return NULL;
 }
 
-/* Fill [p, p+size) with n threads, each a contiguous, page-aligned part. */
-static int fill(char *p, size_t size, int n, bool populate)
+/* Fill [p, p+size) with n threads, each a contiguous, page-aligned part.
+ * Returns 0 or an errno; *done: the bytes touched (all, unless stopped). */
+static int fill(char *p, size_t size, int n, bool populate, size_t *done)
 {
 	struct fill_part parts[MP_PROBE_MAX_THREADS];
 	pthread_t tids[MP_PROBE_MAX_THREADS];
@@ -154,9 +179,12 @@ static int fill(char *p, size_t size, int n, bool populate)
 	fill_part(&parts[0]);
 	for (int i = 1; i <= started; i++)
 		pthread_join(tids[i], NULL);
-	for (int i = 0; i < n; i++)
+	*done = 0;
+	for (int i = 0; i < n; i++) {
 		if (parts[i].err)
 			err = parts[i].err;
+		*done += parts[i].done;
+	}
 	return err;
 }
 
@@ -202,9 +230,10 @@ static uint64_t bound_room(const struct bound *b)
 
 static __attribute__((noreturn)) void child_main(const struct child_args *a)
 {
-	size_t max = (size_t)(a->max_bytes / a->chunk) + 2, n = 0;
-	void **maps = calloc(max, sizeof(*maps));
-	uint64_t *sizes = calloc(max, sizeof(*sizes));
+	size_t max = a->max_chunks, n = 0;
+	void **maps = a->maps;
+	uint64_t *sizes = a->sizes;
+	struct sigaction sa = { .sa_handler = on_child_stop };
 	char go;
 
 	/* Named and moved before the first counted event, so every event of
@@ -213,6 +242,7 @@ static __attribute__((noreturn)) void child_main(const struct child_args *a)
 	 * volunteers first. And it never outlives memprobe. */
 	prctl(PR_SET_NAME, "memprobe-probe");
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	sigaction(SIGUSR1, &sa, NULL);
 	if (getppid() == 1)
 		_exit(6);
 	mp_write_file("/proc/self/oom_score_adj", "1000");
@@ -221,11 +251,12 @@ static __attribute__((noreturn)) void child_main(const struct child_args *a)
 		_exit(5);
 	}
 	send_msg(a->to_parent, MSG_READY, 0, 0);
-	if (!maps || !sizes || read(a->from_parent, &go, 1) != 1)
+	if (read(a->from_parent, &go, 1) != 1)
 		_exit(4);
-	while (n < max) {
+	while (n < max && !g_child_stop) {
 		uint64_t room = UINT64_MAX, size = a->chunk;
 		bool tail = false;
+		size_t done;
 		void *p;
 		int err;
 
@@ -255,14 +286,16 @@ static __attribute__((noreturn)) void child_main(const struct child_args *a)
 			madvise(p, size, MADV_NOHUGEPAGE);
 		else if (strcmp(a->thp, "always") == 0)
 			madvise(p, size, MADV_HUGEPAGE);
-		if ((err = fill(p, size, a->threads, a->populate))) {
+		if ((err = fill(p, size, a->threads, a->populate, &done))) {
 			munmap(p, size);
 			send_msg(a->to_parent, MSG_ERROR, err, 0);
 			break;
 		}
 		maps[n] = p;
 		sizes[n++] = size;
-		send_msg(a->to_parent, MSG_CHUNK, 0, size);
+		/* stopped mid-chunk: what was touched is allocated */
+		if (done)
+			send_msg(a->to_parent, MSG_CHUNK, 0, done);
 		if (tail)
 			break;
 	}
@@ -287,7 +320,7 @@ struct run_state {
 
 static void run_cleanup(struct run_state *r)
 {
-	int st;
+	int st, err;
 
 	if (r->child > 0) {
 		kill(r->child, SIGKILL);
@@ -301,9 +334,9 @@ static void run_cleanup(struct run_state *r)
 	if (r->usage_fd >= 0)
 		close(r->usage_fd);
 	r->to_child = r->from_child = r->usage_fd = -1;
-	if (r->probe_created && mp_cgroup_remove(&r->probe_cg))
+	if (r->probe_created && (err = mp_cgroup_remove(&r->probe_cg)))
 		fprintf(stderr, "memprobe: could not remove %s: %s\n", r->probe_cg.dir,
-			strerror(errno));
+			strerror(-err));
 	r->probe_created = false;
 }
 
@@ -342,6 +375,37 @@ static bool read_msg(int fd, struct msg *m, const struct mp_probe_cfg *cfg)
 	return n == sizeof(*m);
 }
 
+/*
+ * Stopped mid-fill: ask the child to stop (SIGUSR1 ends its fill within one
+ * slice) and count what it touched, so that the half-filled chunk is
+ * allocated, not overhead. The child is killed afterwards as before.
+ */
+static void drain_stopped_child(struct run_state *r, struct mp_probe_result *res)
+{
+	struct timespec t0, t;
+	struct msg m;
+
+	if (kill(r->child, SIGUSR1))
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct pollfd pfd = { .fd = r->from_child, .events = POLLIN };
+		long ms;
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		ms = (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000;
+		if (ms >= 2000 || poll(&pfd, 1, (int)(2000 - ms)) <= 0 ||
+		    read(r->from_child, &m, sizeof(m)) != sizeof(m))
+			return;
+		if (m.type == MSG_CHUNK) {
+			res->f.allocated_bytes += m.bytes;
+			res->f.probe_chunks++;
+		} else if (m.type == MSG_DONE || m.type == MSG_ERROR) {
+			return;
+		}
+	}
+}
+
 static void phase(const struct mp_probe_cfg *cfg, enum mp_probe_phase ph)
 {
 	if (cfg->on_phase)
@@ -352,13 +416,13 @@ int mp_probe_run(const struct mp_host *h, const struct mp_cgroup *target,
 		 const struct mp_probe_cfg *cfg, struct mp_probe_result *res)
 {
 	struct run_state r = { .to_child = -1, .from_child = -1, .usage_fd = -1 };
-	int p2c[2] = { -1, -1 }, c2p[2] = { -1, -1 }, status = 0, ret = 0;
+	int p2c[2] = { -1, -1 }, c2p[2] = { -1, -1 }, status = 0, ret = 0, err;
 	struct child_args ca = { .chunk = cfg->chunk, .thp = cfg->thp,
 				 .threads = cfg->threads > 0 ? cfg->threads : 1,
 				 .populate = cfg->populate };
 	struct mp_limit_level lv[MP_MAX_LEVELS];
 	struct mp_cgroup now = *target;
-	uint64_t headroom, peak_sampled, peak0, oom0 = 0;
+	uint64_t headroom, peak_sampled, peak0, oom0 = 0, hits0 = 0;
 	struct timespec t_go;
 	char p[PATH_MAX], name[64];
 	struct msg m;
@@ -383,9 +447,12 @@ int mp_probe_run(const struct mp_host *h, const struct mp_cgroup *target,
 	res->f.usage_before_bytes = usage_of(r.usage_fd);
 	res->probe_limit_bytes = headroom > cfg->margin + 4 * MP_MIB ? headroom - cfg->margin
 								   : 4 * MP_MIB;
+	/* never above the target's own limit: a floor of 4 MiB on a tiny target */
+	res->probe_limit_bytes = MP_MIN(res->probe_limit_bytes, target->effective_limit_bytes);
 	snprintf(name, sizeof(name), "memprobe-probe-%d", (int)getpid());
-	if (!now.children_counted ||
-	    mp_cgroup_create(h, target, name, res->probe_limit_bytes, &r.probe_cg) == -EOPNOTSUPP) {
+	err = now.children_counted ? mp_cgroup_create(h, target, name, res->probe_limit_bytes,
+						      &r.probe_cg) : -EOPNOTSUPP;
+	if (err == -EOPNOTSUPP) {
 		/*
 		 * A child cgroup would not be charged to the target (v1 without
 		 * use_hierarchy) or could not have a limit (v2: the target does
@@ -399,16 +466,18 @@ int mp_probe_run(const struct mp_host *h, const struct mp_cgroup *target,
 			 target->version == 1 ? "the target's memory.use_hierarchy is 0"
 					      : "the target does not delegate the memory controller "
 						"(memory not in its cgroup.subtree_control)");
-	} else if (access(r.probe_cg.dir, F_OK)) {
-		ret = -errno;
+	} else if (err) {
+		/* EEXIST included: a cgroup of that name is not one this run set up */
+		ret = err;
 		fprintf(stderr, "memprobe: cannot create %s/%s: %s\n", target->dir, name,
-			strerror(errno));
+			strerror(-err));
 		goto out;
 	} else {
 		r.probe_created = true;
 	}
 	snprintf(res->cgroup_dir, sizeof(res->cgroup_dir), "%s", r.probe_cg.dir);
 	oom0 = mp_cgroup_oom_kills(&r.probe_cg);
+	hits0 = mp_cgroup_limit_hits(&r.probe_cg);
 
 	/* The bounds the child checks before every chunk. */
 	{
@@ -433,7 +502,14 @@ int mp_probe_run(const struct mp_host *h, const struct mp_cgroup *target,
 				.fd = open(q, O_RDONLY | O_CLOEXEC),
 				.limit = res->probe_limit_bytes, .margin = 0,
 			};
-		ca.max_bytes = res->probe_limit_bytes;
+		ca.max_chunks = (size_t)(res->probe_limit_bytes / cfg->chunk) + 2;
+		ca.maps = calloc(ca.max_chunks, sizeof(*ca.maps));
+		ca.sizes = calloc(ca.max_chunks, sizeof(*ca.sizes));
+		if (!ca.maps || !ca.sizes) {
+			ret = -ENOMEM;
+			fprintf(stderr, "memprobe: out of memory\n");
+			goto out;
+		}
 		for (int i = 0; i < ca.nbounds; i++) {
 			if (ca.bounds[i].fd < 0) {
 				ret = -errno;
@@ -459,8 +535,13 @@ int mp_probe_run(const struct mp_host *h, const struct mp_cgroup *target,
 		ca.cg = &r.probe_cg;
 		ca.to_parent = c2p[1];
 		ca.from_parent = p2c[0];
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGINT, SIG_DFL);
+		struct sigaction dfl = { .sa_handler = SIG_DFL }, ign = { .sa_handler = SIG_IGN };
+
+		/* memprobe relays a stop (SIGUSR1), so a terminal's ^C or hangup
+		 * does not kill the probe mid-chunk; SIGTERM from anyone does */
+		sigaction(SIGTERM, &dfl, NULL);
+		sigaction(SIGINT, &ign, NULL);
+		sigaction(SIGHUP, &ign, NULL);
 		close(p2c[1]);
 		close(c2p[0]);
 		child_main(&ca);
@@ -520,6 +601,8 @@ int mp_probe_run(const struct mp_host *h, const struct mp_cgroup *target,
 		}
 	}
 	res->interrupted = stopped(cfg);
+	if (res->interrupted && !res->completed)
+		drain_stopped_child(&r, res);
 
 	/* The peak: everything the probe allocated is still held here. */
 	res->usage_at_stop_bytes = usage_of(r.usage_fd);
@@ -538,6 +621,10 @@ int mp_probe_run(const struct mp_host *h, const struct mp_cgroup *target,
 		 * the target itself, only together with the probe's SIGKILL */
 		res->oom_killed = mp_cgroup_oom_kills(&r.probe_cg) > oom0 &&
 				  (!res->in_target || (sigkill && !res->completed));
+		/* whose limit: the probe cgroup's own failcnt / events max moves
+		 * only when the charge failed there */
+		res->oom_at_own_limit = res->oom_killed && !res->in_target &&
+					mp_cgroup_limit_hits(&r.probe_cg) > hits0;
 		if (!res->completed && !res->interrupted && !res->oom_killed && WIFSIGNALED(status))
 			res->killed_by_signal = WTERMSIG(status);
 		r.child = 0;
@@ -555,6 +642,8 @@ out:
 	for (int i = 0; i < ca.nbounds; i++)
 		if (ca.bounds[i].fd >= 0)
 			close(ca.bounds[i].fd);
+	free(ca.maps);
+	free(ca.sizes);
 	for (int i = 0; i < 2; i++) {
 		if (p2c[i] >= 0 && p2c[i] != r.to_child)
 			close(p2c[i]);
@@ -580,7 +669,7 @@ struct probe_opts {
 	uint64_t limit, chunk, margin;
 	uint32_t stack_sample_period;
 	int top, threads;
-	bool populate;
+	bool populate, fill_host;
 };
 
 static char optbuf[64];
@@ -590,7 +679,7 @@ static void usage(FILE *f)
 	fputs("usage: memprobe probe [--cgroup PATH | --pid PID | --limit SIZE] [--chunk SIZE]\n"
 	      "                      [--margin SIZE] [--thp auto|never|always] [--format text|json]\n"
 	      "                      [-o FILE] [--stack-sample N] [--top N] [--threads N] [--populate]\n"
-	      "                      [--btf FILE]\n", f);
+	      "                      [--btf FILE] [--fill-host]\n", f);
 }
 
 static int bad(const char *fmt, const char *arg, const char *fix)
@@ -633,10 +722,12 @@ static int parse_opts(int argc, char **argv, struct probe_opts *o)
 		{ "threads", required_argument, NULL, 'n' },
 		{ "populate", no_argument, NULL, 'P' },
 		{ "btf", required_argument, NULL, 'B' },
+		{ "fill-host", no_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	int c, ret, given = 0;
+	int c, ret, given = 0, seen[3] = { 0 };
+	static const char *const tnames[] = { "--cgroup", "--pid", "--limit" };
 	char *end;
 	long v;
 
@@ -650,9 +741,10 @@ static int parse_opts(int argc, char **argv, struct probe_opts *o)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "o:h", lopts, NULL)) != -1) {
 		switch (c) {
-		case 'c': o->cgroup_path = optarg; given++; break;
-		case 'p': o->pid = optarg; given++; break;
-		case 'l': o->limit_arg = optarg; given++; break;
+		case 'c': o->cgroup_path = optarg; given += !seen[0]++; break;
+		case 'p': o->pid = optarg; given += !seen[1]++; break;
+		case 'l': o->limit_arg = optarg; given += !seen[2]++; break;
+		case 'H': o->fill_host = true; break;
 		case 'C': o->chunk_arg = optarg; break;
 		case 'm': o->margin_arg = optarg; break;
 		case 't': o->thp = optarg; break;
@@ -694,14 +786,23 @@ static int parse_opts(int argc, char **argv, struct probe_opts *o)
 	}
 	if (optind < argc)
 		return bad("unexpected argument '%s'", argv[optind], "see memprobe probe --help");
+	for (int i = 0; i < 3; i++)
+		if (seen[i] > 1)
+			return bad("%s given twice", tnames[i], "give it once");
 	if (given > 1)
 		return bad("%s", "--cgroup, --pid and --limit are exclusive", "give one of them");
+	if (o->fill_host && o->limit_arg)
+		return bad("%s", "--fill-host goes with --cgroup or --pid",
+			   "drop it: --limit makes a limited cgroup of its own");
 	if (strcmp(o->thp, "auto") && strcmp(o->thp, "never") && strcmp(o->thp, "always"))
 		return bad("--thp %s: unknown mode", o->thp, "use auto, never or always");
 	if (strcmp(o->format, "text") && strcmp(o->format, "json"))
 		return bad("--format %s: unknown", o->format, "use text or json");
 	if (o->limit_arg && (ret = parse_size_opt("limit", o->limit_arg, &o->limit)))
 		return ret;
+	if (o->limit_arg && o->limit < 16 * MP_MIB)
+		return bad("--limit %s: below 16 MiB, too small to hold the probe process", o->limit_arg,
+			   "give at least 16M");
 	if (o->chunk_arg && (ret = parse_size_opt("chunk", o->chunk_arg, &o->chunk)))
 		return ret;
 	if (o->margin_arg && (ret = parse_size_opt("margin", o->margin_arg, &o->margin)))
@@ -755,10 +856,11 @@ int mp_cmd_probe(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal };
 	char name[64], errbuf[256] = "", b1[32], b2[32];
 	bool target_created = false;
+	struct mp_lock lock = { .fd = -1 };
 	uint64_t target_oom0 = 0;
 	cJSON *doc = NULL;
 	struct mp_out out = { 0 };
-	int ret;
+	int ret, err;
 
 	/* First: a stop asked for at any moment still gets a report. */
 	sigaction(SIGINT, &sa, NULL);
@@ -781,6 +883,12 @@ int mp_cmd_probe(int argc, char **argv)
 	if (o.cgroup_path || o.pid) {
 		if ((ret = mp_resolve_target("probe", "", &host, o.cgroup_path, o.pid, &target)))
 			return ret;
+		if (target.host_root && !o.fill_host)
+			return bad("%s is the host's root memory cgroup: a probe there fills the host",
+				   target.dir, "give a container's cgroup, or --fill-host to fill the host");
+		/* before anything is made: one probe per cgroup */
+		if ((ret = mp_lock_probe_or_say("probe", &target, &lock)))
+			return ret;
 		if (mp_cgroup_contains_self("", &host, &target))
 			fprintf(stderr, "memprobe probe: memprobe itself runs in %s: its own memory "
 				"(BPF maps, buffers) is charged to what it measures\n", target.dir);
@@ -801,16 +909,20 @@ int mp_cmd_probe(int argc, char **argv)
 		if (!o.margin_arg)
 			o.margin = dmargin;
 	}
-	if (o.chunk % (uint64_t)host.page_size)
+	if (o.chunk % (uint64_t)host.page_size) {
+		mp_lock_release(&lock);
 		return bad("--chunk %s: not a multiple of the page size", o.chunk_arg,
 			   "give a multiple of 4 KiB such as 64M");
+	}
 	if (target.effective_limit_bytes < o.chunk) {
+		mp_lock_release(&lock);
 		snprintf(errbuf, sizeof(errbuf), "limit %s is below one chunk (%s)",
 			 mp_fmt_bytes(target.effective_limit_bytes, b1, sizeof(b1)),
 			 mp_fmt_bytes(o.chunk, b2, sizeof(b2)));
 		return bad("%s", errbuf, "raise the limit or give a smaller --chunk");
 	}
 	if (target.effective_limit_bytes <= o.margin) {
+		mp_lock_release(&lock);
 		snprintf(errbuf, sizeof(errbuf), "limit %s is not above the margin (%s)",
 			 mp_fmt_bytes(target.effective_limit_bytes, b1, sizeof(b1)),
 			 mp_fmt_bytes(o.margin, b2, sizeof(b2)));
@@ -820,15 +932,21 @@ int mp_cmd_probe(int argc, char **argv)
 	{
 		pid_t other;
 
+		/* what killed memprobes left, beside us and in the target; a probe
+		 * of an older memprobe, without the lock, still shows there */
+		mp_cgroup_reap_own("", &host);
 		mp_cgroup_reap_stale(target.dir, &other);
 		if (other) {
 			fprintf(stderr, "memprobe probe: a memprobe (probe pid %d) is probing %s "
 				"already; wait for it to finish\n", (int)other, target.dir);
-			return MP_EXIT_RUNTIME;
+			ret = MP_EXIT_RUNTIME;
+			goto out;
 		}
 	}
-	if ((ret = mp_out_open(&out, o.out)))
-		return bad("-o %s: cannot create it", o.out, "give a writable path");
+	if ((ret = mp_out_open(&out, o.out))) {
+		ret = bad("-o %s: cannot create it", o.out, "give a writable path");
+		goto out;
+	}
 
 	/* From here on everything made is undone before returning. */
 	signal(SIGPIPE, SIG_IGN);
@@ -975,6 +1093,13 @@ int mp_cmd_probe(int argc, char **argv)
 			"already (headroom %s)\n", mp_fmt_bytes(target.headroom_bytes, b1, sizeof(b1)));
 		cJSON_AddStringToObject(doc, "note", "no room for a chunk: the target was within its margin already");
 	}
+	if (res.killed_by_signal)
+		fprintf(stderr, "memprobe probe: the probe process was killed by signal %d (%s) "
+			"after %" PRIu64 " chunks, not by memprobe: the figures are partial\n",
+			res.killed_by_signal, strsignal(res.killed_by_signal), res.f.probe_chunks);
+	if (res.oom_killed)
+		cJSON_AddStringToObject(doc, "probe_oom_limit",
+					res.oom_at_own_limit ? "probe cgroup" : "target");
 	if (strcmp(o.format, "json") == 0)
 		mp_json_print(doc, out.f, 1);
 	else
@@ -984,6 +1109,8 @@ int mp_cmd_probe(int argc, char **argv)
 		fprintf(stderr, "memprobe probe: cannot write the report to %s: %s\n",
 			o.out ? o.out : "standard output", strerror(-ret));
 		ret = MP_EXIT_RUNTIME;
+	} else if (res.killed_by_signal) {
+		ret = MP_EXIT_RUNTIME; /* the measurement did not happen as asked */
 	}
 out:
 	cJSON_Delete(doc);
@@ -991,9 +1118,10 @@ out:
 	mp_attr_snap_free(&sn.stop);
 	mp_attr_snap_free(&sn.freed);
 	mp_attr_stop(sn.attr);
-	if (target_created && mp_cgroup_remove(&target))
+	if (target_created && (err = mp_cgroup_remove(&target)))
 		fprintf(stderr, "memprobe probe: could not remove %s: %s\n", target.dir,
-			strerror(errno));
+			strerror(-err));
 	mp_out_abort(&out);
+	mp_lock_release(&lock);
 	return ret;
 }

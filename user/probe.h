@@ -65,6 +65,7 @@ struct mp_probe_result {
 	bool completed;                /* stopped at the margin */
 	bool interrupted;              /* stopped by *cfg->stop */
 	bool oom_killed;               /* OOM-killed (its cgroup's oom_kill counter) */
+	bool oom_at_own_limit;         /* ... at its own cgroup's limit, not the target's */
 	int killed_by_signal;          /* killed by someone else, before it finished */
 	pid_t child_pid;               /* the probe process */
 	bool in_target;                /* ran in the target itself, not a child cgroup */

@@ -504,9 +504,17 @@ void mp_report_probe_text(const cJSON *r, FILE *f)
 	fputs("}\n\n", f);
 
 	if (cJSON_IsTrue(cJSON_GetObjectItem(r, "interrupted")))
-		fputs("INTERRUPTED: the probe was stopped by a signal; figures are partial\n", f);
+		fputs("INTERRUPTED: the probe was stopped by a signal; figures are partial "
+		      "(the chunk being filled counts as allocated as far as it got)\n", f);
+	if (cJSON_IsNumber(cJSON_GetObjectItem(r, "probe_killed_by_signal")))
+		fprintf(f, "KILLED: the probe process was killed by signal %d from outside memprobe; "
+			"figures are partial\n",
+			(int)jnum(r, "probe_killed_by_signal"));
 	if (cJSON_IsTrue(cJSON_GetObjectItem(r, "probe_oom_killed")))
-		fputs("The probe was OOM-killed at its own cgroup's limit (the workload was not)\n", f);
+		fputs(strcmp(jstr(r, "probe_oom_limit"), "probe cgroup") == 0
+			      ? "The probe was OOM-killed at its own cgroup's limit (the workload was not)\n"
+			      : "The probe was OOM-killed at the target's limit: the workload grew "
+				"while it ran (the probe, at oom_score_adj 1000, was the victim)\n", f);
 	fprintf(f, "target     %s (cgroup %s)%s\n", jstr(t, "dir"), jstr(t, "version"),
 		cJSON_IsTrue(cJSON_GetObjectItem(t, "created_by_memprobe")) ? ", made by memprobe" : "");
 	fprintf(f, "limit      %s effective, set by %s\n",
