@@ -29,12 +29,15 @@ own_memcg_dir() {
 # cg_version DIR: 1 or 2
 cg_version() { [ -e "$1/memory.limit_in_bytes" ] && echo 1 || echo 2; }
 
-# make_cgroup NAME LIMIT_BYTES: prints the directory
+# make_cgroup NAME LIMIT_BYTES: prints the directory. Tests call it as
+# cg=$(make_cgroup ...), a subshell: what it makes is listed in a file the
+# exit trap reads, not only in an array that subshell would lose.
 make_cgroup() {
 	local dir
 	dir="$(own_memcg_dir)/memprobe-test-$1-$$"
 	mkdir "$dir" || return 1
 	CREATED_CGROUPS+=("$dir")
+	echo "$dir" >> "$TMP/created-cgroups"
 	if [ "$(cg_version "$dir")" = 1 ]; then
 		echo "$2" > "$dir/memory.limit_in_bytes"
 	else
@@ -52,6 +55,7 @@ run_in_cgroup() {
 	local dir=$1; shift
 	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$dir" "$@" >/dev/null 2>&1 &
 	STARTED_PIDS+=($!)
+	echo $! >> "$TMP/started-pids"
 	echo $!
 }
 
@@ -73,9 +77,13 @@ remove_cgroup() {
 
 cleanup_all() {
 	local p d
-	for p in "${STARTED_PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+	# by pid, and only a process still in one of this run's test cgroups
+	# (a pid from the file may have been reused by someone else's)
+	for p in "${STARTED_PIDS[@]}" $(cat "$TMP/started-pids" 2>/dev/null); do
+		grep -q "memprobe-test-.*-$$" /proc/"$p"/cgroup 2>/dev/null && kill -9 "$p" 2>/dev/null
+	done
 	for p in "${STARTED_PIDS[@]}"; do wait "$p" 2>/dev/null; done
-	for d in "${CREATED_CGROUPS[@]}"; do remove_cgroup "$d"; done
+	for d in "${CREATED_CGROUPS[@]}" $(cat "$TMP/created-cgroups" 2>/dev/null); do remove_cgroup "$d"; done
 	rm -rf "$TMP"
 }
 trap cleanup_all EXIT
@@ -90,6 +98,16 @@ check() {
 	if "$@"; then pass "$what"; else fail "$what"; fi
 }
 
+# check_eq / check_le / check_ge DESCRIPTION GOT WANT: pass, or fail
+# printing what was got and what was wanted
+check_eq() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1 (got '$2', want '$3')"; fi; }
+check_le() {
+	if [[ "$2" =~ ^-?[0-9]+$ ]] && [ "$2" -le "$3" ]; then pass "$1"; else fail "$1 (got '$2', want <= $3)"; fi
+}
+check_ge() {
+	if [[ "$2" =~ ^-?[0-9]+$ ]] && [ "$2" -ge "$3" ]; then pass "$1"; else fail "$1 (got '$2', want >= $3)"; fi
+}
+
 # within GOT WANT TOLERANCE_FRACTION: |got - want| <= tol * want; fails
 # when either is not a number (a missing report must not pass)
 within() {
@@ -98,20 +116,24 @@ within() {
 		d = g - w; if (d < 0) d = -d; exit !(d <= t * w) }'
 }
 
-# Nothing named memprobe-* remains under /sys/fs/cgroup, but this run's own
-# test cgroups (and the test or bench cgroups of another run going on at the
-# same time, with whatever that run has inside them).
+# Nothing named memprobe-* remains under this shell's own memory cgroup,
+# where memprobe makes its cgroups (beside itself, and in the test cgroups
+# it is given), but this run's own test cgroups and the test or bench
+# cgroups of another run going on at the same time, with whatever that run
+# has inside them. Other cgroups of the machine are not this run's to judge.
+# LEFTOVER_ROOT (for the test of this function) looks elsewhere.
 no_leftovers() {
 	local left
-	left=$(find /sys/fs/cgroup -type d -name 'memprobe-*' 2>/dev/null | awk -v me="-$$" '
+	left=$(find "${LEFTOVER_ROOT:-$(own_memcg_dir)}" -type d -name 'memprobe-*' 2>/dev/null | awk -v me="-$$" '
 		{
 			n = split($0, part, "/"); other = 0; mine = 0
-			for (i = 1; i <= n; i++)
+			for (i = 1; i <= n; i++) {
 				if (part[i] ~ /^memprobe-bench-/) other = 1    # a benchmark going on
 				if (part[i] ~ /^memprobe-test-/) {
 					if (substr(part[i], length(part[i]) - length(me) + 1) == me) mine = i
 					else other = 1
 				}
+			}
 			if (other || mine == n) next   # another run, or our test cgroup itself
 			print
 		}')
@@ -120,6 +142,43 @@ no_leftovers() {
 		return 1
 	fi
 	return 0
+}
+
+# children PID: the pids of PID's children (every thread's), by pid, never by name
+children() {
+	cat /proc/"$1"/task/*/children 2>/dev/null | tr ' ' '\n' | grep -v '^$'
+}
+
+# alive PID: the process runs (exists and is not a zombie)
+alive() {
+	[ -e /proc/"$1" ] && ! grep -q '^State:[[:space:]]*[ZX]' /proc/"$1"/status 2>/dev/null
+}
+
+# probe_child PID: the pid of memprobe PID's probe process (comm
+# memprobe-probe), or nothing
+probe_child() {
+	local c
+	for c in $(children "$1"); do
+		[ "$(cat /proc/"$c"/comm 2>/dev/null)" = memprobe-probe ] && { echo "$c"; return 0; }
+	done
+	return 1
+}
+
+# wait_filling PID [BYTES]: until memprobe PID's probe process holds at least
+# BYTES (default 16 MiB) resident: the probe is filling. Up to 60 s (a QEMU
+# TCG guest takes seconds to load the BPF programs). Prints the probe's pid.
+wait_filling() {
+	local pid=$1 want=${2:-16777216} c rss i
+	for i in $(seq 6000); do
+		c=$(probe_child "$pid")
+		if [ -n "$c" ]; then
+			rss=$(awk '/^VmRSS:/ { print $2 * 1024 }' /proc/"$c"/status 2>/dev/null)
+			[ "${rss:-0}" -ge "$want" ] && { echo "$c"; return 0; }
+		fi
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.01
+	done
+	return 1
 }
 
 # jqv FILE FILTER: one value from a JSON report

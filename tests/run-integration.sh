@@ -133,30 +133,27 @@ test_probe_workload() {
 }
 
 # ---------------------------------------------------------------------------
-# wait_probe: until a memprobe-probe process runs (up to 60 s: a QEMU TCG
-# guest takes seconds to load the BPF programs), then SECONDS more
-wait_probe() {
-	local i
-	for i in $(seq 1200); do pgrep -x memprobe-probe >/dev/null && break; sleep 0.05; done
-	sleep "${1:-0}"
-}
-
 test_signals() {
-	local out pid rc
+	local out pid rc alloc over
 	out=$TMP/sigint.json
-	"$MEMPROBE" probe --limit 4G --chunk 16M --thp never --format json -o "$out" 2>/dev/null &
+	"$MEMPROBE" probe --limit 2G --chunk 256M --thp never --format json -o "$out" 2>/dev/null &
 	pid=$!
-	wait_probe 1
+	wait_filling $pid > /dev/null
 	kill -INT "$pid"
 	wait "$pid"; rc=$?
-	check "SIGINT: exit 0 with a report" [ "$rc" = 0 ]
-	check "SIGINT: report marked interrupted" [ "$(jqv "$out" .interrupted)" = true ]
-	check "SIGINT: partial figures kept" [ "$(jqv "$out" .allocated_bytes)" -gt 0 ]
+	check_eq "SIGINT: exit 0 with a report" "$rc" 0
+	check_eq "SIGINT: report marked interrupted" "$(jqv "$out" .interrupted)" true
+	check_ge "SIGINT: partial figures kept" "$(jqv "$out" .allocated_bytes)" 1
+	# the chunk being filled counts as allocated as far as it got: the
+	# overhead is page tables and change, not up to a 256 MiB chunk
+	alloc=$(jqv "$out" .allocated_bytes); over=$(jqv "$out" .overhead_bytes)
+	echo "# SIGINT mid-chunk: allocated $alloc ($(jqv "$out" .probe_chunks) chunks), overhead $over"
+	check_le "SIGINT: the half-filled chunk is not overhead" "${over#-}" $((alloc / 256 + 8 * MIB))
 	check "SIGINT: nothing left behind" no_leftovers
-	check "SIGINT: no memprobe process left" [ -z "$(pgrep -x memprobe-probe)" ]
-	"$MEMPROBE" probe --limit 4G --chunk 16M --format json -o "$out" 2>/dev/null &
+	check_eq "SIGINT: no probe process left" "$(probe_child $pid)" ""
+	"$MEMPROBE" probe --limit 2G --chunk 16M --format json -o "$out" 2>/dev/null &
 	pid=$!
-	wait_probe 1
+	wait_filling $pid > /dev/null
 	kill -TERM "$pid"
 	wait "$pid"; rc=$?
 	check "SIGTERM: exit 0, report marked interrupted" [ "$rc" = 0 -a "$(jqv "$out" .interrupted)" = true ]
@@ -203,10 +200,38 @@ test_probe_safety() {
 	tgt=$(make_cgroup twice $GIB)
 	"$MEMPROBE" probe --cgroup "$tgt" --chunk 8M --thp never -o /dev/null 2>/dev/null &
 	other=$!
-	wait_probe
+	wait_filling $other > /dev/null
 	"$MEMPROBE" probe --cgroup "$tgt" -o /dev/null 2> "$TMP/err"; rc=$?
-	check "safety: a second probe of the same cgroup exits 1" [ "$rc" = 1 ]
-	check "safety: ... naming the first" grep -q "is probing" "$TMP/err"
+	check_eq "safety: a second probe of the same cgroup exits 1" "$rc" 1
+	check "safety: ... naming the first by pid" grep -q "a memprobe (pid $other) is probing" "$TMP/err"
+	wait "$other"
+	# ten started at once: the lock is taken before anything is made, so
+	# exactly one runs and nine refuse, naming the one that runs
+	local pids=() rcs=() ran=0 refused=0 named=0 k
+	for k in $(seq 10); do
+		"$MEMPROBE" probe --cgroup "$tgt" --thp never --format json -o "$TMP/ten-$k.json" 2> "$TMP/ten-$k.err" &
+		pids+=($!)
+	done
+	for k in $(seq 10); do wait "${pids[k - 1]}"; rcs+=($?); done
+	for k in $(seq 10); do
+		if [ "${rcs[k - 1]}" = 0 ]; then ran=$((ran + 1)); other=${pids[k - 1]}; fi
+	done
+	for k in $(seq 10); do
+		[ "${rcs[k - 1]}" = 1 ] && refused=$((refused + 1)) &&
+			grep -q "a memprobe (pid $other) is probing $tgt already" "$TMP/ten-$k.err" && named=$((named + 1))
+	done
+	echo "# ten at once: exit statuses ${rcs[*]}"
+	check_eq "safety: ten probes at once on one cgroup: one runs" "$ran" 1
+	check_eq "safety: ... nine refuse with exit 1" "$refused" 9
+	check_eq "safety: ... each naming the pid of the one that runs" "$named" 9
+	check_eq "safety: ... and no lock file is left" "$(ls /run/memprobe 2>/dev/null | grep -c "probe-.*\.lock")" 0
+	# record --probe-at takes the same lock
+	"$MEMPROBE" probe --cgroup "$tgt" --chunk 8M --thp never -o /dev/null 2>/dev/null &
+	other=$!
+	wait_filling $other > /dev/null
+	"$MEMPROBE" record --cgroup "$tgt" --duration 2 --probe-at 1 -o /dev/null 2> "$TMP/err"; rc=$?
+	check_eq "safety: record --probe-at of a cgroup being probed exits 1" "$rc" 1
+	check "safety: ... naming the probe" grep -q "a memprobe (pid $other) is probing" "$TMP/err"
 	wait "$other"
 	remove_cgroup "$tgt"
 	check "safety: nothing left behind" no_leftovers
@@ -237,25 +262,45 @@ test_probe_kills() {
 	check "kills: SIGTERM at any moment: exit 0 and an interrupted report ($ok of $n)" [ "$ok" = "$n" ]
 	check "kills: SIGTERM at any moment: nothing left" no_leftovers
 	# SIGHUP (a lost terminal) is a signal to stop too
-	"$MEMPROBE" probe --limit 512M --format json -o "$out" 2>/dev/null &
-	pid=$!; sleep 0.5; kill -HUP $pid; wait $pid; rc=$?
+	"$MEMPROBE" probe --limit 1G --chunk 16M --format json -o "$out" 2>/dev/null &
+	pid=$!; wait_filling $pid > /dev/null; kill -HUP $pid; wait $pid; rc=$?
 	check "kills: SIGHUP: exit 0, interrupted, nothing left" eval '[ "$rc" = 0 ] && [ "$(jqv "$out" .interrupted)" = true ] && no_leftovers'
 	# SIGKILL leaves cgroups behind; the next run removes them
-	"$MEMPROBE" probe --limit 512M -o /dev/null 2>/dev/null &
-	pid=$!; sleep 0.5; kill -KILL $pid; wait $pid 2>/dev/null
+	"$MEMPROBE" probe --limit 1G --chunk 16M -o /dev/null 2>/dev/null &
+	pid=$!; wait_filling $pid > /dev/null; kill -KILL $pid; wait $pid 2>/dev/null
 	stale=$(find /sys/fs/cgroup -type d -name "memprobe-target-$pid")
 	check "kills: SIGKILL leaves the cgroups (the kernel gives no chance)" [ -n "$stale" ]
 	"$MEMPROBE" probe --limit 64M -o /dev/null 2> "$TMP/err"
 	check "kills: the next run removes what a killed memprobe left" [ -z "$(find /sys/fs/cgroup -type d -name "memprobe-*-$pid")" ]
 	check "kills: ... and says so" grep -q "left by a memprobe that was killed" "$TMP/err"
-	# the probe process killed by someone else is reported as such
-	"$MEMPROBE" probe --limit 2G --chunk 16M --thp never --format json -o "$out" 2>/dev/null &
+	# the probe process killed by someone else: said on stderr and in the
+	# text, and memprobe exits 1 (the measurement did not happen as asked)
+	local c
+	"$MEMPROBE" probe --limit 1G --chunk 16M --thp never --format json -o "$out" 2> "$TMP/err" &
 	pid=$!
-	wait_probe
-	sleep 0.3; pkill -TERM -x memprobe-probe; wait $pid; rc=$?
+	c=$(wait_filling $pid)
+	kill -TERM "$c"; wait $pid; rc=$?
 	echo "# probe killed by SIGTERM: exit $rc, killed_by_signal $(jqv "$out" .probe_killed_by_signal), oom_killed $(jqv "$out" .probe_oom_killed)"
-	check "kills: a probe killed by SIGTERM is reported as killed, not as OOM" eval '[ "$rc" = 0 ] && [ "$(jqv "$out" .probe_killed_by_signal)" = 15 ] && [ "$(jqv "$out" .probe_oom_killed)" = false ]'
+	check "kills: a probe killed by SIGTERM is reported as killed, not as OOM" eval '[ "$(jqv "$out" .probe_killed_by_signal)" = 15 ] && [ "$(jqv "$out" .probe_oom_killed)" = false ]'
+	check_eq "kills: ... memprobe exits 1" "$rc" 1
+	check "kills: ... and says so on stderr" grep -q "the probe process was killed by signal 15" "$TMP/err"
+	"$MEMPROBE" probe --limit 1G --chunk 16M --thp never -o "$TMP/kills.txt" 2>/dev/null &
+	pid=$!
+	c=$(wait_filling $pid)
+	kill -KILL "$c"; wait $pid
+	check "kills: ... and in the text report" grep -q "^KILLED: the probe process was killed by signal 9" "$TMP/kills.txt"
 	check "kills: nothing left behind" no_leftovers
+	# a SIGKILLed record: its command dies with it, the next run removes its cgroup
+	"$MEMPROBE" record --limit 256M -o /dev/null -- sleep 60 2>/dev/null &
+	pid=$!
+	for i in $(seq 500); do c=$(children $pid | head -n 1); [ -n "$c" ] && [ "$(cat /proc/$c/comm 2>/dev/null)" = sleep ] && break; sleep 0.01; done
+	kill -KILL $pid; wait $pid 2>/dev/null
+	# dead: gone, or a zombie its new parent has yet to reap
+	for i in $(seq 100); do alive "$c" || break; sleep 0.01; done
+	check "kills: a SIGKILLed record's command does not outlive it" eval '! alive "$c"'
+	"$MEMPROBE" record --limit 64M -o /dev/null -- true 2> "$TMP/err"
+	check "kills: the next record removes the killed one's cgroup" [ -z "$(find /sys/fs/cgroup -type d -name "memprobe-run-$pid")" ]
+	check "kills: record: nothing left behind" no_leftovers
 }
 
 test_probe_paths() {
@@ -327,7 +372,10 @@ test_record_oom() {
 	check "record OOM: the event names the command's pid" eval '[ "$(jqv "$out" ".oom_kills[0].comm")" = alloc ] && [ "$pid" -gt 0 ]'
 	check "record OOM: the report says the run ended by OOM" [ "$(jqv "$out" .run.ended_by)" = oom_kill ]
 	check "record OOM: the cgroup's own counter saw it" [ "$(jqv "$out" .oom_kill_counter_delta)" -ge 1 ]
-	check "record OOM: the category vector at the kill" [ "$(jqv "$out" '.oom_kills[0].sample.usage_bytes')" -gt $((200 * MIB)) ]
+	# the sample before the kill is taken close to it (quick samples as the
+	# usage nears the limit): within 10% of the 256 MiB limit
+	echo "# OOM vector: usage $(jqv "$out" '.oom_kills[0].sample.usage_bytes') at $(jqv "$out" '.oom_kills[0].sample.t_ms') ms, kill seen at $(jqv "$out" '.oom_kills[0].t_ms') ms"
+	check_ge "record OOM: the category vector at the kill is within 10% of the limit" "$(jqv "$out" '.oom_kills[0].sample.usage_bytes')" $((256 * MIB * 9 / 10))
 	check "record OOM: nothing left behind" no_leftovers
 }
 
@@ -682,7 +730,87 @@ test_bad_input() {
 }
 
 # ---------------------------------------------------------------------------
-tests=${*:-"limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_ends truth driver hooks bad_input"}
+# The rules of the suite: no_leftovers' exemptions, on a tree of its own.
+test_rules() {
+	local root=$TMP/leftover-root
+	mkdir -p "$root/a/memprobe-test-other-1/memprobe-target-7" "$root/b/memprobe-bench-2/memprobe-probe-8"
+	LEFTOVER_ROOT=$root no_leftovers > /dev/null
+	check_eq "rules: another run's test and bench cgroups, with what they hold, are not ours" $? 0
+	mkdir -p "$root/c/memprobe-test-mine-$$/inner" "$root/c/memprobe-test-mine-$$/memprobe-run-9"
+	LEFTOVER_ROOT=$root no_leftovers > /dev/null
+	check_eq "rules: a memprobe cgroup left inside our own test cgroup is a leftover" $? 1
+	rm -r "$root/c"; mkdir -p "$root/d/memprobe-target-5"
+	LEFTOVER_ROOT=$root no_leftovers > /dev/null
+	check_eq "rules: a memprobe cgroup anywhere else is a leftover" $? 1
+	rm -r "$root"
+}
+
+# Targets that must be refused, or named for what they are.
+test_targets() {
+	local z c cg mnt rootcg out=$TMP/targets.json rc
+	# a zombie: its /proc/PID/cgroup names the root, which must not become the target
+	( sleep 0.01 & exec sleep 30 ) &
+	c=$!; STARTED_PIDS+=($c)
+	for i in $(seq 200); do z=$(children $c | head -n 1); [ -n "$z" ] && grep -q '^State:.*Z' /proc/$z/status 2>/dev/null && break; sleep 0.01; done
+	echo "# zombie pid $z: $(grep State: /proc/$z/status 2>/dev/null)"
+	expect_bad "limits --pid of a zombie" "$MEMPROBE" limits --pid "$z"
+	expect_bad "probe --pid of a zombie" "$MEMPROBE" probe --pid "$z"
+	expect_bad "record --pid of a zombie" "$MEMPROBE" record --pid "$z"
+	kill -9 $c; wait $c 2>/dev/null
+	# the host's root memory cgroup: probe refuses (it would fill the host)
+	rootcg=$(dirname "$(own_memcg_dir)"); while [ "$(stat -c %i "$rootcg")" != 1 ] && [ "$rootcg" != / ]; do rootcg=$(dirname "$rootcg"); done
+	echo "# the host's root memory cgroup: $rootcg"
+	expect_bad "probe of the host's root memory cgroup" "$MEMPROBE" probe --cgroup "$rootcg"
+	expect_bad "probe --pid 1 (in the root memory cgroup)" sh -c "grep -qE ':memory:/\$|^0::/\$' /proc/1/cgroup && exec \"$MEMPROBE\" probe --pid 1 || { echo 'pid 1 is not in the root memory cgroup here' >&2; exit 2; }"
+	"$MEMPROBE" limits --cgroup "$rootcg" --format json > "$out"
+	check_eq "limits of the root: says it is the host's root" "$(jqv "$out" .cgroup.host_root)" true
+	"$MEMPROBE" limits --cgroup "$(own_memcg_dir)" --format json > "$out"
+	check_eq "limits of our own cgroup: not the root" "$(jqv "$out" .cgroup.host_root)" false
+	"$MEMPROBE" record --cgroup "$rootcg" --duration 0.5 --format json -o "$out" 2> "$TMP/err"; rc=$?
+	check_eq "record of the root: runs" "$rc" 0
+	check "record of the root: says it records the whole host" grep -q "is the host's root memory cgroup: recording the whole host" "$TMP/err"
+	expect_bad "record --probe-at on the root" "$MEMPROBE" record --cgroup "$rootcg" --duration 3 --probe-at 1
+	# a directory that is not a memory cgroup; a symbolic link to one that is
+	mkdir -p "$TMP/notcg"
+	expect_bad "--cgroup of a directory that is not a memory cgroup" "$MEMPROBE" limits --cgroup "$TMP/notcg"
+	check "... says it is not a memory cgroup" grep -q "a directory, but not a memory cgroup" "$TMP/bad.err"
+	cg=$(make_cgroup link $((256 * MIB)))
+	ln -s "$cg" "$TMP/cglink"
+	"$MEMPROBE" limits --cgroup "$TMP/cglink" --format json > "$out"
+	check_eq "--cgroup through a symbolic link: the cgroup it names" "$(jqv "$out" .cgroup.dir)" "$cg"
+	remove_cgroup "$cg"
+	check "targets: nothing left behind" no_leftovers
+}
+
+# record: --duration with a command, bounds, and the command's output
+test_record_opts() {
+	local out=$TMP/rec-opts.json rc t0 t1
+	t0=$(date +%s%N)
+	"$MEMPROBE" record --duration 1 --format json -o "$out" -- sleep 8 2>/dev/null; rc=$?
+	t1=$(date +%s%N)
+	echo "# record --duration 1 -- sleep 8: $(( (t1 - t0) / 1000000 )) ms, exit $rc"
+	check_eq "record --duration with a command: ended by the duration" "$(jqv "$out" .run.ended_by)" duration
+	check_le "record --duration with a command: stops the command (ms)" $(( (t1 - t0) / 1000000 )) 4000
+	check_eq "record --duration with a command: exit status 128+SIGINT" "$rc" 130
+	expect_bad "record --duration 1e99" "$MEMPROBE" record --duration 1e99 -- true
+	expect_bad "record --duration 1e18" "$MEMPROBE" record --duration 1e18 -- true
+	expect_bad "record --probe-at after --duration" "$MEMPROBE" record --cgroup "$(own_memcg_dir)" --duration 2 --probe-at 5
+	expect_bad "record --limit too large" "$MEMPROBE" record --limit 99999999T -- true
+	check "... says too large" grep -q "too large" "$TMP/bad.err"
+	expect_bad "record --cgroup twice" "$MEMPROBE" record --cgroup / --cgroup / --duration 1
+	check "... says given twice" grep -q "given twice" "$TMP/bad.err"
+	expect_bad "probe --limit twice" "$MEMPROBE" probe --limit 64M --limit 128M
+	check "... says given twice" grep -q "given twice" "$TMP/bad.err"
+	expect_bad "probe --limit 3M" "$MEMPROBE" probe --limit 3M
+	# the report on standard output: the command's output goes to stderr
+	"$MEMPROBE" record --limit 64M --format json -- sh -c 'echo from-the-command' > "$out" 2> "$TMP/err"
+	check "record: the report on stdout is not mixed with the command's output" jq -e .run "$out" > /dev/null
+	check "record: ... which went to stderr" grep -q "^from-the-command$" "$TMP/err"
+	check "record opts: nothing left behind" no_leftovers
+}
+
+# ---------------------------------------------------------------------------
+tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_ends truth driver hooks targets record_opts bad_input"}
 for t in $tests; do
 	echo "# test_$t"
 	"test_$t"
