@@ -106,12 +106,13 @@ no_leftovers() {
 	left=$(find /sys/fs/cgroup -type d -name 'memprobe-*' 2>/dev/null | awk -v me="-$$" '
 		{
 			n = split($0, part, "/"); other = 0; mine = 0
-			for (i = 1; i <= n; i++)
+			for (i = 1; i <= n; i++) {
 				if (part[i] ~ /^memprobe-bench-/) other = 1    # a benchmark going on
 				if (part[i] ~ /^memprobe-test-/) {
 					if (substr(part[i], length(part[i]) - length(me) + 1) == me) mine = i
 					else other = 1
 				}
+			}
 			if (other || mine == n) next   # another run, or our test cgroup itself
 			print
 		}')
