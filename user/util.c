@@ -176,6 +176,20 @@ int mp_write_file(const char *path, const char *s)
 	return (size_t)n == len ? 0 : -EIO;
 }
 
+int mp_appendf(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t used = strnlen(buf, len);
+	va_list ap;
+	int n;
+
+	if (used + 1 >= len)
+		return -ENOSPC;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + used, len - used, fmt, ap);
+	va_end(ap);
+	return n < 0 || (size_t)n >= len - used ? -ENOSPC : 0;
+}
+
 int mp_path(char *buf, size_t len, const char *fmt, ...)
 {
 	va_list ap;

@@ -50,6 +50,12 @@ int mp_read_keyed_u64(const char *path, const char *key, uint64_t *val);
 /* Write a string to a file (cgroup control files). Returns 0 or -errno. */
 int mp_write_file(const char *path, const char *s);
 
+/* Append to the NUL-terminated string in buf (len bytes in all): lists
+ * built piece by piece, cut short where they do not fit. Returns 0, or
+ * -ENOSPC when what was appended was cut. */
+int mp_appendf(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* snprintf into a PATH_MAX buffer; returns -ENAMETOOLONG on truncation. */
 int mp_path(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
