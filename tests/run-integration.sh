@@ -289,7 +289,7 @@ test_probe_paths() {
 
 # ---------------------------------------------------------------------------
 # memprobe record
-BIN=$(cd "$(dirname "$0")/.." && pwd)/build/tests/bin
+BIN=${MEMPROBE_TEST_BIN:-$(cd "$(dirname "$0")/.." && pwd)/build/tests/bin}
 
 # the named category's growth at the peak
 cat_growth() { jqv "$1" "[.attribution.categories[] | select(.name == \"$2\") | .growth_bytes] | add // 0"; }
