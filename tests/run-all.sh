@@ -4,7 +4,7 @@
 cd "$(dirname "$0")/.." || exit 1
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-tests/run-unit.sh build/tests/test_* | tee "$out"
+tests/run-unit.sh "${MEMPROBE_UNIT_DIR:-build/tests}"/test_* | tee "$out"
 tests/run-integration.sh | tee -a "$out"
 passed=$(sed -n 's/^\(unit\|integration\): \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$out" | awk '{s += $1} END {print s + 0}')
 failed=$(sed -n 's/^\(unit\|integration\): \([0-9]*\) passed, \([0-9]*\) failed$/\3/p' "$out" | awk '{s += $1} END {print s + 0}')

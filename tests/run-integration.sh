@@ -334,7 +334,7 @@ test_probe_paths() {
 
 # ---------------------------------------------------------------------------
 # memprobe record
-BIN=$(cd "$(dirname "$0")/.." && pwd)/build/tests/bin
+BIN=${MEMPROBE_TEST_BIN:-$(cd "$(dirname "$0")/.." && pwd)/build/tests/bin}
 
 # the named category's growth at the peak
 cat_growth() { jqv "$1" "[.attribution.categories[] | select(.name == \"$2\") | .growth_bytes] | add // 0"; }
@@ -810,7 +810,91 @@ test_record_opts() {
 }
 
 # ---------------------------------------------------------------------------
-tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_ends truth driver hooks targets record_opts bad_input"}
+# -o PATH replaces nothing but a regular file (or a missing one): through a
+# symlink the target is written (beside it, atomically), a FIFO is written
+# in place, /dev/stdout is the descriptor the shell set up (>, >>, a pipe).
+# Temporary files of memprobes that are gone are removed; "" and a directory
+# are refused at option time. Only paths under $TMP/output.
+test_output() {
+	local d=$TMP/output lim=$((64 * MIB)) ino dead catpid sleeppid fakepid i was_link=false
+	mkdir -p "$d"
+	output_probe() { "$MEMPROBE" probe --limit 64M --format json -o "$@" 2>> "$d/err"; }
+
+	# a symlink to a regular file, and a dangling one in an existing directory
+	echo stale > "$d/target.json"; ln -s target.json "$d/link.json"
+	output_probe "$d/link.json"
+	check "output: -o LINK leaves the link a link to its target" [ "$(readlink "$d/link.json")" = target.json ]
+	check "output: -o LINK writes the report into the target" [ "$(jqv "$d/target.json" .cgroup_limit_bytes)" = "$lim" ]
+	ln -s new.json "$d/dangling.json"
+	output_probe "$d/dangling.json"
+	check "output: -o DANGLING-LINK makes its target, the link stays" \
+		[ -L "$d/dangling.json" -a "$(jqv "$d/new.json" .cgroup_limit_bytes)" = "$lim" ]
+	check "output: no temporary file beside a link or its target" \
+		[ -z "$(find "$d" -name '*.memprobe-tmp-*')" ]
+
+	# a FIFO: written in place, read by a cat of ours
+	mkfifo "$d/fifo"
+	cat "$d/fifo" > "$d/fifo.out" & catpid=$!; STARTED_PIDS+=($catpid)
+	output_probe "$d/fifo"
+	for i in $(seq 100); do kill -0 $catpid 2>/dev/null || break; sleep 0.05; done
+	kill -9 $catpid 2>/dev/null; wait $catpid 2>/dev/null
+	check "output: -o FIFO: the reader gets the report" [ "$(jqv "$d/fifo.out" .cgroup_limit_bytes)" = "$lim" ]
+	check "output: -o FIFO leaves it a FIFO" [ -p "$d/fifo" ]
+
+	# /dev/stdout: what the shell redirected it to
+	[ -L /dev/stdout ] && was_link=true
+	output_probe /dev/stdout > "$d/stdout.json"
+	check "output: -o /dev/stdout > FILE: FILE holds the report" [ "$(jqv "$d/stdout.json" .cgroup_limit_bytes)" = "$lim" ]
+	check "output: -o /dev/stdout leaves /dev/stdout as it was" [ "$([ -L /dev/stdout ] && echo true || echo false)" = $was_link ]
+	echo '{"earlier": 1}' > "$d/append.json"
+	output_probe /dev/stdout >> "$d/append.json"
+	check "output: -o /dev/stdout >> FILE appends to what was there" \
+		[ "$(jq -s -c '[length, .[0].earlier, .[1].cgroup_limit_bytes]' "$d/append.json")" = "[2,1,$lim]" ]
+	check "output: -o /dev/stdout | jq" [ "$(output_probe /dev/stdout | jq -r .cgroup_limit_bytes)" = "$lim" ]
+	check "output: -o /proc/self/fd/3 3> FILE" \
+		eval '[ "$(output_probe /proc/self/fd/3 3> "$d/fd3.json"; jqv "$d/fd3.json" .cgroup_limit_bytes)" = "$lim" ]'
+
+	# a regular file: replaced (a new inode, its mode kept), no temporary left;
+	# temporary files of memprobes that are gone removed, a live one's kept
+	dead=4194000
+	while kill -0 $dead 2>/dev/null; do dead=$((dead + 1)); done
+	sleep 30 & sleeppid=$!; STARTED_PIDS+=($sleeppid)
+	cp /bin/sleep "$d/memprobe"      # a live process whose comm is memprobe
+	"$d/memprobe" 30 & fakepid=$!; STARTED_PIDS+=($fakepid)
+	for i in $(seq 100); do [ "$(cat /proc/$fakepid/comm 2>/dev/null)" = memprobe ] && break; sleep 0.02; done
+	echo stale > "$d/report.json"; chmod 600 "$d/report.json"
+	ino=$(stat -c %i "$d/report.json")
+	touch "$d/report.json.memprobe-tmp-$dead" "$d/report.json.memprobe-tmp-$sleeppid" \
+		"$d/report.json.memprobe-tmp-$fakepid" "$d/report.json.memprobe-tmp-${dead}x" \
+		"$d/other.json.memprobe-tmp-$dead"
+	mkdir "$d/report.json.memprobe-tmp-$((dead + 1))"
+	output_probe "$d/report.json"
+	check "output: -o FILE holds the report" [ "$(jqv "$d/report.json" .cgroup_limit_bytes)" = "$lim" ]
+	check "output: -o FILE replaced it (a new inode), mode kept" \
+		[ "$(stat -c %i "$d/report.json")" != "$ino" -a "$(stat -c %a "$d/report.json")" = 600 ]
+	check "output: a dead memprobe's temporary file removed" [ ! -e "$d/report.json.memprobe-tmp-$dead" ]
+	check "output: a temporary file whose pid is now another program's removed" \
+		[ ! -e "$d/report.json.memprobe-tmp-$sleeppid" ]
+	check "output: a live memprobe's temporary file kept" [ -f "$d/report.json.memprobe-tmp-$fakepid" ]
+	check "output: names not of the pattern, other files, directories kept" \
+		[ -f "$d/report.json.memprobe-tmp-${dead}x" -a -f "$d/other.json.memprobe-tmp-$dead" \
+		  -a -d "$d/report.json.memprobe-tmp-$((dead + 1))" ]
+	check "output: no temporary file of its own left (the three kept are all)" \
+		[ "$(find "$d" -name 'report.json.memprobe-tmp-*' | wc -l)" = 3 ]
+	kill -9 $sleeppid $fakepid; wait $sleeppid $fakepid 2>/dev/null
+	check "output: nothing on stderr" [ ! -s "$d/err" ]
+
+	# refused at option time: one line, exit 2, nothing made
+	expect_bad "-o \"\"" "$MEMPROBE" probe --limit 64M -o ""
+	expect_bad "-o DIR" "$MEMPROBE" probe --limit 64M -o "$d"
+	check "output: -o DIR says it is a directory" grep -q "names a directory" "$TMP/bad.err"
+	expect_bad "-o DIR (record)" "$MEMPROBE" record -o "$d" -- true
+	check "output: -o DIR made nothing beside it" [ -z "$(find "$TMP" -maxdepth 1 -name 'output.memprobe-tmp-*')" ]
+	check "output: nothing left behind" no_leftovers
+}
+
+# ---------------------------------------------------------------------------
+tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_ends truth driver hooks targets record_opts bad_input output"}
 for t in $tests; do
 	echo "# test_$t"
 	"test_$t"

@@ -428,7 +428,7 @@ static void plan(struct mp_attr *a, const struct kfacts *k, bool all)
 			}
 			if (a->chosen[c] >= 0)
 				continue;
-			snprintf(tried + strlen(tried), sizeof(tried) - strlen(tried), "%s%s %s: %s",
+			mp_appendf(tried, sizeof(tried), "%s%s %s: %s",
 				 tried[0] ? "; " : "", kind_names[l->rungs[i].kind],
 				 l->rungs[i].fn[0] ? l->rungs[i].fn[0] : "cgroup files",
 				 a->why_not[c][i]);
@@ -564,7 +564,7 @@ static void polled_cats(struct mp_attr *a)
 
 		a->cat_polled[k] = a->hooks[MP_CONCERN_MEMCG].polled || by_clone || by_round;
 		if (by_clone || by_round)
-			snprintf(l + strlen(l), sizeof(cl) - strlen(l), "%s%s", l[0] ? ", " : "",
+			mp_appendf(l, sizeof(cl), "%s%s", l[0] ? ", " : "",
 				 mp_cat_names[k]);
 	}
 	if (cl[0])

@@ -37,8 +37,12 @@ void mp_json_add_limit(cJSON *obj, const char *name, uint64_t v)
 
 void mp_json_add_fixed(cJSON *obj, const char *name, double v, int decimals)
 {
-	char buf[64];
+	/* what %.*f can write: a sign, DBL_MAX's 309 digits, the point and up
+	 * to 17 decimals (a double has no more) */
+	char buf[1 + 309 + 1 + 17 + 1];
 
+	if (decimals < 0 || decimals > 17)
+		decimals = 17;
 	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
 	cJSON_AddRawToObject(obj, name, buf);
 }

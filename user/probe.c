@@ -809,9 +809,8 @@ static int parse_opts(int argc, char **argv, struct probe_opts *o)
 		return ret;
 	if (!o->cgroup_path && !o->pid && !o->limit_arg)
 		o->limit = MP_GIB; /* the built-in default: a 1 GiB stand-in container */
-	if (mp_out_check(o->out))
-		return bad("-o %s: cannot write to its directory", o->out,
-			   "give a path in an existing, writable directory");
+	if (mp_out_check_opt("probe", o->out))
+		return MP_EXIT_USAGE;
 	return 0;
 }
 

@@ -277,9 +277,8 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 	}
 	if (strcmp(o->format, "text") && strcmp(o->format, "json"))
 		return bad("--format %s: unknown", o->format, "use text or json");
-	if (mp_out_check(o->out))
-		return bad("-o %s: cannot write to its directory", o->out,
-			   "give a path in an existing, writable directory");
+	if (mp_out_check_opt("record", o->out))
+		return MP_EXIT_USAGE;
 	return 0;
 }
 

@@ -206,11 +206,14 @@ cJSON *mp_report_attribution(const struct mp_attr_input *in)
 		else
 			cJSON_AddNullToObject(o, "hook");
 		if (hooks[c].missing[0]) {
-			char buf[300];
+			/* as long as it is: missing holds up to 319 characters */
+			char *buf;
 
 			cJSON_AddStringToObject(o, "missing", hooks[c].missing);
-			snprintf(buf, sizeof(buf), "%s: %s", hooks[c].concern, hooks[c].missing);
-			cJSON_AddItemToArray(missing, cJSON_CreateString(buf));
+			if (asprintf(&buf, "%s: %s", hooks[c].concern, hooks[c].missing) >= 0) {
+				cJSON_AddItemToArray(missing, cJSON_CreateString(buf));
+				free(buf);
+			}
 		}
 		cJSON_AddItemToArray(arr, o);
 	}
@@ -556,7 +559,7 @@ void mp_report_attribution_text(const cJSON *a, FILE *f)
 				snprintf(who, sizeof(who), "%s[%d]", jstr(tk, "comm"), (int)jnum(tk, "pid"));
 			else
 				snprintf(who, sizeof(who), "%s", jstr(tk, "comm"));
-			snprintf(tasks + strlen(tasks), sizeof(tasks) - strlen(tasks), "%s%s %s",
+			mp_appendf(tasks, sizeof(tasks), "%s%s %s",
 				 n > 1 ? ", " : "", who, mp_fmt_sbytes(jnum(tk, "bytes"), b3, sizeof(b3)));
 		}
 		fprintf(f, "  %-20s %12s %12s  %s\n", jstr(it, "name"),

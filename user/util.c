@@ -2,15 +2,19 @@
 #include "util.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 int mp_parse_size(const char *s, uint64_t *bytes)
@@ -172,6 +176,20 @@ int mp_write_file(const char *path, const char *s)
 	return (size_t)n == len ? 0 : -EIO;
 }
 
+int mp_appendf(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t used = strnlen(buf, len);
+	va_list ap;
+	int n;
+
+	if (used + 1 >= len)
+		return -ENOSPC;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + used, len - used, fmt, ap);
+	va_end(ap);
+	return n < 0 || (size_t)n >= len - used ? -ENOSPC : 0;
+}
+
 int mp_path(char *buf, size_t len, const char *fmt, ...)
 {
 	va_list ap;
@@ -183,51 +201,334 @@ int mp_path(char *buf, size_t len, const char *fmt, ...)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
+/*
+ * Where a report for -o PATH goes. Symlinks are followed one hop at a time
+ * (relative targets against the link's directory) to what PATH finally
+ * names; a link in /proc/PID/fd or /proc/PID/task/TID/fd (/dev/stdout,
+ * /dev/fd/N, /proc/self/fd/N) is a magic link to an open file and is not
+ * followed as text.
+ */
+enum out_kind {
+	OUT_FILE,     /* a regular file, or missing in an existing directory: temp + rename */
+	OUT_OWN_FD,   /* a descriptor of ours: written through a dup of it */
+	OUT_IN_PLACE, /* a FIFO, a device, another process's fd link: opened and written */
+	OUT_SOCKET,   /* a unix socket: connected and written */
+	OUT_DIR,      /* a directory: refused */
+};
+
+struct out_target {
+	enum out_kind kind;
+	int fd;                /* OUT_OWN_FD */
+	char path[4096];       /* what PATH finally names */
+	char dir[4096];        /* its directory */
+	const char *base;      /* its last component, in path */
+};
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+/* /proc/PID/fd or /proc/PID/task/TID/fd; *pid is PID. */
+static bool is_proc_fd_dir(const char *dir, long *pid)
+{
+	char *end;
+	const char *p;
+
+	if (strncmp(dir, "/proc/", 6))
+		return false;
+	*pid = strtol(dir + 6, &end, 10);
+	if (end == dir + 6 || *end != '/')
+		return false;
+	if (strcmp(end, "/fd") == 0)
+		return true;
+	if (strncmp(end, "/task/", 6))
+		return false;
+	p = end + 6;
+	if (!isdigit((unsigned char)*p))
+		return false;
+	while (isdigit((unsigned char)*p))
+		p++;
+	return strcmp(p, "/fd") == 0;
+}
+
+/* Split path into t->dir and t->base (t->path holds path). */
+static int split_path(struct out_target *t, const char *path)
+{
+	const char *slash;
+
+	if (mp_path(t->path, sizeof(t->path), "%s", path))
+		return -ENAMETOOLONG;
+	slash = strrchr(t->path, '/');
+	if (!slash) {
+		strcpy(t->dir, ".");
+		t->base = t->path;
+	} else {
+		if (slash == t->path)
+			strcpy(t->dir, "/");
+		else
+			snprintf(t->dir, sizeof(t->dir), "%.*s", (int)(slash - t->path), t->path);
+		t->base = slash + 1;
+	}
+	return 0;
+}
+
+/* Resolve -o PATH. Returns 0 or -errno (-ENOENT: the directory is missing). */
+static int out_resolve(const char *path, struct out_target *t)
+{
+	char cur[4096], link[4096], canon[PATH_MAX], next[4096];
+	struct stat st;
+	long pid;
+	ssize_t n;
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	t->fd = -1;
+	if (!*path)
+		return -EINVAL;
+	if (path[strlen(path) - 1] == '/') {
+		t->kind = OUT_DIR;
+		return split_path(t, path);
+	}
+	if (mp_path(cur, sizeof(cur), "%s", path))
+		return -ENAMETOOLONG;
+	for (int hop = 0; hop < 40; hop++) {
+		if ((err = split_path(t, cur)))
+			return err;
+		if (!realpath(t->dir, canon))
+			return -errno;
+		if (is_proc_fd_dir(canon, &pid) && all_digits(t->base)) {
+			if (pid == (long)getpid()) {
+				t->kind = OUT_OWN_FD;
+				t->fd = atoi(t->base);
+				return 0;
+			}
+			t->kind = OUT_IN_PLACE;
+			return stat(cur, &st) ? -errno : 0;
+		}
+		if (lstat(cur, &st)) {
+			if (errno != ENOENT)
+				return -errno;
+			t->kind = OUT_FILE; /* missing: made in an existing directory */
+			return 0;
+		}
+		if (!S_ISLNK(st.st_mode)) {
+			t->kind = S_ISREG(st.st_mode) ? OUT_FILE :
+				  S_ISDIR(st.st_mode) ? OUT_DIR :
+				  S_ISSOCK(st.st_mode) ? OUT_SOCKET : OUT_IN_PLACE;
+			return 0;
+		}
+		n = readlink(cur, link, sizeof(link) - 1);
+		if (n < 0)
+			return -errno;
+		link[n] = '\0';
+		if (link[0] == '/' || !strcmp(t->dir, "."))
+			err = mp_path(next, sizeof(next), "%s", link);
+		else
+			err = mp_path(next, sizeof(next), "%s/%s", t->dir, link);
+		if (err)
+			return err;
+		memcpy(cur, next, sizeof(cur));
+	}
+	return -ELOOP;
+}
+
 int mp_out_check(const char *path)
 {
-	char dir[4096], *slash;
+	struct out_target t;
+	int err, fl;
 
 	if (!path || strcmp(path, "-") == 0)
 		return 0;
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (slash == dir)
-		dir[1] = '\0';
-	else if (slash)
-		*slash = '\0';
-	else
-		strcpy(dir, ".");
-	return access(dir, W_OK) ? -errno : 0;
+	if ((err = out_resolve(path, &t)))
+		return err;
+	switch (t.kind) {
+	case OUT_DIR:
+		return -EISDIR;
+	case OUT_OWN_FD:
+		fl = fcntl(t.fd, F_GETFL);
+		if (fl < 0)
+			return -EBADF;
+		return (fl & O_ACCMODE) == O_RDONLY ? -EBADF : 0;
+	case OUT_FILE:
+		return access(t.dir, W_OK) ? -errno : 0;
+	default:
+		return access(t.path, W_OK) ? -errno : 0;
+	}
+}
+
+int mp_out_check_opt(const char *cmd, const char *path)
+{
+	const char *problem, *fix;
+	char buf[128];
+	int err;
+
+	if (path && !*path) {
+		fprintf(stderr, "memprobe %s: -o \"\": an empty path; "
+			"give a file name, or - for standard output\n", cmd);
+		return MP_EXIT_USAGE;
+	}
+	err = mp_out_check(path);
+	switch (err) {
+	case 0:
+		return 0;
+	case -EISDIR:
+		problem = "names a directory";
+		fix = "give a file name, in it or elsewhere";
+		break;
+	case -EBADF:
+		problem = "names a descriptor not open for writing";
+		fix = "redirect it to a file, or give a file name";
+		break;
+	case -ENOENT:
+	case -ENOTDIR:
+	case -EACCES:
+	case -EROFS:
+		problem = "cannot write to its directory";
+		fix = "give a path in an existing, writable directory";
+		break;
+	default:
+		snprintf(buf, sizeof(buf), "cannot resolve it (%s)", strerror(-err));
+		problem = buf;
+		fix = "give a path to a file in an existing, writable directory";
+		break;
+	}
+	fprintf(stderr, "memprobe %s: -o %s: %s; %s\n", cmd, path, problem, fix);
+	return MP_EXIT_USAGE;
+}
+
+/* Is /proc/PID a live memprobe (not a pid reused by another program)? */
+static bool live_memprobe(long pid)
+{
+	char p[64], comm[64];
+
+	snprintf(p, sizeof(p), "/proc/%ld/comm", pid);
+	if (mp_read_file(p, comm, sizeof(comm)) < 0)
+		return false; /* no such process (or it just went) */
+	comm[strcspn(comm, "\n")] = '\0';
+	return strcmp(comm, "memprobe") == 0;
+}
+
+/* Remove DIR/BASE.memprobe-tmp-PID files left by memprobes that are gone
+ * (SIGKILL): regular files only, only that exact pattern, not our own. */
+static void reap_stale_tmps(const char *dir, const char *base)
+{
+	static const char sfx[] = ".memprobe-tmp-";
+	size_t blen = strlen(base), slen = sizeof(sfx) - 1;
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int dfd;
+
+	if (!d)
+		return;
+	dfd = dirfd(d);
+	while ((de = readdir(d))) {
+		const char *pidstr = de->d_name + blen + slen;
+		struct stat st;
+		long pid;
+
+		if (strncmp(de->d_name, base, blen) || strncmp(de->d_name + blen, sfx, slen) ||
+		    !all_digits(pidstr) || strlen(pidstr) > 9)
+			continue;
+		pid = atol(pidstr);
+		/* our own pid too: a memprobe killed earlier had it */
+		if (pid != (long)getpid() && live_memprobe(pid))
+			continue;
+		if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+			continue;
+		unlinkat(dfd, de->d_name, 0);
+	}
+	closedir(d);
+}
+
+static int open_socket(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd, err;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
 }
 
 int mp_out_open(struct mp_out *o, const char *path)
 {
+	struct out_target t;
 	struct stat st;
-	int fd;
+	int fd, err;
 
 	memset(o, 0, sizeof(*o));
 	if (!path || strcmp(path, "-") == 0) {
 		o->f = stdout;
 		return 0;
 	}
-	/* Not a regular file (/dev/null, a FIFO, a terminal): written in place.
-	 * Renaming a temporary file over it would replace the device. */
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		o->f = fopen(path, "we");
+	if ((err = out_resolve(path, &t)))
+		return err;
+	switch (t.kind) {
+	case OUT_DIR:
+		return -EISDIR;
+	case OUT_OWN_FD:
+		/* the descriptor the shell set up (>, >>, a pipe): its offset,
+		 * its O_APPEND, its truncation or not */
+		fd = fcntl(t.fd, F_DUPFD_CLOEXEC, 3);
+		if (fd < 0)
+			return -errno;
 		o->direct = true;
-		return o->f ? 0 : -errno;
+		break;
+	case OUT_SOCKET:
+		if ((fd = open_socket(t.path)) < 0)
+			return fd;
+		o->direct = true;
+		break;
+	case OUT_IN_PLACE:
+		/* a FIFO, a terminal, /dev/null: renaming a temporary file over
+		 * it would replace it. Truncated only if it is a regular file
+		 * behind another process's fd link. */
+		fd = open(t.path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+		if (fd < 0)
+			return -errno;
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ftruncate(fd, 0)) {
+			err = -errno;
+			close(fd);
+			return err;
+		}
+		o->direct = true;
+		break;
+	default: /* OUT_FILE: a temporary file beside the file PATH names */
+		reap_stale_tmps(t.dir, t.base);
+		if (mp_path(o->path, sizeof(o->path), "%s", t.path) ||
+		    mp_path(o->tmp, sizeof(o->tmp), "%s.memprobe-tmp-%d", t.path, (int)getpid()))
+			return -ENAMETOOLONG;
+		fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return -errno;
+		/* a replaced file keeps its mode and owner */
+		if (stat(o->path, &st) == 0) {
+			if (fchown(fd, st.st_uid, st.st_gid)) { /* not root: ours, then */ }
+			fchmod(fd, st.st_mode & 07777);
+		}
+		break;
 	}
-	snprintf(o->path, sizeof(o->path), "%s", path);
-	snprintf(o->tmp, sizeof(o->tmp), "%s.memprobe-tmp-%d", path, (int)getpid());
-	fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
 	o->f = fdopen(fd, "w");
 	if (!o->f) {
-		int err = -errno;
-
+		err = -errno;
 		close(fd);
-		unlink(o->tmp);
+		if (!o->direct)
+			unlink(o->tmp);
 		return err;
 	}
 	return 0;
@@ -245,6 +546,8 @@ int mp_out_commit(struct mp_out *o)
 		o->f = NULL;
 		return err;
 	}
+	if (!err && !o->direct && fsync(fileno(o->f)))
+		err = -errno;
 	if (fclose(o->f) && !err)
 		err = errno ? -errno : -EIO;
 	o->f = NULL;

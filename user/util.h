@@ -50,16 +50,26 @@ int mp_read_keyed_u64(const char *path, const char *key, uint64_t *val);
 /* Write a string to a file (cgroup control files). Returns 0 or -errno. */
 int mp_write_file(const char *path, const char *s);
 
+/* Append to the NUL-terminated string in buf (len bytes in all): lists
+ * built piece by piece, cut short where they do not fit. Returns 0, or
+ * -ENOSPC when what was appended was cut. */
+int mp_appendf(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* snprintf into a PATH_MAX buffer; returns -ENAMETOOLONG on truncation. */
 int mp_path(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /*
- * A report file written whole or not at all: the report goes to a temporary
- * file beside PATH, renamed over PATH only once complete, so a failed run
- * never clobbers an earlier report. PATH NULL or "-" is standard output; a
- * PATH that exists and is not a regular file (/dev/null, a FIFO) is written
- * in place.
+ * A report file for -o PATH, written whole or not at all where PATH names a
+ * regular file or nothing: the report goes to a temporary file beside it
+ * (BASE.memprobe-tmp-PID), renamed over it only once complete, so a failed
+ * run never clobbers an earlier report. Symlinks are followed: the file they
+ * finally name is replaced (beside it), never the link. PATH NULL or "-" is
+ * standard output; /dev/stdout, /dev/stderr, /dev/fd/N and /proc/self/fd/N
+ * are written through a dup of that descriptor (so >, >> and pipes behave as
+ * the shell set them up); anything else that is not a regular file (a FIFO,
+ * a device, a unix socket) is written in place, never replaced.
  */
 struct mp_out {
 	FILE *f;
@@ -68,10 +78,19 @@ struct mp_out {
 	char tmp[4200];
 };
 
-/* Can a report be written to PATH (its directory exists and is writable)?
- * NULL and "-" are standard output. Returns 0 or -errno. */
+/* Can a report be written to PATH? NULL and "-" are standard output.
+ * Returns 0, -EISDIR (a directory), -EBADF (a descriptor of ours not open
+ * for writing), -EINVAL (""), or -errno (-ENOENT: no such directory). */
 int mp_out_check(const char *path);
-/* Returns 0, or -errno when the temporary file cannot be created. */
+/* The -o option of command cmd, at option time: 0 when a report can be
+ * written to path (NULL: none given), else one line on stderr ("memprobe
+ * CMD: -o PATH: problem; fix") and MP_EXIT_USAGE. "" and a directory are
+ * refused. */
+int mp_out_check_opt(const char *cmd, const char *path);
+/* Returns 0, or -errno when PATH cannot be opened (the temporary file cannot
+ * be created). Before creating its temporary file, removes the ones beside it
+ * that memprobes no longer running left (BASE.memprobe-tmp-PID, regular
+ * files, PID not a live process whose comm is memprobe). */
 int mp_out_open(struct mp_out *o, const char *path);
 /* Flush, close and rename into place. Returns 0 or -errno (then removed). */
 int mp_out_commit(struct mp_out *o);
