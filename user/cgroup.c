@@ -599,15 +599,6 @@ int mp_cgroup_remove(const struct mp_cgroup *cg)
 	return err;
 }
 
-/* Is pid a live memprobe? (A reused pid running something else is not.) */
-static bool memprobe_alive(pid_t pid)
-{
-	char p[64], comm[32];
-
-	snprintf(p, sizeof(p), "/proc/%d/comm", (int)pid);
-	return mp_read_file(p, comm, sizeof(comm)) > 0 && strncmp(comm, "memprobe", 8) == 0;
-}
-
 /* Remove a cgroup tree, children first. */
 static int remove_tree(const char *dir)
 {
@@ -652,7 +643,7 @@ int mp_cgroup_reap_stale(const char *dir, pid_t *live_probe)
 			pid = strtol(e->d_name + n, &end, 10);
 			if (*end || pid <= 0 || mp_path(sub, sizeof(sub), "%s/%s", dir, e->d_name))
 				continue;
-			if (memprobe_alive((pid_t)pid)) {
+			if (mp_pid_is_memprobe(pid)) {
 				if (k == 1 && live_probe && pid != getpid())
 					*live_probe = (pid_t)pid;
 				continue;

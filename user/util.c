@@ -402,8 +402,7 @@ int mp_out_check_opt(const char *cmd, const char *path)
 	return MP_EXIT_USAGE;
 }
 
-/* Is /proc/PID a live memprobe (not a pid reused by another program)? */
-static bool live_memprobe(long pid)
+bool mp_pid_is_memprobe(long pid)
 {
 	char p[64], comm[64];
 
@@ -437,7 +436,7 @@ static void reap_stale_tmps(const char *dir, const char *base)
 			continue;
 		pid = atol(pidstr);
 		/* our own pid too: a memprobe killed earlier had it */
-		if (pid != (long)getpid() && live_memprobe(pid))
+		if (pid != (long)getpid() && mp_pid_is_memprobe(pid))
 			continue;
 		if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
 			continue;

@@ -97,6 +97,10 @@ int mp_out_commit(struct mp_out *o);
 /* Close and remove the temporary file. */
 void mp_out_abort(struct mp_out *o);
 
+/* Is pid a live memprobe (its comm is memprobe), not a pid since reused by
+ * another program? What a killed memprobe left is reaped by this test. */
+bool mp_pid_is_memprobe(long pid);
+
 /* The option getopt_long() just refused, as the user typed it. */
 const char *mp_bad_option(char **argv, char *buf, size_t len);
 
