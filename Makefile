@@ -61,7 +61,7 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(LIB_OBJS)
 	@mkdir -p $(BUILD)/tests
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -DFIXTURES=\"$(CURDIR)/tests/fixtures\" -Itests/unit $< $(LIB_OBJS) -o $@ $(LDLIBS)
 
-$(BUILD)/tests/bin/%: tests/programs/%.c
+$(BUILD)/tests/bin/%: tests/programs/%.c $(wildcard tests/programs/*.h)
 	@mkdir -p $(BUILD)/tests/bin
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -pthread $< -o $@
 

@@ -8,19 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-static int touch(long mib)
-{
-	for (long i = 0; i < mib; i++) {
-		char *p = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-		if (p == MAP_FAILED)
-			return 1;
-		madvise(p, 1 << 20, MADV_NOHUGEPAGE);
-		memset(p, 1, 1 << 20);
-	}
-	return 0;
-}
+#include "touch.h"
 
 int main(int argc, char **argv)
 {

@@ -11,26 +11,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "touch.h"
+
 static volatile sig_atomic_t go;
 
 static void on_usr1(int sig)
 {
 	(void)sig;
 	go = 1;
-}
-
-static int touch(long mib)
-{
-	for (long i = 0; i < mib; i++) {
-		char *p = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-		if (p == MAP_FAILED)
-			return 1;
-		madvise(p, 1 << 20, MADV_NOHUGEPAGE);
-		memset(p, 1, 1 << 20);
-	}
-	return 0;
 }
 
 int main(int argc, char **argv)
