@@ -299,7 +299,7 @@ static long next_wait_ms(const struct rec *r, uint64_t now)
 	uint64_t lim = r->cg.effective_limit_bytes, u = r->last.usage_bytes;
 	double rate, room;
 
-	if (!r->have_prev) /* no rate yet: the first interval is watched closely */
+	if (!r->have_prev) /* no rate yet: a second sample soon gives one */
 		return MP_MIN(due, QUICK_MS);
 	if (u <= r->prev.usage_bytes || r->last.t_ms <= r->prev.t_ms)
 		return due;
