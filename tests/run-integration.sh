@@ -238,9 +238,12 @@ test_probe_safety() {
 	check "safety: nothing left behind" no_leftovers
 }
 
-# caught_term PID: the process has a SIGTERM handler (SigCgt, bit 15)
+# caught_term PID: the process runs memprobe (not the shell that forks it,
+# which has the suite's own TERM trap) and has a SIGTERM handler (SigCgt,
+# bit 15)
 caught_term() {
 	local m
+	[ "$(readlink /proc/$1/exe 2>/dev/null)" = "$(readlink -f "$MEMPROBE")" ] || return 1
 	m=$(awk '/^SigCgt:/ { print $2 }' /proc/$1/status 2>/dev/null)
 	[ -n "$m" ] && [ $(( 0x$m & 0x4000 )) != 0 ]
 }
@@ -870,8 +873,10 @@ test_output() {
 	dead=4194000
 	while kill -0 $dead 2>/dev/null; do dead=$((dead + 1)); done
 	sleep 30 & sleeppid=$!; STARTED_PIDS+=($sleeppid)
-	cp /bin/sleep "$d/memprobe"      # a live process whose comm is memprobe
-	"$d/memprobe" 30 & fakepid=$!; STARTED_PIDS+=($fakepid)
+	# a live process whose comm is memprobe: a copy of a test program that
+	# waits (alloc 0); not of sleep, which in the guests is a busybox applet
+	cp "$BIN/alloc" "$d/memprobe"
+	"$d/memprobe" 0 & fakepid=$!; STARTED_PIDS+=($fakepid)
 	for i in $(seq 100); do [ "$(cat /proc/$fakepid/comm 2>/dev/null)" = memprobe ] && break; sleep 0.02; done
 	echo stale > "$d/report.json"; chmod 600 "$d/report.json"
 	ino=$(stat -c %i "$d/report.json")

@@ -101,6 +101,11 @@ cat > "$stage/init" <<'INIT'
 #!/bin/sh
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
+# what udev and systemd make on every Debian host: -o /dev/stdout is tested
+ln -sf /proc/self/fd /dev/fd
+ln -sf /proc/self/fd/0 /dev/stdin
+ln -sf /proc/self/fd/1 /dev/stdout
+ln -sf /proc/self/fd/2 /dev/stderr
 exec </dev/console >/dev/console 2>&1
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
