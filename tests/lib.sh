@@ -10,16 +10,19 @@ STARTED_PIDS=()
 TMP=$(mktemp -d /tmp/memprobe-test.XXXXXX)
 
 # The memory cgroup directory of this shell (v1 memory line, else v2 0:: line).
-own_memcg_dir() {
+own_memcg_dir() { memcg_dir_of self; }
+
+# memcg_dir_of PID: the memory cgroup directory of a process (as above)
+memcg_dir_of() {
 	local line path mnt
-	line=$(grep -E '^[0-9]+:([^:]*,)?memory(,[^:]*)?:' /proc/self/cgroup | head -n 1)
+	line=$(grep -E '^[0-9]+:([^:]*,)?memory(,[^:]*)?:' /proc/"$1"/cgroup 2>/dev/null | head -n 1)
 	if [ -n "$line" ]; then
 		path=${line#*:*:}
 		# the fstype is the first field after " - " (optional fields vary)
 		mnt=$(awk '{ for (i = 7; i < NF; i++) if ($i == "-") break }
 			$(i + 1) == "cgroup" && $NF ~ /(^|,)memory(,|$)/ { print $5; exit }' /proc/self/mountinfo)
 	else
-		path=$(sed -n 's/^0:://p' /proc/self/cgroup)
+		path=$(sed -n 's/^0:://p' /proc/"$1"/cgroup 2>/dev/null)
 		mnt=$(awk '{ for (i = 7; i < NF; i++) if ($i == "-") break }
 			$(i + 1) == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
 	fi
@@ -164,16 +167,20 @@ probe_child() {
 	return 1
 }
 
-# wait_filling PID [BYTES]: until memprobe PID's probe process holds at least
-# BYTES (default 16 MiB) resident: the probe is filling. Up to 60 s (a QEMU
-# TCG guest takes seconds to load the BPF programs). Prints the probe's pid.
+# wait_filling PID [BYTES]: until memprobe PID's probe process has left
+# memprobe's memory cgroup for its own (or the target) and that cgroup is
+# charged at least BYTES (default 16 MiB): the probe is filling. Not the
+# probe's RSS: a fork of an ASan build starts with the parent's. Up to 60 s
+# (a QEMU TCG guest takes seconds to load the BPF programs). Prints the
+# probe's pid.
 wait_filling() {
-	local pid=$1 want=${2:-16777216} c rss i
+	local pid=$1 want=${2:-16777216} c d home i
+	home=$(memcg_dir_of "$pid")
 	for i in $(seq 6000); do
 		c=$(probe_child "$pid")
-		if [ -n "$c" ]; then
-			rss=$(awk '/^VmRSS:/ { print $2 * 1024 }' /proc/"$c"/status 2>/dev/null)
-			[ "${rss:-0}" -ge "$want" ] && { echo "$c"; return 0; }
+		d=${c:+$(memcg_dir_of "$c")}
+		if [ -n "$d" ] && [ "$d" != "$home" ] && [ "$(cg_usage "$d" 2>/dev/null || echo 0)" -ge "$want" ]; then
+			echo "$c"; return 0
 		fi
 		kill -0 "$pid" 2>/dev/null || return 1
 		sleep 0.01
