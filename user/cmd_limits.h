@@ -2,22 +2,7 @@
 #ifndef MEMPROBE_CMD_LIMITS_H
 #define MEMPROBE_CMD_LIMITS_H
 
-#include <cjson/cJSON.h>
-#include "cgroup.h"
-
 /* `memprobe limits ...`: returns the process exit status. */
 int mp_cmd_limits(int argc, char **argv);
-
-/* JSON objects for host facts and a cgroup's limits (caller frees). */
-cJSON *mp_host_json(const struct mp_host *h);
-cJSON *mp_cgroup_json(const struct mp_cgroup *cg);
-
-/*
- * Resolve the target cgroup from --cgroup PATH or --pid PID (pid 0 and path
- * NULL: memprobe's own), read it, and on bad input print one line naming the
- * problem and the fix. Returns 0, or the exit status to leave with.
- */
-int mp_resolve_target(const char *cmd, const char *root, const struct mp_host *h,
-		      const char *path, const char *pid_arg, struct mp_cgroup *cg);
 
 #endif

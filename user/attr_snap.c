@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Reading the session's maps: snapshots, totals, OOM events, stacks. */
+#include "attr_int.h"
+#include "json.h"
+#include "util.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Sum the per-CPU totals. */
+static void sum_totals(const struct mp_cpu *v, int ncpu, struct mp_totals *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (int c = 0; c < ncpu; c++) {
+		const struct mp_totals *x = &v[c].totals;
+
+		t->faults += v[c].faults;
+		for (int k = 0; k < MP_NR_CATS; k++)
+			t->charge_bytes[k] += x->charge_bytes[k];
+		for (int u = 0; u < 2; u++)
+			for (int o = 0; o <= MP_MAX_ORDER; o++)
+				t->alloc_pages_by_order[u][o] += x->alloc_pages_by_order[u][o];
+		t->kernel_pages_freed += x->kernel_pages_freed;
+		t->memcg_events += x->memcg_events;
+		t->charged_pages += x->charged_pages;
+		for (int l = 0; l < MP_NR_LOST; l++)
+			t->lost[l] += x->lost[l];
+	}
+}
+
+static struct mp_task_row *task_row(struct mp_attr_snap *s, size_t cap, uint32_t tgid)
+{
+	for (size_t i = 0; i < s->ntasks; i++)
+		if (s->tasks[i].tgid == tgid)
+			return &s->tasks[i];
+	if (s->ntasks == cap)
+		return NULL;
+	memset(&s->tasks[s->ntasks], 0, sizeof(s->tasks[0]));
+	s->tasks[s->ntasks].tgid = tgid;
+	return &s->tasks[s->ntasks++];
+}
+
+static void fill_comm(struct mp_attr *a, struct mp_task_row *r)
+{
+	if (r->tgid == 0)
+		snprintf(r->comm, sizeof(r->comm), "(other context)");
+	else if (bpf_map_lookup_elem(bpf_map__fd(a->skel->maps.comms), &r->tgid, r->comm))
+		snprintf(r->comm, sizeof(r->comm), "?");
+	r->comm[sizeof(r->comm) - 1] = '\0';
+}
+
+/* The per-task map, without the slots' pending counters. */
+static int read_tasks(struct mp_attr *a, struct mp_attr_snap *s, size_t cap,
+		      struct mp_task_stat *tv)
+{
+	int fd = bpf_map__fd(a->skel->maps.task_stats), ncpu = a->ncpus;
+	uint32_t key, next, *prev = NULL;
+
+	s->ntasks = 0;
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		struct mp_task_row *r;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, tv) || !(r = task_row(s, cap, key)))
+			continue;
+		for (int c = 0; c < ncpu; c++) {
+			r->faults += tv[c].faults;
+			r->user_pages += tv[c].user_pages;
+			r->kernel_pages += tv[c].kernel_pages;
+			r->charged_pages += tv[c].charged_pages;
+			for (int k = 0; k < MP_NR_CATS; k++)
+				r->charge_bytes[k] += tv[c].charge_bytes[k];
+		}
+	}
+	return 0;
+}
+
+/*
+ * The cgroup's files, for the concerns and categories no hook sees. The
+ * kernel flushes memcg stats lazily (a worker every 2 s, or once enough
+ * updates are pending), so memory.stat can lag the usage counter by hundreds
+ * of MiB right after a burst: read again, up to 2.5 s, until anon + file +
+ * kernel + sock agree with the usage within max(1%, 1 MiB).
+ */
+static void snap_stat(struct mp_attr *a, struct mp_attr_snap *s)
+{
+	bool want = a->hooks[MP_CONCERN_FAULTS].polled;
+
+	for (int k = 0; k < MP_NR_CATS; k++)
+		want |= a->cat_polled[k];
+	if (!a->have_cg || !want)
+		return;
+	/* a hierarchy's root: its usage is not memory.stat's sum (v2: MemTotal -
+	 * MemAvailable; v1: no kmem), nothing to wait for */
+	bool root = !strcmp(a->cg.dir, a->cg.mount);
+
+	for (int tries = 0; tries < (root ? 1 : 50); tries++) {
+		uint64_t usage, sum = 0, tol;
+
+		s->have_stat = mp_cgroup_stat("", &a->cg, &s->stat) == 0;
+		if (!s->have_stat || !s->stat.have[MP_CAT_KERNEL] ||
+		    mp_cgroup_usage("", &a->cg, &usage))
+			return; /* nothing to check against */
+		sum = s->stat.bytes[MP_CAT_ANON] + s->stat.bytes[MP_CAT_FILE] +
+		      s->stat.bytes[MP_CAT_KERNEL] + s->stat.bytes[MP_CAT_SOCK];
+		tol = usage / 100 > (1 << 20) ? usage / 100 : (1 << 20);
+		if (sum + tol >= usage && sum <= usage + tol)
+			return;
+		usleep(50000);
+	}
+}
+
+int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *s)
+{
+	if (!a->skel) {
+		memset(s, 0, sizeof(*s));
+		snap_stat(a, s);
+		return 0;
+	}
+	int ncpu = a->ncpus, cfd = bpf_map__fd(a->skel->maps.cpu), ret = 0;
+	size_t cap = bpf_map__max_entries(a->skel->maps.task_stats) + (size_t)ncpu + 1;
+	struct mp_task_stat *tv = calloc((size_t)ncpu, sizeof(*tv));
+	struct mp_cpu *before = calloc((size_t)ncpu, sizeof(*before));
+	struct mp_cpu *after = calloc((size_t)ncpu, sizeof(*after));
+	uint32_t zero = 0;
+	int tries;
+
+	memset(s, 0, sizeof(*s));
+	s->tasks = calloc(cap, sizeof(*s->tasks));
+	if (!tv || !before || !after || !s->tasks) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/*
+	 * The slots and the map must be read as of one moment: a flush moves
+	 * counters from one to the other. Read slots, map, slots again, and
+	 * retry while a flush ran in between (seq odd or changed).
+	 */
+	for (tries = 0; tries < 20; tries++) {
+		bool same = true;
+
+		if (bpf_map_lookup_elem(cfd, &zero, before)) {
+			ret = -errno;
+			goto out;
+		}
+		read_tasks(a, s, cap, tv);
+		if (bpf_map_lookup_elem(cfd, &zero, after)) {
+			ret = -errno;
+			goto out;
+		}
+		for (int c = 0; c < ncpu; c++)
+			same &= before[c].seq == after[c].seq && !(after[c].seq & 1);
+		if (same)
+			break;
+	}
+	sum_totals(after, ncpu, &s->totals);
+	for (int c = 0; c < ncpu; c++) {
+		const struct mp_cpu *x = &after[c];
+		struct mp_task_row *r;
+
+		if (x->in_target && x->tgid && (r = task_row(s, cap, x->tgid))) {
+			r->faults += x->pending.faults;
+			r->user_pages += x->pending.user_pages;
+			r->kernel_pages += x->pending.kernel_pages;
+			r->charged_pages += x->pending.charged_pages;
+			for (int k = 0; k < MP_NR_CATS; k++)
+				r->charge_bytes[k] += x->pending.charge_bytes[k];
+		}
+		for (int k = 0; k < MP_NR_CATS; k++) {
+			if (!x->other_charge_bytes[k])
+				continue;
+			if ((r = task_row(s, cap, 0)))
+				r->charge_bytes[k] += x->other_charge_bytes[k];
+		}
+	}
+	for (size_t i = 0; i < s->ntasks; i++)
+		fill_comm(a, &s->tasks[i]);
+	snap_stat(a, s);
+
+	{
+		struct mp_stack_key sk, snext, *sprev = NULL;
+		struct mp_stack_stat sv;
+		int fd = bpf_map__fd(a->skel->maps.stack_stats);
+		size_t scap = bpf_map__max_entries(a->skel->maps.stack_stats);
+
+		s->stacks = calloc(scap, sizeof(*s->stacks));
+		if (!s->stacks) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		while (s->nstacks < scap && bpf_map_get_next_key(fd, sprev, &snext) == 0) {
+			sk = snext;
+			sprev = &sk;
+			if (bpf_map_lookup_elem(fd, &sk, &sv))
+				continue;
+			s->stacks[s->nstacks++] = (struct mp_stack_row){
+				.stackid = sk.stackid, .tgid = sk.tgid,
+				.pages = sv.pages, .alloc_pages = sv.alloc_pages,
+				.unaccounted_pages = sv.unaccounted_pages,
+			};
+		}
+	}
+out:
+	free(tv);
+	free(before);
+	free(after);
+	if (ret)
+		mp_attr_snap_free(s);
+	return ret;
+}
+
+void mp_attr_snap_sub(struct mp_attr_snap *after, const struct mp_attr_snap *before)
+{
+	for (size_t i = 0; i < after->ntasks; i++) {
+		struct mp_task_row *r = &after->tasks[i];
+
+		for (size_t j = 0; j < before->ntasks; j++) {
+			const struct mp_task_row *b = &before->tasks[j];
+
+			if (b->tgid != r->tgid)
+				continue;
+			r->faults -= b->faults;
+			r->user_pages -= b->user_pages;
+			r->kernel_pages -= b->kernel_pages;
+			r->charged_pages -= b->charged_pages;
+			for (int k = 0; k < MP_NR_CATS; k++)
+				r->charge_bytes[k] -= b->charge_bytes[k];
+			break;
+		}
+	}
+	for (size_t i = 0; i < after->nstacks; i++) {
+		struct mp_stack_row *r = &after->stacks[i];
+
+		for (size_t j = 0; j < before->nstacks; j++) {
+			const struct mp_stack_row *b = &before->stacks[j];
+
+			if (b->stackid == r->stackid && b->tgid == r->tgid) {
+				r->pages -= b->pages;
+				r->alloc_pages -= b->alloc_pages;
+				r->unaccounted_pages -= b->unaccounted_pages;
+				break;
+			}
+		}
+	}
+	for (int u = 0; u < 2; u++)
+		for (int o = 0; o <= MP_MAX_ORDER; o++)
+			after->totals.alloc_pages_by_order[u][o] -=
+				before->totals.alloc_pages_by_order[u][o];
+	after->totals.faults -= before->totals.faults;
+	for (int k = 0; k < MP_NR_CATS; k++)
+		after->totals.charge_bytes[k] -= before->totals.charge_bytes[k];
+	after->totals.kernel_pages_freed -= before->totals.kernel_pages_freed;
+	after->totals.memcg_events -= before->totals.memcg_events;
+	after->totals.charged_pages -= before->totals.charged_pages;
+	/* lost stays cumulative: every loss since attach is reported */
+	after->have_stat &= before->have_stat;
+	after->stat.have_pgfault &= before->stat.have_pgfault;
+	after->stat.pgfault -= before->stat.pgfault;
+	for (int k = 0; k < MP_NR_CATS; k++) {
+		after->stat.have[k] &= before->stat.have[k];
+		after->stat.bytes[k] -= before->stat.bytes[k];
+	}
+}
+
+int mp_attr_totals(struct mp_attr *a, struct mp_totals *t)
+{
+	struct mp_cpu *v = calloc((size_t)a->ncpus, sizeof(*v));
+	uint32_t key = 0;
+	int ret = 0;
+
+	if (!v)
+		return -ENOMEM;
+	if (!a->skel)
+		memset(t, 0, sizeof(*t));
+	else if (bpf_map_lookup_elem(bpf_map__fd(a->skel->maps.cpu), &key, v))
+		ret = -errno;
+	else
+		sum_totals(v, a->ncpus, t);
+	free(v);
+	return ret;
+}
+
+static int on_oom_record(void *ctx, void *data, size_t len)
+{
+	struct mp_attr *a = ctx;
+
+	if (len >= sizeof(struct mp_oom_event) && a->oom_cb)
+		a->oom_cb(data, a->oom_arg);
+	return 0;
+}
+
+int mp_attr_poll_oom(struct mp_attr *a, int timeout_ms,
+		     void (*cb)(const struct mp_oom_event *e, void *arg), void *arg)
+{
+	a->oom_cb = cb;
+	a->oom_arg = arg;
+	if (!a->oom_rb) {
+		int fd = a->skel && !a->hooks[MP_CONCERN_OOM].polled ?
+			 bpf_map__fd(a->skel->maps.oom_events) : -1;
+
+		a->oom_rb = fd >= 0 ? ring_buffer__new(fd, on_oom_record, a, NULL) : NULL;
+		if (!a->oom_rb) {
+			usleep((useconds_t)timeout_ms * 1000);
+			return 0;
+		}
+	}
+	return ring_buffer__poll(a->oom_rb, timeout_ms);
+}
+
+void mp_attr_snap_free(struct mp_attr_snap *s)
+{
+	free(s->tasks);
+	free(s->stacks);
+	memset(s, 0, sizeof(*s));
+}
+
+int mp_attr_stack(struct mp_attr *a, uint32_t stackid, uint64_t *ips, int max)
+{
+	uint64_t buf[MP_STACK_DEPTH] = { 0 };
+	int n = 0;
+
+	if (!a->skel)
+		return -ENOENT;
+	if (bpf_map_lookup_elem(bpf_map__fd(a->skel->maps.stacks), &stackid, buf))
+		return -errno;
+	while (n < MP_STACK_DEPTH && n < max && buf[n]) {
+		ips[n] = buf[n];
+		n++;
+	}
+	return n;
+}
+
+uint64_t mp_attr_recursion_misses(struct mp_attr *a, struct cJSON *by)
+{
+	struct bpf_program *p;
+	uint64_t total = 0;
+
+	if (!a->skel)
+		return 0;
+	bpf_object__for_each_program(p, a->skel->obj) {
+		struct bpf_prog_info info = { 0 };
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(p);
+
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;
+		total += info.recursion_misses;
+		if (by)
+			mp_json_add_u64(by, bpf_program__name(p), info.recursion_misses);
+	}
+	return total;
+}
+

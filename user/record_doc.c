@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The record document, built from the recorder's state. */
+#include "recorder.h"
+#include "record.h"
+#include "attr.h"
+#include "cgroup.h"
+#include "doc.h"
+#include "target.h"
+#include "json.h"
+#include "ksyms.h"
+#include "lock.h"
+#include "probe.h"
+#include "report.h"
+#include "util.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- the report ------------------------------------------------------------ */
+
+static cJSON *sample_json(const struct rec *r, const struct sample *s)
+{
+	cJSON *o = cJSON_CreateObject(), *st = cJSON_CreateObject(), *bg = cJSON_CreateObject();
+
+	mp_json_add_u64(o, "t_ms", s->t_ms);
+	mp_json_add_u64(o, "usage_bytes", s->usage_bytes);
+	mp_json_add_u64(o, "faults_per_sec", s->faults_per_sec);
+	for (int k = 0; k < MP_NR_CATS; k++)
+		if (s->stat.have[k])
+			mp_json_add_u64(st, mp_cat_names[k], s->stat.bytes[k]);
+	cJSON_AddItemToObject(o, "stat", st);
+	/* BPF's figures only where a memcg hook counted them */
+	if (r->attr && !mp_attr_hooks(r->attr)[MP_CONCERN_MEMCG].polled &&
+	    mp_attr_hooks(r->attr)[MP_CONCERN_MEMCG].hook[0]) {
+		for (int k = 0; k < MP_NR_CATS; k++)
+			mp_json_add_s64(bg, mp_cat_names[k], s->bpf_growth[k]);
+		cJSON_AddItemToObject(o, "bpf_growth", bg);
+	} else {
+		cJSON_Delete(bg);
+	}
+	return o;
+}
+
+cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks)
+{
+	cJSON *doc = cJSON_CreateObject(), *o, *arr;
+	const struct sample *peak = r->have_last ? &r->peak : NULL;
+	const struct sample *first = r->nsamples ? &r->samples[0] : NULL;
+
+	o = cJSON_AddObjectToObject(doc, "run");
+	if (r->o.cmd) {
+		cJSON *argv = cJSON_AddArrayToObject(o, "command");
+
+		for (char **a = r->o.cmd; *a; a++)
+			cJSON_AddItemToArray(argv, cJSON_CreateString(*a));
+		if (r->child_exited && WIFEXITED(r->child_status))
+			cJSON_AddNumberToObject(o, "exit_status", WEXITSTATUS(r->child_status));
+		else if (r->child_exited && WIFSIGNALED(r->child_status))
+			cJSON_AddNumberToObject(o, "killed_by_signal", WTERMSIG(r->child_status));
+	}
+	cJSON_AddStringToObject(o, "ended_by", r->end_reason ? r->end_reason : "unknown");
+	mp_json_add_u64(o, "duration_ms", r->have_last ? r->last.t_ms : 0);
+	cJSON_AddNumberToObject(o, "interval_ms", (double)r->o.interval_ms);
+	mp_json_add_u64(o, "timeline_samples_dropped", r->samples_dropped);
+	cJSON_AddBoolToObject(o, "interrupted", mp_rec_signals_seen > 0);
+
+	{
+		cJSON *t = mp_cgroup_json(&r->cg);
+
+		cJSON_AddBoolToObject(t, "created_by_memprobe", r->cg_created);
+		cJSON_AddItemToObject(doc, "target", t);
+		cJSON_AddItemToObject(doc, "host", mp_host_json(&r->host));
+	}
+
+	bool memcg_hooked = r->attr && !mp_attr_hooks(r->attr)[MP_CONCERN_MEMCG].polled &&
+			    mp_attr_hooks(r->attr)[MP_CONCERN_MEMCG].hook[0];
+
+	o = cJSON_AddObjectToObject(doc, "category_sources");
+	for (int k = 0; k < MP_NR_CATS; k++)
+		cJSON_AddStringToObject(o, mp_cat_names[k],
+					first && first->stat.have[k] ?
+					(r->cg.version == 1 ? "kernel (v1 files)" : "memory.stat") :
+					memcg_hooked ? "bpf_growth only" : "none");
+
+	o = cJSON_AddObjectToObject(doc, "peak");
+	if (peak) {
+		uint64_t kpeak;
+		bool have_kpeak = mp_rec_kernel_peak(r, &kpeak);
+		/* The kernel's counter is exact; it speaks of the recording only
+		 * when it rose during it (v1's, and v2's before 6.12, cannot be
+		 * reset per reader). The sample is the closest one taken. */
+		bool use_k = have_kpeak && r->have_kpeak0 && kpeak > r->kpeak0 &&
+			     kpeak > peak->usage_bytes;
+
+		mp_json_add_u64(o, "usage_bytes", use_k ? kpeak : peak->usage_bytes);
+		cJSON_AddStringToObject(o, "usage_source", use_k ? "kernel peak counter" : "sample");
+		mp_json_add_u64(o, "sample_usage_bytes", peak->usage_bytes);
+		mp_json_add_u64(o, "t_ms", peak->t_ms);
+		if (have_kpeak)
+			mp_json_add_u64(o, "kernel_peak_bytes", kpeak);
+		cJSON_AddItemToObject(o, "sample", sample_json(r, peak));
+	}
+
+	arr = cJSON_AddArrayToObject(doc, "oom_kills");
+	for (size_t i = 0; i < r->nooms; i++) {
+		cJSON *e = cJSON_CreateObject();
+
+		mp_json_add_u64(e, "t_ms", r->ooms[i].t_ms);
+		cJSON_AddNumberToObject(e, "pid", r->ooms[i].ev.pid);
+		cJSON_AddStringToObject(e, "comm", r->ooms[i].ev.comm);
+		cJSON_AddNumberToObject(e, "trigger_pid", r->ooms[i].ev.trigger_pid);
+		cJSON_AddItemToObject(e, "sample", sample_json(r, &r->ooms[i].at));
+		cJSON_AddItemToArray(arr, e);
+	}
+	mp_json_add_u64(doc, "oom_kill_counter_delta", mp_cgroup_oom_kills(&r->cg) - r->oom_kill_count0);
+
+	if (r->probe_started && r->probe_ret) {
+		o = cJSON_AddObjectToObject(doc, "probe");
+		cJSON_AddStringToObject(o, "error", strerror(-r->probe_ret));
+	} else if (r->probe_started) {
+		o = cJSON_AddObjectToObject(doc, "probe");
+		mp_probe_fields_json(o, &r->probe_res.f);
+		cJSON_AddBoolToObject(o, "completed", r->probe_res.completed);
+		cJSON_AddBoolToObject(o, "interrupted", r->probe_res.interrupted);
+		cJSON_AddBoolToObject(o, "probe_oom_killed", r->probe_res.oom_killed);
+		mp_json_add_u64(o, "chunk_bytes", r->probe_chunk);
+		mp_json_add_u64(o, "margin_bytes", r->probe_margin);
+	}
+
+	if (r->attr && r->have_peak_snap && peak && first) {
+		struct mp_attr_input in = {
+			.attr = r->attr, .ksyms = ks, .growth = &r->at_peak, .retained = &r->end,
+			.paths = &r->end,
+			.measured_growth_bytes = (int64_t)peak->usage_bytes - (int64_t)first->usage_bytes,
+			.top = r->o.top, .span = "from the start to the peak",
+		};
+
+		cJSON_AddItemToObject(doc, "attribution", mp_report_attribution(&in));
+	} else {
+		cJSON *a = cJSON_CreateObject(), *miss = cJSON_AddArrayToObject(a, "attribution_missing");
+
+		cJSON_AddItemToArray(miss, cJSON_CreateString("BPF unavailable"));
+		cJSON_AddItemToObject(doc, "attribution", a);
+	}
+
+	arr = cJSON_AddArrayToObject(doc, "timeline");
+	for (size_t i = 0; i < r->nsamples; i++)
+		cJSON_AddItemToArray(arr, sample_json(r, &r->samples[i]));
+	return doc;
+}
+
+void mp_rec_print_text(struct rec *r, const cJSON *doc, FILE *f)
+{
+	const cJSON *run = cJSON_GetObjectItem(doc, "run");
+	char b1[32], b2[32], b3[32];
+	size_t step;
+
+	fprintf(f, "memprobe record: %s", r->cg.dir);
+	if (r->o.cmd) {
+		fputs(" running", f);
+		for (char **a = r->o.cmd; *a; a++)
+			fprintf(f, " %s", *a);
+	}
+	fprintf(f, "\nended by %s after %.1f s", cJSON_GetObjectItem(run, "ended_by")->valuestring,
+		r->have_last ? r->last.t_ms / 1000.0 : 0.0);
+	if (r->child_exited && WIFEXITED(r->child_status))
+		fprintf(f, " (exit status %d)", WEXITSTATUS(r->child_status));
+	else if (r->child_exited && WIFSIGNALED(r->child_status))
+		fprintf(f, " (killed by signal %d)", WTERMSIG(r->child_status));
+	fprintf(f, "; limit %s effective\n", mp_fmt_bytes(r->cg.effective_limit_bytes, b1, sizeof(b1)));
+	if (r->have_last) {
+		const cJSON *pk = cJSON_GetObjectItem(doc, "peak");
+		const cJSON *u = cJSON_GetObjectItem(pk, "usage_bytes");
+
+		fprintf(f, "peak %s at %.1f s (%s)\n",
+			mp_fmt_bytes(u && u->valuestring ? strtoull(u->valuestring, NULL, 10)
+							 : r->peak.usage_bytes, b1, sizeof(b1)),
+			r->peak.t_ms / 1000.0,
+			cJSON_GetObjectItem(pk, "usage_source")->valuestring);
+	}
+	for (size_t i = 0; i < r->nooms; i++)
+		fprintf(f, "OOM kill at %.1f s: %s[%u] (usage %s)\n", r->ooms[i].t_ms / 1000.0,
+			r->ooms[i].ev.comm, r->ooms[i].ev.pid,
+			mp_fmt_bytes(r->ooms[i].at.usage_bytes, b1, sizeof(b1)));
+	if (r->probe_started) {
+		char *s = cJSON_PrintUnformatted(cJSON_GetObjectItem(doc, "probe"));
+
+		fprintf(f, "probe: %s\n", s ? s : "");
+		cJSON_free(s);
+	}
+
+	fprintf(f, "\n%8s %12s %12s %12s %12s %10s\n", "t (s)", "usage", "anon", "file",
+		"kernel", "faults/s");
+	step = r->nsamples > 20 ? (r->nsamples + 19) / 20 : 1;
+	for (size_t i = 0; i < r->nsamples; i += step) {
+		const struct sample *s = &r->samples[i];
+		char b4[32];
+		const int k[3] = { MP_CAT_ANON, MP_CAT_FILE, MP_CAT_KERNEL };
+		int64_t v[3];
+
+		for (int j = 0; j < 3; j++)
+			v[j] = s->stat.have[k[j]] ? (int64_t)s->stat.bytes[k[j]] : s->bpf_growth[k[j]];
+		fprintf(f, "%8.1f %12s %12s %12s %12s %10" PRIu64 "\n", s->t_ms / 1000.0,
+			mp_fmt_bytes(s->usage_bytes, b1, sizeof(b1)),
+			mp_fmt_sbytes(v[0], b2, sizeof(b2)), mp_fmt_sbytes(v[1], b3, sizeof(b3)),
+			mp_fmt_sbytes(v[2], b4, sizeof(b4)), s->faults_per_sec);
+	}
+	mp_report_attribution_text(cJSON_GetObjectItem(doc, "attribution"), f);
+}

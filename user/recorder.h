@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The recorder's state, shared by the recorder (record.c), its document
+ * (record_doc.c) and the record command (cmd_record.c).
+ */
+#ifndef MEMPROBE_RECORDER_H
+#define MEMPROBE_RECORDER_H
+
+#include <pthread.h>
+#include <stdio.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+#include <cjson/cJSON.h>
+
+#include "attr.h"
+#include "cgroup.h"
+#include "lock.h"
+#include "probe.h"
+
+struct mp_ksyms;
+
+struct sample {
+	uint64_t t_ms;
+	uint64_t usage_bytes;
+	uint64_t faults_per_sec;
+	struct mp_cg_stat stat;             /* from the kernel's files */
+	int64_t bpf_growth[MP_NR_CATS];     /* BPF: net bytes since the start */
+};
+
+struct oom {
+	uint64_t t_ms;
+	struct mp_oom_event ev;
+	struct sample at;                   /* the last sample before it */
+};
+
+struct rec_opts {
+	const char *cgroup_path, *pid, *limit_arg, *format, *out, *btf_path;
+	uint64_t limit;
+	double duration_s, probe_at_s;
+	long interval_ms;
+	int ready_fd;           /* -1, or where to write "ready\n" once attached */
+	uint32_t stack_sample_period;
+	int top;
+	char **cmd;
+};
+
+struct rec {
+	struct rec_opts o;
+	struct mp_host host;
+	struct mp_cgroup cg;
+	bool cg_created;
+	struct mp_attr *attr;
+	int usage_fd;
+	struct timespec t0;
+	struct sample *samples;             /* the timeline: one per interval */
+	size_t nsamples, cap;
+	uint64_t samples_dropped;           /* the timeline could not grow (ENOMEM) */
+	uint64_t next_timeline_ms;
+	/* Every sample, the timeline's and the quick ones taken near the limit:
+	 * the peak and the vector before an OOM kill come from these. */
+	struct sample last, prev, peak;
+	bool have_last, have_prev;
+	uint64_t kpeak0;                    /* the kernel's peak counter at the start */
+	bool have_kpeak0;
+	struct mp_attr_snap start, at_peak, end;
+	bool have_peak_snap;
+	struct mp_lock lock;                /* --probe-at on an existing cgroup */
+	struct oom *ooms;
+	size_t nooms;
+	uint64_t oom_kill_count0;
+	uint64_t faults_prev;
+	uint64_t t_prev_ms;
+	pid_t child;            /* the command, in command mode */
+	int child_status;
+	bool child_exited;
+	uint64_t stop_sent_ms;  /* --duration ran out: SIGINT sent to the command then */
+	const char *end_reason;
+	/* --probe-at */
+	pthread_t probe_thread;
+	bool probe_started, probe_done;
+	int probe_ret;
+	struct mp_probe_result probe_res;
+	uint64_t probe_chunk, probe_margin;
+};
+
+/* The last stop signal, and how many came (a second one kills a command). */
+extern volatile sig_atomic_t mp_rec_signal;
+extern volatile sig_atomic_t mp_rec_signals_seen;
+
+uint64_t mp_rec_now_ms(const struct rec *r);
+/* The kernel's peak counter of the cgroup, where it keeps one. */
+bool mp_rec_kernel_peak(const struct rec *r, uint64_t *v);
+void mp_rec_start_attr(struct rec *r);
+int mp_rec_start_command(struct rec *r, int *go_fd, int *exec_err_fd);
+int mp_rec_baseline(struct rec *r, int *go_fd, int *ee_fd);
+void mp_rec_watch(struct rec *r, uint64_t deadline_ms);
+void mp_rec_finish(struct rec *r);
+void mp_rec_cleanup(struct rec *r);
+cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks);
+void mp_rec_print_text(struct rec *r, const cJSON *doc, FILE *f);
+
+#endif
