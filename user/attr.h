@@ -34,11 +34,21 @@ enum mp_concern {
 	MP_NR_CONCERNS,
 };
 
-/* One concern (page faults, page allocation, ...) and the hook chosen for it. */
+/*
+ * One concern (page faults, page allocation, ...) and the hook chosen for
+ * it. The ids (concern, kind, target, missing_reason) are what documents,
+ * tests and scripts match; name, hook and missing are for people.
+ */
 struct mp_hook {
-	const char *concern;
+	const char *concern; /* id: faults, alloc, free, migrate, comm, oom, memcg, charge */
+	const char *name;    /* for people: "page faults", ... */
+	const char *kind;    /* the rung used: tp_btf, raw_tp, fentry, kprobe, poll; NULL: none */
+	char target[96];     /* its tracepoint ("group:name") or function, "a + b" for two;
+			      * a polled rung: the file read; "" if none */
 	char hook[96];       /* e.g. "tracepoint exceptions:page_fault_user"; "" if none */
 	bool polled;         /* hook names a cgroup file read instead of a BPF program */
+	const char *missing_reason; /* NULL, or no_hook (no usable rung), polled (no BPF
+				     * rung: a file stands in), attach_failed */
 	char missing[320];   /* what is lost and why (no hook, polled, attach failed); "" if nothing */
 };
 

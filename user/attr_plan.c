@@ -53,6 +53,7 @@ struct rung {
 	const char *label;     /* how the report names it */
 	const char *fn[2];     /* tracepoints or kernel functions; POLL: none */
 	size_t prog[2];        /* offsetof(struct memprobe_bpf, progs.X) */
+	const char *file;      /* POLL: the cgroup file read */
 };
 
 #define PROG(x) offsetof(struct memprobe_bpf, progs.x)
@@ -64,37 +65,38 @@ struct rung {
  * mp_concern order.
  */
 static const struct ladder {
+	const char *id;        /* struct mp_hook's concern */
 	const char *concern;
 	struct rung rungs[MAX_RUNGS];
 } ladders[MP_NR_CONCERNS] = {
-	[MP_CONCERN_FAULTS] = { "page faults", {
+	[MP_CONCERN_FAULTS] = { "faults", "page faults", {
 		{ TP_BTF, "tracepoint exceptions:page_fault_user", { "page_fault_user" }, { PROG(tp_page_fault_user) } },
 		{ RAW_TP, "raw tracepoint exceptions:page_fault_user", { "page_fault_user" }, { PROG(raw_tp_page_fault_user) } },
 		{ FENTRY, "fentry handle_mm_fault", { "handle_mm_fault" }, { PROG(fentry_handle_mm_fault) } },
 		{ KPROBE, "kprobe handle_mm_fault", { "handle_mm_fault" }, { PROG(kprobe_handle_mm_fault) } },
-		{ POLL, "polling memory.stat pgfault (the cgroup's total only)" },
+		{ POLL, "polling memory.stat pgfault (the cgroup's total only)", { 0 }, { 0 }, "memory.stat pgfault" },
 	} },
-	[MP_CONCERN_ALLOC] = { "page allocation", {
+	[MP_CONCERN_ALLOC] = { "alloc", "page allocation", {
 		{ TP_BTF, "tracepoint kmem:mm_page_alloc", { "mm_page_alloc" }, { PROG(tp_mm_page_alloc) } },
 		{ RAW_TP, "raw tracepoint kmem:mm_page_alloc", { "mm_page_alloc" }, { PROG(raw_tp_mm_page_alloc) } },
 	} },
-	[MP_CONCERN_FREE] = { "page free", {
+	[MP_CONCERN_FREE] = { "free", "page free", {
 		{ TP_BTF, "tracepoint kmem:mm_page_free", { "mm_page_free" }, { PROG(tp_mm_page_free) } },
 		{ RAW_TP, "raw tracepoint kmem:mm_page_free", { "mm_page_free" }, { PROG(raw_tp_mm_page_free) } },
 	} },
-	[MP_CONCERN_MIGRATE] = { "cgroup migrations", {
+	[MP_CONCERN_MIGRATE] = { "migrate", "cgroup migrations", {
 		{ TP_BTF, "tracepoint cgroup:cgroup_attach_task", { "cgroup_attach_task" }, { PROG(tp_cgroup_attach_task) } },
 		{ RAW_TP, "raw tracepoint cgroup:cgroup_attach_task", { "cgroup_attach_task" }, { PROG(raw_tp_cgroup_attach_task) } },
 	} },
-	[MP_CONCERN_COMM] = { "process names", {
+	[MP_CONCERN_COMM] = { "comm", "process names", {
 		{ TP_BTF, "tracepoint sched:sched_process_exec", { "sched_process_exec" }, { PROG(tp_sched_process_exec) } },
 		{ RAW_TP, "raw tracepoint sched:sched_process_exec", { "sched_process_exec" }, { PROG(raw_tp_sched_process_exec) } },
 	} },
-	[MP_CONCERN_OOM] = { "OOM kills", {
+	[MP_CONCERN_OOM] = { "oom", "OOM kills", {
 		{ RAW_TP, "raw tracepoint oom:mark_victim", { "mark_victim" }, { PROG(raw_tp_mark_victim) } },
-		{ POLL, "polling the cgroup's oom_kill counter (no victim names)" },
+		{ POLL, "polling the cgroup's oom_kill counter (no victim names)", { 0 }, { 0 }, "oom_kill counter" },
 	} },
-	[MP_CONCERN_MEMCG] = { "memcg stat updates", {
+	[MP_CONCERN_MEMCG] = { "memcg", "memcg stat updates", {
 		{ TP_BTF, "tracepoint memcg:mod_memcg_state + mod_memcg_lruvec_state",
 		  { "mod_memcg_state", "mod_memcg_lruvec_state" },
 		  { PROG(tp_mod_memcg_state), PROG(tp_mod_memcg_lruvec_state) } },
@@ -107,14 +109,14 @@ static const struct ladder {
 		{ KPROBE, "kprobe __mod_memcg_state + __mod_memcg_lruvec_state",
 		  { "__mod_memcg_state", "__mod_memcg_lruvec_state" },
 		  { PROG(kprobe_mod_memcg_state), PROG(kprobe_mod_memcg_lruvec_state) } },
-		{ POLL, "polling memory.stat (the cgroup's totals only)" },
+		{ POLL, "polling memory.stat (the cgroup's totals only)", { 0 }, { 0 }, "memory.stat" },
 	} },
-	[MP_CONCERN_CHARGE] = { "memcg charge", {
+	[MP_CONCERN_CHARGE] = { "charge", "memcg charge", {
 		{ FENTRY, "fentry try_charge_memcg", { "try_charge_memcg" }, { PROG(fentry_try_charge_memcg) } },
 		{ FENTRY, "fentry try_charge", { "try_charge" }, { PROG(fentry_try_charge) } },
 		{ KPROBE, "kprobe try_charge_memcg", { "try_charge_memcg" }, { PROG(kprobe_try_charge_memcg) } },
 		{ KPROBE, "kprobe try_charge", { "try_charge" }, { PROG(kprobe_try_charge) } },
-		{ POLL, "polling the cgroup's usage (no per-process charges)" },
+		{ POLL, "polling the cgroup's usage (no per-process charges)", { 0 }, { 0 }, "usage" },
 	} },
 };
 
@@ -392,9 +394,12 @@ static void plan(struct mp_attr *a, const struct kfacts *k, bool all)
 		char tried[sizeof(a->hooks[c].missing) - 32] = "";
 
 		a->chosen[c] = -1;
-		a->hooks[c].concern = l->concern;
+		a->hooks[c].concern = l->id;
+		a->hooks[c].name = l->concern;
+		a->hooks[c].kind = NULL;
+		a->hooks[c].missing_reason = NULL;
 		a->hooks[c].polled = false;
-		a->hooks[c].hook[0] = a->hooks[c].missing[0] = '\0';
+		a->hooks[c].hook[0] = a->hooks[c].target[0] = a->hooks[c].missing[0] = '\0';
 		for (int i = 0; i < MAX_RUNGS && l->rungs[i].label; i++) {
 			if (!a->why_not[c][i][0])
 				judge(a, k, c, i);
@@ -414,12 +419,15 @@ static void plan(struct mp_attr *a, const struct kfacts *k, bool all)
 		}
 		if (a->no_bpf[0])
 			snprintf(tried, sizeof(tried), "%s", a->no_bpf);
-		if (a->chosen[c] < 0)
+		if (a->chosen[c] < 0) {
+			a->hooks[c].missing_reason = "no_hook";
 			snprintf(a->hooks[c].missing, sizeof(a->hooks[c].missing),
 				 "no usable hook (%s)", tried);
-		else if (l->rungs[a->chosen[c]].kind == POLL)
+		} else if (l->rungs[a->chosen[c]].kind == POLL) {
+			a->hooks[c].missing_reason = "polled";
 			snprintf(a->hooks[c].missing, sizeof(a->hooks[c].missing),
 				 "no BPF hook (%s)", tried);
+		}
 	}
 }
 
@@ -556,6 +564,27 @@ static void polled_cats(struct mp_attr *a)
 			 "tracepoints pass these byte counts rounded to pages)", rd);
 }
 
+/* Record rung r as the one in use: its label, kind and target (tracepoints
+ * as "group:name", the group taken from the label; functions bare). */
+static void use_rung(struct mp_hook *h, const struct rung *r)
+{
+	const char *colon = strchr(r->label, ':'), *g = colon;
+	bool tp = r->kind == TP_BTF || r->kind == RAW_TP;
+
+	snprintf(h->hook, sizeof(h->hook), "%s", r->label);
+	h->kind = kind_names[r->kind];
+	h->target[0] = '\0';
+	if (r->kind == POLL) {
+		snprintf(h->target, sizeof(h->target), "%s", r->file ? r->file : "");
+		return;
+	}
+	while (tp && g && g > r->label && g[-1] != ' ')
+		g--;
+	for (int j = 0; j < rung_nprogs(r); j++)
+		mp_appendf(h->target, sizeof(h->target), "%s%.*s%s", j ? " + " : "",
+			   tp && g ? (int)(colon - g + 1) : 0, tp && g ? g : "", r->fn[j]);
+}
+
 int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 		  size_t errlen)
 {
@@ -648,6 +677,7 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 				struct bpf_link *link = bpf_program__attach(rung_prog(a->skel, r, j));
 
 				if (!link) {
+					a->hooks[c].missing_reason = "attach_failed";
 					snprintf(a->hooks[c].missing, sizeof(a->hooks[c].missing),
 						 "%s: attach failed on %s: %s", r->label, r->fn[j],
 						 strerror(errno));
@@ -661,7 +691,7 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 				a->links[a->nlinks++] = link;
 			}
 			if (!a->hooks[c].missing[0]) {
-				snprintf(a->hooks[c].hook, sizeof(a->hooks[c].hook), "%s", r->label);
+				use_rung(&a->hooks[c], r);
 				continue;
 			}
 			/* the ladder's polled file, if it has one, stands in */
@@ -672,7 +702,7 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 			r = &l->rungs[i];
 			a->chosen[c] = i;
 		}
-		snprintf(a->hooks[c].hook, sizeof(a->hooks[c].hook), "%s", r->label);
+		use_rung(&a->hooks[c], r);
 		a->hooks[c].polled = true;
 	}
 	polled_cats(a);

@@ -201,7 +201,7 @@ cJSON *mp_report_attribution(const struct mp_attr_input *in)
 	cJSON *missing = cJSON_CreateArray();
 	for (int c = 0; c < MP_NR_CONCERNS; c++) {
 		o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "concern", hooks[c].concern);
+		cJSON_AddStringToObject(o, "concern", hooks[c].name);
 		if (hooks[c].hook[0])
 			cJSON_AddStringToObject(o, "hook", hooks[c].hook);
 		else
@@ -211,7 +211,7 @@ cJSON *mp_report_attribution(const struct mp_attr_input *in)
 			char *buf;
 
 			cJSON_AddStringToObject(o, "missing", hooks[c].missing);
-			if (asprintf(&buf, "%s: %s", hooks[c].concern, hooks[c].missing) >= 0) {
+			if (asprintf(&buf, "%s: %s", hooks[c].name, hooks[c].missing) >= 0) {
 				cJSON_AddItemToArray(missing, cJSON_CreateString(buf));
 				free(buf);
 			}

@@ -12,6 +12,7 @@
 #include "doc.h"
 #include "target.h"
 #include "lock.h"
+#include "probe_doc.h"
 #include "report.h"
 #include "util.h"
 
@@ -186,22 +187,6 @@ static int parse_opts(int argc, char **argv, struct probe_opts *o)
 	return 0;
 }
 
-/* OOM kills seen while the probe ran, other than the probe's own. */
-struct oom_list {
-	pid_t probe_pid;
-	int n;
-	struct mp_oom_event ev[16];
-};
-
-static void collect_oom(const struct mp_oom_event *e, void *arg)
-{
-	struct oom_list *l = arg;
-
-	if ((pid_t)e->pid != l->probe_pid && l->n < 16)
-		l->ev[l->n++] = *e;
-}
-
-/* Attribution snapshots at the probe's phases. */
 struct snaps {
 	struct mp_attr *attr;
 	struct mp_attr_snap start, stop, freed;
@@ -374,103 +359,13 @@ int mp_cmd_probe(int argc, char **argv)
 		}
 	}
 
-	/* The report. */
-	doc = cJSON_CreateObject();
-	mp_probe_fields_json(doc, &res.f);
-	cJSON_AddBoolToObject(doc, "interrupted", res.interrupted);
-	cJSON_AddBoolToObject(doc, "probe_oom_killed", res.oom_killed);
-	if (res.killed_by_signal)
-		cJSON_AddNumberToObject(doc, "probe_killed_by_signal", res.killed_by_signal);
-	else
-		cJSON_AddNullToObject(doc, "probe_killed_by_signal");
-	{
-		/* OOM kills in the target while the probe ran: the probe's own, or
-		 * (what must not happen) the workload's */
-		struct oom_list ol = { .probe_pid = res.child_pid };
-		const struct mp_hook *oh = sn.attr ? &mp_attr_hooks(sn.attr)[MP_CONCERN_OOM] : NULL;
-
-		if (!oh || !oh->hook[0] || oh->polled) {
-			/* no oom:mark_victim: the target's counter, the probe's own
-			 * kill taken out, and no names */
-			uint64_t n = mp_cgroup_oom_kills(&target) - target_oom0;
-
-			n -= n && res.oom_killed;
-			cJSON_AddNullToObject(doc, "workload_oom_kills");
-			mp_json_add_u64(doc, "workload_oom_kill_count", n);
-			if (n)
-				fprintf(stderr, "memprobe probe: the OOM killer killed %" PRIu64 " process(es) "
-					"in the target while the probe ran\n", n);
-		} else {
-			cJSON *arr = cJSON_AddArrayToObject(doc, "workload_oom_kills");
-
-			mp_attr_poll_oom(sn.attr, 0, collect_oom, &ol);
-			for (int i = 0; i < ol.n; i++) {
-				cJSON *e = cJSON_CreateObject();
-
-				cJSON_AddNumberToObject(e, "pid", ol.ev[i].pid);
-				cJSON_AddStringToObject(e, "comm", ol.ev[i].comm);
-				cJSON_AddItemToArray(arr, e);
-				fprintf(stderr, "memprobe probe: the OOM killer killed %s[%u] in the target "
-					"while the probe ran\n", ol.ev[i].comm, ol.ev[i].pid);
-			}
-		}
-	}
-	{
-		cJSON *t = mp_cgroup_json(&target), *p = cJSON_CreateObject();
-
-		cJSON_AddBoolToObject(t, "created_by_memprobe", target_created);
-		cJSON_AddItemToObject(doc, "target", t);
-		cJSON_AddStringToObject(p, "cgroup", res.cgroup_dir);
-		cJSON_AddBoolToObject(p, "in_target", res.in_target);
-		if (res.in_target)
-			cJSON_AddStringToObject(p, "in_target_why", res.in_target_why);
-		mp_json_add_u64(p, "limit_bytes", res.probe_limit_bytes);
-		mp_json_add_u64(p, "chunk_bytes", o.chunk);
-		mp_json_add_u64(p, "margin_bytes", o.margin);
-		cJSON_AddStringToObject(p, "thp", o.thp);
-		cJSON_AddNumberToObject(p, "threads", o.threads);
-		cJSON_AddStringToObject(p, "touch", o.populate ? "MADV_POPULATE_WRITE" : "memset");
-		mp_json_add_u64(p, "fill_ns", res.fill_ns);
-		mp_json_add_fixed(p, "fill_gib_per_sec",
-				  res.fill_ns ? (double)res.f.allocated_bytes / MP_GIB / (res.fill_ns / 1e9) : 0, 3);
-		mp_json_add_u64(p, "usage_at_stop_bytes", res.usage_at_stop_bytes);
-		cJSON_AddNumberToObject(p, "stack_sample_period", o.stack_sample_period);
-		cJSON_AddItemToObject(doc, "probe", p);
-		cJSON_AddItemToObject(doc, "host", mp_host_json(&host));
-	}
-	if (sn.attr) {
-		struct mp_ksyms *ks = mp_ksyms_load("/proc/kallsyms");
-		struct mp_attr_input in = {
-			.attr = sn.attr, .ksyms = ks, .growth = &sn.stop, .retained = &sn.freed,
-			.measured_growth_bytes = (int64_t)res.usage_at_stop_bytes -
-						 (int64_t)res.f.usage_before_bytes,
-			.allocated_bytes = res.f.allocated_bytes, .top = o.top,
-			.probe_pid = res.child_pid,
-			.span = "from the first chunk to the probe's stop",
-		};
-
-		mp_attr_snap_sub(&sn.stop, &sn.start);
-		mp_attr_snap_sub(&sn.freed, &sn.start);
-		cJSON_AddItemToObject(doc, "attribution", mp_report_attribution(&in));
-		mp_ksyms_free(ks);
-	} else {
-		cJSON *a = cJSON_CreateObject(), *miss = cJSON_AddArrayToObject(a, "attribution_missing");
-
-		cJSON_AddItemToArray(miss, cJSON_CreateString(errbuf[0] ? errbuf : "BPF unavailable"));
-		cJSON_AddItemToObject(doc, "attribution", a);
-	}
-	if (res.completed && !res.f.probe_chunks) {
-		fprintf(stderr, "memprobe probe: no room for a chunk: the target is within its margin "
-			"already (headroom %s)\n", mp_fmt_bytes(target.headroom_bytes, b1, sizeof(b1)));
-		cJSON_AddStringToObject(doc, "note", "no room for a chunk: the target was within its margin already");
-	}
-	if (res.killed_by_signal)
-		fprintf(stderr, "memprobe probe: the probe process was killed by signal %d (%s) "
-			"after %" PRIu64 " chunks, not by memprobe: the figures are partial\n",
-			res.killed_by_signal, strsignal(res.killed_by_signal), res.f.probe_chunks);
-	if (res.oom_killed)
-		cJSON_AddStringToObject(doc, "probe_oom_limit",
-					res.oom_at_own_limit ? "probe cgroup" : "target");
+	doc = mp_probe_doc(&(struct mp_probe_doc_in){
+		.host = &host, .target = &target, .target_created = target_created, .res = &res,
+		.chunk = o.chunk, .margin = o.margin, .thp = o.thp, .threads = o.threads,
+		.populate = o.populate, .stack_sample_period = o.stack_sample_period, .top = o.top,
+		.attr = sn.attr, .attr_err = errbuf, .start = &sn.start, .stop = &sn.stop,
+		.freed = &sn.freed, .target_oom0 = target_oom0,
+	});
 	if (strcmp(o.format, "json") == 0)
 		mp_json_print(doc, out.f, 1);
 	else

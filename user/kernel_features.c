@@ -63,7 +63,7 @@ int mp_features_print(const struct mp_host *h, const char *format, const char *b
 		const char *kind, *label, *why;
 		bool used;
 
-		cJSON_AddStringToObject(o, "concern", hk->concern);
+		cJSON_AddStringToObject(o, "concern", hk->name);
 		if (hk->hook[0])
 			cJSON_AddStringToObject(o, "hook", hk->hook);
 		else

@@ -2,6 +2,7 @@
 /* Text rendering of the documents. */
 #include "report.h"
 #include "json.h"
+#include "cgroup.h"
 #include "util.h"
 
 #include <inttypes.h>
@@ -208,4 +209,80 @@ void mp_report_attribution_text(const cJSON *a, FILE *f)
 		fprintf(f, "attribution missing: %s\n", it->valuestring);
 	fprintf(f, "events lost: %" PRId64 "\n",
 		jnum(cJSON_GetObjectItem(a, "events_lost"), "total"));
+}
+
+/* ---- limits --------------------------------------------------------------- */
+
+void mp_limits_text(const struct mp_host *h, const struct mp_cgroup *cg)
+{
+	char b[32];
+
+	printf("host\n");
+	printf("  kernel              %s (BTF %s)\n", h->kernel_release,
+	       h->btf_present ? "present" : "absent");
+	printf("  MemTotal            %s (%" PRIu64 " bytes)\n",
+	       mp_fmt_bytes(h->mem_total_bytes, b, sizeof(b)), h->mem_total_bytes);
+	printf("  MemAvailable        %s\n", mp_fmt_bytes(h->mem_available_bytes, b, sizeof(b)));
+	printf("  page size           %ld\n", h->page_size);
+	printf("  THP                 enabled=%s defrag=%s\n",
+	       h->thp_enabled[0] ? h->thp_enabled : "n/a", h->thp_defrag[0] ? h->thp_defrag : "n/a");
+	printf("  cgroup mode         %s\n", mp_cg_mode_name(h->cg_mode));
+	printf("cgroup %s (%s)%s\n", cg->path, cg->version == 1 ? "v1" : "v2",
+	       cg->host_root ? ", the host's root memory cgroup" : "");
+	printf("  directory           %s\n", cg->dir);
+	printf("  limit               %s\n", mp_fmt_bytes(cg->limit_bytes, b, sizeof(b)));
+	printf("  effective limit     %s (%" PRIu64 " bytes), set by %s\n",
+	       mp_fmt_bytes(cg->effective_limit_bytes, b, sizeof(b)), cg->effective_limit_bytes,
+	       cg->effective_from);
+	if (cg->has_high)
+		printf("  memory.high         %s\n", mp_fmt_bytes(cg->high_bytes, b, sizeof(b)));
+	if (cg->has_swap_limit)
+		printf("  %-19s %s\n", cg->version == 1 ? "memsw limit" : "swap limit",
+		       mp_fmt_bytes(cg->swap_limit_bytes, b, sizeof(b)));
+	printf("  usage               %s\n", mp_fmt_bytes(cg->usage_bytes, b, sizeof(b)));
+	if (cg->has_peak)
+		printf("  peak                %s\n", mp_fmt_bytes(cg->peak_bytes, b, sizeof(b)));
+	printf("  headroom            %s (%" PRIu64 " bytes), set by %s\n",
+	       mp_fmt_bytes(cg->headroom_bytes, b, sizeof(b)), cg->headroom_bytes, cg->headroom_from);
+}
+
+static void env_u64(const char *name, uint64_t v)
+{
+	if (v == MP_UNLIMITED)
+		printf("MEMPROBE_%s=max\n", name);
+	else
+		printf("MEMPROBE_%s=%" PRIu64 "\n", name, v);
+}
+
+/* Shell-safe: single quotes, with ' written as '\'' */
+static void env_str(const char *name, const char *v)
+{
+	printf("MEMPROBE_%s='", name);
+	for (; *v; v++) {
+		if (*v == '\'')
+			fputs("'\\''", stdout);
+		else
+			putchar(*v);
+	}
+	puts("'");
+}
+
+void mp_limits_env(const struct mp_host *h, const struct mp_cgroup *cg)
+{
+	env_u64("MEM_TOTAL_BYTES", h->mem_total_bytes);
+	env_u64("MEM_AVAILABLE_BYTES", h->mem_available_bytes);
+	env_str("CGROUP_MODE", mp_cg_mode_name(h->cg_mode));
+	env_str("CGROUP_PATH", cg->path);
+	env_str("CGROUP_DIR", cg->dir);
+	env_u64("LIMIT_BYTES", cg->limit_bytes);
+	env_u64("EFFECTIVE_LIMIT_BYTES", cg->effective_limit_bytes);
+	if (cg->has_high)
+		env_u64("HIGH_BYTES", cg->high_bytes);
+	if (cg->has_swap_limit)
+		env_u64(cg->version == 1 ? "MEMSW_LIMIT_BYTES" : "SWAP_LIMIT_BYTES",
+			cg->swap_limit_bytes);
+	env_u64("USAGE_BYTES", cg->usage_bytes);
+	if (cg->has_peak)
+		env_u64("PEAK_BYTES", cg->peak_bytes);
+	env_u64("HEADROOM_BYTES", cg->headroom_bytes);
 }

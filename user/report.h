@@ -45,4 +45,10 @@ void mp_report_attribution_text(const cJSON *attribution, FILE *f);
  * a kernel without a per-memcg kernel total, its itemised parts instead. */
 int64_t mp_attributed_bytes(const int64_t cat_bytes[MP_NR_CATS], bool have_kernel_total);
 
+struct mp_host;
+struct mp_cgroup;
+/* `memprobe limits` as text, and as shell assignments (--format env). */
+void mp_limits_text(const struct mp_host *h, const struct mp_cgroup *cg);
+void mp_limits_env(const struct mp_host *h, const struct mp_cgroup *cg);
+
 #endif

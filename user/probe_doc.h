@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef MEMPROBE_PROBE_DOC_H
+#define MEMPROBE_PROBE_DOC_H
+
+#include <cjson/cJSON.h>
+#include "attr.h"
+#include "cgroup.h"
+#include "probe.h"
+
+/* What the probe document is built from. */
+struct mp_probe_doc_in {
+	const struct mp_host *host;
+	const struct mp_cgroup *target;
+	bool target_created;           /* a --limit stand-in, made by memprobe */
+	const struct mp_probe_result *res;
+	uint64_t chunk, margin;        /* bytes */
+	const char *thp;
+	int threads;
+	bool populate;
+	uint32_t stack_sample_period;
+	int top;
+	struct mp_attr *attr;          /* NULL: no session */
+	const char *attr_err;          /* why there is none, or why BPF is off */
+	struct mp_attr_snap *start, *stop, *freed; /* made differences here */
+	uint64_t target_oom0;          /* the target's OOM-kill counter before */
+};
+
+/* The probe document (caller frees); also says on stderr what went wrong
+ * in the target (OOM kills, a probe killed from outside). */
+cJSON *mp_probe_doc(const struct mp_probe_doc_in *in);
+
+#endif
