@@ -134,6 +134,11 @@ bool mp_attr_cat_available(const struct mp_attr *a, int cat, const char **why);
  * snapshots' stat) because no attached hook sees it? */
 bool mp_attr_cat_polled(const struct mp_attr *a, int cat);
 
+/* Why category cat is polled: NULL (it is not), "polled" (the memcg concern
+ * has no BPF hook), "clone" (5.10's __mod_memcg_state.part.0, which no hook
+ * reaches), "rounded" (the memcg tracepoints round byte items to pages). */
+const char *mp_attr_cat_polled_reason(const struct mp_attr *a, int cat);
+
 /* Read every map into snap (allocated; free with mp_attr_snap_free).
  * Returns 0 or -errno. */
 int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *snap);

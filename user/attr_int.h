@@ -14,6 +14,7 @@
 struct mp_attr {
 	bool cat_ok[MP_NR_CATS];
 	bool cat_polled[MP_NR_CATS];     /* taken from memory.stat: no hook sees it */
+	const char *cat_polled_reason[MP_NR_CATS]; /* why: polled, clone, rounded */
 	struct memprobe_bpf *skel;
 	struct mp_hook hooks[MP_NR_CONCERNS];
 	int chosen[MP_NR_CONCERNS];      /* the rung used, -1 none */

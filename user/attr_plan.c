@@ -550,6 +550,8 @@ static void polled_cats(struct mp_attr *a)
 		char *l = by_clone ? cl : rd;
 
 		a->cat_polled[k] = a->hooks[MP_CONCERN_MEMCG].polled || by_clone || by_round;
+		a->cat_polled_reason[k] = a->hooks[MP_CONCERN_MEMCG].polled ? "polled" :
+					  by_clone ? "clone" : by_round ? "rounded" : NULL;
 		if (by_clone || by_round)
 			mp_appendf(l, sizeof(cl), "%s%s", l[0] ? ", " : "",
 				 mp_cat_names[k]);
@@ -785,6 +787,11 @@ bool mp_attr_cat_available(const struct mp_attr *a, int cat, const char **why)
 bool mp_attr_cat_polled(const struct mp_attr *a, int cat)
 {
 	return a->cat_polled[cat];
+}
+
+const char *mp_attr_cat_polled_reason(const struct mp_attr *a, int cat)
+{
+	return a->cat_polled_reason[cat];
 }
 
 const struct mp_hook *mp_attr_hooks(const struct mp_attr *a)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The attribution section, built from the hook plan and snapshots. */
-#include "report.h"
+#include "attribution.h"
+#include "render.h"
 #include "json.h"
 #include "ksyms.h"
 #include "util.h"

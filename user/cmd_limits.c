@@ -6,7 +6,7 @@
 #include "target.h"
 #include "attr.h"
 #include "json.h"
-#include "report.h"
+#include "render.h"
 #include "util.h"
 
 #include <getopt.h>

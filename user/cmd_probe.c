@@ -13,7 +13,7 @@
 #include "target.h"
 #include "lock.h"
 #include "probe_doc.h"
-#include "report.h"
+#include "render.h"
 #include "util.h"
 
 #include <errno.h>

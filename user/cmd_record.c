@@ -10,7 +10,7 @@
 #include "ksyms.h"
 #include "lock.h"
 #include "probe.h"
-#include "report.h"
+#include "render.h"
 #include "util.h"
 #include <errno.h>
 #include <fcntl.h>

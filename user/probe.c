@@ -17,7 +17,7 @@
 #include "doc.h"
 #include "target.h"
 #include "lock.h"
-#include "report.h"
+#include "render.h"
 #include "util.h"
 
 #include <errno.h>

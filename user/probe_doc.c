@@ -4,7 +4,8 @@
 #include "doc.h"
 #include "json.h"
 #include "ksyms.h"
-#include "report.h"
+#include "attribution.h"
+#include "render.h"
 #include "util.h"
 
 #include <inttypes.h>

@@ -18,7 +18,7 @@
 #include "ksyms.h"
 #include "lock.h"
 #include "probe.h"
-#include "report.h"
+#include "render.h"
 #include "util.h"
 #include <errno.h>
 #include <fcntl.h>

@@ -10,7 +10,8 @@
 #include "ksyms.h"
 #include "lock.h"
 #include "probe.h"
-#include "report.h"
+#include "attribution.h"
+#include "render.h"
 #include "util.h"
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Text rendering of the documents. */
-#include "report.h"
+#include "attribution.h"
+#include "render.h"
 #include "json.h"
 #include "cgroup.h"
 #include "util.h"

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Reports: the attribution section built from BPF snapshots, and the text
- * rendering of a JSON report. Text is rendered from the JSON document, so a
- * saved report renders the same as a live one.
+ * The attribution section of a probe or record document: the growth of the
+ * target's memory by memory.stat category, process and kernel path, built
+ * from the hook plan and the session's snapshots.
  */
-#ifndef MEMPROBE_REPORT_H
-#define MEMPROBE_REPORT_H
+#ifndef MEMPROBE_ATTRIBUTION_H
+#define MEMPROBE_ATTRIBUTION_H
 
 #include <cjson/cJSON.h>
+#include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "attr.h"
 
@@ -35,20 +35,8 @@ struct mp_attr_input {
  */
 cJSON *mp_report_attribution(const struct mp_attr_input *in);
 
-/* Render a probe report (as mp_probe builds it) as text. */
-void mp_report_probe_text(const cJSON *report, FILE *f);
-
-/* Render an "attribution" object as text. */
-void mp_report_attribution_text(const cJSON *attribution, FILE *f);
-
 /* Sum of the reconciled categories, bytes: anon + file + kernel + sock; on
  * a kernel without a per-memcg kernel total, its itemised parts instead. */
 int64_t mp_attributed_bytes(const int64_t cat_bytes[MP_NR_CATS], bool have_kernel_total);
-
-struct mp_host;
-struct mp_cgroup;
-/* `memprobe limits` as text, and as shell assignments (--format env). */
-void mp_limits_text(const struct mp_host *h, const struct mp_cgroup *cg);
-void mp_limits_env(const struct mp_host *h, const struct mp_cgroup *cg);
 
 #endif
