@@ -811,7 +811,7 @@ test_cli() {
 		check "cli: record --help lists $opt" grep -qE -- "^  (-[a-z], |    )$opt( |\$)" "$TMP/cli.out"
 	done
 	check "cli: record --help: --interval's default" grep -q -- "--interval MS .*(default: 100)" <<< "$(help_opt record --interval)"
-	check "cli: the options' lines fit in 80 columns" sh -c "for c in limits probe record; do \"$MEMPROBE\" \$c --help; done | awk '/^usage/ { o = 0 } /^options:/ { o = 1 } o && length > 79 { exit 1 }'"
+	check "cli: every --help line fits in 80 columns" sh -c "for c in limits probe record; do \"$MEMPROBE\" \$c --help; done | awk 'length > 79 { exit 1 }'"
 	# the same short options everywhere
 	"$MEMPROBE" limits -c "$cg" -f json > "$TMP/cli.json"
 	check_eq "cli: limits -c DIR -f json" "$(jqv "$TMP/cli.json" .cgroup.dir)" "$cg"

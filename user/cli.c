@@ -306,7 +306,14 @@ static void put_opt(FILE *f, const struct mp_cli_opt *o)
 
 void mp_cli_help(const struct mp_cli_cmd *cmd, FILE *f)
 {
-	fputs(cmd->usage, f);
+	const char *p = cmd->synopsis;
+
+	for (bool first = true; *p; first = false) {
+		int n = (int)strcspn(p, "\n");
+
+		fprintf(f, "%s memprobe %s %.*s\n", first ? "usage:" : "      ", cmd->name, n, p);
+		p += n + (p[n] == '\n');
+	}
 	fputs("\noptions:\n", f);
 	for (const struct mp_cli_opt *o = cmd->opts; o->name; o++)
 		put_opt(f, o);

@@ -90,7 +90,8 @@ struct mp_cli_cmd {
 	const char *name;          /* "probe": "memprobe probe: ..." in messages */
 	const char *kind;          /* the document kind --format is checked for
 				    * (mp_render_check); NULL: the command checks */
-	const char *usage;         /* the synopsis, "usage: memprobe ..." lines */
+	const char *synopsis;      /* after "usage: memprobe CMD "; one line per
+				    * form, "\n" between (--help lists the rest) */
 	const struct mp_cli_opt *opts; /* ends with { 0 } */
 	bool takes_command;        /* record: options end at the first word that
 				    * is not one (getopt's "+"), the rest is the

@@ -43,8 +43,8 @@ static int limits_opt(void *ctx, int id, const char *arg)
 static const struct mp_cli_cmd limits_cmd = {
 	.name = "limits",
 	.kind = "limits",
-	.usage = "usage: memprobe limits [--cgroup PATH | --pid PID] [--format text|json|env]\n"
-		 "       memprobe limits --features [--format text|json] [--btf FILE]\n",
+	.synopsis = "[--cgroup PATH | --pid PID] [--format text|json|env]\n"
+		    "--features [--format text|json] [--btf FILE]",
 	.opts = limits_opts,
 	.opt = limits_opt,
 };

@@ -92,16 +92,10 @@ static int probe_opt(void *ctx, int id, const char *arg)
 	return 0;
 }
 
-static const char probe_usage[] =
-	"usage: memprobe probe [--cgroup PATH | --pid PID | --limit SIZE] [--chunk SIZE]\n"
-	"                      [--margin SIZE] [--thp auto|never|always] [--format text|json]\n"
-	"                      [-o FILE] [--stack-sample N] [--top N] [--threads N] [--populate]\n"
-	"                      [--btf FILE] [--fill-host]\n";
-
 static const struct mp_cli_cmd probe_cmd = {
 	.name = "probe",
 	.kind = "probe",
-	.usage = probe_usage,
+	.synopsis = "[--cgroup PATH | --pid PID | --limit SIZE] [OPTIONS]",
 	.opts = probe_opts_table,
 	.limit_min = 16 * MP_MIB,
 	.limit_min_why = "too small to hold the probe process",

@@ -81,16 +81,11 @@ static int record_opt(void *ctx, int id, const char *arg)
 	return ret;
 }
 
-static const char record_usage[] =
-	"usage: memprobe record (--cgroup PATH | --pid PID | [--limit SIZE] -- CMD [ARGS...])\n"
-	"                       [--duration SECONDS] [--interval MS] [--probe-at SECONDS]\n"
-	"                       [--format text|json] [-o FILE] [--stack-sample N] [--top N]\n"
-	"                       [--ready-fd FD] [--btf FILE]\n";
-
 static const struct mp_cli_cmd record_cmd = {
 	.name = "record",
 	.kind = "record",
-	.usage = record_usage,
+	.synopsis = "[OPTIONS] (--cgroup PATH | --pid PID)\n"
+		    "[OPTIONS] [--limit SIZE] -- CMD [ARGS...]",
 	.opts = record_opts,
 	.takes_command = true, /* the command's own options are not ours */
 	.limit_min = 4 * MP_MIB,
