@@ -22,6 +22,15 @@ ARCH     := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 CFLAGS   ?= -O2 -g
 MP_CFLAGS := -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -I$(BUILD) -Ibpf -Iuser
 ALL_CFLAGS = $(MP_CFLAGS) $(CFLAGS) $(SAN_FLAGS)
+
+# The version `memprobe --version` prints and every document carries: `git
+# describe` of this checkout, "unknown" outside one (a tarball). It is read
+# on every make, but $(BUILD)/version changes only when it does, and only the
+# objects whose source names MP_VERSION depend on it: a new HEAD, or a tree
+# turned dirty, rebuilds those and relinks, nothing else.
+MP_VERSION := $(shell [ -e "$(CURDIR)/.git" ] && git -C "$(CURDIR)" describe --always --dirty --tags 2>/dev/null || echo unknown)
+MP_CFLAGS += -DMP_VERSION='"$(MP_VERSION)"'
+VERSION_OBJS := $(patsubst user/%.c,$(BUILD)/%.o,$(shell grep -l MP_VERSION user/*.c))
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Ivmlinux -Ibpf
 # libbpf, libelf and zlib statically (Debian ships the .a files); cJSON has none.
 LDLIBS   := -Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic -lcjson
@@ -53,6 +62,12 @@ $(BUILD)/memprobe.skel.h: $(BUILD)/memprobe.bpf.o
 
 $(BUILD)/%.o: user/%.c $(wildcard user/*.h) bpf/memprobe.h $(BUILD)/memprobe.skel.h
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/version: FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(MP_VERSION)' | cmp -s - $@ || echo '$(MP_VERSION)' > $@
+$(VERSION_OBJS): $(BUILD)/version
+.PHONY: FORCE
 
 $(BUILD)/memprobe: $(USER_OBJS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)

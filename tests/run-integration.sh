@@ -736,6 +736,107 @@ test_bad_input() {
 }
 
 # ---------------------------------------------------------------------------
+# The command line: the command table, --version, and each command's --help
+# listing its options with their defaults from the same table the parser uses.
+# help_opt CMD OPTION: the --help entry of OPTION ("--top N ..."), its
+# continuation lines joined into one
+help_opt() {
+	"$MEMPROBE" "$1" --help | awk -v opt="$2" '
+		/^  (-[a-zA-Z], |    )--/ { if (hit) exit; hit = $0 ~ ("^  (-[a-zA-Z], |    )" opt "( |$)") }
+		/^                          / && hit { sub(/^ +/, " "); line = line $0; next }
+		hit && !line { line = $0 }
+		END { print line }'
+}
+
+test_cli() {
+	local src want got rc opt cg=$(own_memcg_dir)
+	src=$(cd "$(dirname "$0")/.." && pwd)
+	# the version the documents carry: `git describe` of the tree it was built from
+	got=$("$MEMPROBE" --version); rc=$?
+	check_eq "cli: --version exits 0" "$rc" 0
+	check_eq "cli: -V says what --version says" "$("$MEMPROBE" -V)" "$got"
+	if want=$(git -C "$src" describe --always --dirty --tags 2>/dev/null); then
+		check_eq "cli: --version is git describe of the tree" "$got" "memprobe $want"
+	else
+		# a guest of the kernel matrix: no git, the binary built elsewhere
+		echo "# no git checkout at $src: --version checked for its form only"
+		check "cli: --version is 'memprobe VERSION'" grep -qxE 'memprobe [^ ]+' <<< "$got"
+	fi
+	# the command table: usage, help, unknown command
+	"$MEMPROBE" > "$TMP/cli.out" 2> "$TMP/cli.err"; rc=$?
+	check_eq "cli: no command: exit status" "$rc" 2
+	check "cli: no command: the usage on stderr, nothing on stdout" [ ! -s "$TMP/cli.out" -a -s "$TMP/cli.err" ]
+	for c in limits probe record report help; do
+		check "cli: the usage lists $c" grep -qE "^  $c +[a-z]" "$TMP/cli.err"
+	done
+	check_eq "cli: --help is the usage, on stdout" "$("$MEMPROBE" --help 2>&1)" "$(cat "$TMP/cli.err")"
+	check_eq "cli: help is the usage" "$("$MEMPROBE" help 2>&1)" "$(cat "$TMP/cli.err")"
+	"$MEMPROBE" frobnicate > "$TMP/cli.out" 2> "$TMP/cli.err"; rc=$?
+	check_eq "cli: unknown command: exit status" "$rc" 2
+	check_eq "cli: unknown command: one line naming the commands" "$(cat "$TMP/cli.err")" \
+		"memprobe: unknown command 'frobnicate'; use limits, probe, record or report (memprobe --help)"
+	check "cli: unknown command: nothing on stdout" [ ! -s "$TMP/cli.out" ]
+	# each command's --help: exit 0, on stdout, every option with its default
+	for c in limits probe record; do
+		"$MEMPROBE" $c --help > "$TMP/cli.out" 2> "$TMP/cli.err"; rc=$?
+		check_eq "cli: $c --help exits 0" "$rc" 0
+		check "cli: $c --help on stdout only" [ -s "$TMP/cli.out" -a ! -s "$TMP/cli.err" ]
+		check "cli: $c --help starts with its synopsis" grep -q "^usage: memprobe $c " "$TMP/cli.out"
+		check_eq "cli: $c -h is --help" "$("$MEMPROBE" $c -h)" "$(cat "$TMP/cli.out")"
+		check_eq "cli: help $c is $c --help" "$("$MEMPROBE" help $c)" "$(cat "$TMP/cli.out")"
+		check "cli: $c --help: -f, --format with its default" grep -q -- "-f, --format FORMAT .*(default: text)" <<< "$(help_opt $c --format)"
+		check "cli: $c --help: -c, --cgroup and -p, --pid" grep -q -- "-c, --cgroup PATH" "$TMP/cli.out"
+		check "cli: $c --help: -p, --pid" grep -q -- "-p, --pid PID" "$TMP/cli.out"
+		check "cli: $c --help: -h, --help" grep -q -- "-h, --help" "$TMP/cli.out"
+	done
+	for c in probe record; do
+		check "cli: $c --help: -o, --output" grep -q -- "-o, --output FILE .*(default: standard output)" <<< "$(help_opt $c --output)"
+		check "cli: $c --help: -l, --limit" grep -q -- "-l, --limit SIZE" <<< "$(help_opt $c --limit)"
+		check "cli: $c --help: --top defaults to 10" grep -q -- "--top N .*(default: 10)$" <<< "$(help_opt $c --top)"
+		check "cli: $c --help: --stack-sample defaults to 1" grep -q -- "--stack-sample N .*(default: 1)$" <<< "$(help_opt $c --stack-sample)"
+		check "cli: $c --help: --btf" grep -q -- "--btf FILE" "$TMP/cli.out"
+	done
+	check "cli: limits --help has no -o (it prints)" sh -c "! \"$MEMPROBE\" limits --help | grep -q -- --output"
+	"$MEMPROBE" probe --help > "$TMP/cli.out"
+	for opt in --cgroup --pid --limit --chunk --margin --thp --format --output --stack-sample --top --threads --populate --btf --fill-host --help; do
+		check "cli: probe --help lists $opt" grep -qE -- "^  (-[a-z], |    )$opt( |\$)" "$TMP/cli.out"
+	done
+	check "cli: probe --help: --chunk's default" grep -q -- "--chunk SIZE .*(default: limit/32 in 2 MiB steps, 2 MiB to 1 GiB)" <<< "$(help_opt probe --chunk)"
+	check "cli: probe --help: --margin's default" grep -q -- "--margin SIZE .*(default: limit/16 in 2 MiB steps, 2 MiB to 2 GiB)" <<< "$(help_opt probe --margin)"
+	check "cli: probe --help: --limit's default" grep -q -- "--limit SIZE .*(default: 1G, when no --cgroup or --pid)" <<< "$(help_opt probe --limit)"
+	check "cli: probe --help: --thp's default" grep -q -- "--thp MODE .*(default: auto)" <<< "$(help_opt probe --thp)"
+	check "cli: probe --help: --threads' default" grep -q -- "--threads N .*(default: 1)" <<< "$(help_opt probe --threads)"
+	"$MEMPROBE" record --help > "$TMP/cli.out"
+	for opt in --cgroup --pid --limit --duration --interval --probe-at --format --output --stack-sample --top --ready-fd --btf --help; do
+		check "cli: record --help lists $opt" grep -qE -- "^  (-[a-z], |    )$opt( |\$)" "$TMP/cli.out"
+	done
+	check "cli: record --help: --interval's default" grep -q -- "--interval MS .*(default: 100)" <<< "$(help_opt record --interval)"
+	check "cli: every --help line fits in 80 columns" sh -c "for c in limits probe record; do \"$MEMPROBE\" \$c --help; done | awk 'length > 79 { exit 1 }'"
+	# the same short options everywhere
+	"$MEMPROBE" limits -c "$cg" -f json > "$TMP/cli.json"
+	check_eq "cli: limits -c DIR -f json" "$(jqv "$TMP/cli.json" .cgroup.dir)" "$cg"
+	expect_bad "probe -l 3M (below 16 MiB)" "$MEMPROBE" probe -l 3M
+	check "... says --limit and the minimum" grep -q -- "--limit 3M: below 16 MiB" "$TMP/bad.err"
+	expect_bad "record -l 3M (below 4 MiB)" "$MEMPROBE" record -l 3M -- true
+	check "... says --limit and the minimum" grep -q -- "--limit 3M: below 4 MiB" "$TMP/bad.err"
+	expect_bad "probe -f yaml" "$MEMPROBE" probe -f yaml
+	check "... says --format" grep -q -- "--format yaml: unknown; use text or json" "$TMP/bad.err"
+	expect_bad "record -o DIR" "$MEMPROBE" record -o "$TMP" -- true
+	expect_bad "record -c / -p 1" "$MEMPROBE" record -c / -p 1
+	check "... says they are exclusive" grep -q "are exclusive" "$TMP/bad.err"
+	expect_bad "limits --cgroup twice" "$MEMPROBE" limits -c / -c /
+	check "... says given twice" grep -q -- "--cgroup given twice" "$TMP/bad.err"
+	expect_bad "record --top not a count" "$MEMPROBE" record --top x -- true
+	check "... names --top" grep -q -- "--top x: not a count" "$TMP/bad.err"
+	expect_bad "record --limit 0" "$MEMPROBE" record --limit 0 -- true
+	# record's options end at the command's name, even without --: sh's -c is sh's
+	"$MEMPROBE" record -l 64M -f json -o "$TMP/cli.json" sh -c 'exit 3' 2>/dev/null; rc=$?
+	check_eq "cli: record CMD -c ...: the command's own option; its exit status" "$rc" 3
+	check_eq "cli: ... the report's command" "$(jqv "$TMP/cli.json" '.run.command | tojson')" '["sh","-c","exit 3"]'
+	check "cli: nothing left behind" no_leftovers
+}
+
+# ---------------------------------------------------------------------------
 # The rules of the suite: no_leftovers' exemptions, on a tree of its own.
 test_rules() {
 	local root=$TMP/leftover-root
@@ -912,7 +1013,7 @@ test_output() {
 }
 
 # ---------------------------------------------------------------------------
-tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_ends truth driver hooks targets record_opts bad_input output"}
+tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_ends truth driver hooks targets record_opts bad_input cli output"}
 for t in $tests; do
 	echo "# test_$t"
 	"test_$t"

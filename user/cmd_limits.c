@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* memprobe limits: the effective limit of a cgroup, host RAM, headroom. */
 #include "cmd_limits.h"
+#include "cli.h"
 #include "doc.h"
 #include "kernel_features.h"
 #include "target.h"
@@ -9,7 +10,6 @@
 #include "render.h"
 #include "util.h"
 
-#include <getopt.h>
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -19,82 +19,78 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char optbuf[64];
+enum { OPT_FEATURES = MP_OPT_CMD };
 
-static void usage(FILE *f)
+static const struct mp_cli_opt limits_opts[] = {
+	MP_CLI_OPT_CGROUP("describe", "memprobe's own"),
+	MP_CLI_OPT_PID("describe the cgroup of this process"),
+	MP_CLI_OPT_FORMAT("text, json or env (shell assignments); with --features text or json"),
+	{ "features", 0, NULL, "what this kernel offers memprobe instead: each concern's "
+	  "hooks, tried the way a run tries them (needs root)", NULL, OPT_FEATURES },
+	MP_CLI_OPT_BTF,
+	MP_CLI_OPT_HELP,
+	{ 0 },
+};
+
+static int limits_opt(void *ctx, int id, const char *arg)
 {
-	fputs("usage: memprobe limits [--cgroup PATH | --pid PID] [--format text|json|env]\n"
-	      "       memprobe limits --features [--format text|json] [--btf FILE]\n", f);
+	(void)arg;
+	if (id == OPT_FEATURES)
+		*(bool *)ctx = true;
+	return 0;
+}
+
+static const struct mp_cli_cmd limits_cmd = {
+	.name = "limits",
+	.kind = "limits",
+	.synopsis = "[--cgroup PATH | --pid PID] [--format text|json|env]\n"
+		    "--features [--format text|json] [--btf FILE]",
+	.opts = limits_opts,
+	.opt = limits_opt,
+};
+
+/* Which options go together; then the shared checks. */
+static int check_opts(struct mp_cli *c, bool features)
+{
+	int ret;
+
+	if (c->cgroup && c->pid)
+		return mp_cli_bad("limits", "--cgroup and --pid both given; give one of them");
+	if ((ret = mp_cli_finish(&limits_cmd, c)))
+		return ret;
+	if (features && (c->cgroup || c->pid))
+		return mp_cli_bad("limits", "--features describes the kernel, not a cgroup; "
+				  "drop --cgroup and --pid");
+	if (features && !strcmp(c->format, "env"))
+		return mp_cli_bad("limits", "--features has no env format; "
+				  "use --format text or json");
+	if (features && (ret = mp_render_check("limits", "features", c->format)))
+		return ret;
+	if (c->btf && !features)
+		return mp_cli_bad("limits", "--btf goes with --features; add --features");
+	if (features && geteuid() != 0)
+		return mp_cli_bad("limits", "--features loads BPF programs; run it as root");
+	return 0;
 }
 
 int mp_cmd_limits(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "cgroup", required_argument, NULL, 'c' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "features", no_argument, NULL, 'F' },
-		{ "btf", required_argument, NULL, 'B' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	const char *path = NULL, *pid = NULL, *format = "text", *btf = NULL;
+	const char *path, *pid, *format, *btf;
 	bool features = false;
+	struct mp_cli c;
 	struct mp_host host;
 	struct mp_cgroup cg;
-	int c, ret;
+	int ret;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "c:p:f:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'c': path = optarg; break;
-		case 'p': pid = optarg; break;
-		case 'f': format = optarg; break;
-		case 'F': features = true; break;
-		case 'B':
-			if ((ret = mp_attr_btf_opt("limits", optarg)))
-				return ret;
-			btf = optarg;
-			break;
-		case 'h': usage(stdout); return 0;
-		default:
-			fprintf(stderr, "memprobe limits: unknown option or missing value '%s'; "
-				"see memprobe limits --help\n", mp_bad_option(argv, optbuf, sizeof(optbuf)));
-			return MP_EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "memprobe limits: unexpected argument '%s'; see memprobe limits --help\n",
-			argv[optind]);
-		return MP_EXIT_USAGE;
-	}
-	if (path && pid) {
-		fputs("memprobe limits: --cgroup and --pid both given; give one of them\n", stderr);
-		return MP_EXIT_USAGE;
-	}
-	if (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "env")) {
-		fprintf(stderr, "memprobe limits: --format %s: unknown; use text, json or env\n", format);
-		return MP_EXIT_USAGE;
-	}
-	if (features && (path || pid)) {
-		fputs("memprobe limits: --features describes the kernel, not a cgroup; "
-		      "drop --cgroup and --pid\n", stderr);
-		return MP_EXIT_USAGE;
-	}
-	if (features && !strcmp(format, "env")) {
-		fputs("memprobe limits: --features has no env format; use --format text or json\n",
-		      stderr);
-		return MP_EXIT_USAGE;
-	}
-	if (btf && !features) {
-		fputs("memprobe limits: --btf goes with --features; add --features\n", stderr);
-		return MP_EXIT_USAGE;
-	}
-	if (features && geteuid() != 0) {
-		fputs("memprobe limits: --features loads BPF programs; run it as root\n", stderr);
-		return MP_EXIT_USAGE;
-	}
+	ret = mp_cli_parse(&limits_cmd, argc, argv, &c, &features);
+	if (!ret)
+		ret = check_opts(&c, features);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	path = c.cgroup;
+	pid = c.pid;
+	format = c.format;
+	btf = c.btf;
 	if (mp_host_read("", &host)) {
 		fputs("memprobe limits: cannot read /proc/meminfo\n", stderr);
 		return MP_EXIT_RUNTIME;

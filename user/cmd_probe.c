@@ -7,6 +7,7 @@
 #include "probe.h"
 #include "attr.h"
 #include "cgroup.h"
+#include "cli.h"
 #include "json.h"
 #include "ksyms.h"
 #include "doc.h"
@@ -17,7 +18,6 @@
 #include "util.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -45,145 +45,89 @@ struct probe_opts {
 	bool populate, fill_host;
 };
 
-static char optbuf[64];
+enum { OPT_CHUNK = MP_OPT_CMD, OPT_MARGIN, OPT_THP, OPT_THREADS, OPT_POPULATE, OPT_FILL_HOST };
 
-static void usage(FILE *f)
+static const struct mp_cli_opt probe_opts_table[] = {
+	MP_CLI_OPT_CGROUP("probe", NULL),
+	MP_CLI_OPT_PID("probe the cgroup of this process"),
+	MP_CLI_OPT_LIMIT("probe a stand-in container of this limit, made under memprobe's own "
+			 "cgroup (16M at least)", "1G, when no --cgroup or --pid"),
+	{ "chunk", 0, "SIZE", "fill in chunks of SIZE, a multiple of the page size",
+	  "limit/32 in 2 MiB steps, 2 MiB to 1 GiB", OPT_CHUNK },
+	{ "margin", 0, "SIZE", "stop while more than SIZE is left below the limit",
+	  "limit/16 in 2 MiB steps, 2 MiB to 2 GiB", OPT_MARGIN },
+	{ "thp", 0, "MODE", "transparent huge pages for the fill: auto (the host's setting), "
+	  "never or always", "auto", OPT_THP },
+	MP_CLI_OPTS_REPORT,
+	{ "threads", 0, "N", "threads filling each chunk, 1 to " MP_CLI_STR(MP_PROBE_MAX_THREADS),
+	  "1", OPT_THREADS },
+	{ "populate", 0, NULL, "fault the chunks in with MADV_POPULATE_WRITE (Linux 5.14+) "
+	  "instead of writing them (memset)", NULL, OPT_POPULATE },
+	MP_CLI_OPT_BTF,
+	{ "fill-host", 0, NULL, "allow a probe of the host's root memory cgroup (it fills the "
+	  "host); with --cgroup or --pid", NULL, OPT_FILL_HOST },
+	MP_CLI_OPT_HELP,
+	{ 0 },
+};
+
+static int probe_opt(void *ctx, int id, const char *arg)
 {
-	fputs("usage: memprobe probe [--cgroup PATH | --pid PID | --limit SIZE] [--chunk SIZE]\n"
-	      "                      [--margin SIZE] [--thp auto|never|always] [--format text|json]\n"
-	      "                      [-o FILE] [--stack-sample N] [--top N] [--threads N] [--populate]\n"
-	      "                      [--btf FILE] [--fill-host]\n", f);
-}
+	struct probe_opts *o = ctx;
+	long v;
+	int ret;
 
-static int bad(const char *fmt, const char *arg, const char *fix)
-{
-	fputs("memprobe probe: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "; %s\n", fix);
-	return MP_EXIT_USAGE;
-}
-
-static int parse_size_opt(const char *name, const char *arg, uint64_t *v)
-{
-	int err = mp_parse_size(arg, v);
-
-	if (err == -ERANGE) {
-		fprintf(stderr, "memprobe probe: --%s %s: too large; give less than 8388608T\n", name, arg);
-		return MP_EXIT_USAGE;
-	}
-	if (err || *v == 0) {
-		fprintf(stderr, "memprobe probe: --%s %s: not a size; give a positive size "
-			"such as 512M, 1G, 1GiB or a byte count\n", name, arg);
-		return MP_EXIT_USAGE;
+	switch (id) {
+	case OPT_CHUNK: o->chunk_arg = arg; break;
+	case OPT_MARGIN: o->margin_arg = arg; break;
+	case OPT_THP: o->thp = arg; break;
+	case OPT_POPULATE: o->populate = true; break;
+	case OPT_FILL_HOST: o->fill_host = true; break;
+	case OPT_THREADS:
+		ret = mp_cli_count("probe", "--threads", arg, 1, MP_PROBE_MAX_THREADS,
+				   "a thread count",
+				   "give 1 to " MP_CLI_STR(MP_PROBE_MAX_THREADS), &v);
+		o->threads = (int)v;
+		return ret;
 	}
 	return 0;
 }
 
+static const struct mp_cli_cmd probe_cmd = {
+	.name = "probe",
+	.kind = "probe",
+	.synopsis = "[--cgroup PATH | --pid PID | --limit SIZE] [OPTIONS]",
+	.opts = probe_opts_table,
+	.limit_min = 16 * MP_MIB,
+	.limit_min_why = "too small to hold the probe process",
+	.opt = probe_opt,
+};
+
 static int parse_opts(int argc, char **argv, struct probe_opts *o)
 {
-	static const struct option lopts[] = {
-		{ "cgroup", required_argument, NULL, 'c' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "limit", required_argument, NULL, 'l' },
-		{ "chunk", required_argument, NULL, 'C' },
-		{ "margin", required_argument, NULL, 'm' },
-		{ "thp", required_argument, NULL, 't' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "stack-sample", required_argument, NULL, 's' },
-		{ "top", required_argument, NULL, 'T' },
-		{ "threads", required_argument, NULL, 'n' },
-		{ "populate", no_argument, NULL, 'P' },
-		{ "btf", required_argument, NULL, 'B' },
-		{ "fill-host", no_argument, NULL, 'H' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	int c, ret, given = 0, seen[3] = { 0 };
-	static const char *const tnames[] = { "--cgroup", "--pid", "--limit" };
-	char *end;
-	long v;
+	struct mp_cli c;
+	int ret;
 
-	memset(o, 0, sizeof(*o));
-	o->thp = "auto";
-	o->format = "text";
-	o->stack_sample_period = 1;
-	o->top = 5;
-	o->threads = 1;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:h", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'c': o->cgroup_path = optarg; given += !seen[0]++; break;
-		case 'p': o->pid = optarg; given += !seen[1]++; break;
-		case 'l': o->limit_arg = optarg; given += !seen[2]++; break;
-		case 'H': o->fill_host = true; break;
-		case 'C': o->chunk_arg = optarg; break;
-		case 'm': o->margin_arg = optarg; break;
-		case 't': o->thp = optarg; break;
-		case 'f': o->format = optarg; break;
-		case 'o': o->out = optarg; break;
-		case 's':
-		case 'T':
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || v < 0 || v > 1000000)
-				return bad(c == 's' ? "--stack-sample %s: not a count" : "--top %s: not a count",
-					   optarg,
-					   c == 's' ? "give a whole number (0 turns stacks off)"
-						    : "give a whole number");
-			if (c == 's')
-				o->stack_sample_period = (uint32_t)v;
-			else
-				o->top = (int)v;
-			break;
-		case 'n':
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || v < 1 || v > MP_PROBE_MAX_THREADS)
-				return bad("--threads %s: not a thread count", optarg,
-					   "give 1 to 64");
-			o->threads = (int)v;
-			break;
-		case 'P': o->populate = true; break;
-		case 'B':
-			if ((ret = mp_attr_btf_opt("probe", optarg)))
-				return ret;
-			o->btf_path = optarg;
-			break;
-		case 'h': usage(stdout); return -1;
-		default:
-			return bad("unknown option or missing value '%s'", mp_bad_option(argv, optbuf, sizeof(optbuf)),
-				   "see memprobe probe --help");
-		}
-	}
-	if (optind < argc)
-		return bad("unexpected argument '%s'", argv[optind], "see memprobe probe --help");
-	for (int i = 0; i < 3; i++)
-		if (seen[i] > 1)
-			return bad("%s given twice", tnames[i], "give it once");
-	if (given > 1)
-		return bad("%s", "--cgroup, --pid and --limit are exclusive", "give one of them");
-	if (o->fill_host && o->limit_arg)
-		return bad("%s", "--fill-host goes with --cgroup or --pid",
-			   "drop it: --limit makes a limited cgroup of its own");
+	*o = (struct probe_opts){ .thp = "auto", .threads = 1 };
+	if ((ret = mp_cli_parse(&probe_cmd, argc, argv, &c, o)))
+		return ret;
+	if (mp_cli_targets(&c) > 1)
+		return mp_cli_bad("probe", "--cgroup, --pid and --limit are exclusive; "
+				  "give one of them");
+	if (o->fill_host && c.limit_arg)
+		return mp_cli_bad("probe", "--fill-host goes with --cgroup or --pid; "
+				  "drop it: --limit makes a limited cgroup of its own");
 	if (strcmp(o->thp, "auto") && strcmp(o->thp, "never") && strcmp(o->thp, "always"))
-		return bad("--thp %s: unknown mode", o->thp, "use auto, never or always");
-	if (strcmp(o->format, "text") && strcmp(o->format, "json"))
-		return bad("--format %s: unknown", o->format, "use text or json");
-	if (o->limit_arg && (ret = parse_size_opt("limit", o->limit_arg, &o->limit)))
+		return mp_cli_bad("probe", "--thp %s: unknown mode; use auto, never or always",
+				  o->thp);
+	if ((ret = mp_cli_finish(&probe_cmd, &c)))
 		return ret;
-	if (o->limit_arg && o->limit < 16 * MP_MIB)
-		return bad("--limit %s: below 16 MiB, too small to hold the probe process", o->limit_arg,
-			   "give at least 16M");
-	if (o->chunk_arg && (ret = parse_size_opt("chunk", o->chunk_arg, &o->chunk)))
+	if (o->chunk_arg && (ret = mp_cli_size("probe", "--chunk", o->chunk_arg, &o->chunk)))
 		return ret;
-	if (o->margin_arg && (ret = parse_size_opt("margin", o->margin_arg, &o->margin)))
+	if (o->margin_arg && (ret = mp_cli_size("probe", "--margin", o->margin_arg, &o->margin)))
 		return ret;
+	MP_CLI_TAKE(o, &c);
 	if (!o->cgroup_path && !o->pid && !o->limit_arg)
 		o->limit = MP_GIB; /* the built-in default: a 1 GiB stand-in container */
-	if (mp_out_check_opt("probe", o->out))
-		return MP_EXIT_USAGE;
 	return 0;
 }
 
@@ -202,6 +146,141 @@ static void take_snapshot(enum mp_probe_phase ph, void *arg)
 				  ph == MP_PROBE_STOP ? &s->stop : &s->freed);
 }
 
+/*
+ * The target: an existing cgroup (refused when it is the host's root without
+ * --fill-host, locked against a second probe), or for a stand-in container
+ * memprobe's own cgroup, with the stand-in's limit as the limit the sizes
+ * are checked against. Returns 0 or the exit status.
+ */
+static int probe_target(struct probe_opts *o, const struct mp_host *host,
+			struct mp_cgroup *target, struct mp_lock *lock)
+{
+	int ret;
+
+	if (!o->cgroup_path && !o->pid) {
+		if ((ret = mp_resolve_target("probe", "", host, NULL, NULL, target)))
+			return ret;
+		if (o->limit > target->effective_limit_bytes)
+			return mp_cli_bad("probe", "--limit %s: above the effective limit of "
+					  "memprobe's own cgroup; give a smaller --limit",
+					  o->limit_arg ? o->limit_arg : "1G");
+		target->effective_limit_bytes = o->limit; /* for the size checks */
+		return 0;
+	}
+	if ((ret = mp_resolve_target("probe", "", host, o->cgroup_path, o->pid, target)))
+		return ret;
+	if (target->host_root && !o->fill_host)
+		return mp_cli_bad("probe", "%s is the host's root memory cgroup: a probe there "
+				  "fills the host; give a container's cgroup, or --fill-host to "
+				  "fill the host", target->dir);
+	/* before anything is made: one probe per cgroup */
+	if ((ret = mp_lock_probe_or_say("probe", target, lock)))
+		return ret;
+	if (mp_cgroup_contains_self("", host, target))
+		mp_cli_warn("probe", "memprobe itself runs in %s: its own memory (BPF maps, "
+			    "buffers) is charged to what it measures", target->dir);
+	return 0;
+}
+
+/* --chunk and --margin: their defaults for the target's limit, and both
+ * checked against it and the page size. Returns 0 or MP_EXIT_USAGE. */
+static int probe_sizes(struct probe_opts *o, const struct mp_host *host,
+		       const struct mp_cgroup *target)
+{
+	uint64_t dchunk, dmargin, lim = target->effective_limit_bytes;
+	char b1[32], b2[32];
+
+	mp_probe_defaults(lim, &dchunk, &dmargin);
+	if (!o->chunk_arg)
+		o->chunk = dchunk;
+	if (!o->margin_arg)
+		o->margin = dmargin;
+	if (o->chunk % (uint64_t)host->page_size)
+		return mp_cli_bad("probe", "--chunk %s: not a multiple of the page size; give a "
+				  "multiple of 4 KiB such as 64M", o->chunk_arg);
+	if (lim < o->chunk)
+		return mp_cli_bad("probe", "limit %s is below one chunk (%s); raise the limit or "
+				  "give a smaller --chunk", mp_fmt_bytes(lim, b1, sizeof(b1)),
+				  mp_fmt_bytes(o->chunk, b2, sizeof(b2)));
+	if (lim <= o->margin)
+		return mp_cli_bad("probe", "limit %s is not above the margin (%s); raise the limit "
+				  "or give a smaller --margin", mp_fmt_bytes(lim, b1, sizeof(b1)),
+				  mp_fmt_bytes(o->margin, b2, sizeof(b2)));
+	return 0;
+}
+
+/* What killed memprobes left, beside us and in the target; a probe of an
+ * older memprobe, without the lock, still shows there. Returns 0 or 1. */
+static int probe_reap(const struct mp_host *host, const struct mp_cgroup *target)
+{
+	pid_t other;
+
+	mp_cgroup_reap_own("", host);
+	mp_cgroup_reap_stale(target->dir, &other);
+	if (other)
+		return mp_cli_fail("probe", "a memprobe (probe pid %d) is probing %s already; wait "
+				   "for it to finish", (int)other, target->dir);
+	return 0;
+}
+
+/* The stand-in container: memprobe-target-<pid> under memprobe's own cgroup
+ * (in *target), with --limit. Returns 0 or 1; *created once there is one
+ * to remove. */
+static int make_standin(const struct probe_opts *o, const struct mp_host *host,
+			struct mp_cgroup *target, bool *created)
+{
+	struct mp_cgroup self = *target;
+	char name[64];
+	int ret;
+
+	snprintf(name, sizeof(name), "memprobe-target-%d", (int)getpid());
+	ret = mp_cgroup_create(host, &self, name, o->limit, target);
+	if (ret == -EOPNOTSUPP)
+		return mp_cli_fail("probe", "%s does not delegate the memory controller, so "
+				   "--limit cannot make a limited child there; enable it (+memory "
+				   "in its cgroup.subtree_control) or probe an existing cgroup "
+				   "with --cgroup", self.dir);
+	if (ret || (*created = true, mp_cgroup_delegate_memory(target)) ||
+	    mp_cgroup_read("", host, target))
+		return mp_cli_fail("probe", "cannot create %s/%s: %s", self.dir, name,
+				   strerror(ret ? -ret : errno));
+	return 0;
+}
+
+/* BPF: a failure here degrades the report, it does not stop the probe.
+ * errbuf: why attribution is off or polled ("" when it is not). */
+static void bpf_start(const struct probe_opts *o, const struct mp_cgroup *target,
+		      struct snaps *sn, char *errbuf, size_t len)
+{
+	struct mp_attr_opts ao = {
+		.stack_sample_period = o->stack_sample_period,
+		.btf_path = o->btf_path, .cg = target,
+	};
+
+	if (mp_cgroup_id(target, &ao.target_cgid) ||
+	    mp_attr_start(&ao, &sn->attr, errbuf, len))
+		mp_cli_warn("probe", "attribution off: %s",
+			    errbuf[0] ? errbuf : "cannot get the target's cgroup id");
+	else if (errbuf[0]) /* no BPF: the cgroup's files only */
+		mp_cli_warn("probe", "%s; polling the cgroup's files instead", errbuf);
+}
+
+/* The fill (probe.c), with a snapshot at each phase. Returns 0 (also when a
+ * signal stopped it: the report says so) or 1. */
+static int fill(const struct probe_opts *o, const struct mp_host *host,
+		const struct mp_cgroup *target, struct snaps *sn, struct mp_probe_result *res)
+{
+	struct mp_probe_cfg cfg = {
+		.chunk = o->chunk, .margin = o->margin, .thp = o->thp,
+		.threads = o->threads, .populate = o->populate,
+		.stop = &g_stop_signal, .on_phase = take_snapshot, .arg = sn,
+	};
+
+	if (mp_probe_run(host, target, &cfg, res) && !res->interrupted)
+		return MP_EXIT_RUNTIME;
+	return 0;
+}
+
 int mp_cmd_probe(int argc, char **argv)
 {
 	struct probe_opts o;
@@ -209,8 +288,7 @@ int mp_cmd_probe(int argc, char **argv)
 	struct mp_cgroup target;
 	struct mp_probe_result res;
 	struct snaps sn = { 0 };
-	struct sigaction sa = { .sa_handler = on_signal };
-	char name[64], errbuf[256] = "", b1[32], b2[32];
+	char errbuf[256] = "";
 	bool target_created = false;
 	struct mp_lock lock = { .fd = -1 };
 	uint64_t target_oom0 = 0;
@@ -219,145 +297,28 @@ int mp_cmd_probe(int argc, char **argv)
 	int ret, err;
 
 	/* First: a stop asked for at any moment still gets a report. */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	mp_cli_on_stop(on_signal);
 	ret = parse_opts(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? 0 : ret;
-	if (geteuid() != 0) {
-		fputs("memprobe probe: needs root (it loads BPF programs and makes cgroups); "
-		      "run it as root or with sudo\n", stderr);
-		return MP_EXIT_USAGE;
-	}
-	if (mp_host_read("", &host)) {
-		fputs("memprobe probe: cannot read /proc/meminfo\n", stderr);
-		return MP_EXIT_RUNTIME;
-	}
-
-	/* The target: an existing cgroup, or a stand-in container of --limit. */
-	if (o.cgroup_path || o.pid) {
-		if ((ret = mp_resolve_target("probe", "", &host, o.cgroup_path, o.pid, &target)))
-			return ret;
-		if (target.host_root && !o.fill_host)
-			return bad("%s is the host's root memory cgroup: a probe there fills the host",
-				   target.dir, "give a container's cgroup, or --fill-host to fill the host");
-		/* before anything is made: one probe per cgroup */
-		if ((ret = mp_lock_probe_or_say("probe", &target, &lock)))
-			return ret;
-		if (mp_cgroup_contains_self("", &host, &target))
-			fprintf(stderr, "memprobe probe: memprobe itself runs in %s: its own memory "
-				"(BPF maps, buffers) is charged to what it measures\n", target.dir);
-	} else {
-		if ((ret = mp_resolve_target("probe", "", &host, NULL, NULL, &target)))
-			return ret;
-		if (o.limit > target.effective_limit_bytes)
-			return bad("--limit %s: above the effective limit of memprobe's own cgroup",
-				   o.limit_arg ? o.limit_arg : "1G", "give a smaller --limit");
-		target.effective_limit_bytes = o.limit; /* for the size checks below */
-	}
-	{
-		uint64_t dchunk, dmargin;
-
-		mp_probe_defaults(target.effective_limit_bytes, &dchunk, &dmargin);
-		if (!o.chunk_arg)
-			o.chunk = dchunk;
-		if (!o.margin_arg)
-			o.margin = dmargin;
-	}
-	if (o.chunk % (uint64_t)host.page_size) {
-		mp_lock_release(&lock);
-		return bad("--chunk %s: not a multiple of the page size", o.chunk_arg,
-			   "give a multiple of 4 KiB such as 64M");
-	}
-	if (target.effective_limit_bytes < o.chunk) {
-		mp_lock_release(&lock);
-		snprintf(errbuf, sizeof(errbuf), "limit %s is below one chunk (%s)",
-			 mp_fmt_bytes(target.effective_limit_bytes, b1, sizeof(b1)),
-			 mp_fmt_bytes(o.chunk, b2, sizeof(b2)));
-		return bad("%s", errbuf, "raise the limit or give a smaller --chunk");
-	}
-	if (target.effective_limit_bytes <= o.margin) {
-		mp_lock_release(&lock);
-		snprintf(errbuf, sizeof(errbuf), "limit %s is not above the margin (%s)",
-			 mp_fmt_bytes(target.effective_limit_bytes, b1, sizeof(b1)),
-			 mp_fmt_bytes(o.margin, b2, sizeof(b2)));
-		return bad("%s", errbuf, "raise the limit or give a smaller --margin");
-	}
-	errbuf[0] = '\0';
-	{
-		pid_t other;
-
-		/* what killed memprobes left, beside us and in the target; a probe
-		 * of an older memprobe, without the lock, still shows there */
-		mp_cgroup_reap_own("", &host);
-		mp_cgroup_reap_stale(target.dir, &other);
-		if (other) {
-			fprintf(stderr, "memprobe probe: a memprobe (probe pid %d) is probing %s "
-				"already; wait for it to finish\n", (int)other, target.dir);
-			ret = MP_EXIT_RUNTIME;
-			goto out;
-		}
-	}
+	if ((ret = mp_cli_need_root("probe")) || (ret = mp_cli_host("probe", &host)))
+		return ret;
+	if ((ret = probe_target(&o, &host, &target, &lock)) ||
+	    (ret = probe_sizes(&o, &host, &target)) || (ret = probe_reap(&host, &target)))
+		goto out;
 	if ((ret = mp_out_open(&out, o.out))) {
-		ret = bad("-o %s: cannot create it", o.out, "give a writable path");
+		ret = mp_cli_bad("probe", "-o %s: cannot create it; give a writable path", o.out);
 		goto out;
 	}
 
 	/* From here on everything made is undone before returning. */
 	signal(SIGPIPE, SIG_IGN);
-
-	if (!o.cgroup_path && !o.pid) {
-		struct mp_cgroup self = target;
-
-		snprintf(name, sizeof(name), "memprobe-target-%d", (int)getpid());
-		ret = mp_cgroup_create(&host, &self, name, o.limit, &target);
-		if (ret == -EOPNOTSUPP) {
-			fprintf(stderr, "memprobe probe: %s does not delegate the memory controller, so "
-				"--limit cannot make a limited child there; enable it (+memory in its "
-				"cgroup.subtree_control) or probe an existing cgroup with --cgroup\n",
-				self.dir);
-			ret = MP_EXIT_RUNTIME;
-			goto out;
-		}
-		if (ret || (target_created = true, mp_cgroup_delegate_memory(&target)) ||
-		    mp_cgroup_read("", &host, &target)) {
-			fprintf(stderr, "memprobe probe: cannot create %s/%s: %s\n", self.dir, name,
-				strerror(ret ? -ret : errno));
-			ret = MP_EXIT_RUNTIME;
-			goto out;
-		}
-	}
-
-	/* BPF: a failure here degrades the report, it does not stop the probe. */
-	{
-		struct mp_attr_opts ao = {
-			.stack_sample_period = o.stack_sample_period,
-			.btf_path = o.btf_path, .cg = &target,
-		};
-
-		if (mp_cgroup_id(&target, &ao.target_cgid) ||
-		    mp_attr_start(&ao, &sn.attr, errbuf, sizeof(errbuf)))
-			fprintf(stderr, "memprobe probe: attribution off: %s\n",
-				errbuf[0] ? errbuf : "cannot get the target's cgroup id");
-		else if (errbuf[0]) /* no BPF: the cgroup's files only */
-			fprintf(stderr, "memprobe probe: %s; polling the cgroup's files instead\n",
-				errbuf);
-	}
-
+	if (!o.cgroup_path && !o.pid && (ret = make_standin(&o, &host, &target, &target_created)))
+		goto out;
+	bpf_start(&o, &target, &sn, errbuf, sizeof(errbuf));
 	target_oom0 = mp_cgroup_oom_kills(&target);
-	{
-		struct mp_probe_cfg cfg = {
-			.chunk = o.chunk, .margin = o.margin, .thp = o.thp,
-			.threads = o.threads, .populate = o.populate,
-			.stop = &g_stop_signal, .on_phase = take_snapshot, .arg = &sn,
-		};
-
-		if (mp_probe_run(&host, &target, &cfg, &res) && !res.interrupted) {
-			ret = MP_EXIT_RUNTIME;
-			goto out;
-		}
-	}
+	if ((ret = fill(&o, &host, &target, &sn, &res)))
+		goto out;
 
 	doc = mp_probe_doc(&(struct mp_probe_doc_in){
 		.host = &host, .target = &target, .target_created = target_created, .res = &res,

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* memprobe: where a memory cgroup's memory goes. */
+#include "cli.h"
 #include "cmd_limits.h"
+#include "cmd_report.h"
 #include "probe.h"
 #include "record.h"
 #include "util.h"
@@ -8,35 +10,100 @@
 #include <stdio.h>
 #include <string.h>
 
+/*
+ * The commands, in the manner of bpftool's: the usage, `memprobe help` and
+ * the unknown-command message are all printed from this table, so a new
+ * command is one line here.
+ */
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+};
+
+static int do_help(int argc, char **argv);
+
+static const struct cmd cmds[] = {
+	{ "limits", mp_cmd_limits,
+	  "the effective memory limit of a cgroup, host RAM, usage, headroom" },
+	{ "probe", mp_cmd_probe,
+	  "fill a cgroup to its margin from a child cgroup and attribute the growth" },
+	{ "record", mp_cmd_record,
+	  "attribute a workload's or a command's memory over time: peak, shares, OOM kills" },
+	{ "report", mp_cmd_report,
+	  "render a saved report (a --format json document) again, as text or json" },
+	{ "help", do_help, "this list; memprobe help COMMAND: the options of COMMAND" },
+	{ 0 },
+};
+
 static void usage(FILE *f)
 {
 	fputs("usage: memprobe COMMAND [OPTIONS]\n"
-	      "\n"
-	      "  limits   the effective memory limit of a cgroup, host RAM, usage, headroom\n"
-	      "  probe    fill a cgroup to its margin from a child cgroup and attribute the growth\n"
-	      "  record   attribute a workload's or a command's memory over time: peak, shares, OOM kills\n"
-	      "\n"
-	      "memprobe COMMAND --help for the options of each.\n", f);
+	      "       memprobe --version\n"
+	      "\n", f);
+	for (const struct cmd *c = cmds; c->name; c++)
+		fprintf(f, "  %-8s %s\n", c->name, c->help);
+	fputs("\nmemprobe COMMAND --help for the options of each.\n", f);
+}
+
+static const struct cmd *find(const char *name)
+{
+	for (const struct cmd *c = cmds; c->name; c++)
+		if (strcmp(c->name, name) == 0)
+			return c;
+	return NULL;
+}
+
+/* "use limits, probe, record or report": every command but help itself */
+static int unknown(const char *name)
+{
+	char list[256] = "";
+	int n = 0, i = 0;
+
+	for (const struct cmd *c = cmds; c->name; c++)
+		n += strcmp(c->name, "help") != 0;
+	for (const struct cmd *c = cmds; c->name; c++) {
+		if (strcmp(c->name, "help") == 0)
+			continue;
+		mp_appendf(list, sizeof(list), "%s%s", i == 0 ? "" : i == n - 1 ? " or " : ", ",
+			   c->name);
+		i++;
+	}
+	fprintf(stderr, "memprobe: unknown command '%s'; use %s (memprobe --help)\n", name, list);
+	return MP_EXIT_USAGE;
+}
+
+/* memprobe help [COMMAND] */
+static int do_help(int argc, char **argv)
+{
+	const struct cmd *c;
+
+	if (argc < 2 || strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (!(c = find(argv[1])))
+		return unknown(argv[1]);
+	return c->fn(2, (char *[]){ argv[1], "--help", NULL });
 }
 
 int main(int argc, char **argv)
 {
+	const struct cmd *c;
+
 	if (argc < 2) {
 		usage(stderr);
 		return MP_EXIT_USAGE;
 	}
-	if (strcmp(argv[1], "limits") == 0)
-		return mp_cmd_limits(argc - 1, argv + 1);
-	if (strcmp(argv[1], "probe") == 0)
-		return mp_cmd_probe(argc - 1, argv + 1);
-	if (strcmp(argv[1], "record") == 0)
-		return mp_cmd_record(argc - 1, argv + 1);
-	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
-	    strcmp(argv[1], "help") == 0) {
+	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
 		usage(stdout);
 		return 0;
 	}
-	fprintf(stderr, "memprobe: unknown command '%s'; use limits, probe or record (memprobe --help)\n",
-		argv[1]);
-	return MP_EXIT_USAGE;
+	if (strcmp(argv[1], "-V") == 0 || strcmp(argv[1], "--version") == 0) {
+		printf("memprobe %s\n", mp_version());
+		return fflush(stdout) ? MP_EXIT_RUNTIME : 0;
+	}
+	if (!(c = find(argv[1])))
+		return unknown(argv[1]);
+	return c->fn(argc - 1, argv + 1);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The target cgroup of a command: --cgroup PATH or --pid PID. */
 #include "target.h"
+#include "cli.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -49,17 +50,11 @@ int mp_resolve_target(const char *cmd, const char *root, const struct mp_host *h
 	} else {
 		long pid = 0;
 
-		if (pid_arg) {
-			char *end;
-
-			errno = 0;
-			pid = strtol(pid_arg, &end, 10);
-			if (errno || *end || end == pid_arg || pid <= 0 || pid > 0x3fffffff) {
-				fprintf(stderr, "memprobe %s: --pid %s: not a process id; "
-					"give a positive number\n", cmd, pid_arg);
-				return MP_EXIT_USAGE;
-			}
-		}
+		/* the kernel's PID_MAX_LIMIT: 4194304 on 64 bits; 0x3fffffff is
+		 * the largest any kernel could give */
+		if (pid_arg && (err = mp_cli_count(cmd, "--pid", pid_arg, 1, 0x3fffffff,
+						   "a process id", "give a positive number", &pid)))
+			return err;
 		if (pid && mp_pid_is_zombie(root, (pid_t)pid)) {
 			/* its /proc/PID/cgroup names the root: it has left its cgroup */
 			fprintf(stderr, "memprobe %s: --pid %ld: the process has exited (a zombie "
