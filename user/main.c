@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* memprobe: where a memory cgroup's memory goes. */
 #include "cmd_limits.h"
+#include "cmd_report.h"
 #include "probe.h"
 #include "record.h"
 #include "util.h"
@@ -31,6 +32,8 @@ int main(int argc, char **argv)
 		return mp_cmd_probe(argc - 1, argv + 1);
 	if (strcmp(argv[1], "record") == 0)
 		return mp_cmd_record(argc - 1, argv + 1);
+	if (strcmp(argv[1], "report") == 0) /* rd-doc: the lead moves it into the table */
+		return mp_cmd_report(argc - 1, argv + 1);
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
 		usage(stdout);
