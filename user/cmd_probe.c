@@ -367,13 +367,11 @@ int mp_cmd_probe(int argc, char **argv)
 		.freed = &sn.freed, .target_oom0 = target_oom0,
 	});
 	ret = mp_emit("probe", doc, o.format, out.f);
-	if (ret) {
-		/* said: the document did not render or could not be written */
-	} else if ((ret = mp_out_commit(&out))) {
+	if (!ret && (ret = mp_out_commit(&out))) {
 		fprintf(stderr, "memprobe probe: cannot write the report to %s: %s\n",
 			o.out ? o.out : "standard output", strerror(-ret));
 		ret = MP_EXIT_RUNTIME;
-	} else if (res.killed_by_signal) {
+	} else if (!ret && res.killed_by_signal) {
 		ret = MP_EXIT_RUNTIME; /* the measurement did not happen as asked */
 	}
 out:
