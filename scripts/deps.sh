@@ -3,8 +3,10 @@
 # packages named as arguments (bench/deps.sh). Idempotent: installs only
 # what is missing, so it is cheap to call from make.
 set -eu
+# python3-jsonschema: the tests check every document against
+# docs/report.schema.json (its jsonschema command, draft 2020-12)
 pkgs="make gcc clang llvm libbpf-dev bpftool libcjson-dev libelf-dev zlib1g-dev
-      stress-ng jq busybox-static qemu-system-x86 cpio xz-utils"
+      stress-ng jq busybox-static qemu-system-x86 cpio xz-utils python3-jsonschema"
 [ $# -eq 0 ] || pkgs="$*"
 missing=""
 for p in $pkgs; do

@@ -195,3 +195,47 @@ summary() {
 	echo "$1: $TESTS_PASSED passed, $TESTS_FAILED failed"
 	[ "$TESTS_FAILED" -eq 0 ]
 }
+
+# ---- documents and their schema (docs/report.schema.json) -------------------
+# Debian's python3-jsonschema (scripts/deps.sh) checks them: its jsonschema
+# command (4.10 in bookworm) takes the draft, 2020-12, from the schema's
+# $schema. Not in the QEMU guests: there the checks are skipped, said so.
+SCHEMA=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/docs/report.schema.json
+JSONSCHEMA=$(command -v /usr/bin/jsonschema || command -v jsonschema || true)
+# Every document a memprobe of this run emits, whatever format it printed,
+# is also written here (see mp_emit in user/render.h); check_docs reads them.
+mkdir -p "$TMP/docs"
+export MEMPROBE_DOC_COPY=$TMP/docs
+
+# valid_doc FILE: 0 when FILE is valid against the schema, else the
+# validator's complaint (where, and what) on stdout and 1
+valid_doc() {
+	local out
+	out=$("$JSONSCHEMA" -F '{error.json_path}: {error.message}
+' -i "$1" "$SCHEMA" 2>&1) && return 0
+	printf '%s\n' "$out" | cut -c1-300 | head -n 5
+	return 1
+}
+
+# check_docs WHAT: every document emitted since the last call is valid (one
+# check, naming each invalid one and why); then they are removed
+check_docs() {
+	local what=$1 f bad="" args=() docs=("$TMP"/docs/*.json)
+	[ -e "${docs[0]}" ] || return 0
+	if [ -z "$JSONSCHEMA" ]; then
+		echo "# skip: schema check of the ${#docs[@]} documents $what wrote (no jsonschema command)"
+		rm -f "${docs[@]}"
+		return 0
+	fi
+	for f in "${docs[@]}"; do args+=(-i "$f"); done
+	# one validator for all (its start-up is most of the time), one per
+	# file only to name a failure
+	if ! "$JSONSCHEMA" "${args[@]}" "$SCHEMA" > /dev/null 2>&1; then
+		for f in "${docs[@]}"; do
+			valid_doc "$f" > "$TMP/docs.why" || bad="$bad ${f##*/}: $(head -c 300 "$TMP/docs.why" | tr '\n' ' ')"
+		done
+		[ -n "$bad" ] || bad=" (the validator failed on them all, on none alone)"
+	fi
+	check "schema: every document $what wrote is valid (${#docs[@]})${bad:+:$bad}" [ -z "$bad" ]
+	rm -f "${docs[@]}"
+}

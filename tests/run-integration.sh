@@ -64,7 +64,8 @@ test_probe_real() {
 	check "probe: chunk = limit/32, margin = limit/16" [ "$chunk" = $((GIB / 32)) -a "$margin" = $((GIB / 16)) ]
 	check "probe: before + allocated >= limit - margin - chunk" [ $((before + alloc)) -ge $((lim - margin - chunk)) ]
 	check "probe: before + allocated <= limit - margin" [ $((before + alloc)) -le $((lim - margin)) ]
-	check "probe: the nine fields, named as in the brief" [ "$(jq -c '[keys_unsorted[0:9][]]' "$out")" = '["cgroup_limit_bytes","usage_before_bytes","allocated_bytes","allocated_gib","usage_peak_bytes","usage_after_bytes","overhead_bytes","overhead_gib","probe_chunks"]' ]
+	check "probe: the header first" [ "$(jq -c '[keys_unsorted[0:5][]]' "$out")" = '["format_version","kind","generator","created","host"]' ]
+	check "probe: then the nine fields, named as in the brief" [ "$(jq -c '[keys_unsorted[5:14][]]' "$out")" = '["cgroup_limit_bytes","usage_before_bytes","allocated_bytes","allocated_gib","usage_peak_bytes","usage_after_bytes","overhead_bytes","overhead_gib","probe_chunks"]' ]
 	check "probe: overhead = peak - before - allocated" [ "$(jqv "$out" '.usage_peak_bytes - .usage_before_bytes - .allocated_bytes')" = "$(jqv "$out" .overhead_bytes)" ]
 	check "probe: not interrupted, not OOM-killed" [ "$(jqv "$out" '.interrupted or .probe_oom_killed')" = false ]
 
@@ -642,10 +643,12 @@ test_hooks() {
 	# raw tracepoints, as with an external BTF
 	MEMPROBE_DENY_HOOKS=tp_btf "$MEMPROBE" probe --cgroup "$cg" --thp never --format json -o "$out" 2>/dev/null
 	# every concern on a tp_btf tracepoint by default moves to its raw twin
-	jq -r '.plan[] | select(any(.rungs[]; .kind == "tp_btf" and .status == "used")) | .concern' "$f" > "$TMP/tp.concerns"
+	# (by name: the plan's concern is an id, and the attribution's hooks
+	# carry the name as "name", or as "concern" before they had ids)
+	jq -r '.plan[] | select(any(.rungs[]; .kind == "tp_btf" and .status == "used")) | .name' "$f" > "$TMP/tp.concerns"
 	n=$(wc -l < "$TMP/tp.concerns")
 	check "raw_tp: the $n tp_btf concerns on raw tracepoints" [ "$n" -ge 4 ]
-	check "raw_tp: ... each of them" [ "$(jq -r '.attribution.hooks[] | select(.hook // "" | startswith("raw tracepoint")) | .concern' "$out" | grep -cxFf "$TMP/tp.concerns")" = "$n" ]
+	check "raw_tp: ... each of them" [ "$(jq -r '.attribution.hooks[] | select(.hook // "" | startswith("raw tracepoint")) | .name // .concern' "$out" | grep -cxFf "$TMP/tp.concerns")" = "$n" ]
 	probe_figures raw_tp "$out"
 	# nothing but polling: the cgroup's files
 	MEMPROBE_DENY_HOOKS=tp_btf,raw_tp,fentry,kprobe "$MEMPROBE" probe --cgroup "$cg" --thp never --format json -o "$out" 2>/dev/null
@@ -1013,9 +1016,119 @@ test_output() {
 }
 
 # ---------------------------------------------------------------------------
-tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_ends truth driver hooks targets record_opts bad_input cli output"}
+# memprobe report: what a run printed, rendered again from the JSON document
+# that same run saved (MEMPROBE_DOC_COPY writes the document mp_emit renders
+# beside the output asked for), byte for byte, for probe and record, limits
+# and features; --format json gives a saved document back byte for byte,
+# integers beyond 2^53 included. A document that is not as memprobe writes
+# it: one line, exit 2, nothing written. The schema refuses what memprobe
+# would not write. Only paths under $TMP/report.
+test_report() {
+	local d=$TMP/report k rc
+	mkdir -p "$d"
+	report_same() { # WHAT LIVE-OUTPUT DOCUMENT [FORMAT]: report of DOCUMENT = LIVE-OUTPUT
+		local live=$2
+		"$MEMPROBE" report ${4:+--format "$4"} "$3" > "$d/again" 2> "$d/again.err"
+		check "report: $1: live output = report of the run's own JSON, byte for byte" \
+			eval 'cmp -s "$live" "$d/again" && [ -s "$live" ] && [ ! -s "$d/again.err" ]'
+		"$MEMPROBE" report --format json "$3" > "$d/again.json"
+		check "report: $1: --format json gives the document back, byte for byte" cmp -s "$3" "$d/again.json"
+		[ -z "$JSONSCHEMA" ] || check "report: $1: the document is valid against the schema" valid_doc "$3"
+	}
+	MEMPROBE_DOC_COPY=$d/probe.json "$MEMPROBE" probe --limit 256M --thp never -o "$d/probe.txt" 2>/dev/null
+	report_same probe "$d/probe.txt" "$d/probe.json"
+	MEMPROBE_DOC_COPY=$d/record.json "$MEMPROBE" record --limit 256M --duration 2 --probe-at 0.5 \
+		-o "$d/record.txt" -- "$BIN/alloc" 32 2>/dev/null
+	check "report: the record run had a probe line and a timeline" \
+		eval 'grep -q "^probe: {" "$d/record.txt" && [ "$(jqv "$d/record.json" ".timeline | length")" -ge 10 ]'
+	report_same record "$d/record.txt" "$d/record.json"
+	MEMPROBE_DOC_COPY=$d/limits.json "$MEMPROBE" limits > "$d/limits.txt"
+	report_same limits "$d/limits.txt" "$d/limits.json"
+	MEMPROBE_DOC_COPY=$d/limits-env.json "$MEMPROBE" limits --format env > "$d/limits.env"
+	report_same "limits --format env" "$d/limits.env" "$d/limits-env.json" env
+	MEMPROBE_DOC_COPY=$d/features.json "$MEMPROBE" limits --features > "$d/features.txt" 2>/dev/null
+	report_same features "$d/features.txt" "$d/features.json"
+	# a --format json run, and report's json through a pipe: the same text
+	"$MEMPROBE" probe --limit 64M --format json -o "$d/p2.json" 2>/dev/null
+	"$MEMPROBE" report --format json "$d/p2.json" | "$MEMPROBE" report - > "$d/p2.a.txt"
+	"$MEMPROBE" report "$d/p2.json" -o "$d/p2.b.txt"
+	check "report: json | report - = report FILE -o OUT" eval 'cmp -s "$d/p2.a.txt" "$d/p2.b.txt" && [ -s "$d/p2.a.txt" ]'
+	check_eq "report: the header first, as the contract has it" \
+		"$(jq -c '[keys_unsorted[0:5][]] + [.generator.name, .format_version]' "$d/p2.json")" \
+		'["format_version","kind","generator","created","host","memprobe",1]'
+
+	# the redesign contract's attribution shapes (hooks with ids, missing as
+	# objects) render as today's do (jq 1.6 rewrites 0.00 as 0: line 1 aside)
+	jq '.attribution.hooks |= map(. + {name: .concern, concern: "faults", kind: "poll",
+		target: "usage", polled: true}) |
+	    .attribution.attribution_missing |= map({concern: "charge", category: null,
+		reason: "no_hook", message: .})' "$d/probe.json" > "$d/contract.json"
+	# (files, not process substitution: a guest's initramfs has no /dev/fd)
+	"$MEMPROBE" report "$d/contract.json" | tail -n +2 > "$d/contract.txt"
+	tail -n +2 "$d/probe.txt" > "$d/probe.tail.txt"
+	check "report: the contract's hook and missing objects render as the strings did" \
+		eval 'cmp -s "$d/probe.tail.txt" "$d/contract.txt" && [ -s "$d/contract.txt" ]'
+	[ -z "$JSONSCHEMA" ] || check "report: ... and are valid against the schema" valid_doc "$d/contract.json"
+
+	# exact integers: 2^53 + 1 and 2^64 - 1 survive a round trip and render
+	sed -e 's/"mem_total_bytes":\t[0-9]*/"mem_total_bytes":\t9007199254740993/' \
+	    -e 's/"usage_bytes":\t[0-9]*/"usage_bytes":\t18446744073709551615/' "$d/limits.json" > "$d/big.json"
+	"$MEMPROBE" report --format json "$d/big.json" > "$d/big.again.json"
+	check "report: integers beyond 2^53 read and written exactly" cmp -s "$d/big.json" "$d/big.again.json"
+	check "report: ... and rendered exactly" eval '"$MEMPROBE" report --format env "$d/big.json" |
+		grep -qx "MEMPROBE_USAGE_BYTES=18446744073709551615" &&
+		"$MEMPROBE" report "$d/big.json" | grep -q "(9007199254740993 bytes)"'
+
+	# hand-broken documents: one line naming the file, exit 2, nothing written
+	jq 'del(.format_version)' "$d/probe.json" > "$d/b-noheader.json"
+	jq '.kind = "sandwich"' "$d/probe.json" > "$d/b-kind.json"
+	jq '.format_version = 2' "$d/probe.json" > "$d/b-newer.json"
+	jq '.target.effective_limit_bytes = "256M"' "$d/probe.json" > "$d/b-type.json"
+	jq '.attribution.categories[0].growth_bytes = true' "$d/record.json" > "$d/b-deep.json"
+	head -c 2000 "$d/record.json" > "$d/b-truncated.json"
+	sed 's/"usage_bytes":\t[0-9]*/"usage_bytes":\t18446744073709551616/' "$d/limits.json" > "$d/b-huge.json"
+	sed 's/"usage_bytes":\t[0-9]*/"usage_bytes":\t1.5/' "$d/limits.json" > "$d/b-fraction.json"
+	for k in noheader kind newer type deep truncated huge fraction; do
+		expect_bad "report of a broken document ($k)" "$MEMPROBE" report "$d/b-$k.json"
+		check "... names the file" grep -q "^memprobe report: $d/b-$k.json: " "$TMP/bad.err"
+		cp "$TMP/bad.err" "$d/b-$k.err"
+	done
+	check "report: a newer format_version is named as such" grep -q "format_version 2: newer than this memprobe" "$d/b-newer.err"
+	check "report: a wrong field is named by its path" grep -q "target.effective_limit_bytes: a string, not an integer" "$d/b-type.err"
+	check "report: ... however deep" grep -q "attribution.categories\[0\].growth_bytes: true or false, not an integer" "$d/b-deep.err"
+	expect_bad "report of a broken document (huge) with -o" "$MEMPROBE" report "$d/b-huge.json" -o "$d/never.txt"
+	check "report: ... writes no -o file" [ ! -e "$d/never.txt" ]
+	check "report: ... beyond 64 bits, said so" grep -q "usage_bytes: an integer beyond 64 bits" "$TMP/bad.err"
+	expect_bad "report of a probe document as env" "$MEMPROBE" report --format env "$d/probe.json"
+	expect_bad "report --format yaml" "$MEMPROBE" report --format yaml "$d/probe.json"
+	expect_bad "report of no file" "$MEMPROBE" report
+	expect_bad "report of a missing file" "$MEMPROBE" report "$d/no-such.json"
+	expect_bad "report of standard input, empty" sh -c '"$0" report - < /dev/null' "$MEMPROBE"
+
+	# the schema refuses what memprobe would not write
+	if [ -z "$JSONSCHEMA" ]; then
+		echo "# skip: schema checks (no jsonschema command)"
+		check "report: nothing left behind" no_leftovers
+		return
+	fi
+	for k in noheader kind type deep; do
+		valid_doc "$d/b-$k.json" > "$d/why"; rc=$?
+		check "schema: a broken document ($k) is invalid ($(head -n 1 "$d/why"))" [ "$rc" = 1 ]
+	done
+	jq '.host.cpus = "two"' "$d/limits.json" > "$d/b-host.json"
+	jq '.probe.surprise = 1' "$d/probe.json" > "$d/b-extra.json"
+	for k in host extra; do
+		valid_doc "$d/b-$k.json" > "$d/why"; rc=$?
+		check "schema: a broken document ($k) is invalid ($(head -n 1 "$d/why"))" [ "$rc" = 1 ]
+	done
+	check "report: nothing left behind" no_leftovers
+}
+
+# ---------------------------------------------------------------------------
+tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_ends truth driver hooks targets record_opts bad_input cli output report"}
 for t in $tests; do
 	echo "# test_$t"
 	"test_$t"
+	check_docs "test_$t"
 done
 summary integration

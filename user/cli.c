@@ -221,8 +221,8 @@ int mp_cli_parse(const struct mp_cli_cmd *cmd, int argc, char **argv, struct mp_
 		if (ret)
 			return ret;
 	}
-	if (optind < argc && cmd->takes_command)
-		c->rest = argv + optind;
+	if (optind < argc && (cmd->takes_command || cmd->operands))
+		c->rest = argv + optind; /* getopt moved the operands last */
 	else if (optind < argc)
 		return mp_cli_bad(cmd->name, "unexpected argument '%s'; see memprobe %s --help",
 				  argv[optind], cmd->name);

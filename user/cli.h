@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "render.h" /* mp_render_check, the --format check */
 #include "util.h"
 
 struct mp_host;
@@ -96,6 +97,8 @@ struct mp_cli_cmd {
 	bool takes_command;        /* record: options end at the first word that
 				    * is not one (getopt's "+"), the rest is the
 				    * command's; else a word left is refused */
+	bool operands;             /* report: words among the options are its
+				    * operands (in c->rest), in any order */
 	uint64_t limit_min;        /* --limit's least, a multiple of 1 MiB */
 	const char *limit_min_why; /* said after "below N MiB", or NULL */
 	/* a command's own option (id >= MP_OPT_CMD): 0, or the exit status */
@@ -113,7 +116,8 @@ struct mp_cli {
 	int top;                              /* MP_CLI_TOP_DEFAULT unless given */
 	uint32_t stack_sample;                /* 1 unless given */
 	char **rest;                          /* takes_command: the words after
-					       * the options (NULL: none) */
+					       * the options; operands: the words
+					       * (NULL: none) */
 };
 
 /*
@@ -189,14 +193,6 @@ int mp_cli_need_root(const char *cmd);
 
 /* The host (mp_host_read of /): 0, or a line and MP_EXIT_RUNTIME. */
 int mp_cli_host(const char *cmd, struct mp_host *h);
-
-/*
- * The renderers' --format check, at option time (the contract in
- * redesign/BRIEF.md): 0, or "memprobe CMD: --format X: unknown; use ..."
- * and MP_EXIT_USAGE. render.h declares it with the renderer table; until
- * that is in, render_check_stub.c stands in and the declaration is here.
- */
-int mp_render_check(const char *cmd, const char *kind, const char *format);
 
 /* SIGINT, SIGTERM and SIGHUP to handler: the run stops and still reports. */
 void mp_cli_on_stop(void (*handler)(int));

@@ -99,18 +99,11 @@ int mp_cmd_limits(int argc, char **argv)
 		return mp_features_print(&host, format, btf);
 	if ((ret = mp_resolve_target("limits", "", &host, path, pid, &cg)))
 		return ret;
-	if (strcmp(format, "json") == 0) {
-		cJSON *doc = cJSON_CreateObject();
+	{
+		cJSON *doc = mp_doc_limits(&host, &cg);
 
-		cJSON_AddItemToObject(doc, "host", mp_host_json(&host));
-		cJSON_AddItemToObject(doc, "cgroup", mp_cgroup_json(&cg));
-		ret = mp_json_print(doc, stdout, 1) ? MP_EXIT_RUNTIME : 0;
+		ret = mp_emit("limits", doc, format, stdout);
 		cJSON_Delete(doc);
 		return ret;
 	}
-	if (strcmp(format, "env") == 0)
-		mp_limits_env(&host, &cg);
-	else
-		mp_limits_text(&host, &cg);
-	return fflush(stdout) ? MP_EXIT_RUNTIME : 0;
 }

@@ -327,16 +327,12 @@ int mp_cmd_probe(int argc, char **argv)
 		.attr = sn.attr, .attr_err = errbuf, .start = &sn.start, .stop = &sn.stop,
 		.freed = &sn.freed, .target_oom0 = target_oom0,
 	});
-	if (strcmp(o.format, "json") == 0)
-		mp_json_print(doc, out.f, 1);
-	else
-		mp_report_probe_text(doc, out.f);
-	ret = mp_out_commit(&out);
-	if (ret) {
+	ret = mp_emit("probe", doc, o.format, out.f);
+	if (!ret && (ret = mp_out_commit(&out))) {
 		fprintf(stderr, "memprobe probe: cannot write the report to %s: %s\n",
 			o.out ? o.out : "standard output", strerror(-ret));
 		ret = MP_EXIT_RUNTIME;
-	} else if (res.killed_by_signal) {
+	} else if (!ret && res.killed_by_signal) {
 		ret = MP_EXIT_RUNTIME; /* the measurement did not happen as asked */
 	}
 out:

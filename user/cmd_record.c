@@ -187,11 +187,10 @@ static int write_report(struct rec *r, struct mp_out *out)
 	int err;
 
 	mp_ksyms_free(ks);
-	if (!strcmp(r->o.format, "json"))
-		mp_json_print(doc, out->f, 1);
-	else
-		mp_rec_print_text(r, doc, out->f);
+	err = mp_emit("record", doc, r->o.format, out->f);
 	cJSON_Delete(doc);
+	if (err)
+		return err;
 	if ((err = mp_out_commit(out))) {
 		fprintf(stderr, "memprobe record: cannot write the report to %s: %s\n",
 			r->o.out ? r->o.out : "standard output", strerror(-err));

@@ -1,30 +1,152 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The document model: what every report carries. */
+/* The document model: the header every document starts with, and the
+ * members more than one kind shares (host, cgroup). */
 #include "doc.h"
+#include "cli.h"
 #include "json.h"
 #include "util.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
-cJSON *mp_host_json(const struct mp_host *h)
+static const char *const kind_names[] = { "limits", "features", "probe", "record" };
+
+int mp_doc_kind(const char *name)
+{
+	for (size_t i = 0; name && i < sizeof(kind_names) / sizeof(kind_names[0]); i++)
+		if (strcmp(name, kind_names[i]) == 0)
+			return 1 << i;
+	return 0;
+}
+
+const char *mp_doc_kind_name(int kind)
+{
+	for (size_t i = 0; i < sizeof(kind_names) / sizeof(kind_names[0]); i++)
+		if (kind == 1 << i)
+			return kind_names[i];
+	return "unknown";
+}
+
+/* The first line of root/path, without its newline; "" when unreadable. */
+static void read_line(const char *root, const char *path, char *buf, size_t len)
+{
+	char p[PATH_MAX];
+
+	buf[0] = '\0';
+	if (mp_path(p, sizeof(p), "%s%s", root, path) || mp_read_file(p, buf, len) < 0)
+		buf[0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* "0-3,6,8-9": how many CPUs the list names; 0 if it names none. */
+static int count_cpu_list(const char *s)
+{
+	int n = 0;
+
+	while (*s) {
+		char *end;
+		long a = strtol(s, &end, 10), b = a;
+
+		if (end == s || a < 0)
+			return 0;
+		if (*end == '-') {
+			s = end + 1;
+			b = strtol(s, &end, 10);
+			if (end == s || b < a)
+				return 0;
+		}
+		n += (int)(b - a + 1);
+		if (*end != ',')
+			break;
+		s = end + 1;
+	}
+	return n;
+}
+
+/* os-release's PRETTY_NAME, its quotes and backslashes undone. */
+static void read_pretty_name(const char *root, char *out, size_t len)
+{
+	static const char *const files[] = { "/etc/os-release", "/usr/lib/os-release" };
+	char p[PATH_MAX], buf[8192];
+
+	out[0] = '\0';
+	for (size_t f = 0; f < 2; f++) {
+		char *line, *save;
+
+		if (mp_path(p, sizeof(p), "%s%s", root, files[f]) ||
+		    mp_read_file(p, buf, sizeof(buf)) < 0)
+			continue;
+		for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			const char *v = line + strlen("PRETTY_NAME=");
+			char q = 0;
+			size_t n = 0;
+
+			if (strncmp(line, "PRETTY_NAME=", strlen("PRETTY_NAME=")) != 0)
+				continue;
+			if (*v == '"' || *v == '\'')
+				q = *v++;
+			for (; *v && *v != q && n + 1 < len; v++) {
+				if (*v == '\\' && q == '"' && v[1])
+					v++;
+				out[n++] = *v;
+			}
+			out[n] = '\0';
+			return;
+		}
+	}
+}
+
+void mp_host_more_read(const char *root, struct mp_host_more *m)
+{
+	char buf[256], p[PATH_MAX];
+
+	memset(m, 0, sizeof(*m));
+	read_line(root, "/proc/sys/kernel/hostname", m->hostname, sizeof(m->hostname));
+	if (!m->hostname[0] && !root[0] && gethostname(m->hostname, sizeof(m->hostname) - 1))
+		m->hostname[0] = '\0';
+	read_pretty_name(root, m->distribution, sizeof(m->distribution));
+	read_line(root, "/sys/devices/system/cpu/online", buf, sizeof(buf));
+	m->cpus = count_cpu_list(buf);
+	if (!m->cpus && !root[0])
+		m->cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	m->have_lru_gen = !mp_path(p, sizeof(p), "%s/sys/kernel/mm/lru_gen/enabled", root) &&
+			  access(p, F_OK) == 0;
+	if (m->have_lru_gen)
+		read_line(root, "/sys/kernel/mm/lru_gen/enabled", m->lru_gen, sizeof(m->lru_gen));
+}
+
+/* A string member, null when empty: the host has no such thing. */
+static void add_str_or_null(cJSON *o, const char *name, const char *v)
+{
+	if (v[0])
+		cJSON_AddStringToObject(o, name, v);
+	else
+		cJSON_AddNullToObject(o, name);
+}
+
+cJSON *mp_host_json(const struct mp_host *h, const struct mp_host_more *m)
 {
 	cJSON *o = cJSON_CreateObject();
 
+	cJSON_AddStringToObject(o, "hostname", m->hostname);
+	cJSON_AddStringToObject(o, "kernel_release", h->kernel_release);
+	add_str_or_null(o, "distribution", m->distribution);
+	cJSON_AddNumberToObject(o, "cpus", m->cpus);
 	mp_json_add_u64(o, "mem_total_bytes", h->mem_total_bytes);
 	mp_json_add_u64(o, "mem_available_bytes", h->mem_available_bytes);
 	mp_json_add_u64(o, "page_size_bytes", (uint64_t)h->page_size);
-	cJSON_AddStringToObject(o, "thp_enabled", h->thp_enabled);
-	cJSON_AddStringToObject(o, "thp_defrag", h->thp_defrag);
-	cJSON_AddStringToObject(o, "kernel_release", h->kernel_release);
+	add_str_or_null(o, "thp_enabled", h->thp_enabled);
+	add_str_or_null(o, "thp_defrag", h->thp_defrag);
 	cJSON_AddBoolToObject(o, "btf", h->btf_present);
 	cJSON_AddStringToObject(o, "cgroup_mode", mp_cg_mode_name(h->cg_mode));
+	if (m->have_lru_gen)
+		cJSON_AddStringToObject(o, "lru_gen", m->lru_gen);
 	return o;
 }
 
@@ -52,4 +174,46 @@ cJSON *mp_cgroup_json(const struct mp_cgroup *cg)
 	mp_json_add_u64(o, "headroom_bytes", cg->headroom_bytes);
 	cJSON_AddStringToObject(o, "headroom_from", cg->headroom_from);
 	return o;
+}
+
+cJSON *mp_doc_new(const char *kind, const struct mp_host *h)
+{
+	cJSON *doc = cJSON_CreateObject(), *gen;
+	struct mp_host_more m;
+	char when[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	mp_host_more_read("", &m);
+	if (!gmtime_r(&now, &tm) || !strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(when, sizeof(when), "1970-01-01T00:00:00Z");
+	cJSON_AddNumberToObject(doc, "format_version", MP_FORMAT_VERSION);
+	cJSON_AddStringToObject(doc, "kind", kind);
+	gen = cJSON_AddObjectToObject(doc, "generator");
+	cJSON_AddStringToObject(gen, "name", "memprobe");
+	cJSON_AddStringToObject(gen, "version", mp_version());
+	cJSON_AddStringToObject(doc, "created", when);
+	cJSON_AddItemToObject(doc, "host", mp_host_json(h, &m));
+	return doc;
+}
+
+cJSON *mp_doc_limits(const struct mp_host *h, const struct mp_cgroup *cg)
+{
+	cJSON *doc = mp_doc_new("limits", h);
+
+	cJSON_AddItemToObject(doc, "cgroup", mp_cgroup_json(cg));
+	return doc;
+}
+
+cJSON *mp_doc_no_bpf(const char *why)
+{
+	cJSON *a = cJSON_CreateObject(), *miss = cJSON_AddArrayToObject(a, "attribution_missing");
+	cJSON *m = cJSON_CreateObject();
+
+	cJSON_AddNullToObject(m, "concern");
+	cJSON_AddNullToObject(m, "category");
+	cJSON_AddStringToObject(m, "reason", "no_bpf");
+	cJSON_AddStringToObject(m, "message", why);
+	cJSON_AddItemToArray(miss, m);
+	return a;
 }

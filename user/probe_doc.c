@@ -27,14 +27,48 @@ static void collect_oom(const struct mp_oom_event *e, void *arg)
 		l->ev[l->n++] = *e;
 }
 
-/* Attribution snapshots at the probe's phases. */
+/* OOM kills in the target while the probe ran: the probe's own, or (what
+ * must not happen) the workload's, said on stderr too. */
+static void workload_ooms(cJSON *doc, const struct mp_probe_doc_in *in)
+{
+	const struct mp_probe_result *res = in->res;
+	struct oom_list ol = { .probe_pid = res->child_pid };
+	const struct mp_hook *oh = in->attr ? &mp_attr_hooks(in->attr)[MP_CONCERN_OOM] : NULL;
+
+	if (!oh || !oh->hook[0] || oh->polled) {
+		/* no oom:mark_victim: the target's counter, the probe's own
+		 * kill taken out, and no names */
+		uint64_t n = mp_cgroup_oom_kills(in->target) - in->target_oom0;
+
+		n -= n && res->oom_killed;
+		cJSON_AddNullToObject(doc, "workload_oom_kills");
+		mp_json_add_u64(doc, "workload_oom_kill_count", n);
+		if (n)
+			fprintf(stderr, "memprobe probe: the OOM killer killed %" PRIu64 " process(es) "
+				"in the target while the probe ran\n", n);
+	} else {
+		cJSON *arr = cJSON_AddArrayToObject(doc, "workload_oom_kills");
+
+		mp_attr_poll_oom(in->attr, 0, collect_oom, &ol);
+		for (int i = 0; i < ol.n; i++) {
+			cJSON *e = cJSON_CreateObject();
+
+			cJSON_AddNumberToObject(e, "pid", ol.ev[i].pid);
+			cJSON_AddStringToObject(e, "comm", ol.ev[i].comm);
+			cJSON_AddItemToArray(arr, e);
+			fprintf(stderr, "memprobe probe: the OOM killer killed %s[%u] in the target "
+				"while the probe ran\n", ol.ev[i].comm, ol.ev[i].pid);
+		}
+	}
+}
 
 cJSON *mp_probe_doc(const struct mp_probe_doc_in *in)
 {
 	const struct mp_probe_result *res = in->res;
 	char b1[32];
 
-	cJSON *doc = cJSON_CreateObject();
+	/* the header, then the brief's nine fields, then the rest */
+	cJSON *doc = mp_doc_new("probe", in->host);
 	mp_probe_fields_json(doc, &res->f);
 	cJSON_AddBoolToObject(doc, "interrupted", res->interrupted);
 	cJSON_AddBoolToObject(doc, "probe_oom_killed", res->oom_killed);
@@ -42,38 +76,7 @@ cJSON *mp_probe_doc(const struct mp_probe_doc_in *in)
 		cJSON_AddNumberToObject(doc, "probe_killed_by_signal", res->killed_by_signal);
 	else
 		cJSON_AddNullToObject(doc, "probe_killed_by_signal");
-	{
-		/* OOM kills in the target while the probe ran: the probe's own, or
-		 * (what must not happen) the workload's */
-		struct oom_list ol = { .probe_pid = res->child_pid };
-		const struct mp_hook *oh = in->attr ? &mp_attr_hooks(in->attr)[MP_CONCERN_OOM] : NULL;
-
-		if (!oh || !oh->hook[0] || oh->polled) {
-			/* no oom:mark_victim: the target's counter, the probe's own
-			 * kill taken out, and no names */
-			uint64_t n = mp_cgroup_oom_kills(in->target) - in->target_oom0;
-
-			n -= n && res->oom_killed;
-			cJSON_AddNullToObject(doc, "workload_oom_kills");
-			mp_json_add_u64(doc, "workload_oom_kill_count", n);
-			if (n)
-				fprintf(stderr, "memprobe probe: the OOM killer killed %" PRIu64 " process(es) "
-					"in the target while the probe ran\n", n);
-		} else {
-			cJSON *arr = cJSON_AddArrayToObject(doc, "workload_oom_kills");
-
-			mp_attr_poll_oom(in->attr, 0, collect_oom, &ol);
-			for (int i = 0; i < ol.n; i++) {
-				cJSON *e = cJSON_CreateObject();
-
-				cJSON_AddNumberToObject(e, "pid", ol.ev[i].pid);
-				cJSON_AddStringToObject(e, "comm", ol.ev[i].comm);
-				cJSON_AddItemToArray(arr, e);
-				fprintf(stderr, "memprobe probe: the OOM killer killed %s[%u] in the target "
-					"while the probe ran\n", ol.ev[i].comm, ol.ev[i].pid);
-			}
-		}
-	}
+	workload_ooms(doc, in);
 	{
 		cJSON *t = mp_cgroup_json(in->target), *p = cJSON_CreateObject();
 
@@ -95,7 +98,6 @@ cJSON *mp_probe_doc(const struct mp_probe_doc_in *in)
 		mp_json_add_u64(p, "usage_at_stop_bytes", res->usage_at_stop_bytes);
 		cJSON_AddNumberToObject(p, "stack_sample_period", in->stack_sample_period);
 		cJSON_AddItemToObject(doc, "probe", p);
-		cJSON_AddItemToObject(doc, "host", mp_host_json(in->host));
 	}
 	if (in->attr) {
 		struct mp_ksyms *ks = mp_ksyms_load("/proc/kallsyms");
@@ -113,10 +115,8 @@ cJSON *mp_probe_doc(const struct mp_probe_doc_in *in)
 		cJSON_AddItemToObject(doc, "attribution", mp_report_attribution(&ai));
 		mp_ksyms_free(ks);
 	} else {
-		cJSON *a = cJSON_CreateObject(), *miss = cJSON_AddArrayToObject(a, "attribution_missing");
-
-		cJSON_AddItemToArray(miss, cJSON_CreateString(in->attr_err && in->attr_err[0] ? in->attr_err : "BPF unavailable"));
-		cJSON_AddItemToObject(doc, "attribution", a);
+		cJSON_AddItemToObject(doc, "attribution", mp_doc_no_bpf(in->attr_err && in->attr_err[0] ?
+									in->attr_err : "BPF unavailable"));
 	}
 	if (res->completed && !res->f.probe_chunks) {
 		fprintf(stderr, "memprobe probe: no room for a chunk: the target is within its margin "

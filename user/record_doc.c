@@ -1,46 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The record document, built from the recorder's state. */
+/* The record document, built from the recorder's state; its text is
+ * rendered from the document (render_text.c), never from struct rec. */
 #include "recorder.h"
-#include "record.h"
 #include "attr.h"
+#include "attribution.h"
 #include "cgroup.h"
 #include "doc.h"
-#include "target.h"
 #include "json.h"
-#include "ksyms.h"
-#include "lock.h"
 #include "probe.h"
-#include "attribution.h"
-#include "render.h"
 #include "util.h"
-#include <errno.h>
-#include <fcntl.h>
-#include <getopt.h>
-#include <inttypes.h>
-#include <math.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
+
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <getopt.h>
-#include <inttypes.h>
-#include <math.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 /* ---- the report ------------------------------------------------------------ */
 
@@ -67,9 +38,34 @@ static cJSON *sample_json(const struct rec *r, const struct sample *s)
 	return o;
 }
 
+/* The peak: the kernel's counter where it speaks of the recording, else
+ * the highest sample; empty when not one sample was taken. */
+static cJSON *peak_json(const struct rec *r, const struct sample *peak)
+{
+	cJSON *o = cJSON_CreateObject();
+	uint64_t kpeak;
+	bool have_kpeak, use_k;
+
+	if (!peak)
+		return o;
+	/* The kernel's counter is exact; it speaks of the recording only
+	 * when it rose during it (v1's, and v2's before 6.12, cannot be
+	 * reset per reader). The sample is the closest one taken. */
+	have_kpeak = mp_rec_kernel_peak(r, &kpeak);
+	use_k = have_kpeak && r->have_kpeak0 && kpeak > r->kpeak0 && kpeak > peak->usage_bytes;
+	mp_json_add_u64(o, "usage_bytes", use_k ? kpeak : peak->usage_bytes);
+	cJSON_AddStringToObject(o, "usage_source", use_k ? "kernel peak counter" : "sample");
+	mp_json_add_u64(o, "sample_usage_bytes", peak->usage_bytes);
+	mp_json_add_u64(o, "t_ms", peak->t_ms);
+	if (have_kpeak)
+		mp_json_add_u64(o, "kernel_peak_bytes", kpeak);
+	cJSON_AddItemToObject(o, "sample", sample_json(r, peak));
+	return o;
+}
+
 cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks)
 {
-	cJSON *doc = cJSON_CreateObject(), *o, *arr;
+	cJSON *doc = mp_doc_new("record", &r->host), *o, *arr;
 	const struct sample *peak = r->have_last ? &r->peak : NULL;
 	const struct sample *first = r->nsamples ? &r->samples[0] : NULL;
 
@@ -95,7 +91,6 @@ cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks)
 
 		cJSON_AddBoolToObject(t, "created_by_memprobe", r->cg_created);
 		cJSON_AddItemToObject(doc, "target", t);
-		cJSON_AddItemToObject(doc, "host", mp_host_json(&r->host));
 	}
 
 	bool memcg_hooked = r->attr && !mp_attr_hooks(r->attr)[MP_CONCERN_MEMCG].polled &&
@@ -108,24 +103,7 @@ cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks)
 					(r->cg.version == 1 ? "kernel (v1 files)" : "memory.stat") :
 					memcg_hooked ? "bpf_growth only" : "none");
 
-	o = cJSON_AddObjectToObject(doc, "peak");
-	if (peak) {
-		uint64_t kpeak;
-		bool have_kpeak = mp_rec_kernel_peak(r, &kpeak);
-		/* The kernel's counter is exact; it speaks of the recording only
-		 * when it rose during it (v1's, and v2's before 6.12, cannot be
-		 * reset per reader). The sample is the closest one taken. */
-		bool use_k = have_kpeak && r->have_kpeak0 && kpeak > r->kpeak0 &&
-			     kpeak > peak->usage_bytes;
-
-		mp_json_add_u64(o, "usage_bytes", use_k ? kpeak : peak->usage_bytes);
-		cJSON_AddStringToObject(o, "usage_source", use_k ? "kernel peak counter" : "sample");
-		mp_json_add_u64(o, "sample_usage_bytes", peak->usage_bytes);
-		mp_json_add_u64(o, "t_ms", peak->t_ms);
-		if (have_kpeak)
-			mp_json_add_u64(o, "kernel_peak_bytes", kpeak);
-		cJSON_AddItemToObject(o, "sample", sample_json(r, peak));
-	}
+	cJSON_AddItemToObject(doc, "peak", peak_json(r, peak));
 
 	arr = cJSON_AddArrayToObject(doc, "oom_kills");
 	for (size_t i = 0; i < r->nooms; i++) {
@@ -163,73 +141,13 @@ cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks)
 
 		cJSON_AddItemToObject(doc, "attribution", mp_report_attribution(&in));
 	} else {
-		cJSON *a = cJSON_CreateObject(), *miss = cJSON_AddArrayToObject(a, "attribution_missing");
-
-		cJSON_AddItemToArray(miss, cJSON_CreateString("BPF unavailable"));
-		cJSON_AddItemToObject(doc, "attribution", a);
+		cJSON_AddItemToObject(doc, "attribution", mp_doc_no_bpf(
+			r->attr ? "no attribution: the recording ended before its first sample"
+				: "BPF unavailable"));
 	}
 
 	arr = cJSON_AddArrayToObject(doc, "timeline");
 	for (size_t i = 0; i < r->nsamples; i++)
 		cJSON_AddItemToArray(arr, sample_json(r, &r->samples[i]));
 	return doc;
-}
-
-void mp_rec_print_text(struct rec *r, const cJSON *doc, FILE *f)
-{
-	const cJSON *run = cJSON_GetObjectItem(doc, "run");
-	char b1[32], b2[32], b3[32];
-	size_t step;
-
-	fprintf(f, "memprobe record: %s", r->cg.dir);
-	if (r->o.cmd) {
-		fputs(" running", f);
-		for (char **a = r->o.cmd; *a; a++)
-			fprintf(f, " %s", *a);
-	}
-	fprintf(f, "\nended by %s after %.1f s", cJSON_GetObjectItem(run, "ended_by")->valuestring,
-		r->have_last ? r->last.t_ms / 1000.0 : 0.0);
-	if (r->child_exited && WIFEXITED(r->child_status))
-		fprintf(f, " (exit status %d)", WEXITSTATUS(r->child_status));
-	else if (r->child_exited && WIFSIGNALED(r->child_status))
-		fprintf(f, " (killed by signal %d)", WTERMSIG(r->child_status));
-	fprintf(f, "; limit %s effective\n", mp_fmt_bytes(r->cg.effective_limit_bytes, b1, sizeof(b1)));
-	if (r->have_last) {
-		const cJSON *pk = cJSON_GetObjectItem(doc, "peak");
-		const cJSON *u = cJSON_GetObjectItem(pk, "usage_bytes");
-
-		fprintf(f, "peak %s at %.1f s (%s)\n",
-			mp_fmt_bytes(u && u->valuestring ? strtoull(u->valuestring, NULL, 10)
-							 : r->peak.usage_bytes, b1, sizeof(b1)),
-			r->peak.t_ms / 1000.0,
-			cJSON_GetObjectItem(pk, "usage_source")->valuestring);
-	}
-	for (size_t i = 0; i < r->nooms; i++)
-		fprintf(f, "OOM kill at %.1f s: %s[%u] (usage %s)\n", r->ooms[i].t_ms / 1000.0,
-			r->ooms[i].ev.comm, r->ooms[i].ev.pid,
-			mp_fmt_bytes(r->ooms[i].at.usage_bytes, b1, sizeof(b1)));
-	if (r->probe_started) {
-		char *s = cJSON_PrintUnformatted(cJSON_GetObjectItem(doc, "probe"));
-
-		fprintf(f, "probe: %s\n", s ? s : "");
-		cJSON_free(s);
-	}
-
-	fprintf(f, "\n%8s %12s %12s %12s %12s %10s\n", "t (s)", "usage", "anon", "file",
-		"kernel", "faults/s");
-	step = r->nsamples > 20 ? (r->nsamples + 19) / 20 : 1;
-	for (size_t i = 0; i < r->nsamples; i += step) {
-		const struct sample *s = &r->samples[i];
-		char b4[32];
-		const int k[3] = { MP_CAT_ANON, MP_CAT_FILE, MP_CAT_KERNEL };
-		int64_t v[3];
-
-		for (int j = 0; j < 3; j++)
-			v[j] = s->stat.have[k[j]] ? (int64_t)s->stat.bytes[k[j]] : s->bpf_growth[k[j]];
-		fprintf(f, "%8.1f %12s %12s %12s %12s %10" PRIu64 "\n", s->t_ms / 1000.0,
-			mp_fmt_bytes(s->usage_bytes, b1, sizeof(b1)),
-			mp_fmt_sbytes(v[0], b2, sizeof(b2)), mp_fmt_sbytes(v[1], b3, sizeof(b3)),
-			mp_fmt_sbytes(v[2], b4, sizeof(b4)), s->faults_per_sec);
-	}
-	mp_report_attribution_text(cJSON_GetObjectItem(doc, "attribution"), f);
 }

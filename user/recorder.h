@@ -99,6 +99,5 @@ void mp_rec_watch(struct rec *r, uint64_t deadline_ms);
 void mp_rec_finish(struct rec *r);
 void mp_rec_cleanup(struct rec *r);
 cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks);
-void mp_rec_print_text(struct rec *r, const cJSON *doc, FILE *f);
 
 #endif

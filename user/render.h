@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Renderers: a document in, text out. Text is rendered from the JSON
- * document, so a saved report renders the same as a live one.
+ * Renderers: a document in, a stream out. Every output memprobe prints is
+ * rendered from a document as `memprobe report` loads it (mp_doc_load), so
+ * a saved report renders byte for byte as the live one did.
+ *
+ * A renderer is one file (render_text.c, render_json.c, render_env.c) that
+ * defines a struct mp_renderer, and one line in render.c's table.
  */
 #ifndef MEMPROBE_RENDER_H
 #define MEMPROBE_RENDER_H
@@ -9,16 +13,58 @@
 #include <cjson/cJSON.h>
 #include <stdio.h>
 
-/* Render a probe report (as mp_probe builds it) as text. */
-void mp_report_probe_text(const cJSON *report, FILE *f);
+#include "doc.h"
 
-/* Render an "attribution" object as text. */
-void mp_report_attribution_text(const cJSON *attribution, FILE *f);
+struct mp_renderer {
+	const char *name;   /* what --format names it */
+	int kinds;          /* the kinds of document it takes (MP_DOC_*) */
+	/*
+	 * Write doc (loaded by mp_doc_load: numbers are raw items) of kind to
+	 * f. Fields are read through struct mp_rd, whose err says what was not
+	 * as it should be; the output is then thrown away.
+	 */
+	void (*render)(const cJSON *doc, int kind, FILE *f, struct mp_rd *rd);
+};
 
-struct mp_host;
-struct mp_cgroup;
-/* `memprobe limits` as text, and as shell assignments (--format env). */
-void mp_limits_text(const struct mp_host *h, const struct mp_cgroup *cg);
-void mp_limits_env(const struct mp_host *h, const struct mp_cgroup *cg);
+extern const struct mp_renderer mp_renderer_text;
+extern const struct mp_renderer mp_renderer_json;
+extern const struct mp_renderer mp_renderer_env;
+
+/* The renderer --format name names, or NULL. */
+const struct mp_renderer *mp_renderer_find(const char *name);
+
+/*
+ * At option time: 0 when a renderer of that name takes documents of kind
+ * ("limits", "features", "probe", "record"; NULL: any kind), else one line
+ * "memprobe CMD: --format X: unknown; use text or json" and MP_EXIT_USAGE.
+ */
+int mp_render_check(const char *cmd, const char *kind, const char *format);
+
+/*
+ * Render doc in format to f: the document is printed, loaded back as
+ * `memprobe report` loads a file, and rendered from that, so live output
+ * and `memprobe report` of the saved JSON are the same bytes. Returns 0, or
+ * MP_EXIT_RUNTIME with a line on stderr. The caller commits its mp_out.
+ * With MEMPROBE_DOC_COPY=PATH in the environment the JSON document is also
+ * written to PATH (to a new KIND-PID-N.json in it when PATH is a directory):
+ * the tests read the document of a run that printed text.
+ */
+int mp_emit(const char *cmd, const cJSON *doc, const char *format, FILE *f);
+
+/*
+ * Render a loaded document into memory (*out, *len; free(*out)), nothing
+ * written on a problem. Returns 0, or -EINVAL with the problem in err.
+ */
+int mp_render_mem(const struct mp_renderer *r, const cJSON *doc, int kind, char **out,
+		  size_t *len, char *err, size_t errlen);
+
+/* ---- for the text renderer's files ----------------------------------------------- */
+
+void mp_text_limits(const cJSON *doc, FILE *f, struct mp_rd *rd);
+void mp_text_features(const cJSON *doc, FILE *f, struct mp_rd *rd);
+void mp_text_probe(const cJSON *doc, FILE *f, struct mp_rd *rd);
+void mp_text_record(const cJSON *doc, FILE *f, struct mp_rd *rd);
+/* An "attribution" object, as probe and record print it. */
+void mp_text_attribution(const cJSON *a, FILE *f, struct mp_rd *rd);
 
 #endif

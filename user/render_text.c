@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Text rendering of the documents. */
-#include "attribution.h"
+/* --format text: each kind of document for people (attribution's in
+ * render_text_attr.c). Everything is read from the document. */
 #include "render.h"
-#include "json.h"
-#include "cgroup.h"
 #include "util.h"
 
 #include <inttypes.h>
@@ -11,279 +9,285 @@
 #include <stdlib.h>
 #include <string.h>
 
-
-static int64_t jnum(const cJSON *o, const char *name)
+/* A limit for people: "max" where the document says null. */
+static const char *fmt_limit(struct mp_rd *rd, const cJSON *o, const char *name, unsigned flags,
+			     char *buf, size_t len)
 {
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, name);
+	uint64_t v;
 
-	if (!it)
-		return 0;
-	if (cJSON_IsRaw(it) && it->valuestring)
-		return strtoll(it->valuestring, NULL, 10);
-	return cJSON_IsNumber(it) ? (int64_t)it->valuedouble : 0;
+	if (!mp_rd_u64(rd, o, name, MP_RD_NULL | flags, &v))
+		v = MP_UNLIMITED;
+	return mp_fmt_bytes(v, buf, len);
 }
 
-static const char *jstr(const cJSON *o, const char *name)
-{
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, name);
+/* ---- limits ---------------------------------------------------------------------- */
 
-	return cJSON_IsString(it) ? it->valuestring : "";
+static void limits_host(const cJSON *h, FILE *f, struct mp_rd *rd)
+{
+	const char *dist = mp_rd_str(rd, h, "distribution", MP_RD_NULL);
+	const char *thp_e = mp_rd_str(rd, h, "thp_enabled", MP_RD_NULL);
+	const char *thp_d = mp_rd_str(rd, h, "thp_defrag", MP_RD_NULL);
+	const char *lru = mp_rd_str(rd, h, "lru_gen", MP_RD_ABSENT);
+	uint64_t total = mp_rd_u64v(rd, h, "mem_total_bytes");
+	char b[32];
+
+	fputs("host\n", f);
+	fprintf(f, "  name                %s\n", mp_rd_str(rd, h, "hostname", 0));
+	if (dist)
+		fprintf(f, "  distribution        %s\n", dist);
+	fprintf(f, "  kernel              %s (BTF %s)\n", mp_rd_str(rd, h, "kernel_release", 0),
+		mp_rd_bool(rd, h, "btf", 0) ? "present" : "absent");
+	fprintf(f, "  CPUs                %" PRIu64 "\n", mp_rd_u64v(rd, h, "cpus"));
+	fprintf(f, "  MemTotal            %s (%" PRIu64 " bytes)\n",
+		mp_fmt_bytes(total, b, sizeof(b)), total);
+	fprintf(f, "  MemAvailable        %s\n",
+		mp_fmt_bytes(mp_rd_u64v(rd, h, "mem_available_bytes"), b, sizeof(b)));
+	fprintf(f, "  page size           %" PRIu64 "\n", mp_rd_u64v(rd, h, "page_size_bytes"));
+	fprintf(f, "  THP                 enabled=%s defrag=%s\n", thp_e ? thp_e : "n/a",
+		thp_d ? thp_d : "n/a");
+	fprintf(f, "  cgroup mode         %s\n", mp_rd_str(rd, h, "cgroup_mode", 0));
+	if (lru)
+		fprintf(f, "  lru_gen             %s\n", lru);
 }
 
-static void print_stacks(const cJSON *stacks, FILE *f, int max_frames)
+void mp_text_limits(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *st;
-	char b[32], b2[32];
+	const cJSON *cg = mp_rd_obj(rd, doc, "cgroup", 0);
+	uint64_t eff = mp_rd_u64v(rd, cg, "effective_limit_bytes");
+	uint64_t head = mp_rd_u64v(rd, cg, "headroom_bytes"), peak;
+	bool v1 = strcmp(mp_rd_str(rd, cg, "version", 0), "v1") == 0;
+	char b[32];
 
-	cJSON_ArrayForEach(st, stacks) {
-		const cJSON *fr;
-		int i = 0;
+	limits_host(mp_rd_obj(rd, doc, "host", 0), f, rd);
+	fprintf(f, "cgroup %s (%s)%s\n", mp_rd_str(rd, cg, "path", 0), v1 ? "v1" : "v2",
+		mp_rd_bool(rd, cg, "host_root", 0) ? ", the host's root memory cgroup" : "");
+	fprintf(f, "  directory           %s\n", mp_rd_str(rd, cg, "dir", 0));
+	fprintf(f, "  limit               %s\n", fmt_limit(rd, cg, "limit_bytes", 0, b, sizeof(b)));
+	fprintf(f, "  effective limit     %s (%" PRIu64 " bytes), set by %s\n",
+		mp_fmt_bytes(eff, b, sizeof(b)), eff, mp_rd_str(rd, cg, "effective_limit_from", 0));
+	if (mp_rd_item(rd, cg, "high_bytes", MP_RD_ABSENT))
+		fprintf(f, "  memory.high         %s\n",
+			fmt_limit(rd, cg, "high_bytes", 0, b, sizeof(b)));
+	if (mp_rd_item(rd, cg, v1 ? "memsw_limit_bytes" : "swap_limit_bytes", MP_RD_ABSENT))
+		fprintf(f, "  %-19s %s\n", v1 ? "memsw limit" : "swap limit",
+			fmt_limit(rd, cg, v1 ? "memsw_limit_bytes" : "swap_limit_bytes", 0, b,
+				  sizeof(b)));
+	fprintf(f, "  usage               %s\n",
+		mp_fmt_bytes(mp_rd_u64v(rd, cg, "usage_bytes"), b, sizeof(b)));
+	if (mp_rd_u64(rd, cg, "peak_bytes", MP_RD_NULL, &peak))
+		fprintf(f, "  peak                %s\n", mp_fmt_bytes(peak, b, sizeof(b)));
+	fprintf(f, "  headroom            %s (%" PRIu64 " bytes), set by %s\n",
+		mp_fmt_bytes(head, b, sizeof(b)), head, mp_rd_str(rd, cg, "headroom_from", 0));
+}
 
-		fprintf(f, "      %s net (%s allocated) by %s[%d]\n",
-			mp_fmt_sbytes(jnum(st, "bytes"), b, sizeof(b)),
-			mp_fmt_bytes((uint64_t)jnum(st, "alloc_bytes"), b2, sizeof(b2)),
-			jstr(st, "comm"), (int)jnum(st, "pid"));
-		cJSON_ArrayForEach(fr, cJSON_GetObjectItem(st, "frames")) {
-			if (i++ >= max_frames)
-				break;
-			fprintf(f, "        %s\n", fr->valuestring);
+/* ---- limits --features ----------------------------------------------------------- */
+
+static void features_plan(const cJSON *doc, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *it, *r;
+
+	cJSON_ArrayForEach(it, mp_rd_arr(rd, doc, "plan", 0)) {
+		const char *hook;
+
+		if (!mp_rd_is_obj(rd, it))
+			return;
+		hook = mp_rd_str(rd, it, "hook", MP_RD_NULL);
+		fprintf(f, "\n%s: %s\n", mp_rd_str(rd, it, "name", 0), hook ? hook : "NONE");
+		cJSON_ArrayForEach(r, mp_rd_arr(rd, it, "rungs", 0)) {
+			if (!mp_rd_is_obj(rd, r))
+				return;
+			fprintf(f, "  %-7s %-62s %s\n", mp_rd_str(rd, r, "kind", 0),
+				mp_rd_str(rd, r, "label", 0), mp_rd_str(rd, r, "status", 0));
 		}
 	}
 }
 
-void mp_report_probe_text(const cJSON *r, FILE *f)
+void mp_text_features(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
-	static const char *nine[] = {
+	const char *err = mp_rd_str(rd, doc, "error", MP_RD_ABSENT);
+	const cJSON *cats = mp_rd_obj(rd, doc, "categories", 0), *it;
+
+	fprintf(f, "kernel          %s\n", mp_rd_str(rd, doc, "kernel_release", 0));
+	fprintf(f, "BTF             %s\n", err ? err : mp_rd_str(rd, doc, "btf", 0));
+	fprintf(f, "module BTF      %" PRIu64 " files\n", mp_rd_u64v(rd, doc, "module_btf_files"));
+	fprintf(f, "kprobes         %s\n", mp_rd_bool(rd, doc, "kprobes", 0) ? "yes" : "no");
+	fprintf(f, "cgroup mode     %s\n", mp_rd_str(rd, doc, "cgroup_mode", 0));
+	features_plan(doc, f, rd);
+	/* without BTF nothing tells which items the kernel keeps: none listed */
+	if (err || !cJSON_GetArraySize(cats))
+		return;
+	fputs("\nmemory.stat categories kept per memcg:", f);
+	cJSON_ArrayForEach(it, cats) {
+		if (!cJSON_IsBool(it)) {
+			mp_rd_fail(rd, it, NULL, "not true or false");
+			return;
+		}
+		fprintf(f, " %s%s", cJSON_IsTrue(it) ? "" : "-", it->string);
+	}
+	fputc('\n', f);
+}
+
+/* ---- probe ----------------------------------------------------------------------- */
+
+/* What stopped the probe short, if anything. */
+static void probe_verdicts(const cJSON *r, FILE *f, struct mp_rd *rd)
+{
+	uint64_t sig;
+
+	if (mp_rd_bool(rd, r, "interrupted", 0))
+		fputs("INTERRUPTED: the probe was stopped by a signal; figures are partial "
+		      "(the chunk being filled counts as allocated as far as it got)\n", f);
+	if (mp_rd_u64(rd, r, "probe_killed_by_signal", MP_RD_NULL, &sig))
+		fprintf(f, "KILLED: the probe process was killed by signal %d from outside memprobe; "
+			"figures are partial\n", (int)sig);
+	if (mp_rd_bool(rd, r, "probe_oom_killed", 0))
+		fputs(strcmp(mp_rd_str(rd, r, "probe_oom_limit", 0), "probe cgroup") == 0
+			      ? "The probe was OOM-killed at its own cgroup's limit (the workload was not)\n"
+			      : "The probe was OOM-killed at the target's limit: the workload grew "
+				"while it ran (the probe, at oom_score_adj 1000, was the victim)\n", f);
+}
+
+void mp_text_probe(const cJSON *r, FILE *f, struct mp_rd *rd)
+{
+	static const char *const nine[] = {
 		"cgroup_limit_bytes", "usage_before_bytes", "allocated_bytes", "allocated_gib",
 		"usage_peak_bytes", "usage_after_bytes", "overhead_bytes", "overhead_gib",
 		"probe_chunks",
 	};
-	const cJSON *a = cJSON_GetObjectItem(r, "attribution");
-	const cJSON *t = cJSON_GetObjectItem(r, "target");
-	const cJSON *p = cJSON_GetObjectItem(r, "probe");
+	const cJSON *t = mp_rd_obj(rd, r, "target", 0), *p = mp_rd_obj(rd, r, "probe", 0);
 	char b1[32], b2[32], b3[32];
 
 	/* The brief's line first, exactly as the field team's probe printed it. */
 	fputc('{', f);
-	for (size_t i = 0; i < sizeof(nine) / sizeof(nine[0]); i++) {
-		char *s = cJSON_PrintUnformatted(cJSON_GetObjectItem(r, nine[i]));
-
-		fprintf(f, "%s\"%s\": %s", i ? ", " : "", nine[i], s ? s : "null");
-		cJSON_free(s);
-	}
+	for (size_t i = 0; i < sizeof(nine) / sizeof(nine[0]); i++)
+		fprintf(f, "%s\"%s\": %s", i ? ", " : "", nine[i], mp_rd_num(rd, r, nine[i], 0));
 	fputs("}\n\n", f);
 
-	if (cJSON_IsTrue(cJSON_GetObjectItem(r, "interrupted")))
-		fputs("INTERRUPTED: the probe was stopped by a signal; figures are partial "
-		      "(the chunk being filled counts as allocated as far as it got)\n", f);
-	if (cJSON_IsNumber(cJSON_GetObjectItem(r, "probe_killed_by_signal")))
-		fprintf(f, "KILLED: the probe process was killed by signal %d from outside memprobe; "
-			"figures are partial\n",
-			(int)jnum(r, "probe_killed_by_signal"));
-	if (cJSON_IsTrue(cJSON_GetObjectItem(r, "probe_oom_killed")))
-		fputs(strcmp(jstr(r, "probe_oom_limit"), "probe cgroup") == 0
-			      ? "The probe was OOM-killed at its own cgroup's limit (the workload was not)\n"
-			      : "The probe was OOM-killed at the target's limit: the workload grew "
-				"while it ran (the probe, at oom_score_adj 1000, was the victim)\n", f);
-	fprintf(f, "target     %s (cgroup %s)%s\n", jstr(t, "dir"), jstr(t, "version"),
-		cJSON_IsTrue(cJSON_GetObjectItem(t, "created_by_memprobe")) ? ", made by memprobe" : "");
+	probe_verdicts(r, f, rd);
+	fprintf(f, "target     %s (cgroup %s)%s\n", mp_rd_str(rd, t, "dir", 0),
+		mp_rd_str(rd, t, "version", 0),
+		mp_rd_bool(rd, t, "created_by_memprobe", 0) ? ", made by memprobe" : "");
 	fprintf(f, "limit      %s effective, set by %s\n",
-		mp_fmt_bytes((uint64_t)jnum(t, "effective_limit_bytes"), b1, sizeof(b1)),
-		jstr(t, "effective_limit_from"));
+		mp_fmt_bytes(mp_rd_u64v(rd, t, "effective_limit_bytes"), b1, sizeof(b1)),
+		mp_rd_str(rd, t, "effective_limit_from", 0));
 	fprintf(f, "probe      %s chunks, %s margin, thp %s, in %s (limit %s)\n",
-		mp_fmt_bytes((uint64_t)jnum(p, "chunk_bytes"), b1, sizeof(b1)),
-		mp_fmt_bytes((uint64_t)jnum(p, "margin_bytes"), b2, sizeof(b2)),
-		jstr(p, "thp"), jstr(p, "cgroup"),
-		mp_fmt_bytes((uint64_t)jnum(p, "limit_bytes"), b3, sizeof(b3)));
-	if (a)
-		mp_report_attribution_text(a, f);
+		mp_fmt_bytes(mp_rd_u64v(rd, p, "chunk_bytes"), b1, sizeof(b1)),
+		mp_fmt_bytes(mp_rd_u64v(rd, p, "margin_bytes"), b2, sizeof(b2)),
+		mp_rd_str(rd, p, "thp", 0), mp_rd_str(rd, p, "cgroup", 0),
+		mp_fmt_bytes(mp_rd_u64v(rd, p, "limit_bytes"), b3, sizeof(b3)));
+	mp_text_attribution(mp_rd_obj(rd, r, "attribution", 0), f, rd);
 }
 
-void mp_report_attribution_text(const cJSON *a, FILE *f)
+/* ---- record ---------------------------------------------------------------------- */
+
+/* "memprobe record: DIR running CMD ARGS", how it ended, the peak. */
+static void record_head(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *it;
-	char b1[32], b2[32], b3[32];
+	const cJSON *run = mp_rd_obj(rd, doc, "run", 0), *pk = mp_rd_obj(rd, doc, "peak", 0);
+	const cJSON *cmd = mp_rd_arr(rd, run, "command", MP_RD_ABSENT), *a;
+	uint64_t v, t_ms;
+	char b1[32];
 
-	const cJSON *rec = cJSON_GetObjectItem(a, "reconciliation");
-	int64_t measured = jnum(rec, "measured_growth_bytes");
-	fprintf(f, "\nWhere the cgroup's growth went (usage %s%s %s):\n", measured >= 0 ? "+" : "",
-		mp_fmt_sbytes(measured, b1, sizeof(b1)), jstr(rec, "span"));
-	fprintf(f, "  %-20s %12s %12s  %s\n", "category", "growth", "left after", "top tasks");
-	cJSON_ArrayForEach(it, cJSON_GetObjectItem(a, "categories")) {
-		int64_t g = jnum(it, "growth_bytes");
-		const cJSON *tk;
-		char tasks[256] = "";
-		int n = 0;
-
-		if (!g && !jnum(it, "retained_bytes"))
-			continue;
-		cJSON_ArrayForEach(tk, cJSON_GetObjectItem(it, "tasks")) {
-			if (n++ >= 3)
-				break;
-			char who[48];
-
-			if (jnum(tk, "pid") > 0)
-				snprintf(who, sizeof(who), "%s[%d]", jstr(tk, "comm"), (int)jnum(tk, "pid"));
-			else
-				snprintf(who, sizeof(who), "%s", jstr(tk, "comm"));
-			mp_appendf(tasks, sizeof(tasks), "%s%s %s",
-				 n > 1 ? ", " : "", who, mp_fmt_sbytes(jnum(tk, "bytes"), b3, sizeof(b3)));
-		}
-		fprintf(f, "  %-20s %12s %12s  %s\n", jstr(it, "name"),
-			mp_fmt_sbytes(g, b1, sizeof(b1)),
-			cJSON_GetObjectItem(it, "retained_bytes") ?
-				mp_fmt_sbytes(jnum(it, "retained_bytes"), b2, sizeof(b2)) : "",
-			tasks);
-	}
-	fprintf(f, "  %-20s %12s   (%s)\n", "attributed",
-		mp_fmt_sbytes(jnum(rec, "attributed_bytes"), b1, sizeof(b1)), jstr(rec, "attributed_as"));
-	{
-		double pct = measured ? 100.0 * (double)jnum(rec, "unattributed_bytes") /
-					(double)measured : 0.0;
-
-		if (pct > -0.05 && pct < 0.05)
-			pct = 0.0; /* no "-0.0%" */
-		fprintf(f, "  %-20s %12s   (%.1f%% of the growth)\n", "unattributed",
-			mp_fmt_sbytes(jnum(rec, "unattributed_bytes"), b1, sizeof(b1)), pct);
-	}
-	fputs("  (file includes shmem; kernel includes pagetables, kernel_stack, slab, percpu, vmalloc and kernel_other)\n", f);
-
-	const cJSON *pf = cJSON_GetObjectItem(a, "page_faults");
-	const cJSON *pg = cJSON_GetObjectItem(pf, "probe_per_gib_allocated");
-	fprintf(f, "\nPage faults: %" PRId64 " in the target", jnum(pf, "total"));
-	if (cJSON_IsRaw(pg))
-		fprintf(f, "; the probe's: %" PRId64 ", %s per GiB it allocated",
-			jnum(pf, "probe"), pg->valuestring);
-	fputc('\n', f);
-
-	const cJSON *ch = cJSON_GetObjectItem(a, "memcg_charges");
-	if (cJSON_IsString(cJSON_GetObjectItem(ch, "source"))) {
-		int n = 0;
-
-		fprintf(f, "Charges asked of the memcg (gross, uncharges not subtracted): %s",
-			mp_fmt_bytes((uint64_t)jnum(ch, "gross_bytes"), b1, sizeof(b1)));
-		cJSON_ArrayForEach(it, cJSON_GetObjectItem(ch, "by_task")) {
-			if (n++ >= 3)
-				break;
-			fprintf(f, "%s%s[%d] %s", n == 1 ? ": " : ", ", jstr(it, "comm"),
-				(int)jnum(it, "pid"), mp_fmt_bytes((uint64_t)jnum(it, "bytes"), b1, sizeof(b1)));
-		}
-		fputc('\n', f);
-	}
-
-	fputs("\nKernel paths (kernel page allocations with a stack, net of frees):\n", f);
-	if (cJSON_GetArraySize(cJSON_GetObjectItem(a, "kernel_paths")) == 0)
-		fputs(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(a, "page_alloc"),
-						       "kernel_pages_by_order")) ?
-		      "  none recorded (no page allocation hook)\n" :
-		      "  none recorded (no kernel page allocation in the target, or --stack-sample 0)\n", f);
-	cJSON_ArrayForEach(it, cJSON_GetObjectItem(a, "kernel_paths")) {
-		fprintf(f, "  %-20s %12s net, %s allocated\n", jstr(it, "path"),
-			mp_fmt_sbytes(jnum(it, "bytes"), b1, sizeof(b1)),
-			mp_fmt_bytes((uint64_t)jnum(it, "alloc_bytes"), b2, sizeof(b2)));
-		const cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItem(it, "top_stacks"), 0);
-		if (first) {
-			cJSON *one = cJSON_CreateArray();
-			cJSON_AddItemReferenceToArray(one, (cJSON *)first);
-			print_stacks(one, f, 8);
-			cJSON_Delete(one);
-		}
-	}
-
-	if (cJSON_GetArraySize(cJSON_GetObjectItem(a, "not_charged")) > 0) {
-		fputs("\nNot charged to the cgroup (kernel pages allocated in its tasks without __GFP_ACCOUNT):\n", f);
-		cJSON_ArrayForEach(it, cJSON_GetObjectItem(a, "not_charged"))
-			fprintf(f, "  %-20s %12s allocated\n", jstr(it, "path"),
-				mp_fmt_bytes((uint64_t)jnum(it, "alloc_bytes"), b1, sizeof(b1)));
-	}
-
-	fputs("\nHooks:\n", f);
-	cJSON_ArrayForEach(it, cJSON_GetObjectItem(a, "hooks")) {
-		const cJSON *h = cJSON_GetObjectItem(it, "hook");
-		fprintf(f, "  %-20s %s\n", jstr(it, "concern"),
-			cJSON_IsString(h) ? h->valuestring : "none");
-	}
-	const cJSON *miss = cJSON_GetObjectItem(a, "attribution_missing");
-	if (cJSON_GetArraySize(miss) == 0)
-		fputs("attribution missing: none\n", f);
-	cJSON_ArrayForEach(it, miss)
-		fprintf(f, "attribution missing: %s\n", it->valuestring);
-	fprintf(f, "events lost: %" PRId64 "\n",
-		jnum(cJSON_GetObjectItem(a, "events_lost"), "total"));
+	fprintf(f, "memprobe record: %s", mp_rd_str(rd, mp_rd_obj(rd, doc, "target", 0), "dir", 0));
+	if (cmd)
+		fputs(" running", f);
+	cJSON_ArrayForEach(a, cmd)
+		fprintf(f, " %s", mp_rd_elem_str(rd, a));
+	fprintf(f, "\nended by %s after %.1f s", mp_rd_str(rd, run, "ended_by", 0),
+		mp_rd_u64v(rd, run, "duration_ms") / 1000.0);
+	if (mp_rd_u64(rd, run, "exit_status", MP_RD_ABSENT, &v))
+		fprintf(f, " (exit status %d)", (int)v);
+	else if (mp_rd_u64(rd, run, "killed_by_signal", MP_RD_ABSENT, &v))
+		fprintf(f, " (killed by signal %d)", (int)v);
+	fprintf(f, "; limit %s effective\n",
+		mp_fmt_bytes(mp_rd_u64v(rd, mp_rd_obj(rd, doc, "target", 0), "effective_limit_bytes"),
+			     b1, sizeof(b1)));
+	/* an empty peak: not one sample was taken */
+	if (mp_rd_u64(rd, pk, "usage_bytes", MP_RD_ABSENT, &v) &&
+	    mp_rd_u64(rd, pk, "t_ms", 0, &t_ms))
+		fprintf(f, "peak %s at %.1f s (%s)\n", mp_fmt_bytes(v, b1, sizeof(b1)), t_ms / 1000.0,
+			mp_rd_str(rd, pk, "usage_source", 0));
 }
 
-/* ---- limits --------------------------------------------------------------- */
-
-void mp_limits_text(const struct mp_host *h, const struct mp_cgroup *cg)
+static void record_events(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
-	char b[32];
+	const cJSON *it, *p = mp_rd_obj(rd, doc, "probe", MP_RD_ABSENT);
+	char b1[32];
 
-	printf("host\n");
-	printf("  kernel              %s (BTF %s)\n", h->kernel_release,
-	       h->btf_present ? "present" : "absent");
-	printf("  MemTotal            %s (%" PRIu64 " bytes)\n",
-	       mp_fmt_bytes(h->mem_total_bytes, b, sizeof(b)), h->mem_total_bytes);
-	printf("  MemAvailable        %s\n", mp_fmt_bytes(h->mem_available_bytes, b, sizeof(b)));
-	printf("  page size           %ld\n", h->page_size);
-	printf("  THP                 enabled=%s defrag=%s\n",
-	       h->thp_enabled[0] ? h->thp_enabled : "n/a", h->thp_defrag[0] ? h->thp_defrag : "n/a");
-	printf("  cgroup mode         %s\n", mp_cg_mode_name(h->cg_mode));
-	printf("cgroup %s (%s)%s\n", cg->path, cg->version == 1 ? "v1" : "v2",
-	       cg->host_root ? ", the host's root memory cgroup" : "");
-	printf("  directory           %s\n", cg->dir);
-	printf("  limit               %s\n", mp_fmt_bytes(cg->limit_bytes, b, sizeof(b)));
-	printf("  effective limit     %s (%" PRIu64 " bytes), set by %s\n",
-	       mp_fmt_bytes(cg->effective_limit_bytes, b, sizeof(b)), cg->effective_limit_bytes,
-	       cg->effective_from);
-	if (cg->has_high)
-		printf("  memory.high         %s\n", mp_fmt_bytes(cg->high_bytes, b, sizeof(b)));
-	if (cg->has_swap_limit)
-		printf("  %-19s %s\n", cg->version == 1 ? "memsw limit" : "swap limit",
-		       mp_fmt_bytes(cg->swap_limit_bytes, b, sizeof(b)));
-	printf("  usage               %s\n", mp_fmt_bytes(cg->usage_bytes, b, sizeof(b)));
-	if (cg->has_peak)
-		printf("  peak                %s\n", mp_fmt_bytes(cg->peak_bytes, b, sizeof(b)));
-	printf("  headroom            %s (%" PRIu64 " bytes), set by %s\n",
-	       mp_fmt_bytes(cg->headroom_bytes, b, sizeof(b)), cg->headroom_bytes, cg->headroom_from);
+	cJSON_ArrayForEach(it, mp_rd_arr(rd, doc, "oom_kills", 0)) {
+		if (!mp_rd_is_obj(rd, it))
+			return;
+		fprintf(f, "OOM kill at %.1f s: %s[%u] (usage %s)\n",
+			mp_rd_u64v(rd, it, "t_ms") / 1000.0, mp_rd_str(rd, it, "comm", 0),
+			(unsigned int)mp_rd_u64v(rd, it, "pid"),
+			mp_fmt_bytes(mp_rd_u64v(rd, mp_rd_obj(rd, it, "sample", 0), "usage_bytes"),
+				     b1, sizeof(b1)));
+	}
+	if (p) {
+		char *s = cJSON_PrintUnformatted(p);
+
+		fprintf(f, "probe: %s\n", s ? s : "");
+		cJSON_free(s);
+	}
 }
 
-static void env_u64(const char *name, uint64_t v)
+/* One row of the timeline: the kernel's figure for a category, else BPF's. */
+static void record_row(const cJSON *s, FILE *f, struct mp_rd *rd)
 {
-	if (v == MP_UNLIMITED)
-		printf("MEMPROBE_%s=max\n", name);
-	else
-		printf("MEMPROBE_%s=%" PRIu64 "\n", name, v);
-}
+	static const char *const cats[3] = { "anon", "file", "kernel" };
+	const cJSON *st = mp_rd_obj(rd, s, "stat", 0);
+	const cJSON *bg = mp_rd_obj(rd, s, "bpf_growth", MP_RD_ABSENT);
+	char b[4][32];
+	int64_t v[3];
 
-/* Shell-safe: single quotes, with ' written as '\'' */
-static void env_str(const char *name, const char *v)
-{
-	printf("MEMPROBE_%s='", name);
-	for (; *v; v++) {
-		if (*v == '\'')
-			fputs("'\\''", stdout);
+	for (int j = 0; j < 3; j++) {
+		uint64_t u;
+
+		if (mp_rd_u64(rd, st, cats[j], MP_RD_ABSENT, &u))
+			v[j] = (int64_t)u;
 		else
-			putchar(*v);
+			mp_rd_s64(rd, bg, cats[j], 0, &v[j]);
 	}
-	puts("'");
+	fprintf(f, "%8.1f %12s %12s %12s %12s %10" PRIu64 "\n", mp_rd_u64v(rd, s, "t_ms") / 1000.0,
+		mp_fmt_bytes(mp_rd_u64v(rd, s, "usage_bytes"), b[0], sizeof(b[0])),
+		mp_fmt_sbytes(v[0], b[1], sizeof(b[1])), mp_fmt_sbytes(v[1], b[2], sizeof(b[2])),
+		mp_fmt_sbytes(v[2], b[3], sizeof(b[3])), mp_rd_u64v(rd, s, "faults_per_sec"));
 }
 
-void mp_limits_env(const struct mp_host *h, const struct mp_cgroup *cg)
+void mp_text_record(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
-	env_u64("MEM_TOTAL_BYTES", h->mem_total_bytes);
-	env_u64("MEM_AVAILABLE_BYTES", h->mem_available_bytes);
-	env_str("CGROUP_MODE", mp_cg_mode_name(h->cg_mode));
-	env_str("CGROUP_PATH", cg->path);
-	env_str("CGROUP_DIR", cg->dir);
-	env_u64("LIMIT_BYTES", cg->limit_bytes);
-	env_u64("EFFECTIVE_LIMIT_BYTES", cg->effective_limit_bytes);
-	if (cg->has_high)
-		env_u64("HIGH_BYTES", cg->high_bytes);
-	if (cg->has_swap_limit)
-		env_u64(cg->version == 1 ? "MEMSW_LIMIT_BYTES" : "SWAP_LIMIT_BYTES",
-			cg->swap_limit_bytes);
-	env_u64("USAGE_BYTES", cg->usage_bytes);
-	if (cg->has_peak)
-		env_u64("PEAK_BYTES", cg->peak_bytes);
-	env_u64("HEADROOM_BYTES", cg->headroom_bytes);
+	const cJSON *tl = mp_rd_arr(rd, doc, "timeline", 0), *s;
+	size_t n = (size_t)cJSON_GetArraySize(tl), step, i = 0;
+
+	record_head(doc, f, rd);
+	record_events(doc, f, rd);
+	fprintf(f, "\n%8s %12s %12s %12s %12s %10s\n", "t (s)", "usage", "anon", "file",
+		"kernel", "faults/s");
+	/* about 20 rows, whatever the length */
+	step = n > 20 ? (n + 19) / 20 : 1;
+	cJSON_ArrayForEach(s, tl) {
+		if (i++ % step)
+			continue;
+		if (!mp_rd_is_obj(rd, s))
+			break;
+		record_row(s, f, rd);
+	}
+	mp_text_attribution(mp_rd_obj(rd, doc, "attribution", 0), f, rd);
 }
+
+static void render_text(const cJSON *doc, int kind, FILE *f, struct mp_rd *rd)
+{
+	switch (kind) {
+	case MP_DOC_LIMITS: mp_text_limits(doc, f, rd); break;
+	case MP_DOC_FEATURES: mp_text_features(doc, f, rd); break;
+	case MP_DOC_PROBE: mp_text_probe(doc, f, rd); break;
+	case MP_DOC_RECORD: mp_text_record(doc, f, rd); break;
+	default: mp_rd_fail(rd, NULL, "kind", "unknown"); break;
+	}
+}
+
+const struct mp_renderer mp_renderer_text = {
+	.name = "text",
+	.kinds = MP_DOC_ALL,
+	.render = render_text,
+};

@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The document loader and the renderers on hand-written small documents:
+ * the header checked, every field a renderer reads checked and named by
+ * its path, integers kept exact (2^53 + 1, 2^64 - 1), a saved document
+ * printed back byte for byte, and the host facts the header reads.
+ */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "doc.h"
+#include "json.h"
+#include "render.h"
+#include "unit.h"
+#include "util.h"
+
+#define HEADER(kind) \
+	"{\n\t\"format_version\":\t1,\n\t\"kind\":\t\"" kind "\",\n" \
+	"\t\"generator\":\t{\n\t\t\"name\":\t\"memprobe\",\n\t\t\"version\":\t\"v1.2-3-gabc\"\n\t},\n" \
+	"\t\"created\":\t\"2026-12-01T10:23:01Z\",\n" \
+	"\t\"host\":\t{\n\t\t\"hostname\":\t\"box\",\n\t\t\"kernel_release\":\t\"6.18.0\",\n" \
+	"\t\t\"distribution\":\tnull,\n\t\t\"cpus\":\t4,\n" \
+	"\t\t\"mem_total_bytes\":\t9007199254740993,\n\t\t\"mem_available_bytes\":\t1073741824,\n" \
+	"\t\t\"page_size_bytes\":\t4096,\n\t\t\"thp_enabled\":\t\"madvise\",\n" \
+	"\t\t\"thp_defrag\":\tnull,\n\t\t\"btf\":\ttrue,\n\t\t\"cgroup_mode\":\t\"v2\"\n\t}"
+
+/* A limits document as memprobe prints it (cJSON's pretty form). */
+static const char limits_doc[] = HEADER("limits") ",\n"
+	"\t\"cgroup\":\t{\n\t\t\"path\":\t\"/job's\",\n\t\t\"dir\":\t\"/sys/fs/cgroup/job's\",\n"
+	"\t\t\"version\":\t\"v2\",\n\t\t\"host_root\":\tfalse,\n\t\t\"limit_bytes\":\tnull,\n"
+	"\t\t\"effective_limit_bytes\":\t9007199254740993,\n"
+	"\t\t\"effective_limit_from\":\t\"MemTotal\",\n\t\t\"high_bytes\":\tnull,\n"
+	"\t\t\"usage_bytes\":\t18446744073709551615,\n\t\t\"peak_bytes\":\tnull,\n"
+	"\t\t\"headroom_bytes\":\t1073741824,\n\t\t\"headroom_from\":\t\"MemAvailable\"\n\t}\n}\n";
+
+static char *render(const char *text, const char *format, char *err, size_t errlen)
+{
+	const struct mp_renderer *r = mp_renderer_find(format);
+	char *out = NULL;
+	size_t len;
+	int kind;
+	cJSON *doc = mp_doc_load(text, strlen(text), &kind, err, errlen);
+
+	if (!doc)
+		return NULL;
+	if (!r || !(r->kinds & kind) || mp_render_mem(r, doc, kind, &out, &len, err, errlen))
+		out = NULL;
+	cJSON_Delete(doc);
+	return out;
+}
+
+/* text with the first "from" replaced by "to" (a hand-broken document) */
+static char *broken(const char *text, const char *from, const char *to)
+{
+	const char *at = strstr(text, from);
+	char *s;
+
+	if (!at || asprintf(&s, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from)) < 0)
+		return NULL;
+	return s;
+}
+
+/* The load or the render of a broken document fails, saying want. */
+static void expect_refused(const char *text, const char *format, const char *want,
+			   const char *what)
+{
+	char err[512] = "", *out = text ? render(text, format, err, sizeof(err)) : NULL;
+
+	CHECK(text && !out && strstr(err, want), "%s: got '%s', want '%s'", what,
+	      out ? "(rendered)" : err, want);
+	free(out);
+}
+
+static void test_round_trip(void)
+{
+	char err[512], *out;
+
+	out = render(limits_doc, "json", err, sizeof(err));
+	CHECK_STR(out, limits_doc, "json: the saved document back, byte for byte (2^53+1, 2^64-1)");
+	free(out);
+	out = render(limits_doc, "env", err, sizeof(err));
+	CHECK(out && strstr(out, "MEMPROBE_USAGE_BYTES=18446744073709551615\n") &&
+	      strstr(out, "MEMPROBE_MEM_TOTAL_BYTES=9007199254740993\n") &&
+	      strstr(out, "MEMPROBE_LIMIT_BYTES=max\n") && strstr(out, "MEMPROBE_HIGH_BYTES=max\n") &&
+	      !strstr(out, "PEAK") && strstr(out, "MEMPROBE_CGROUP_PATH='/job'\\''s'\n"),
+	      "env: exact integers, max for null, no peak, quoted: %s", out ? out : err);
+	free(out);
+	out = render(limits_doc, "text", err, sizeof(err));
+	CHECK(out && strstr(out, "(9007199254740993 bytes), set by MemTotal\n") &&
+	      strstr(out, "  THP                 enabled=madvise defrag=n/a\n") &&
+	      strstr(out, "  memory.high         max\n") && !strstr(out, "  peak "),
+	      "text: from the document: %s", out ? out : err);
+	free(out);
+}
+
+/* A live document: built with cJSON's doubles and raw items, through mp_emit. */
+static void test_emit(void)
+{
+	struct mp_host h = { .mem_total_bytes = 1ULL << 40, .page_size = 4096,
+			     .kernel_release = "6.18.0", .cg_mode = MP_CG_V2 };
+	struct mp_cgroup cg = { .version = 2, .path = "/a \"b\"\n", .dir = "/sys/fs/cgroup/a",
+				.limit_bytes = MP_UNLIMITED, .effective_limit_bytes = 1ULL << 40,
+				.effective_from = "MemTotal", .usage_bytes = 9007199254740993ULL,
+				.headroom_from = "MemAvailable" };
+	cJSON *doc = mp_doc_limits(&h, &cg);
+	char *json = cJSON_Print(doc), *buf = NULL, err[512];
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int kind;
+	cJSON *back;
+
+	CHECK(mp_emit("unit", doc, "json", f) == 0, "mp_emit json");
+	fclose(f);
+	CHECK(json && buf && strlen(buf) == strlen(json) + 1 && !strncmp(buf, json, strlen(json)),
+	      "mp_emit json = the document printed, and a newline");
+	back = mp_doc_load(buf, len, &kind, err, sizeof(err));
+	CHECK(back && kind == MP_DOC_LIMITS, "the emitted document loads: %s", back ? "" : err);
+	CHECK_STR(cJSON_GetObjectItem(cJSON_GetObjectItem(back, "cgroup"), "usage_bytes")->valuestring,
+		  "9007199254740993", "a raw literal: 2^53 + 1 kept");
+	CHECK_STR(cJSON_GetObjectItem(cJSON_GetObjectItem(back, "cgroup"), "path")->valuestring,
+		  "/a \"b\"\n", "escapes read back");
+	CHECK(cJSON_IsRaw(cJSON_GetObjectItem(cJSON_GetObjectItem(back, "host"), "cpus")),
+	      "a number cJSON printed from a double is read back as its literal too");
+	cJSON_Delete(back);
+	free(buf);
+	cJSON_free(json);
+	cJSON_Delete(doc);
+}
+
+static void test_header(void)
+{
+	char *s;
+
+	expect_refused(s = broken(limits_doc, "\t\"format_version\":\t1,\n", ""), "text",
+		       "no format_version: not a memprobe document", "no format_version");
+	free(s);
+	expect_refused(s = broken(limits_doc, "\"format_version\":\t1", "\"format_version\":\t2"),
+		       "text", "format_version 2: newer than this memprobe reads (1)", "newer");
+	free(s);
+	expect_refused(s = broken(limits_doc, "\"format_version\":\t1", "\"format_version\":\t0"),
+		       "text", "format_version is not a version", "version 0");
+	free(s);
+	expect_refused(s = broken(limits_doc, "\"limits\"", "\"sandwich\""), "text",
+		       "kind 'sandwich': unknown", "unknown kind");
+	free(s);
+	expect_refused(s = broken(limits_doc, "\"name\":\t\"memprobe\"", "\"name\":\t7"), "text",
+		       "generator.name: a number, not a string", "generator.name a number");
+	free(s);
+	expect_refused(s = broken(limits_doc, "10:23:01Z", "10:23"), "text",
+		       "created: not an RFC 3339 time", "created not RFC 3339");
+	free(s);
+	expect_refused(s = broken(limits_doc, "\t\t\"cpus\":\t4,\n", ""), "text",
+		       "host.cpus: missing", "host.cpus missing");
+	free(s);
+	expect_refused("[1, 2]", "text", "JSON, but not an object", "an array");
+	expect_refused("", "text", "empty: not a document", "empty");
+	expect_refused(" \n\t", "text", "empty: not a document", "blank");
+}
+
+static void test_json_text(void)
+{
+	char *s, big[sizeof(limits_doc) + 8];
+
+	snprintf(big, sizeof(big), "%.*s", (int)(strlen(limits_doc) - 20), limits_doc);
+	expect_refused(big, "text", "not JSON: the text ends early (truncated?)", "truncated");
+	expect_refused(s = broken(limits_doc, "\n}\n", "\n}\n{}"), "text",
+		       "more text after the document", "two documents");
+	free(s);
+	expect_refused(s = broken(limits_doc, "\"headroom_bytes\":\t1073741824",
+				  "\"headroom_bytes\":\t01073741824"),
+		       "text", "'01073741824' at byte", "a leading zero");
+	free(s);
+	expect_refused(s = broken(limits_doc, "\"cpus\":\t4", "\"cpus\":\t4."), "text",
+		       "'4.' at byte", "a number without decimals");
+	free(s);
+	expect_refused(s = broken(limits_doc, "\"cpus\":\t4", "\"cpus\":\t4, \"cpus\": 5"), "text",
+		       "member \"cpus\" twice in one object", "a member twice");
+	free(s);
+	/* a NUL inside: cJSON would stop at it and read a shorter document */
+	{
+		int kind;
+		char err[256];
+		cJSON *d = mp_doc_load("{\"a\":\0}", 7, &kind, err, sizeof(err));
+
+		CHECK(!d && strstr(err, "holds a NUL byte"), "a NUL byte: %s", err);
+	}
+}
+
+static void test_fields(void)
+{
+	char *s;
+
+	expect_refused(s = broken(limits_doc, "18446744073709551615", "18446744073709551616"),
+		       "text", "cgroup.usage_bytes: an integer beyond 64 bits", "2^64");
+	free(s);
+	expect_refused(s = broken(limits_doc, "18446744073709551615", "-1"), "env",
+		       "cgroup.usage_bytes: negative, not a count", "negative");
+	free(s);
+	expect_refused(s = broken(limits_doc, "18446744073709551615", "1.5"), "text",
+		       "cgroup.usage_bytes: not an integer", "a fraction");
+	free(s);
+	expect_refused(s = broken(limits_doc, "18446744073709551615", "1e3"), "text",
+		       "cgroup.usage_bytes: not an integer", "an exponent");
+	free(s);
+	expect_refused(s = broken(limits_doc, "18446744073709551615", "\"12\""), "text",
+		       "cgroup.usage_bytes: a string, not an integer", "a string");
+	free(s);
+	expect_refused(s = broken(limits_doc, "\t\t\"dir\":\t\"/sys/fs/cgroup/job's\",\n", ""),
+		       "env", "cgroup.dir: missing", "cgroup.dir missing");
+	free(s);
+	expect_refused(s = broken(limits_doc, "\"host_root\":\tfalse", "\"host_root\":\t0"),
+		       "text", "cgroup.host_root: a number, not true or false", "a number for a bool");
+	free(s);
+	expect_refused(s = broken(limits_doc, "\"effective_limit_bytes\":\t9007199254740993",
+				  "\"effective_limit_bytes\":\tnull"),
+		       "text", "cgroup.effective_limit_bytes: null, not", "null where a figure is");
+	free(s);
+	expect_refused(limits_doc, "yaml", "", "no such renderer");
+}
+
+/* An array element, named by its index: the path of a deep problem. */
+static void test_paths(void)
+{
+	static const char features[] = HEADER("features") ",\n"
+		"\t\"kernel_release\":\t\"6.18.0\",\n\t\"btf\":\t\"/sys/kernel/btf/vmlinux\",\n"
+		"\t\"module_btf_files\":\t0,\n\t\"kprobes\":\tfalse,\n\t\"cgroup_mode\":\t\"v2\",\n"
+		"\t\"plan\":\t[{\n\t\t\t\"concern\":\t\"faults\",\n\t\t\t\"name\":\t\"page faults\",\n"
+		"\t\t\t\"hook\":\tnull,\n\t\t\t\"kind\":\tnull,\n\t\t\t\"target\":\tnull,\n"
+		"\t\t\t\"polled\":\tfalse,\n\t\t\t\"rungs\":\t[{\n\t\t\t\t\t\"kind\":\t\"tp_btf\",\n"
+		"\t\t\t\t\t\"label\":\t\"tracepoint exceptions:page_fault_user\",\n"
+		"\t\t\t\t\t\"target\":\t\"exceptions:page_fault_user\",\n"
+		"\t\t\t\t\t\"status\":\t\"absent\"\n\t\t\t\t}]\n\t\t}],\n"
+		"\t\"categories\":\t{\n\t\t\"anon\":\ttrue,\n\t\t\"pagetables\":\tfalse\n\t}\n}\n";
+	char err[512], *out = render(features, "text", err, sizeof(err)), *s;
+
+	CHECK(out && strstr(out, "\npage faults: NONE\n"
+			      "  tp_btf  tracepoint exceptions:page_fault_user ") &&
+	      strstr(out, "kept per memcg: anon -pagetables\n"), "features text: %s", out ? out : err);
+	free(out);
+	out = render(features, "json", err, sizeof(err));
+	CHECK_STR(out, features, "features json back, byte for byte");
+	free(out);
+	expect_refused(s = broken(features, "\"status\":\t\"absent\"", "\"status\":\t[]"), "text",
+		       "plan[0].rungs[0].status: an array, not a string", "a deep path");
+	free(s);
+	expect_refused(s = broken(features, "\"pagetables\":\tfalse", "\"pagetables\":\t\"no\""),
+		       "text", "categories.pagetables: not true or false", "a category not a bool");
+	free(s);
+	expect_refused(features, "env", "", "env takes no features document");
+}
+
+/* record's text from its document alone; an attribution without a session */
+static void test_record_text(void)
+{
+	static const char rec[] = HEADER("record") ",\n"
+		"\t\"run\":\t{\n\t\t\"command\":\t[\"sh\", \"-c\", \"true\"],\n"
+		"\t\t\"killed_by_signal\":\t9,\n\t\t\"ended_by\":\t\"oom_kill\",\n"
+		"\t\t\"duration_ms\":\t1250,\n\t\t\"interval_ms\":\t100,\n"
+		"\t\t\"timeline_samples_dropped\":\t0,\n\t\t\"interrupted\":\tfalse\n\t},\n"
+		"\t\"target\":\t{\n\t\t\"dir\":\t\"/sys/fs/cgroup/run\",\n"
+		"\t\t\"effective_limit_bytes\":\t268435456\n\t},\n"
+		"\t\"peak\":\t{\n\t\t\"usage_bytes\":\t9007199254740993,\n"
+		"\t\t\"usage_source\":\t\"sample\",\n\t\t\"t_ms\":\t1200\n\t},\n"
+		"\t\"oom_kills\":\t[{\n\t\t\t\"t_ms\":\t1210,\n\t\t\t\"pid\":\t77,\n"
+		"\t\t\t\"comm\":\t\"alloc\",\n\t\t\t\"sample\":\t{\n"
+		"\t\t\t\t\"usage_bytes\":\t268431360\n\t\t\t}\n\t\t}],\n"
+		"\t\"attribution\":\t{\n\t\t\"attribution_missing\":\t[{\n"
+		"\t\t\t\t\"concern\":\tnull,\n\t\t\t\t\"category\":\tnull,\n"
+		"\t\t\t\t\"reason\":\t\"no_bpf\",\n\t\t\t\t\"message\":\t\"BPF unavailable\"\n"
+		"\t\t\t}]\n\t},\n"
+		"\t\"timeline\":\t[{\n\t\t\t\"t_ms\":\t0,\n\t\t\t\"usage_bytes\":\t4096,\n"
+		"\t\t\t\"faults_per_sec\":\t3,\n\t\t\t\"stat\":\t{\n\t\t\t\t\"anon\":\t4096\n"
+		"\t\t\t},\n\t\t\t\"bpf_growth\":\t{\n\t\t\t\t\"file\":\t-8192,\n"
+		"\t\t\t\t\"kernel\":\t0\n\t\t\t}\n\t\t}]\n}\n";
+	static const char want[] =
+		"memprobe record: /sys/fs/cgroup/run running sh -c true\n"
+		"ended by oom_kill after 1.2 s (killed by signal 9); limit 256.0 MiB effective\n"
+		"peak 8388608.00 GiB at 1.2 s (sample)\n"
+		"OOM kill at 1.2 s: alloc[77] (usage 256.0 MiB)\n"
+		"\n   t (s)        usage         anon         file       kernel   faults/s\n"
+		"     0.0      4.0 KiB      4.0 KiB     -8.0 KiB          0 B          3\n"
+		"\nHooks: none\nattribution missing: BPF unavailable\n";
+	char err[512], *out = render(rec, "text", err, sizeof(err)), *s;
+
+	CHECK_STR(out ? out : err, want, "record text from the document");
+	free(out);
+	out = render(rec, "json", err, sizeof(err));
+	CHECK_STR(out, rec, "record json back, byte for byte");
+	free(out);
+	expect_refused(s = broken(rec, "\"-c\"", "3"), "text", "run.command[1]: a number, not a string",
+		       "an argument not a string");
+	free(s);
+	expect_refused(s = broken(rec, "\"file\":\t-8192,\n", ""), "text",
+		       "timeline[0].bpf_growth.file: missing", "a category missing from both");
+	free(s);
+}
+
+static void test_host_more(void)
+{
+	char dir[] = "/tmp/memprobe-unit-host.XXXXXX", p[512];
+	struct mp_host_more m;
+	static const char *const files[][2] = {
+		{ "/proc/sys/kernel/hostname", "box-7\n" },
+		{ "/etc/os-release", "NAME=\"X\"\nPRETTY_NAME=\"Debian GNU/Linux 12 \\\"b\\\"\"\nID=x\n" },
+		{ "/sys/devices/system/cpu/online", "0-3,6,8-9\n" },
+		{ "/sys/kernel/mm/lru_gen/enabled", "0x0007\n" },
+	};
+
+	if (!mkdtemp(dir)) {
+		CHECK(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char cmd[1024];
+		FILE *f;
+
+		snprintf(p, sizeof(p), "%s%s", dir, files[i][0]);
+		snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", p);
+		if (system(cmd) || !(f = fopen(p, "w")))
+			continue;
+		fputs(files[i][1], f);
+		fclose(f);
+	}
+	mp_host_more_read(dir, &m);
+	CHECK_STR(m.hostname, "box-7", "hostname");
+	CHECK_STR(m.distribution, "Debian GNU/Linux 12 \"b\"", "PRETTY_NAME, quotes undone");
+	CHECK_U64(m.cpus, 7, "online CPUs 0-3,6,8-9");
+	CHECK(m.have_lru_gen, "lru_gen present");
+	CHECK_STR(m.lru_gen, "0x0007", "lru_gen");
+	snprintf(p, sizeof(p), "rm -rf '%s'", dir);
+	if (system(p)) {
+		/* a left temporary directory is no failure of the code under test */
+	}
+	mp_host_more_read(FIXTURES "/missing-files", &m);
+	CHECK(!m.have_lru_gen && !m.distribution[0] && m.cpus == 0,
+	      "a tree without the files: no lru_gen, no distribution, no CPUs");
+}
+
+int main(void)
+{
+	int saved;
+
+	test_round_trip();
+	test_emit();
+	test_header();
+	test_json_text();
+	test_fields();
+	test_paths();
+	test_record_text();
+	test_host_more();
+	/* its one-line messages are the command's to show: not here */
+	fflush(stderr);
+	saved = dup(2);
+	if (!freopen("/dev/null", "w", stderr))
+		saved = -1;
+	CHECK(mp_render_check("unit", "probe", "json") == 0 &&
+	      mp_render_check("unit", "limits", "env") == 0 &&
+	      mp_render_check("unit", "probe", "env") == MP_EXIT_USAGE &&
+	      mp_render_check("unit", NULL, "yaml") == MP_EXIT_USAGE,
+	      "mp_render_check: json for probe, env only for limits, no yaml");
+	if (saved >= 0) {
+		fflush(stderr);
+		dup2(saved, 2);
+		close(saved);
+	}
+	return unit_done("doc");
+}

@@ -1,0 +1,577 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Loading a document back (memprobe report, and every live command's
+ * round trip in mp_emit) and reading it with checks.
+ *
+ * cJSON keeps numbers as doubles, which round integers above 2^53. The
+ * loader finds every number's literal in the text (outside strings, in
+ * the order cJSON parses them) and turns each number item into a raw item
+ * holding that literal: byte counts read back exactly, and a document
+ * prints back as it was read.
+ */
+#include "doc.h"
+#include "util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct lits {
+	size_t *off, *len;   /* each number literal's place in the text */
+	size_t n, cap;
+};
+
+/* RFC 8259's number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+static bool json_number(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	i += i < n && s[i] == '-';
+	if (i < n && s[i] == '0')
+		i++;
+	else if (i < n && s[i] >= '1' && s[i] <= '9')
+		while (i < n && isdigit((unsigned char)s[i]))
+			i++;
+	else
+		return false;
+	if (i < n && s[i] == '.') {
+		if (++i >= n || !isdigit((unsigned char)s[i]))
+			return false;
+		while (i < n && isdigit((unsigned char)s[i]))
+			i++;
+	}
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		i++;
+		i += i < n && (s[i] == '+' || s[i] == '-');
+		if (i >= n || !isdigit((unsigned char)s[i]))
+			return false;
+		while (i < n && isdigit((unsigned char)s[i]))
+			i++;
+	}
+	return i == n;
+}
+
+/* The characters cJSON's parse_number() takes into a number. */
+static bool number_char(char c)
+{
+	return isdigit((unsigned char)c) || c == '+' || c == '-' || c == 'e' || c == 'E' || c == '.';
+}
+
+/* Every number's literal outside strings, in the text's order. */
+static int scan_numbers(const char *t, size_t len, struct lits *l)
+{
+	bool in_str = false;
+
+	for (size_t i = 0; i < len; i++) {
+		size_t j;
+
+		if (in_str) {
+			if (t[i] == '\\')
+				i++;
+			else if (t[i] == '"')
+				in_str = false;
+			continue;
+		}
+		if (t[i] == '"') {
+			in_str = true;
+			continue;
+		}
+		if (t[i] != '-' && !isdigit((unsigned char)t[i]))
+			continue;
+		for (j = i; j < len && number_char(t[j]); j++)
+			;
+		if (l->n == l->cap) {
+			size_t cap = l->cap ? l->cap * 2 : 256;
+			size_t *o = realloc(l->off, cap * sizeof(*o)), *n;
+
+			if (!o)
+				return -ENOMEM;
+			l->off = o;
+			n = realloc(l->len, cap * sizeof(*n));
+			if (!n)
+				return -ENOMEM;
+			l->len = n;
+			l->cap = cap;
+		}
+		l->off[l->n] = i;
+		l->len[l->n++] = j - i;
+		i = j - 1;
+	}
+	return 0;
+}
+
+struct rawify {
+	const char *text;
+	struct lits *l;
+	size_t next;
+	char *err;
+	size_t errlen;
+};
+
+static int rawify_fail(struct rawify *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(w->err, w->errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* Number items into raw ones, depth first (cJSON's own order); a member
+ * name twice in one object is refused (readers would disagree on it). */
+static int rawify(struct rawify *w, cJSON *it)
+{
+	if (cJSON_IsNumber(it)) {
+		size_t k = w->next++, off, n;
+		char *s;
+
+		if (k >= w->l->n)
+			return rawify_fail(w, "its numbers do not parse alike twice");
+		off = w->l->off[k];
+		n = w->l->len[k];
+		if (!json_number(w->text + off, n))
+			return rawify_fail(w, "'%.*s' at byte %zu: not a JSON number", (int)MP_MIN(n, 40),
+					   w->text + off, off);
+		s = cJSON_malloc(n + 1);
+		if (!s)
+			return -ENOMEM;
+		memcpy(s, w->text + off, n);
+		s[n] = '\0';
+		it->type = cJSON_Raw;
+		it->valuestring = s;
+		return 0;
+	}
+	for (cJSON *c = it->child; c; c = c->next) {
+		int err;
+
+		if (cJSON_IsObject(it))
+			for (cJSON *p = it->child; p != c; p = p->next)
+				if (c->string && p->string && strcmp(c->string, p->string) == 0)
+					return rawify_fail(w, "member \"%.60s\" twice in one object", c->string);
+		if ((err = rawify(w, c)))
+			return err;
+	}
+	return 0;
+}
+
+static bool blank(const char *t, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (!isspace((unsigned char)t[i]))
+			return false;
+	return true;
+}
+
+/* Where cJSON stopped, for people: "at line 3, column 7", or the end;
+ * trailing: a whole value was read and something follows it. */
+static void parse_error(const char *text, size_t len, const char *end, bool trailing,
+			char *err, size_t errlen)
+{
+	size_t off = end && end >= text && end <= text + len ? (size_t)(end - text) : len;
+	size_t line = 1, col = 1, rest = off;
+
+	for (size_t i = 0; i < off; i++) {
+		col++;
+		if (text[i] == '\n') {
+			line++;
+			col = 1;
+		}
+	}
+	while (rest < len && isspace((unsigned char)text[rest]))
+		rest++;
+	if (blank(text, len))
+		snprintf(err, errlen, "empty: not a document; give a document memprobe wrote");
+	else if (trailing)
+		snprintf(err, errlen, "not JSON: more text after the document (at line %zu, "
+			 "column %zu); give one document, as memprobe wrote it", line, col);
+	else if (rest >= len)
+		snprintf(err, errlen, "not JSON: the text ends early (truncated?); "
+			 "give the whole document memprobe wrote");
+	else
+		snprintf(err, errlen, "not JSON (at line %zu, column %zu); "
+			 "give a document memprobe wrote", line, col);
+}
+
+/* RFC 3339 date-time: 2026-12-01T10:23:01Z, with optional fraction and
+ * a Z or ±hh:mm offset. */
+static bool rfc3339(const char *s)
+{
+	static const char pat[] = "dddd-dd-ddTdd:dd:dd";
+	size_t i;
+
+	for (i = 0; pat[i]; i++)
+		if (pat[i] == 'd' ? !isdigit((unsigned char)s[i]) : s[i] != pat[i])
+			return false;
+	if (s[i] == '.') {
+		if (!isdigit((unsigned char)s[++i]))
+			return false;
+		while (isdigit((unsigned char)s[i]))
+			i++;
+	}
+	if (s[i] == 'Z')
+		return s[i + 1] == '\0';
+	return (s[i] == '+' || s[i] == '-') && isdigit((unsigned char)s[i + 1]) &&
+	       isdigit((unsigned char)s[i + 2]) && s[i + 3] == ':' &&
+	       isdigit((unsigned char)s[i + 4]) && isdigit((unsigned char)s[i + 5]) && !s[i + 6];
+}
+
+/* The host object: every member a renderer or a reader may rely on. */
+static void check_host(struct mp_rd *rd, const cJSON *h)
+{
+	uint64_t v;
+
+	mp_rd_str(rd, h, "hostname", 0);
+	mp_rd_str(rd, h, "kernel_release", 0);
+	mp_rd_str(rd, h, "distribution", MP_RD_NULL);
+	mp_rd_u64(rd, h, "cpus", 0, &v);
+	mp_rd_u64(rd, h, "mem_total_bytes", 0, &v);
+	mp_rd_u64(rd, h, "mem_available_bytes", 0, &v);
+	mp_rd_u64(rd, h, "page_size_bytes", 0, &v);
+	mp_rd_str(rd, h, "thp_enabled", MP_RD_NULL);
+	mp_rd_str(rd, h, "thp_defrag", MP_RD_NULL);
+	mp_rd_bool(rd, h, "btf", 0);
+	mp_rd_str(rd, h, "cgroup_mode", 0);
+	mp_rd_str(rd, h, "lru_gen", MP_RD_ABSENT);
+}
+
+/* The header: format_version first, so that a newer format is named as
+ * such rather than by whatever else it changed. */
+static int check_header(const cJSON *doc, int *kind, char *err, size_t errlen)
+{
+	struct mp_rd rd = { .root = doc };
+	const cJSON *fv = cJSON_GetObjectItemCaseSensitive(doc, "format_version");
+	const cJSON *k = cJSON_GetObjectItemCaseSensitive(doc, "kind");
+	const cJSON *gen;
+	const char *created;
+	uint64_t v;
+
+	if (!cJSON_IsObject(doc))
+		return snprintf(err, errlen, "not a memprobe document (JSON, but not an object); "
+				"give a document memprobe wrote"), -EINVAL;
+	if (!fv)
+		return snprintf(err, errlen, "no format_version: not a memprobe document; "
+				"give one that memprobe wrote with --format json"), -EINVAL;
+	if (!mp_rd_u64(&rd, doc, "format_version", 0, &v) || v < 1)
+		return snprintf(err, errlen, "format_version is not a version (1 or more); "
+				"give a document memprobe wrote"), -EINVAL;
+	if (v > MP_FORMAT_VERSION)
+		return snprintf(err, errlen, "format_version %" PRIu64 ": newer than this memprobe "
+				"reads (%d); read it with a newer memprobe", v, MP_FORMAT_VERSION),
+		       -EINVAL;
+	if (!cJSON_IsString(k))
+		return snprintf(err, errlen, "kind: %s; give a document memprobe wrote",
+				k ? "not a string" : "missing"), -EINVAL;
+	*kind = mp_doc_kind(k->valuestring);
+	if (!*kind)
+		return snprintf(err, errlen, "kind '%.40s': unknown; memprobe reads limits, features, "
+				"probe and record documents", k->valuestring), -EINVAL;
+	gen = mp_rd_obj(&rd, doc, "generator", 0);
+	mp_rd_str(&rd, gen, "name", 0);
+	mp_rd_str(&rd, gen, "version", 0);
+	created = mp_rd_str(&rd, doc, "created", 0);
+	if (mp_rd_ok(&rd) && !rfc3339(created))
+		mp_rd_fail(&rd, doc, "created", "not an RFC 3339 time");
+	check_host(&rd, mp_rd_obj(&rd, doc, "host", 0));
+	if (!mp_rd_ok(&rd))
+		return snprintf(err, errlen, "%s; give a document memprobe wrote", rd.err), -EINVAL;
+	return 0;
+}
+
+cJSON *mp_doc_load(const char *text, size_t len, int *kind, char *err, size_t errlen)
+{
+	struct lits l = { 0 };
+	struct rawify w = { .text = text, .l = &l, .err = err, .errlen = errlen };
+	const char *end = NULL;
+	cJSON *doc = NULL;
+	int ret;
+
+	err[0] = '\0';
+	if (memchr(text, '\0', len)) {
+		snprintf(err, errlen, "holds a NUL byte: not a JSON document; "
+			 "give a document memprobe wrote");
+		return NULL;
+	}
+	/* not cJSON's require_null_terminated: with a length it wants the NUL
+	 * inside it; what follows the value is checked here instead */
+	doc = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	if (!doc) {
+		parse_error(text, len, end, false, err, errlen);
+		return NULL;
+	}
+	while (end < text + len && isspace((unsigned char)*end))
+		end++;
+	if (end < text + len) {
+		cJSON_Delete(doc);
+		parse_error(text, len, end, true, err, errlen);
+		return NULL;
+	}
+	ret = scan_numbers(text, len, &l);
+	if (!ret)
+		ret = rawify(&w, doc);
+	if (!ret && w.next != l.n)
+		ret = rawify_fail(&w, "its numbers do not parse alike twice");
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "out of memory; free some and try again");
+	else if (ret && !strchr(err, ';'))
+		mp_appendf(err, errlen, "; give a document memprobe wrote");
+	if (!ret)
+		ret = check_header(doc, kind, err, errlen);
+	free(l.off);
+	free(l.len);
+	if (ret) {
+		cJSON_Delete(doc);
+		return NULL;
+	}
+	return doc;
+}
+
+/* ---- reading ------------------------------------------------------------------ */
+
+bool mp_rd_ok(const struct mp_rd *rd)
+{
+	return !rd->err[0];
+}
+
+/* Append the path from node down to target: "attribution.categories[3]". */
+static bool path_to(const cJSON *node, const cJSON *target, char *buf, size_t len)
+{
+	size_t at = strlen(buf);
+	int i = 0;
+
+	if (node == target)
+		return true;
+	for (const cJSON *c = node->child; c; c = c->next, i++) {
+		if (cJSON_IsArray(node))
+			mp_appendf(buf, len, "[%d]", i);
+		else
+			mp_appendf(buf, len, "%s%s", at ? "." : "", c->string ? c->string : "?");
+		if (path_to(c, target, buf, len))
+			return true;
+		buf[at] = '\0';
+	}
+	return false;
+}
+
+void mp_rd_fail(struct mp_rd *rd, const cJSON *obj, const char *name, const char *problem)
+{
+	char path[256] = "";
+
+	if (rd->err[0])
+		return;
+	if (rd->root && obj)
+		path_to(rd->root, obj, path, sizeof(path));
+	if (name)
+		mp_appendf(path, sizeof(path), "%s%s", path[0] ? "." : "", name);
+	snprintf(rd->err, sizeof(rd->err), "%s: %s", path[0] ? path : "the document", problem);
+}
+
+static const char *what_is(const cJSON *it)
+{
+	if (cJSON_IsNull(it))
+		return "null";
+	if (cJSON_IsBool(it))
+		return "true or false";
+	if (cJSON_IsString(it))
+		return "a string";
+	if (cJSON_IsArray(it))
+		return "an array";
+	if (cJSON_IsObject(it))
+		return "an object";
+	return "a number";
+}
+
+/* The member, NULL when absent or null and allowed (or on a problem). */
+static const cJSON *member(struct mp_rd *rd, const cJSON *o, const char *name, unsigned flags,
+			   const char *want)
+{
+	const cJSON *it;
+	char buf[96];
+
+	if (!o || !mp_rd_ok(rd))
+		return NULL;
+	it = cJSON_GetObjectItemCaseSensitive(o, name);
+	if (!it) {
+		if (!(flags & MP_RD_ABSENT))
+			mp_rd_fail(rd, o, name, "missing");
+		return NULL;
+	}
+	if (cJSON_IsNull(it) && (flags & MP_RD_NULL))
+		return NULL;
+	if (want && strcmp(what_is(it), want) != 0) {
+		snprintf(buf, sizeof(buf), "%s, not %s", what_is(it), want);
+		mp_rd_fail(rd, o, name, buf);
+		return NULL;
+	}
+	return it;
+}
+
+const cJSON *mp_rd_item(struct mp_rd *rd, const cJSON *o, const char *name, unsigned flags)
+{
+	return member(rd, o, name, flags, NULL);
+}
+
+const cJSON *mp_rd_obj(struct mp_rd *rd, const cJSON *o, const char *name, unsigned flags)
+{
+	return member(rd, o, name, flags, "an object");
+}
+
+const cJSON *mp_rd_arr(struct mp_rd *rd, const cJSON *o, const char *name, unsigned flags)
+{
+	return member(rd, o, name, flags, "an array");
+}
+
+const char *mp_rd_str(struct mp_rd *rd, const cJSON *o, const char *name, unsigned flags)
+{
+	const cJSON *it = member(rd, o, name, flags, "a string");
+
+	if (it)
+		return it->valuestring;
+	return mp_rd_ok(rd) && (flags & (MP_RD_NULL | MP_RD_ABSENT)) ? NULL : "";
+}
+
+bool mp_rd_bool(struct mp_rd *rd, const cJSON *o, const char *name, unsigned flags)
+{
+	return cJSON_IsTrue(member(rd, o, name, flags, "true or false"));
+}
+
+/* An integer item: a raw literal of digits, or a double that is one. */
+static int item_int(const cJSON *it, bool sign, uint64_t *u, int64_t *s)
+{
+	const char *t = cJSON_IsRaw(it) ? it->valuestring : NULL;
+	char *end;
+
+	if (!t) {
+		double d = it->valuedouble;
+
+		if (!cJSON_IsNumber(it) || d != floor(d) || fabs(d) > 9007199254740992.0 ||
+		    (!sign && d < 0))
+			return -EINVAL;
+		*u = (uint64_t)d;
+		*s = (int64_t)d;
+		return 0;
+	}
+	if (t[t[0] == '-'] == '\0' || strspn(t + (t[0] == '-'), "0123456789") !=
+					   strlen(t + (t[0] == '-')))
+		return -EINVAL;
+	if (!sign && t[0] == '-')
+		return -EDOM;
+	errno = 0;
+	if (sign)
+		*s = strtoll(t, &end, 10);
+	else
+		*u = strtoull(t, &end, 10);
+	return errno == ERANGE ? -ERANGE : 0;
+}
+
+static bool read_int(struct mp_rd *rd, const cJSON *it, const cJSON *o, const char *name,
+		     bool sign, uint64_t *u, int64_t *s)
+{
+	int err;
+
+	if (!it)
+		return false;
+	if (!cJSON_IsNumber(it) && !cJSON_IsRaw(it)) {
+		char buf[64];
+
+		snprintf(buf, sizeof(buf), "%s, not an integer", what_is(it));
+		mp_rd_fail(rd, o, name, buf);
+		return false;
+	}
+	err = item_int(it, sign, u, s);
+	if (err)
+		mp_rd_fail(rd, name ? o : it, name,
+			   err == -ERANGE ? (sign ? "an integer beyond 64 bits (signed)"
+						  : "an integer beyond 64 bits") :
+			   err == -EDOM ? "negative, not a count" : "not an integer");
+	return !err;
+}
+
+bool mp_rd_u64(struct mp_rd *rd, const cJSON *o, const char *name, unsigned flags, uint64_t *v)
+{
+	int64_t s;
+
+	*v = 0;
+	return read_int(rd, member(rd, o, name, flags, NULL), o, name, false, v, &s);
+}
+
+bool mp_rd_s64(struct mp_rd *rd, const cJSON *o, const char *name, unsigned flags, int64_t *v)
+{
+	uint64_t u;
+
+	*v = 0;
+	return read_int(rd, member(rd, o, name, flags, NULL), o, name, true, &u, v);
+}
+
+uint64_t mp_rd_u64v(struct mp_rd *rd, const cJSON *o, const char *name)
+{
+	uint64_t v;
+
+	mp_rd_u64(rd, o, name, 0, &v);
+	return v;
+}
+
+int64_t mp_rd_s64v(struct mp_rd *rd, const cJSON *o, const char *name)
+{
+	int64_t v;
+
+	mp_rd_s64(rd, o, name, 0, &v);
+	return v;
+}
+
+const char *mp_rd_num(struct mp_rd *rd, const cJSON *o, const char *name, unsigned flags)
+{
+	const cJSON *it = member(rd, o, name, flags, NULL);
+
+	if (!it)
+		return mp_rd_ok(rd) && (flags & (MP_RD_NULL | MP_RD_ABSENT)) ? NULL : "0";
+	if (!cJSON_IsRaw(it)) {
+		char buf[64];
+
+		snprintf(buf, sizeof(buf), "%s, not a number", what_is(it));
+		mp_rd_fail(rd, o, name, buf);
+		return "0";
+	}
+	return it->valuestring;
+}
+
+bool mp_rd_is_obj(struct mp_rd *rd, const cJSON *it)
+{
+	char buf[64];
+
+	if (!mp_rd_ok(rd))
+		return false;
+	if (cJSON_IsObject(it))
+		return true;
+	snprintf(buf, sizeof(buf), "%s, not an object", what_is(it));
+	mp_rd_fail(rd, it, NULL, buf);
+	return false;
+}
+
+const char *mp_rd_elem_str(struct mp_rd *rd, const cJSON *it)
+{
+	char buf[64];
+
+	if (!mp_rd_ok(rd))
+		return "";
+	if (cJSON_IsString(it))
+		return it->valuestring;
+	snprintf(buf, sizeof(buf), "%s, not a string", what_is(it));
+	mp_rd_fail(rd, it, NULL, buf);
+	return "";
+}
+
+bool mp_rd_elem_u64(struct mp_rd *rd, const cJSON *it, uint64_t *v)
+{
+	int64_t s;
+
+	*v = 0;
+	if (!mp_rd_ok(rd))
+		return false;
+	return read_int(rd, it, it, NULL, false, v, &s);
+}

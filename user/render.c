@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The renderer table, and the one way a document is printed (mp_emit). */
+#include "render.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* A new renderer (markdown, csv, html, openmetrics): its file, and a line here. */
+static const struct mp_renderer *const renderers[] = {
+	&mp_renderer_text,
+	&mp_renderer_json,
+	&mp_renderer_env,
+};
+#define NR_RENDERERS (sizeof(renderers) / sizeof(renderers[0]))
+
+const struct mp_renderer *mp_renderer_find(const char *name)
+{
+	for (size_t i = 0; name && i < NR_RENDERERS; i++)
+		if (strcmp(renderers[i]->name, name) == 0)
+			return renderers[i];
+	return NULL;
+}
+
+/* "text or json", "text, json or env": the renderers that take kinds. */
+static void names_for(int kinds, char *buf, size_t len)
+{
+	size_t n = 0, k = 0;
+
+	for (size_t i = 0; i < NR_RENDERERS; i++)
+		n += (renderers[i]->kinds & kinds) != 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < NR_RENDERERS; i++) {
+		if (!(renderers[i]->kinds & kinds))
+			continue;
+		k++;
+		mp_appendf(buf, len, "%s%s", k == 1 ? "" : k == n ? " or " : ", ",
+			   renderers[i]->name);
+	}
+}
+
+int mp_render_check(const char *cmd, const char *kind, const char *format)
+{
+	const struct mp_renderer *r = mp_renderer_find(format);
+	int kinds = kind ? mp_doc_kind(kind) : MP_DOC_ALL;
+	char names[128];
+
+	if (r && (r->kinds & kinds))
+		return 0;
+	names_for(kinds, names, sizeof(names));
+	if (r)
+		fprintf(stderr, "memprobe %s: --format %s: not for a %s document; use %s\n", cmd,
+			format, kind, names);
+	else
+		fprintf(stderr, "memprobe %s: --format %s: unknown; use %s\n", cmd, format, names);
+	return MP_EXIT_USAGE;
+}
+
+int mp_render_mem(const struct mp_renderer *r, const cJSON *doc, int kind, char **out,
+		  size_t *len, char *err, size_t errlen)
+{
+	struct mp_rd rd = { .root = doc };
+	FILE *f;
+
+	*out = NULL;
+	*len = 0;
+	f = open_memstream(out, len);
+	if (!f) {
+		snprintf(err, errlen, "out of memory; free some and try again");
+		return -ENOMEM;
+	}
+	r->render(doc, kind, f, &rd);
+	if (fclose(f) && mp_rd_ok(&rd))
+		snprintf(rd.err, sizeof(rd.err), "out of memory rendering it");
+	if (!mp_rd_ok(&rd)) {
+		snprintf(err, errlen, "%s", rd.err);
+		free(*out);
+		*out = NULL;
+		*len = 0;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* MEMPROBE_DOC_COPY: the document as --format json prints it, beside the
+ * run's own output (see render.h). A copy that fails is said, and the run
+ * goes on: the report asked for is what counts. */
+static void doc_copy(const char *cmd, int kind, const char *text)
+{
+	static unsigned int seq;
+	const char *path = getenv("MEMPROBE_DOC_COPY");
+	char p[4096];
+	struct stat st;
+	FILE *f;
+
+	if (!path || !path[0])
+		return;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		snprintf(p, sizeof(p), "%s/%s-%d-%u.json", path, mp_doc_kind_name(kind),
+			 (int)getpid(), seq++);
+	else
+		snprintf(p, sizeof(p), "%s", path);
+	f = fopen(p, "we");
+	if (!f || fprintf(f, "%s\n", text) < 0 || fclose(f)) {
+		fprintf(stderr, "memprobe %s: MEMPROBE_DOC_COPY: cannot write %s: %s\n", cmd, p,
+			strerror(errno));
+		if (f)
+			fclose(f);
+	}
+}
+
+int mp_emit(const char *cmd, const cJSON *doc, const char *format, FILE *f)
+{
+	const struct mp_renderer *r = mp_renderer_find(format);
+	char *text = cJSON_Print(doc), *out = NULL, err[400];
+	cJSON *back = NULL;
+	int kind = 0, ret = MP_EXIT_RUNTIME;
+	size_t len;
+
+	if (!r || !text) {
+		fprintf(stderr, "memprobe %s: %s\n", cmd,
+			!r ? "no such renderer (a bug: --format is checked first)" : "out of memory");
+		goto out;
+	}
+	back = mp_doc_load(text, strlen(text), &kind, err, sizeof(err));
+	if (!back || !(r->kinds & kind) || mp_render_mem(r, back, kind, &out, &len, err, sizeof(err))) {
+		/* what memprobe built it cannot read: a bug, said as such */
+		fprintf(stderr, "memprobe %s: the %s document does not render: %s (a bug: "
+			"please report it)\n", cmd, mp_doc_kind_name(kind),
+			!back ? err : !(r->kinds & kind) ? "no such format for it" : err);
+		goto out;
+	}
+	doc_copy(cmd, kind, text);
+	if (fwrite(out, 1, len, f) != len || fflush(f)) {
+		fprintf(stderr, "memprobe %s: cannot write the report: %s\n", cmd, strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	cJSON_free(text);
+	cJSON_Delete(back);
+	free(out);
+	return ret;
+}
