@@ -36,14 +36,31 @@ static bool is_kernel_part(int k)
 	return k >= MP_CAT_PAGETABLES && k <= MP_CAT_VMALLOC && k != MP_CAT_SOCK;
 }
 
-/* One attribution_missing entry (for now the message alone). */
+/* One attribution_missing entry: ids for scripts, the message for people. */
 static void add_missing(cJSON *arr, const char *concern, const char *category,
 			const char *reason, const char *message)
 {
-	(void)concern;
-	(void)category;
-	(void)reason;
-	cJSON_AddItemToArray(arr, cJSON_CreateString(message));
+	cJSON *o = cJSON_CreateObject();
+
+	if (concern)
+		cJSON_AddStringToObject(o, "concern", concern);
+	else
+		cJSON_AddNullToObject(o, "concern");
+	if (category)
+		cJSON_AddStringToObject(o, "category", category);
+	else
+		cJSON_AddNullToObject(o, "category");
+	cJSON_AddStringToObject(o, "reason", reason);
+	cJSON_AddStringToObject(o, "message", message);
+	cJSON_AddItemToArray(arr, o);
+}
+
+cJSON *mp_attribution_no_bpf(const char *why)
+{
+	cJSON *a = cJSON_CreateObject(), *miss = cJSON_AddArrayToObject(a, "attribution_missing");
+
+	add_missing(miss, NULL, NULL, "no_bpf", why && why[0] ? why : "BPF unavailable");
+	return a;
 }
 
 struct stack_view {
@@ -288,18 +305,54 @@ static cJSON *task_shares(const struct build *b, int cat)
 	return arr;
 }
 
+static void add_str_or_null(cJSON *o, const char *name, const char *v)
+{
+	if (v && v[0])
+		cJSON_AddStringToObject(o, name, v);
+	else
+		cJSON_AddNullToObject(o, name);
+}
+
 static cJSON *hook_json(const struct mp_hook *h)
 {
 	cJSON *o = cJSON_CreateObject();
 
-	cJSON_AddStringToObject(o, "concern", h->name);
-	if (h->hook[0])
-		cJSON_AddStringToObject(o, "hook", h->hook);
-	else
-		cJSON_AddNullToObject(o, "hook");
+	cJSON_AddStringToObject(o, "concern", h->concern);
+	cJSON_AddStringToObject(o, "name", h->name);
+	add_str_or_null(o, "kind", h->kind);
+	add_str_or_null(o, "target", h->target);
+	add_str_or_null(o, "hook", h->hook);
+	cJSON_AddBoolToObject(o, "polled", h->polled);
+	if (h->missing_reason)
+		cJSON_AddStringToObject(o, "missing_reason", h->missing_reason);
 	if (h->missing[0])
 		cJSON_AddStringToObject(o, "missing", h->missing);
 	return o;
+}
+
+/* The categories a memcg hook reaches but cannot count right (clone,
+ * rounded): one entry each, in the memcg hook's place. */
+static void add_memcg_partial(const struct build *b, const struct mp_hook *h, cJSON *missing)
+{
+	for (int k = 0; k < MP_NR_CATS; k++) {
+		const char *why = b->in->cats[k].polled_reason, *what;
+		char *buf;
+
+		if (!why)
+			continue;
+		if (!strcmp(why, "clone"))
+			what = "from memory.stat, no per-process split (__mod_memcg_state's body "
+			       "is the clone __mod_memcg_state.part.0 here, which no hook reaches)";
+		else if (!strcmp(why, "rounded"))
+			what = "totals from memory.stat, per-process shares approximate (the memcg "
+			       "tracepoints pass these byte counts rounded to pages)";
+		else
+			continue; /* "polled": the hook's own entry says it */
+		if (asprintf(&buf, "%s: %s: %s", h->name, mp_cat_names[k], what) < 0)
+			continue;
+		add_missing(missing, h->concern, mp_cat_names[k], why, buf);
+		free(buf);
+	}
 }
 
 /* hooks, one per concern; attribution_missing's entries from the hooks */
@@ -312,7 +365,7 @@ static void add_hooks(const struct build *b, cJSON *a, cJSON *missing)
 		const struct mp_hook *h = &hooks[c];
 
 		cJSON_AddItemToArray(arr, hook_json(h));
-		if (h->missing[0]) {
+		if (h->missing_reason) {
 			/* as long as it is: missing holds up to 319 characters */
 			char *buf;
 
@@ -321,6 +374,8 @@ static void add_hooks(const struct build *b, cJSON *a, cJSON *missing)
 				free(buf);
 			}
 		}
+		if (c == MP_CONCERN_MEMCG)
+			add_memcg_partial(b, h, missing);
 	}
 }
 

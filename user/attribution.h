@@ -81,6 +81,13 @@ struct mp_attr_input {
  */
 cJSON *mp_report_attribution(const struct mp_attr_input *in);
 
+/*
+ * The attribution object when there is no session at all: attribution_missing
+ * holds one {concern: null, category: null, reason: "no_bpf", message} entry,
+ * message being why (NULL or "": "BPF unavailable"). Caller frees.
+ */
+cJSON *mp_attribution_no_bpf(const char *why);
+
 /* Sum of the reconciled categories, bytes: anon + file + kernel + sock; on
  * a kernel without a per-memcg kernel total, its itemised parts instead. */
 int64_t mp_attributed_bytes(const int64_t cat_bytes[MP_NR_CATS], bool have_kernel_total);

@@ -113,10 +113,7 @@ cJSON *mp_probe_doc(const struct mp_probe_doc_in *in)
 		cJSON_AddItemToObject(doc, "attribution", mp_attr_view_report(in->attr, &ai));
 		mp_ksyms_free(ks);
 	} else {
-		cJSON *a = cJSON_CreateObject(), *miss = cJSON_AddArrayToObject(a, "attribution_missing");
-
-		cJSON_AddItemToArray(miss, cJSON_CreateString(in->attr_err && in->attr_err[0] ? in->attr_err : "BPF unavailable"));
-		cJSON_AddItemToObject(doc, "attribution", a);
+		cJSON_AddItemToObject(doc, "attribution", mp_attribution_no_bpf(in->attr_err));
 	}
 	if (res->completed && !res->f.probe_chunks) {
 		fprintf(stderr, "memprobe probe: no room for a chunk: the target is within its margin "

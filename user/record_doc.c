@@ -163,10 +163,7 @@ cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks)
 
 		cJSON_AddItemToObject(doc, "attribution", mp_attr_view_report(r->attr, &in));
 	} else {
-		cJSON *a = cJSON_CreateObject(), *miss = cJSON_AddArrayToObject(a, "attribution_missing");
-
-		cJSON_AddItemToArray(miss, cJSON_CreateString("BPF unavailable"));
-		cJSON_AddItemToObject(doc, "attribution", a);
+		cJSON_AddItemToObject(doc, "attribution", mp_attribution_no_bpf(NULL));
 	}
 
 	arr = cJSON_AddArrayToObject(doc, "timeline");

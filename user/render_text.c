@@ -200,14 +200,14 @@ void mp_report_attribution_text(const cJSON *a, FILE *f)
 	fputs("\nHooks:\n", f);
 	cJSON_ArrayForEach(it, cJSON_GetObjectItem(a, "hooks")) {
 		const cJSON *h = cJSON_GetObjectItem(it, "hook");
-		fprintf(f, "  %-20s %s\n", jstr(it, "concern"),
+		fprintf(f, "  %-20s %s\n", jstr(it, "name"),
 			cJSON_IsString(h) ? h->valuestring : "none");
 	}
 	const cJSON *miss = cJSON_GetObjectItem(a, "attribution_missing");
 	if (cJSON_GetArraySize(miss) == 0)
 		fputs("attribution missing: none\n", f);
 	cJSON_ArrayForEach(it, miss)
-		fprintf(f, "attribution missing: %s\n", it->valuestring);
+		fprintf(f, "attribution missing: %s\n", jstr(it, "message"));
 	fprintf(f, "events lost: %" PRId64 "\n",
 		jnum(cJSON_GetObjectItem(a, "events_lost"), "total"));
 }
