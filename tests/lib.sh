@@ -5,6 +5,7 @@
 MEMPROBE=${MEMPROBE:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/build/memprobe}
 TESTS_PASSED=0
 TESTS_FAILED=0
+TESTS_SKIPPED=0
 CREATED_CGROUPS=()
 STARTED_PIDS=()
 TMP=$(mktemp -d /tmp/memprobe-test.XXXXXX)
@@ -92,31 +93,111 @@ cleanup_all() {
 trap cleanup_all EXIT
 trap 'exit 130' INT TERM
 
+# ---- checks, in the manner of the kernel's selftests ----------------------
+# Each prints one line: "ok - WHAT", "not ok - WHAT (got ..., want ...)" or
+# "skip - WHAT: WHY"; summary counts each kind. A check whose figure is not
+# there (an empty or null got) fails: a missing report must not pass.
 pass() { TESTS_PASSED=$((TESTS_PASSED + 1)); echo "ok - $*"; }
 fail() { TESTS_FAILED=$((TESTS_FAILED + 1)); echo "not ok - $*"; }
+# skip WHAT: WHY: the check cannot run here (no module, another cgroup
+# mode); counted, never a pass
+skip() { TESTS_SKIPPED=$((TESTS_SKIPPED + 1)); echo "skip - $*"; }
 
-# check DESCRIPTION CONDITION-COMMAND...: pass or fail on the command's status
+# check WHAT CONDITION-COMMAND...: pass or fail on the command's status
 check() {
 	local what=$1; shift
 	if "$@"; then pass "$what"; else fail "$what"; fi
 }
 
-# check_eq / check_le / check_ge DESCRIPTION GOT WANT: pass, or fail
-# printing what was got and what was wanted
+is_int() { [[ "$1" =~ ^-?[0-9]+$ ]]; }
+
+# check_eq WHAT GOT WANT: equal, as strings
 check_eq() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1 (got '$2', want '$3')"; fi; }
+# check_le WHAT GOT MAX, check_ge WHAT GOT MIN: integers, at most / at least
 check_le() {
-	if [[ "$2" =~ ^-?[0-9]+$ ]] && [ "$2" -le "$3" ]; then pass "$1"; else fail "$1 (got '$2', want <= $3)"; fi
+	if is_int "$2" && is_int "$3" && [ "$2" -le "$3" ]; then pass "$1"
+	else fail "$1 (got '$2', want <= '$3')"; fi
 }
 check_ge() {
-	if [[ "$2" =~ ^-?[0-9]+$ ]] && [ "$2" -ge "$3" ]; then pass "$1"; else fail "$1 (got '$2', want >= $3)"; fi
+	if is_int "$2" && is_int "$3" && [ "$2" -ge "$3" ]; then pass "$1"
+	else fail "$1 (got '$2', want >= '$3')"; fi
+}
+# check_within WHAT GOT WANT TOLERANCE: |got - want| <= TOLERANCE * |want|,
+# TOLERANCE a fraction (0.05: within 5%)
+check_within() {
+	if within "$2" "$3" "$4"; then pass "$1"
+	else fail "$1 (got '$2', want '$3' within $(awk -v t="$4" 'BEGIN { print t * 100 }')%)"; fi
 }
 
-# within GOT WANT TOLERANCE_FRACTION: |got - want| <= tol * want; fails
-# when either is not a number (a missing report must not pass)
+# within GOT WANT TOLERANCE_FRACTION: the condition of check_within; false
+# when either is not a number
 within() {
 	awk -v g="$1" -v w="$2" -v t="$3" 'BEGIN {
 		if (g !~ /^-?[0-9]+(\.[0-9]+)?$/ || w !~ /^-?[0-9]+(\.[0-9]+)?$/) exit 1
-		d = g - w; if (d < 0) d = -d; exit !(d <= t * w) }'
+		d = g - w; if (d < 0) d = -d; if (w < 0) w = -w; exit !(d <= t * w) }'
+}
+
+# ---- the filters the tests repeat, on a probe or record document ----------
+# By ids (category names, concern and reason ids, kernel path classes),
+# never by the words for people.
+
+# cat_field FILE CATEGORY FIELD: a field of .attribution.categories' entry
+# CATEGORY (kernel_other too); null when either is absent
+cat_field() {
+	jq -r --arg c "$2" --arg f "$3" '[.attribution.categories[]? | select(.name == $c) | .[$f]][0]' "$1"
+}
+
+# task_bytes FILE CATEGORY COMM: the bytes of CATEGORY charged to the
+# processes named COMM (COMM* for a prefix), summed; 0 when none
+task_bytes() {
+	jq -r --arg c "$2" --arg p "$3" '
+		def named: if ($p | endswith("*")) then startswith($p[:-1]) else . == $p end;
+		[.attribution.categories[]? | select(.name == $c) | .tasks[] |
+		 select(.comm | named) | .bytes] | add // 0' "$1"
+}
+
+# top_task FILE CATEGORY FIELD: a field of CATEGORY's largest share (pid, comm, bytes)
+top_task() {
+	jq -r --arg c "$2" --arg f "$3" '[.attribution.categories[]? | select(.name == $c) | .tasks[0][$f]][0]' "$1"
+}
+
+# hook_field FILE CONCERN FIELD: a field of the hook of concern id CONCERN
+# (faults, alloc, free, migrate, comm, oom, memcg, charge)
+hook_field() {
+	jq -r --arg c "$2" --arg f "$3" '[.attribution.hooks[]? | select(.concern == $c) | .[$f]][0]' "$1"
+}
+
+# path_field FILE LIST PATH FIELD: FIELD summed over LIST's (kernel_paths,
+# not_charged) entries of class PATH (pagetables, slab, driver:brd, ...); 0 when none
+path_field() {
+	jq -r --arg l "$2" --arg p "$3" --arg f "$4" \
+		'[.attribution[$l][]? | select(.path == $p) | .[$f]] | add // 0' "$1"
+}
+
+# path_frames FILE PATH REGEX: how many frames of kernel path PATH's top
+# stacks match REGEX
+path_frames() {
+	jq -r --arg p "$2" --arg r "$3" \
+		'[.attribution.kernel_paths[]? | select(.path == $p) | .top_stacks[].frames[] | select(test($r))] | length' "$1"
+}
+
+# says_missing FILE [--concern ID] [--category NAME] [--reason ID]: some
+# attribution_missing entry carries every id given ("null" for a null id),
+# e.g. says_missing f --category pagetables --reason no_stat_item
+says_missing() {
+	local f=$1 sel=true args=() k; shift
+	while [ $# -ge 2 ]; do
+		case $1 in
+		--concern | --category | --reason) k=${1#--} ;;
+		*) echo "says_missing: $1: give --concern, --category or --reason" >&2; return 2 ;;
+		esac
+		args+=(--arg "$k" "$2")
+		sel="$sel and .$k == (\$$k | if . == \"null\" then null else . end)"
+		shift 2
+	done
+	[ $# -eq 0 ] || { echo "says_missing: $1 without a value" >&2; return 2; }
+	jq -e "${args[@]}" "any(.attribution.attribution_missing[]?; type == \"object\" and $sel)" \
+		"$f" > /dev/null
 }
 
 # Nothing named memprobe-* remains under this shell's own memory cgroup,
@@ -192,7 +273,7 @@ wait_filling() {
 jqv() { jq -r "$2" "$1"; }
 
 summary() {
-	echo "$1: $TESTS_PASSED passed, $TESTS_FAILED failed"
+	echo "$1: $TESTS_PASSED passed, $TESTS_FAILED failed, $TESTS_SKIPPED skipped"
 	[ "$TESTS_FAILED" -eq 0 ]
 }
 

@@ -1,16 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The attribution section, built from the hook plan and snapshots. */
+/*
+ * The attribution section, built from plain data: the hook plan, the
+ * categories' verdicts, the stacks' frames and the snapshots (attribution.h).
+ * Nothing here reads a session, a map or the system, so that unit tests can
+ * build it from hand-made snapshots.
+ */
 #include "attribution.h"
-#include "render.h"
 #include "json.h"
 #include "ksyms.h"
 #include "util.h"
 
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 int64_t mp_attributed_bytes(const int64_t c[MP_NR_CATS], bool have_kernel_total)
 {
@@ -26,12 +30,85 @@ int64_t mp_attributed_bytes(const int64_t c[MP_NR_CATS], bool have_kernel_total)
 	return sum;
 }
 
+/* The parts of kernel (MEMCG_KMEM) that memory.stat itemises. */
+static bool is_kernel_part(int k)
+{
+	return k >= MP_CAT_PAGETABLES && k <= MP_CAT_VMALLOC && k != MP_CAT_SOCK;
+}
+
+/* One attribution_missing entry: ids for scripts, the message for people. */
+static void add_missing(cJSON *arr, const char *concern, const char *category,
+			const char *reason, const char *message)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	if (concern)
+		cJSON_AddStringToObject(o, "concern", concern);
+	else
+		cJSON_AddNullToObject(o, "concern");
+	if (category)
+		cJSON_AddStringToObject(o, "category", category);
+	else
+		cJSON_AddNullToObject(o, "category");
+	cJSON_AddStringToObject(o, "reason", reason);
+	cJSON_AddStringToObject(o, "message", message);
+	cJSON_AddItemToArray(arr, o);
+}
+
+cJSON *mp_attribution_no_bpf(const char *why)
+{
+	cJSON *a = cJSON_CreateObject(), *miss = cJSON_AddArrayToObject(a, "attribution_missing");
+
+	add_missing(miss, NULL, NULL, "no_bpf", why && why[0] ? why : "BPF unavailable");
+	return a;
+}
+
+struct stack_view {
+	const struct mp_stack_row *row;
+	const struct mp_attr_frames *frames; /* NULL: unknown */
+	char cls[64];
+};
+
+/* What the section's parts share while it is built. */
+struct build {
+	const struct mp_attr_input *in;
+	const struct mp_attr_snap *g;  /* growth */
+	/* kernel paths span their own snapshot: uncharged memory does not
+	 * move the usage, so the usage's peak is no time to stop at */
+	const struct mp_attr_snap *ps;
+	struct stack_view *views;      /* ps's stacks, largest net first */
+	int64_t cat[MP_NR_CATS];       /* growth per category */
+	int64_t ret[MP_NR_CATS];       /* retained per category (0 without retained) */
+	bool avail[MP_NR_CATS];        /* kept by the kernel and, if polled, in memory.stat */
+};
+
 static void cat_totals(const struct mp_attr_snap *s, int64_t out[MP_NR_CATS])
 {
 	memset(out, 0, sizeof(int64_t) * MP_NR_CATS);
 	for (size_t i = 0; s && i < s->ntasks; i++)
 		for (int k = 0; k < MP_NR_CATS; k++)
 			out[k] += s->tasks[i].charge_bytes[k];
+}
+
+/* A polled category's figure: the snapshot's memory.stat difference, 0
+ * where the snapshot has no such key. */
+static int64_t stat_bytes(const struct mp_attr_snap *s, int k)
+{
+	return s && s->have_stat && s->stat.have[k] ? (int64_t)s->stat.bytes[k] : 0;
+}
+
+/* Per category, from the hooks' per-task counts, or, where no hook sees
+ * it, the cgroup's own counters (without a per-process split). */
+static void fill_totals(struct build *b)
+{
+	cat_totals(b->g, b->cat);
+	cat_totals(b->in->retained, b->ret);
+	for (int k = 0; k < MP_NR_CATS; k++) {
+		if (!b->in->cats[k].polled)
+			continue;
+		b->cat[k] = stat_bytes(b->g, k);
+		b->ret[k] = stat_bytes(b->in->retained, k);
+	}
 }
 
 /* The kernel stack class that explains a memory.stat category. */
@@ -42,16 +119,70 @@ static const char *class_of_cat(const char *cat)
 	return cat;
 }
 
-struct stack_view {
-	const struct mp_stack_row *row;
-	char cls[64];
-};
-
 static int cmp_stack_desc(const void *a, const void *b)
 {
 	const struct stack_view *x = a, *y = b;
 
 	return x->row->pages < y->row->pages ? 1 : x->row->pages > y->row->pages ? -1 : 0;
+}
+
+static int cmp_frames_id(const void *a, const void *b)
+{
+	const struct mp_attr_frames *x = *(const struct mp_attr_frames *const *)a;
+	const struct mp_attr_frames *y = *(const struct mp_attr_frames *const *)b;
+
+	return x->stackid < y->stackid ? -1 : x->stackid > y->stackid;
+}
+
+static const struct mp_attr_frames *find_frames(const struct mp_attr_frames *const *idx,
+						size_t n, uint32_t stackid)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (idx[mid]->stackid == stackid)
+			return idx[mid];
+		if (idx[mid]->stackid < stackid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* ps's stacks with their frames and class, largest net bytes first. */
+static int build_views(struct build *b)
+{
+	const struct mp_attr_input *in = b->in;
+	const struct mp_attr_frames *fr;
+	const struct mp_attr_frames **idx = calloc(in->nframes + 1, sizeof(*idx));
+
+	b->views = calloc(b->ps->nstacks + 1, sizeof(*b->views));
+	if (!idx || !b->views) {
+		free(idx);
+		return -1;
+	}
+	/* an index sorted by id, so the input may come in any order */
+	for (size_t i = 0; i < in->nframes; i++)
+		idx[i] = &in->frames[i];
+	qsort(idx, in->nframes, sizeof(*idx), cmp_frames_id);
+	for (size_t i = 0; i < b->ps->nstacks; i++) {
+		struct stack_view *v = &b->views[i];
+
+		v->row = &b->ps->stacks[i];
+		v->frames = fr = find_frames(idx, in->nframes, v->row->stackid);
+		if (fr && fr->n > 0 && in->ksyms)
+			mp_classify_stack(in->ksyms, fr->ips,
+					  fr->n < MP_STACK_DEPTH ? fr->n : MP_STACK_DEPTH,
+					  v->cls, sizeof(v->cls));
+		else
+			snprintf(v->cls, sizeof(v->cls), "other");
+	}
+	free(idx);
+	qsort(b->views, b->ps->nstacks, sizeof(*b->views), cmp_stack_desc);
+	return 0;
 }
 
 static const char *comm_of(const struct mp_attr_snap *s, uint32_t tgid)
@@ -62,46 +193,53 @@ static const char *comm_of(const struct mp_attr_snap *s, uint32_t tgid)
 	return "";
 }
 
-static cJSON *stack_json(const struct mp_attr_input *in, const struct stack_view *v,
-			 long page_size)
+static cJSON *frames_json(const struct mp_ksyms *ks, const struct mp_attr_frames *fr)
 {
-	cJSON *o = cJSON_CreateObject(), *frames = cJSON_CreateArray();
-	uint64_t ips[MP_STACK_DEPTH];
-	int n = mp_attr_stack(in->attr, v->row->stackid, ips, MP_STACK_DEPTH);
+	cJSON *arr = cJSON_CreateArray();
+	int n = fr ? (fr->n < MP_STACK_DEPTH ? fr->n : MP_STACK_DEPTH) : 0;
 
-	mp_json_add_s64(o, "bytes", v->row->pages * page_size);
-	mp_json_add_u64(o, "alloc_bytes", v->row->alloc_pages * (uint64_t)page_size);
-	cJSON_AddNumberToObject(o, "pid", v->row->tgid);
-	cJSON_AddStringToObject(o, "comm", comm_of(in->paths ? in->paths : in->growth, v->row->tgid));
 	for (int i = 0; i < n; i++) {
-		const struct mp_ksym *s = mp_ksyms_find(in->ksyms, ips[i]);
+		uint64_t ip = fr->ips[i];
+		const struct mp_ksym *s = mp_ksyms_find(ks, ip);
 		char buf[320];
 
 		if (mp_ksym_is_tracing(s))
 			continue;
 		if (s && s->module)
-			snprintf(buf, sizeof(buf), "%s+0x%" PRIx64 " [%s]", s->name, ips[i] - s->addr, s->module);
+			snprintf(buf, sizeof(buf), "%s+0x%" PRIx64 " [%s]", s->name, ip - s->addr,
+				 s->module);
 		else if (s)
-			snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, s->name, ips[i] - s->addr);
+			snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, s->name, ip - s->addr);
 		else
-			snprintf(buf, sizeof(buf), "0x%" PRIx64, ips[i]);
-		cJSON_AddItemToArray(frames, cJSON_CreateString(buf));
+			snprintf(buf, sizeof(buf), "0x%" PRIx64, ip);
+		cJSON_AddItemToArray(arr, cJSON_CreateString(buf));
 	}
-	cJSON_AddItemToObject(o, "frames", frames);
+	return arr;
+}
+
+static cJSON *stack_json(const struct build *b, const struct stack_view *v)
+{
+	cJSON *o = cJSON_CreateObject();
+	long ps = b->in->page_size;
+
+	mp_json_add_s64(o, "bytes", v->row->pages * ps);
+	mp_json_add_u64(o, "alloc_bytes", v->row->alloc_pages * (uint64_t)ps);
+	cJSON_AddNumberToObject(o, "pid", v->row->tgid);
+	cJSON_AddStringToObject(o, "comm", comm_of(b->ps, v->row->tgid));
+	cJSON_AddItemToObject(o, "frames", frames_json(b->in->ksyms, v->frames));
 	return o;
 }
 
 /* Top stacks of one class, largest net bytes first, into a new array. */
-static cJSON *top_stacks(const struct mp_attr_input *in, struct stack_view *views,
-			 size_t n, const char *cls, long page_size)
+static cJSON *top_stacks(const struct build *b, const char *cls)
 {
 	cJSON *arr = cJSON_CreateArray();
 	int kept = 0;
 
-	for (size_t i = 0; i < n && kept < in->top; i++) {
-		if (strcmp(views[i].cls, cls) != 0 || views[i].row->alloc_pages == 0)
+	for (size_t i = 0; i < b->ps->nstacks && kept < b->in->top; i++) {
+		if (strcmp(b->views[i].cls, cls) != 0 || b->views[i].row->alloc_pages == 0)
 			continue;
-		cJSON_AddItemToArray(arr, stack_json(in, &views[i], page_size));
+		cJSON_AddItemToArray(arr, stack_json(b, &b->views[i]));
 		kept++;
 	}
 	return arr;
@@ -121,9 +259,25 @@ static int cmp_share_desc(const void *a, const void *b)
 	return ax < ay ? 1 : ax > ay ? -1 : 0;
 }
 
-static cJSON *task_shares(const struct mp_attr_input *in, int cat)
+/* rest: the "(rest)" entry, whose pid is null (tgid 0 is a real row's) */
+static cJSON *share_json(const struct task_share *sh, bool rest)
 {
-	const struct mp_attr_snap *s = in->growth;
+	cJSON *o = cJSON_CreateObject();
+
+	if (rest)
+		cJSON_AddNullToObject(o, "pid");
+	else
+		cJSON_AddNumberToObject(o, "pid", sh->tgid);
+	cJSON_AddStringToObject(o, "comm", sh->comm);
+	mp_json_add_s64(o, "bytes", sh->bytes);
+	return o;
+}
+
+/* The top tasks of category cat, largest share (either sign) first, then
+ * one "(rest)" entry (pid null) summing the others. */
+static cJSON *task_shares(const struct build *b, int cat)
+{
+	const struct mp_attr_snap *s = b->g;
 	struct task_share *sh = calloc(s->ntasks + 1, sizeof(*sh));
 	cJSON *arr = cJSON_CreateArray();
 	size_t n = 0;
@@ -137,168 +291,193 @@ static cJSON *task_shares(const struct mp_attr_input *in, int cat)
 						       s->tasks[i].charge_bytes[cat] };
 	qsort(sh, n, sizeof(*sh), cmp_share_desc);
 	for (size_t i = 0; i < n; i++) {
-		if ((int)i >= in->top) {
+		if ((int)i >= b->in->top)
 			rest += sh[i].bytes;
-			continue;
-		}
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddNumberToObject(o, "pid", sh[i].tgid);
-		cJSON_AddStringToObject(o, "comm", sh[i].comm);
-		mp_json_add_s64(o, "bytes", sh[i].bytes);
-		cJSON_AddItemToArray(arr, o);
+		else
+			cJSON_AddItemToArray(arr, share_json(&sh[i], false));
 	}
 	if (rest) {
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddNullToObject(o, "pid");
-		cJSON_AddStringToObject(o, "comm", "(rest)");
-		mp_json_add_s64(o, "bytes", rest);
-		cJSON_AddItemToArray(arr, o);
+		struct task_share r = { 0, "(rest)", rest };
+
+		cJSON_AddItemToArray(arr, share_json(&r, true));
 	}
 	free(sh);
 	return arr;
 }
 
-cJSON *mp_report_attribution(const struct mp_attr_input *in)
+static void add_str_or_null(cJSON *o, const char *name, const char *v)
 {
-	const struct mp_attr_snap *g = in->growth;
-	/* kernel paths span their own snapshot: uncharged memory does not
-	 * move the usage, so the usage's peak is no time to stop at */
-	const struct mp_attr_snap *ps = in->paths ? in->paths : in->growth;
-	const struct mp_hook *hooks = mp_attr_hooks(in->attr);
-	long page_size = sysconf(_SC_PAGESIZE);
-	cJSON *a = cJSON_CreateObject(), *arr, *o;
-	int64_t cat[MP_NR_CATS], ret[MP_NR_CATS], ret_known = 0;
-	struct stack_view *views = calloc(ps->nstacks + 1, sizeof(*views));
-	uint64_t faults = 0;
+	if (v && v[0])
+		cJSON_AddStringToObject(o, name, v);
+	else
+		cJSON_AddNullToObject(o, name);
+}
 
-	if (!a || !views) {
-		cJSON_Delete(a);
-		free(views);
-		return NULL;
-	}
-	cat_totals(g, cat);
-	cat_totals(in->retained, ret);
-	/* what no hook sees: the cgroup's own counters, without a per-process split */
-	for (int k = 0; k < MP_NR_CATS; k++)
-		if (mp_attr_cat_polled(in->attr, k)) {
-			cat[k] = g->have_stat && g->stat.have[k] ? (int64_t)g->stat.bytes[k] : 0;
-			ret[k] = in->retained && in->retained->have_stat && in->retained->stat.have[k] ?
-				 (int64_t)in->retained->stat.bytes[k] : 0;
-		}
-	for (size_t i = 0; i < ps->nstacks; i++) {
-		uint64_t ips[MP_STACK_DEPTH];
-		int n = mp_attr_stack(in->attr, ps->stacks[i].stackid, ips, MP_STACK_DEPTH);
+static cJSON *hook_json(const struct mp_hook *h)
+{
+	cJSON *o = cJSON_CreateObject();
 
-		views[i].row = &ps->stacks[i];
-		if (n > 0 && in->ksyms)
-			mp_classify_stack(in->ksyms, ips, n, views[i].cls, sizeof(views[i].cls));
+	cJSON_AddStringToObject(o, "concern", h->concern);
+	cJSON_AddStringToObject(o, "name", h->name);
+	add_str_or_null(o, "kind", h->kind);
+	add_str_or_null(o, "target", h->target);
+	add_str_or_null(o, "hook", h->hook);
+	cJSON_AddBoolToObject(o, "polled", h->polled);
+	if (h->missing_reason)
+		cJSON_AddStringToObject(o, "missing_reason", h->missing_reason);
+	if (h->missing[0])
+		cJSON_AddStringToObject(o, "missing", h->missing);
+	return o;
+}
+
+/* The categories a memcg hook reaches but cannot count right (clone,
+ * rounded): one entry each, in the memcg hook's place. */
+static void add_memcg_partial(const struct build *b, const struct mp_hook *h, cJSON *missing)
+{
+	for (int k = 0; k < MP_NR_CATS; k++) {
+		const char *why = b->in->cats[k].polled_reason, *what;
+		char *buf;
+
+		if (!why)
+			continue;
+		if (!strcmp(why, "clone"))
+			what = "from memory.stat, no per-process split (__mod_memcg_state's body "
+			       "is the clone __mod_memcg_state.part.0 here, which no hook reaches)";
+		else if (!strcmp(why, "rounded"))
+			what = "totals from memory.stat, per-process shares approximate (the memcg "
+			       "tracepoints pass these byte counts rounded to pages)";
 		else
-			snprintf(views[i].cls, sizeof(views[i].cls), "other");
+			continue; /* "polled": the hook's own entry says it */
+		if (asprintf(&buf, "%s: %s: %s", h->name, mp_cat_names[k], what) < 0)
+			continue;
+		add_missing(missing, h->concern, mp_cat_names[k], why, buf);
+		free(buf);
 	}
-	qsort(views, ps->nstacks, sizeof(*views), cmp_stack_desc);
+}
 
-	/* hooks used, and what could not be attributed */
-	arr = cJSON_AddArrayToObject(a, "hooks");
-	cJSON *missing = cJSON_CreateArray();
+/* hooks, one per concern; attribution_missing's entries from the hooks */
+static void add_hooks(const struct build *b, cJSON *a, cJSON *missing)
+{
+	const struct mp_hook *hooks = b->in->hooks;
+	cJSON *arr = cJSON_AddArrayToObject(a, "hooks");
+
 	for (int c = 0; c < MP_NR_CONCERNS; c++) {
-		o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "concern", hooks[c].name);
-		if (hooks[c].hook[0])
-			cJSON_AddStringToObject(o, "hook", hooks[c].hook);
-		else
-			cJSON_AddNullToObject(o, "hook");
-		if (hooks[c].missing[0]) {
+		const struct mp_hook *h = &hooks[c];
+
+		cJSON_AddItemToArray(arr, hook_json(h));
+		if (h->missing_reason) {
 			/* as long as it is: missing holds up to 319 characters */
 			char *buf;
 
-			cJSON_AddStringToObject(o, "missing", hooks[c].missing);
-			if (asprintf(&buf, "%s: %s", hooks[c].name, hooks[c].missing) >= 0) {
-				cJSON_AddItemToArray(missing, cJSON_CreateString(buf));
+			if (asprintf(&buf, "%s: %s", h->name, h->missing) >= 0) {
+				add_missing(missing, h->concern, NULL, h->missing_reason, buf);
 				free(buf);
 			}
 		}
-		cJSON_AddItemToArray(arr, o);
+		if (c == MP_CONCERN_MEMCG)
+			add_memcg_partial(b, h, missing);
 	}
-	if (!in->ksyms)
-		cJSON_AddItemToArray(missing, cJSON_CreateString(
-			"kernel paths: /proc/kallsyms unreadable, stacks left unsymbolized"));
-	/* a category is measured when the kernel keeps it and, where no hook
-	 * sees it, when the cgroup's memory.stat shows it */
-	bool avail[MP_NR_CATS];
+}
+
+/*
+ * A category is measured when the kernel keeps it and, where no hook sees
+ * it, when the cgroup's memory.stat shows it; attribution_missing says which
+ * is not and why. Sets b->avail.
+ */
+static void add_missing_cats(struct build *b, cJSON *missing)
+{
+	const struct mp_attr_snap *g = b->g;
+	const char *memcg = b->in->hooks[MP_CONCERN_MEMCG].concern;
+
+	if (!b->in->ksyms)
+		add_missing(missing, NULL, NULL, "no_kallsyms",
+			    "kernel paths: /proc/kallsyms unreadable, stacks left unsymbolized");
 	for (int k = 0; k < MP_NR_CATS; k++) {
-		const char *item;
+		const struct mp_attr_cat_plan *cp = &b->in->cats[k];
+		const char *name = mp_cat_names[k];
 		char buf[200];
 
-		avail[k] = mp_attr_cat_available(in->attr, k, &item);
-		if (avail[k] && mp_attr_cat_polled(in->attr, k) && !(g->have_stat && g->stat.have[k])) {
-			avail[k] = false;
-			snprintf(buf, sizeof(buf), "%s: no hook sees it and this cgroup's memory.stat "
-				 "has no such key", mp_cat_names[k]);
-		} else if (!avail[k]) {
-			snprintf(buf, sizeof(buf), "%s: this kernel keeps no per-memcg count (no %s)",
-				 mp_cat_names[k], item);
-		} else {
-			continue;
+		b->avail[k] = cp->available;
+		if (cp->available && cp->polled && !(g->have_stat && g->stat.have[k])) {
+			b->avail[k] = false;
+			snprintf(buf, sizeof(buf), "%s: no hook sees it and this cgroup's "
+				 "memory.stat has no such key", name);
+			add_missing(missing, memcg, name, "no_stat_key", buf);
+		} else if (!cp->available) {
+			snprintf(buf, sizeof(buf), "%s: this kernel keeps no per-memcg count "
+				 "(no %s)", name, cp->item ? cp->item : "stat item");
+			add_missing(missing, memcg, name, "no_stat_item", buf);
 		}
-		cJSON_AddItemToArray(missing, cJSON_CreateString(buf));
 	}
-	cJSON_AddItemToObject(a, "attribution_missing", missing);
+}
 
-	/* categories, in memory.stat's terms */
-	arr = cJSON_AddArrayToObject(a, "categories");
-	int64_t kernel_known = 0;
+/* categories, in memory.stat's terms, then kernel_other: kmem that no
+ * itemised category explains */
+static void add_categories(const struct build *b, cJSON *a)
+{
+	const struct mp_attr_input *in = b->in;
+	cJSON *arr = cJSON_AddArrayToObject(a, "categories"), *o;
+	int64_t kernel_known = 0, ret_known = 0;
+	bool have_kernel = b->avail[MP_CAT_KERNEL];
+
 	for (int k = 0; k < MP_NR_CATS; k++) {
 		o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "name", mp_cat_names[k]);
-		cJSON_AddBoolToObject(o, "available", avail[k]);
-		if (mp_attr_cat_polled(in->attr, k) && avail[k])
+		cJSON_AddBoolToObject(o, "available", b->avail[k]);
+		if (in->cats[k].polled && b->avail[k])
 			cJSON_AddStringToObject(o, "source", "memory.stat");
-		mp_json_add_s64(o, "growth_bytes", cat[k]);
+		mp_json_add_s64(o, "growth_bytes", b->cat[k]);
 		if (in->retained)
-			mp_json_add_s64(o, "retained_bytes", ret[k]);
-		cJSON_AddItemToObject(o, "tasks", task_shares(in, k));
+			mp_json_add_s64(o, "retained_bytes", b->ret[k]);
+		cJSON_AddItemToObject(o, "tasks", task_shares(b, k));
 		if (k != MP_CAT_ANON && k != MP_CAT_FILE && k != MP_CAT_KERNEL)
 			cJSON_AddItemToObject(o, "top_stacks",
-					      top_stacks(in, views, ps->nstacks,
-							 class_of_cat(mp_cat_names[k]), page_size));
+					      top_stacks(b, class_of_cat(mp_cat_names[k])));
 		cJSON_AddItemToArray(arr, o);
-		if (k >= MP_CAT_PAGETABLES && k <= MP_CAT_VMALLOC && k != MP_CAT_SOCK) {
-			kernel_known += cat[k];
-			ret_known += ret[k];
+		if (is_kernel_part(k)) {
+			kernel_known += b->cat[k];
+			ret_known += b->ret[k];
 		}
 	}
-	/* kmem that no itemised category explains */
-	bool have_kernel = avail[MP_CAT_KERNEL];
 	o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "name", "kernel_other");
 	cJSON_AddBoolToObject(o, "available", have_kernel);
-	mp_json_add_s64(o, "growth_bytes", have_kernel ? cat[MP_CAT_KERNEL] - kernel_known : 0);
+	mp_json_add_s64(o, "growth_bytes", have_kernel ? b->cat[MP_CAT_KERNEL] - kernel_known : 0);
 	if (in->retained)
-		mp_json_add_s64(o, "retained_bytes", have_kernel ? ret[MP_CAT_KERNEL] - ret_known : 0);
+		mp_json_add_s64(o, "retained_bytes",
+				have_kernel ? b->ret[MP_CAT_KERNEL] - ret_known : 0);
 	cJSON_AddItemToObject(o, "tasks", cJSON_CreateArray());
-	cJSON_AddItemToObject(o, "top_stacks", top_stacks(in, views, ps->nstacks, "other", page_size));
+	cJSON_AddItemToObject(o, "top_stacks", top_stacks(b, "other"));
 	cJSON_AddItemToArray(arr, o);
+}
 
-	/* page faults */
-	o = cJSON_AddObjectToObject(a, "page_faults");
-	cJSON *by = cJSON_CreateArray();
+static void add_page_faults(const struct build *b, cJSON *a)
+{
+	const struct mp_attr_input *in = b->in;
+	const struct mp_attr_snap *g = b->g;
+	bool polled = in->hooks[MP_CONCERN_FAULTS].polled;
+	cJSON *o = cJSON_AddObjectToObject(a, "page_faults"), *by = cJSON_CreateArray();
+	uint64_t faults = 0;
+
 	for (size_t i = 0; i < g->ntasks; i++) {
+		cJSON *t;
+
 		faults += g->tasks[i].faults;
 		if (!g->tasks[i].faults)
 			continue;
-		cJSON *t = cJSON_CreateObject();
+		t = cJSON_CreateObject();
 		cJSON_AddNumberToObject(t, "pid", g->tasks[i].tgid);
 		cJSON_AddStringToObject(t, "comm", g->tasks[i].comm);
 		mp_json_add_u64(t, "faults", g->tasks[i].faults);
 		cJSON_AddItemToArray(by, t);
 	}
-	if (hooks[MP_CONCERN_FAULTS].polled) {
+	if (polled) {
 		faults = g->have_stat && g->stat.have_pgfault ? g->stat.pgfault : 0;
 		cJSON_AddStringToObject(o, "source", g->have_stat && g->stat.have_pgfault ?
 					"memory.stat pgfault" : "none");
 	}
 	mp_json_add_u64(o, "total", faults);
-	if (in->allocated_bytes && in->probe_pid && hooks[MP_CONCERN_FAULTS].polled) {
+	if (in->allocated_bytes && in->probe_pid && polled) {
 		/* the cgroup's total only: the probe's own share is not known */
 		cJSON_AddNullToObject(o, "probe");
 		cJSON_AddNullToObject(o, "probe_per_gib_allocated");
@@ -313,135 +492,195 @@ cJSON *mp_report_attribution(const struct mp_attr_input *in)
 				  (double)pf * MP_GIB / (double)in->allocated_bytes, 1);
 	}
 	cJSON_AddItemToObject(o, "by_task", by);
+}
 
-	/* gross charges asked of the memcg, per process (a BPF charge hook only) */
-	o = cJSON_AddObjectToObject(a, "memcg_charges");
-	if (hooks[MP_CONCERN_CHARGE].hook[0] && !hooks[MP_CONCERN_CHARGE].polled) {
-		cJSON *bt = cJSON_CreateArray();
-		uint64_t total = 0;
+/* gross charges asked of the memcg, per process (a BPF charge hook only) */
+static void add_charges(const struct build *b, cJSON *a)
+{
+	const struct mp_hook *h = &b->in->hooks[MP_CONCERN_CHARGE];
+	const struct mp_attr_snap *g = b->g;
+	uint64_t ps = (uint64_t)b->in->page_size, total = 0;
+	cJSON *o = cJSON_AddObjectToObject(a, "memcg_charges"), *bt;
 
-		cJSON_AddStringToObject(o, "source", hooks[MP_CONCERN_CHARGE].hook);
-		for (size_t i = 0; i < g->ntasks; i++) {
-			cJSON *t;
-
-			total += g->tasks[i].charged_pages;
-			if (!g->tasks[i].charged_pages)
-				continue;
-			t = cJSON_CreateObject();
-			cJSON_AddNumberToObject(t, "pid", g->tasks[i].tgid);
-			cJSON_AddStringToObject(t, "comm", g->tasks[i].comm);
-			mp_json_add_u64(t, "bytes", g->tasks[i].charged_pages * (uint64_t)page_size);
-			cJSON_AddItemToArray(bt, t);
-		}
-		mp_json_add_u64(o, "gross_bytes", total * (uint64_t)page_size);
-		mp_json_add_u64(o, "all_contexts_gross_bytes",
-				g->totals.charged_pages * (uint64_t)page_size);
-		cJSON_AddItemToObject(o, "by_task", bt);
-	} else {
+	if (!h->hook[0] || h->polled) {
 		cJSON_AddNullToObject(o, "source");
+		return;
 	}
+	bt = cJSON_CreateArray();
+	cJSON_AddStringToObject(o, "source", h->hook);
+	for (size_t i = 0; i < g->ntasks; i++) {
+		cJSON *t;
 
-	/* page allocations by order */
-	o = cJSON_AddObjectToObject(a, "page_alloc");
-	const char *kind[2] = { "user_pages_by_order", "kernel_pages_by_order" };
+		total += g->tasks[i].charged_pages;
+		if (!g->tasks[i].charged_pages)
+			continue;
+		t = cJSON_CreateObject();
+		cJSON_AddNumberToObject(t, "pid", g->tasks[i].tgid);
+		cJSON_AddStringToObject(t, "comm", g->tasks[i].comm);
+		mp_json_add_u64(t, "bytes", g->tasks[i].charged_pages * ps);
+		cJSON_AddItemToArray(bt, t);
+	}
+	mp_json_add_u64(o, "gross_bytes", total * ps);
+	mp_json_add_u64(o, "all_contexts_gross_bytes", g->totals.charged_pages * ps);
+	cJSON_AddItemToObject(o, "by_task", bt);
+}
+
+/* page allocations by order; null (not counted, not zero) without a hook */
+static void add_page_alloc(const struct build *b, cJSON *a)
+{
+	static const char *const kind[2] = { "user_pages_by_order", "kernel_pages_by_order" };
+	const struct mp_totals *t = &b->g->totals;
+	cJSON *o = cJSON_AddObjectToObject(a, "page_alloc");
+
 	for (int u = 0; u < 2; u++) {
 		cJSON *ord;
 
-		if (!hooks[MP_CONCERN_ALLOC].hook[0]) { /* not counted, not zero */
+		if (!b->in->hooks[MP_CONCERN_ALLOC].hook[0]) {
 			cJSON_AddNullToObject(o, kind[u]);
 			continue;
 		}
 		ord = cJSON_AddArrayToObject(o, kind[u]);
 		for (int i = 0; i <= MP_MAX_ORDER; i++)
-			cJSON_AddItemToArray(ord, mp_json_u64(g->totals.alloc_pages_by_order[u][i]));
+			cJSON_AddItemToArray(ord, mp_json_u64(t->alloc_pages_by_order[u][i]));
 	}
+}
 
-	/* kernel paths, grouped by the class of their stack (drivers included) */
-	arr = cJSON_AddArrayToObject(a, "kernel_paths");
-	for (size_t i = 0; i < ps->nstacks; i++) {
-		bool seen = false;
+/* Is views[i] the first (largest) stack of its class? */
+static bool first_of_class(const struct build *b, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (strcmp(b->views[j].cls, b->views[i].cls) == 0)
+			return false;
+	return true;
+}
+
+/* kernel paths, grouped by the class of their stack (drivers included),
+ * in the order of their largest stack */
+static void add_kernel_paths(const struct build *b, cJSON *a)
+{
+	cJSON *arr = cJSON_AddArrayToObject(a, "kernel_paths");
+	uint64_t ps = (uint64_t)b->in->page_size;
+
+	for (size_t i = 0; i < b->ps->nstacks; i++) {
 		int64_t net = 0;
 		uint64_t alloc = 0;
+		cJSON *o;
 
-		for (size_t j = 0; j < i; j++)
-			seen |= strcmp(views[j].cls, views[i].cls) == 0;
-		if (seen)
+		if (!first_of_class(b, i))
 			continue;
-		for (size_t j = i; j < ps->nstacks; j++) {
-			if (strcmp(views[j].cls, views[i].cls) == 0) {
-				net += views[j].row->pages;
-				alloc += views[j].row->alloc_pages;
+		for (size_t j = i; j < b->ps->nstacks; j++) {
+			if (strcmp(b->views[j].cls, b->views[i].cls) == 0) {
+				net += b->views[j].row->pages;
+				alloc += b->views[j].row->alloc_pages;
 			}
 		}
 		if (!alloc)
 			continue;
 		o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "path", views[i].cls);
-		mp_json_add_s64(o, "bytes", net * page_size);
-		mp_json_add_u64(o, "alloc_bytes", alloc * (uint64_t)page_size);
-		cJSON_AddItemToObject(o, "top_stacks",
-				      top_stacks(in, views, ps->nstacks, views[i].cls, page_size));
+		cJSON_AddStringToObject(o, "path", b->views[i].cls);
+		mp_json_add_s64(o, "bytes", net * (int64_t)ps);
+		mp_json_add_u64(o, "alloc_bytes", alloc * ps);
+		cJSON_AddItemToObject(o, "top_stacks", top_stacks(b, b->views[i].cls));
 		cJSON_AddItemToArray(arr, o);
 	}
+}
 
-	/* reconciliation: the categories against the cgroup's own growth */
-	o = cJSON_AddObjectToObject(a, "reconciliation");
-	int64_t attributed = mp_attributed_bytes(cat, have_kernel);
-	mp_json_add_s64(o, "measured_growth_bytes", in->measured_growth_bytes);
+/* the categories against the cgroup's own growth */
+static void add_reconciliation(const struct build *b, cJSON *a)
+{
+	cJSON *o = cJSON_AddObjectToObject(a, "reconciliation");
+	bool have_kernel = b->avail[MP_CAT_KERNEL];
+	int64_t attributed = mp_attributed_bytes(b->cat, have_kernel);
+
+	mp_json_add_s64(o, "measured_growth_bytes", b->in->measured_growth_bytes);
 	mp_json_add_s64(o, "attributed_bytes", attributed);
-	mp_json_add_s64(o, "unattributed_bytes", in->measured_growth_bytes - attributed);
+	mp_json_add_s64(o, "unattributed_bytes", b->in->measured_growth_bytes - attributed);
 	cJSON_AddStringToObject(o, "attributed_as", have_kernel ? "anon + file + kernel + sock" :
 				"anon + file + sock + the itemised kernel categories");
-	cJSON_AddStringToObject(o, "span", in->span ? in->span : "");
+	cJSON_AddStringToObject(o, "span", b->in->span ? b->in->span : "");
+}
 
-	/*
-	 * Kernel pages allocated in the target's task context without
-	 * __GFP_ACCOUNT: the host pays for them, not the cgroup. Slab, percpu and
-	 * kernel stacks are left out: they are charged per object or per stack,
-	 * not through the page allocation's flags.
-	 */
-	arr = cJSON_AddArrayToObject(a, "not_charged");
-	for (size_t i = 0; i < ps->nstacks; i++) {
-		const char *cls = views[i].cls;
-		bool seen = false;
+/*
+ * Kernel pages allocated in the target's task context without
+ * __GFP_ACCOUNT: the host pays for them, not the cgroup. Slab, percpu and
+ * kernel stacks are left out: they are charged per object or per stack,
+ * not through the page allocation's flags.
+ */
+static void add_not_charged(const struct build *b, cJSON *a)
+{
+	cJSON *arr = cJSON_AddArrayToObject(a, "not_charged");
+
+	for (size_t i = 0; i < b->ps->nstacks; i++) {
+		const char *cls = b->views[i].cls;
 		uint64_t unacc = 0;
+		cJSON *o;
 
 		if (!strcmp(cls, "slab") || !strcmp(cls, "percpu") || !strcmp(cls, "kernel_stack"))
 			continue;
-		for (size_t j = 0; j < i; j++)
-			seen |= strcmp(views[j].cls, cls) == 0;
-		if (seen)
+		if (!first_of_class(b, i))
 			continue;
-		for (size_t j = i; j < ps->nstacks; j++)
-			if (strcmp(views[j].cls, cls) == 0)
-				unacc += views[j].row->unaccounted_pages;
+		for (size_t j = i; j < b->ps->nstacks; j++)
+			if (strcmp(b->views[j].cls, cls) == 0)
+				unacc += b->views[j].row->unaccounted_pages;
 		if (!unacc)
 			continue;
 		o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "path", cls);
-		mp_json_add_u64(o, "alloc_bytes", unacc * (uint64_t)page_size);
+		mp_json_add_u64(o, "alloc_bytes", unacc * (uint64_t)b->in->page_size);
 		cJSON_AddItemToArray(arr, o);
 	}
-
-	o = cJSON_AddObjectToObject(a, "events");
-	mp_json_add_u64(o, "memcg_stat_updates", g->totals.memcg_events);
-	mp_json_add_u64(o, "tracked_kernel_pages_freed", g->totals.kernel_pages_freed);
-
-	/* losses: map overflows, and runs skipped by the kernel's recursion
-	 * guard (an interrupt's event while the same program ran on that CPU) */
-	o = cJSON_AddObjectToObject(a, "events_lost");
-	uint64_t lost_total = 0;
-	for (int l = 0; l < MP_NR_LOST; l++) {
-		mp_json_add_u64(o, mp_lost_names[l], g->totals.lost[l]);
-		lost_total += g->totals.lost[l];
-	}
-	cJSON *by_prog = cJSON_CreateObject();
-	uint64_t rec = mp_attr_recursion_misses(in->attr, by_prog);
-	mp_json_add_u64(o, "recursion_misses", rec);
-	cJSON_AddItemToObject(o, "recursion_misses_by_program", by_prog);
-	mp_json_add_u64(o, "total", lost_total + rec);
-
-	free(views);
-	return a;
 }
 
+/* events, and the losses: map overflows, and runs skipped by the kernel's
+ * recursion guard (an interrupt's event while the same program ran on
+ * that CPU) */
+static void add_events(const struct build *b, cJSON *a)
+{
+	const struct mp_attr_input *in = b->in;
+	const struct mp_totals *t = &b->g->totals;
+	cJSON *o = cJSON_AddObjectToObject(a, "events"), *by;
+	uint64_t lost = 0;
+
+	mp_json_add_u64(o, "memcg_stat_updates", t->memcg_events);
+	mp_json_add_u64(o, "tracked_kernel_pages_freed", t->kernel_pages_freed);
+
+	o = cJSON_AddObjectToObject(a, "events_lost");
+	for (int l = 0; l < MP_NR_LOST; l++) {
+		mp_json_add_u64(o, mp_lost_names[l], t->lost[l]);
+		lost += t->lost[l];
+	}
+	mp_json_add_u64(o, "recursion_misses", in->recursion_misses);
+	by = cJSON_AddObjectToObject(o, "recursion_misses_by_program");
+	for (size_t i = 0; i < in->nprogs; i++)
+		mp_json_add_u64(by, in->progs[i].name, in->progs[i].misses);
+	mp_json_add_u64(o, "total", lost + in->recursion_misses);
+}
+
+cJSON *mp_report_attribution(const struct mp_attr_input *in)
+{
+	struct build b = {
+		.in = in, .g = in->growth, .ps = in->paths ? in->paths : in->growth,
+	};
+	cJSON *a = cJSON_CreateObject(), *missing = cJSON_CreateArray();
+
+	if (!a || !missing || build_views(&b)) {
+		cJSON_Delete(a);
+		cJSON_Delete(missing);
+		free(b.views);
+		return NULL;
+	}
+	fill_totals(&b);
+	add_hooks(&b, a, missing);
+	add_missing_cats(&b, missing);
+	cJSON_AddItemToObject(a, "attribution_missing", missing);
+	add_categories(&b, a);
+	add_page_faults(&b, a);
+	add_charges(&b, a);
+	add_page_alloc(&b, a);
+	add_kernel_paths(&b, a);
+	add_reconciliation(&b, a);
+	add_not_charged(&b, a);
+	add_events(&b, a);
+	free(b.views);
+	return a;
+}

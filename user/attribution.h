@@ -3,24 +3,68 @@
  * The attribution section of a probe or record document: the growth of the
  * target's memory by memory.stat category, process and kernel path, built
  * from the hook plan and the session's snapshots.
+ *
+ * The builder is pure: struct mp_attr_input is plain data (the plan, the
+ * categories' verdicts, the stacks' frames, the snapshots) and nothing here
+ * reads a live session, a map or the system. attr_view.c fills the input
+ * from a live session; unit tests fill it by hand.
  */
 #ifndef MEMPROBE_ATTRIBUTION_H
 #define MEMPROBE_ATTRIBUTION_H
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "attr.h"
 
 struct mp_ksyms;
 
+/* What the kernel and the plan say of one memory.stat category. */
+struct mp_attr_cat_plan {
+	bool available;            /* the kernel keeps a per-memcg count of it */
+	const char *item;          /* the kernel's stat item, named when it does not */
+	bool polled;               /* taken from memory.stat: no attached hook sees it */
+	const char *polled_reason; /* NULL, "polled" (no memcg BPF hook), "clone"
+				    * (5.10's __mod_memcg_state.part.0), "rounded" (the
+				    * memcg tracepoints round byte items to pages) */
+};
+
+/* The frames of one kernel stack, innermost first. */
+struct mp_attr_frames {
+	uint32_t stackid;
+	int n;                     /* frames in ips; <= 0: unknown (left unclassified) */
+	uint64_t ips[MP_STACK_DEPTH];
+};
+
+/* One loaded BPF program's runs skipped by the kernel's recursion guard. */
+struct mp_attr_prog_misses {
+	const char *name;
+	uint64_t misses;
+};
+
 struct mp_attr_input {
-	struct mp_attr *attr;
-	const struct mp_ksyms *ksyms;      /* NULL: stacks unsymbolized */
+	/* the plan */
+	const struct mp_hook *hooks;       /* MP_NR_CONCERNS entries, enum mp_concern order */
+	struct mp_attr_cat_plan cats[MP_NR_CATS];
+
+	/* what the session read besides the snapshots */
+	const struct mp_attr_frames *frames; /* the stacks of paths (or growth), any order;
+					      * a stack id not here is unclassified */
+	size_t nframes;
+	uint64_t recursion_misses;         /* summed over the programs */
+	const struct mp_attr_prog_misses *progs; /* per program, in load order */
+	size_t nprogs;
+	long page_size;                    /* bytes: the BPF side counts pages */
+	const struct mp_ksyms *ksyms;      /* NULL: stacks unsymbolized (no_kallsyms) */
+
+	/* the snapshots (differences: start to ...) */
 	const struct mp_attr_snap *growth; /* counters from start to the peak */
 	const struct mp_attr_snap *retained; /* start to after the probe freed; may be NULL */
 	const struct mp_attr_snap *paths;  /* for kernel paths and not_charged; NULL: growth */
+
+	/* what the caller measured */
 	int64_t measured_growth_bytes;     /* the cgroup's usage growth over the same span */
 	uint64_t allocated_bytes;          /* the probe's, for per-GiB figures; 0 if none */
 	uint32_t probe_pid;                /* the probe's process, 0 if none */
@@ -29,14 +73,35 @@ struct mp_attr_input {
 };
 
 /*
- * Build the "attribution" object: hooks, categories with growth, tasks and
- * top stacks, page faults, page allocations by order, kernel paths,
- * reconciliation, events lost. Returns a new object (caller frees) or NULL.
+ * Build the "attribution" object: hooks, attribution_missing, categories
+ * with growth, tasks and top stacks, page faults, memcg charges, page
+ * allocations by order, kernel paths, reconciliation, not_charged, events
+ * and events lost. Reads in only. Returns a new object (caller frees) or
+ * NULL when out of memory.
  */
 cJSON *mp_report_attribution(const struct mp_attr_input *in);
+
+/*
+ * The attribution object when there is no session at all: attribution_missing
+ * holds one {concern: null, category: null, reason: "no_bpf", message} entry,
+ * message being why (NULL or "": "BPF unavailable"). Caller frees.
+ */
+cJSON *mp_attribution_no_bpf(const char *why);
 
 /* Sum of the reconciled categories, bytes: anon + file + kernel + sock; on
  * a kernel without a per-memcg kernel total, its itemised parts instead. */
 int64_t mp_attributed_bytes(const int64_t cat_bytes[MP_NR_CATS], bool have_kernel_total);
+
+/*
+ * From a live session (attr_view.c): fill in's plan, categories, frames (of
+ * the stacks in in->paths, else in->growth: set the snapshots first),
+ * recursion misses and page size. Returns 0 or -ENOMEM; on either, release
+ * with mp_attr_view_release.
+ */
+int mp_attr_view_fill(struct mp_attr *a, struct mp_attr_input *in);
+void mp_attr_view_release(struct mp_attr_input *in);
+
+/* The three above in one: fill from a, build, release. NULL when out of memory. */
+cJSON *mp_attr_view_report(struct mp_attr *a, struct mp_attr_input *in);
 
 #endif

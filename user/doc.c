@@ -205,15 +205,3 @@ cJSON *mp_doc_limits(const struct mp_host *h, const struct mp_cgroup *cg)
 	return doc;
 }
 
-cJSON *mp_doc_no_bpf(const char *why)
-{
-	cJSON *a = cJSON_CreateObject(), *miss = cJSON_AddArrayToObject(a, "attribution_missing");
-	cJSON *m = cJSON_CreateObject();
-
-	cJSON_AddNullToObject(m, "concern");
-	cJSON_AddNullToObject(m, "category");
-	cJSON_AddStringToObject(m, "reason", "no_bpf");
-	cJSON_AddStringToObject(m, "message", why);
-	cJSON_AddItemToArray(miss, m);
-	return a;
-}

@@ -55,11 +55,6 @@ cJSON *mp_cgroup_json(const struct mp_cgroup *cg);
  */
 cJSON *mp_doc_new(const char *kind, const struct mp_host *h);
 
-/* The attribution object of a run without a BPF session: only why, as an
- * attribution_missing entry {concern: null, category: null, reason:
- * "no_bpf", message}. */
-cJSON *mp_doc_no_bpf(const char *why);
-
 /* `memprobe limits`: the header and the cgroup. */
 cJSON *mp_doc_limits(const struct mp_host *h, const struct mp_cgroup *cg);
 

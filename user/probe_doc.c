@@ -102,7 +102,7 @@ cJSON *mp_probe_doc(const struct mp_probe_doc_in *in)
 	if (in->attr) {
 		struct mp_ksyms *ks = mp_ksyms_load("/proc/kallsyms");
 		struct mp_attr_input ai = {
-			.attr = in->attr, .ksyms = ks, .growth = in->stop, .retained = in->freed,
+			.ksyms = ks, .growth = in->stop, .retained = in->freed,
 			.measured_growth_bytes = (int64_t)res->usage_at_stop_bytes -
 						 (int64_t)res->f.usage_before_bytes,
 			.allocated_bytes = res->f.allocated_bytes, .top = in->top,
@@ -112,11 +112,10 @@ cJSON *mp_probe_doc(const struct mp_probe_doc_in *in)
 
 		mp_attr_snap_sub(in->stop, in->start);
 		mp_attr_snap_sub(in->freed, in->start);
-		cJSON_AddItemToObject(doc, "attribution", mp_report_attribution(&ai));
+		cJSON_AddItemToObject(doc, "attribution", mp_attr_view_report(in->attr, &ai));
 		mp_ksyms_free(ks);
 	} else {
-		cJSON_AddItemToObject(doc, "attribution", mp_doc_no_bpf(in->attr_err && in->attr_err[0] ?
-									in->attr_err : "BPF unavailable"));
+		cJSON_AddItemToObject(doc, "attribution", mp_attribution_no_bpf(in->attr_err));
 	}
 	if (res->completed && !res->f.probe_chunks) {
 		fprintf(stderr, "memprobe probe: no room for a chunk: the target is within its margin "

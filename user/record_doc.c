@@ -133,15 +133,15 @@ cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks)
 
 	if (r->attr && r->have_peak_snap && peak && first) {
 		struct mp_attr_input in = {
-			.attr = r->attr, .ksyms = ks, .growth = &r->at_peak, .retained = &r->end,
+			.ksyms = ks, .growth = &r->at_peak, .retained = &r->end,
 			.paths = &r->end,
 			.measured_growth_bytes = (int64_t)peak->usage_bytes - (int64_t)first->usage_bytes,
 			.top = r->o.top, .span = "from the start to the peak",
 		};
 
-		cJSON_AddItemToObject(doc, "attribution", mp_report_attribution(&in));
+		cJSON_AddItemToObject(doc, "attribution", mp_attr_view_report(r->attr, &in));
 	} else {
-		cJSON_AddItemToObject(doc, "attribution", mp_doc_no_bpf(
+		cJSON_AddItemToObject(doc, "attribution", mp_attribution_no_bpf(
 			r->attr ? "no attribution: the recording ended before its first sample"
 				: "BPF unavailable"));
 	}

@@ -160,15 +160,10 @@ static void kernel_paths(const cJSON *a, FILE *f, struct mp_rd *rd)
 	}
 }
 
-/*
- * One entry of attribution_missing: the contract's object {concern,
- * category, reason, message}, or (LEGACY, until the attribution branch
- * merges: the lead drops this) the message string itself.
- */
+/* One entry of attribution_missing, {concern, category, reason, message}:
+ * its message, the ids checked. */
 static const char *missing_message(const cJSON *it, struct mp_rd *rd)
 {
-	if (cJSON_IsString(it))
-		return it->valuestring;
 	if (!mp_rd_is_obj(rd, it))
 		return "";
 	mp_rd_str(rd, it, "concern", MP_RD_NULL);
@@ -197,11 +192,8 @@ static void hooks(const cJSON *a, FILE *f, struct mp_rd *rd)
 
 		if (!mp_rd_is_obj(rd, it))
 			return;
-		/* the words for people; LEGACY: before the attribution branch
-		 * merges, "concern" holds them and there is no "name" */
-		name = mp_rd_str(rd, it, "name", MP_RD_ABSENT);
-		if (!name)
-			name = mp_rd_str(rd, it, "concern", 0);
+		mp_rd_str(rd, it, "concern", 0);
+		name = mp_rd_str(rd, it, "name", 0); /* the words for people */
 		hook = mp_rd_str(rd, it, "hook", MP_RD_NULL);
 		fprintf(f, "  %-20s %s\n", name, hook ? hook : "none");
 	}

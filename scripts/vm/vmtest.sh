@@ -39,7 +39,7 @@
 # other runs write build/vmtest/kernels.md.
 #
 # Prints one line per kernel, as each one finishes:
-#   KVER pass|fail  hooks: <concern=hook,...>  time Ns
+#   KVER pass|fail  hooks: <concern=kind:target,...>  time Ns
 # then, per kernel and cgroup mode, figures from the probe report.
 # Exit status: 0 when every kernel passed.
 #
@@ -321,36 +321,40 @@ say "initramfs built in $(($(date +%s) - t0)) s"
 
 # ---- the runs -----------------------------------------------------------------
 
-# figures FILE: the per-mode figures from a probe report
+# The report's ids, never its words: hooks by concern, kind and target;
+# attribution_missing by concern, category and reason (its message only
+# where people read it, in docs/kernels.md).
+
+# figures FILE: the per-mode figures from a probe report; what is missing
+# as CONCERN[/CATEGORY]:REASON
 figures() {
 	jq -r '
 	def mib: . / 1048576 * 100 | round / 100;
+	def miss_id: ([.concern, .category] | map(select(. != null)) | join("/")) as $w |
+		(if $w == "" then "" else $w + ":" end) + .reason;
 	(.allocated_bytes / 1073741824) as $g |
-	([.attribution.categories[] | select(.name == "pagetables") | .growth_bytes][0] // 0) as $pt |
-	if .attribution.hooks == null then "no attribution: \(.attribution.attribution_missing | join("; "))" else
-	"faults/GiB \(.attribution.page_faults | .per_gib_allocated // .probe_per_gib_allocated // "null")" +
+	([.attribution.categories[]? | select(.name == "pagetables") | .growth_bytes][0] // 0) as $pt |
+	if .attribution.hooks == null then
+		"no attribution: \([.attribution.attribution_missing[]? | .message] | join("; "))" else
+	"faults/GiB \(.attribution.page_faults.probe_per_gib_allocated // "null")" +
 	"  pagetables \(if $g > 0 then ($pt / $g | mib) else "null" end) MiB/GiB" +
 	"  overhead \(if $g > 0 then (.overhead_bytes / $g | mib) else "null" end) MiB/GiB" +
 	"  unattributed \(.attribution.reconciliation.unattributed_bytes | mib) MiB" +
 	"  lost \(.attribution.events_lost.total)" +
-	"  missing: \(if (.attribution.attribution_missing | length) == 0 then "none" else (.attribution.attribution_missing | join(",")) end)"
+	"  missing: \(if (.attribution.attribution_missing | length) == 0 then "none" else ([.attribution.attribution_missing[] | miss_id] | join(",")) end)"
 	end' "$1" 2>/dev/null || echo "no report"
 }
 
-# hooks FILE: concern=hook,... in short form
+# hooks FILE: CONCERN=KIND:TARGET,... in short form (tp for tp_btf, the
+# tracepoints' groups left out, poll for a cgroup file, none)
 hooks() {
 	jq -r 'if .attribution.hooks == null then
-		"none (" + ((.attribution.attribution_missing // ["no attribution"]) | join("; ")) + ")"
-	else [.attribution.hooks[] |
-		({"page faults": "faults", "page allocation": "alloc", "page free": "free",
-		  "memcg stat updates": "memcg", "OOM kills": "oom", "process names": "exec",
-		  "cgroup migrations": "migrate", "memcg charge": "charge"}[.concern]
-		 // (.concern | gsub(" "; "_"))) + "=" +
-		(if .hook == null then "none" else
-			(.hook | gsub("^polling .*"; "poll")
-			 | gsub("raw tracepoint [a-z_]+:"; "raw_tp:") | gsub("tracepoint [a-z_]+:"; "tp:")
-			 | gsub("fentry "; "fentry:") | gsub("kprobe "; "kprobe:")
-			 | gsub(" \\+ [a-z_]+:"; "+")) end)
+		"none (" + ([.attribution.attribution_missing[]? | .message] |
+			if length == 0 then "no attribution" else join("; ") end) + ")"
+	else [.attribution.hooks[] | .concern + "=" +
+		(if .kind == null then "none"
+		 elif .kind == "poll" then "poll"
+		 else ({"tp_btf": "tp"}[.kind] // .kind) + ":" + (.target // "" | gsub("[a-z0-9_]+:"; "")) end)
 		] | join(",") end' "$1" 2>/dev/null || echo "none (no report)"
 }
 
@@ -359,11 +363,11 @@ md_row() {
 	jq -r --arg k "$1" --arg m "$2" --arg i "$4" --arg h "$(hooks "$3")" '
 	def r2: . * 100 | round / 100;
 	(.allocated_bytes / 1073741824) as $g |
-	([.attribution.categories[] | select(.name == "pagetables") | .growth_bytes][0] // 0) as $pt |
+	([.attribution.categories[]? | select(.name == "pagetables") | .growth_bytes][0] // 0) as $pt |
 	"| \($k) | \($m) | \(.attribution.page_faults.probe_per_gib_allocated // "—") | " +
 	"\(if $g > 0 then ($pt / $g / 1048576 | r2) else "—" end) | " +
 	"\(if $g > 0 then (.overhead_bytes / $g / 1048576 | r2) else "—" end) | " +
-	"\($h) | \(if (.attribution.attribution_missing | length) == 0 then "none" else (.attribution.attribution_missing | join("; ")) end) | \($i) |"
+	"\($h) | \(if (.attribution.attribution_missing | length) == 0 then "none" else ([.attribution.attribution_missing[] | .message] | join("; ")) end) | \($i) |"
 	' "$3" 2>/dev/null || echo "| $1 | $2 | — | — | — | — | no report | $4 |"
 }
 

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The attribution builder's input from a live session: the one place that
+ * reads a session for attribution.c, which itself sees plain data only.
+ */
+#include "attribution.h"
+#include "attr_int.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The frames of every distinct stack id in s, read from the stack map once. */
+static int view_frames(struct mp_attr *a, const struct mp_attr_snap *s, struct mp_attr_input *in)
+{
+	uint32_t *ids = calloc(s->nstacks + 1, sizeof(*ids));
+	struct mp_attr_frames *fr;
+	size_t n = 0;
+
+	if (!ids)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nstacks; i++)
+		ids[i] = s->stacks[i].stackid;
+	qsort(ids, s->nstacks, sizeof(*ids), cmp_u32);
+	for (size_t i = 0; i < s->nstacks; i++)
+		if (!n || ids[n - 1] != ids[i])
+			ids[n++] = ids[i];
+	fr = calloc(n + 1, sizeof(*fr));
+	if (!fr) {
+		free(ids);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		fr[i].stackid = ids[i];
+		fr[i].n = mp_attr_stack(a, ids[i], fr[i].ips, MP_STACK_DEPTH);
+	}
+	free(ids);
+	in->frames = fr;
+	in->nframes = n;
+	return 0;
+}
+
+/* Runs the kernel skipped, per loaded program (names live as long as a). */
+static int view_misses(struct mp_attr *a, struct mp_attr_input *in)
+{
+	struct mp_attr_prog_misses *pm;
+	struct bpf_program *p;
+	size_t cap = 0, n = 0;
+
+	in->recursion_misses = 0;
+	if (!a->skel)
+		return 0;
+	bpf_object__for_each_program(p, a->skel->obj)
+		cap++;
+	pm = calloc(cap + 1, sizeof(*pm));
+	if (!pm)
+		return -ENOMEM;
+	bpf_object__for_each_program(p, a->skel->obj) {
+		struct bpf_prog_info info = { 0 };
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(p);
+
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;
+		pm[n].name = bpf_program__name(p);
+		pm[n++].misses = info.recursion_misses;
+		in->recursion_misses += info.recursion_misses;
+	}
+	in->progs = pm;
+	in->nprogs = n;
+	return 0;
+}
+
+int mp_attr_view_fill(struct mp_attr *a, struct mp_attr_input *in)
+{
+	const struct mp_attr_snap *ps = in->paths ? in->paths : in->growth;
+
+	in->hooks = mp_attr_hooks(a);
+	for (int k = 0; k < MP_NR_CATS; k++) {
+		struct mp_attr_cat_plan *cp = &in->cats[k];
+
+		cp->available = mp_attr_cat_available(a, k, &cp->item);
+		cp->polled = mp_attr_cat_polled(a, k);
+		cp->polled_reason = mp_attr_cat_polled_reason(a, k);
+	}
+	in->page_size = sysconf(_SC_PAGESIZE);
+	in->frames = NULL;
+	in->nframes = 0;
+	in->progs = NULL;
+	in->nprogs = 0;
+	if (view_frames(a, ps, in) || view_misses(a, in))
+		return -ENOMEM;
+	return 0;
+}
+
+void mp_attr_view_release(struct mp_attr_input *in)
+{
+	/* the view allocated these; the builder only reads them */
+	free((void *)in->frames);
+	free((void *)in->progs);
+	in->frames = NULL;
+	in->progs = NULL;
+	in->nframes = in->nprogs = 0;
+}
+
+cJSON *mp_attr_view_report(struct mp_attr *a, struct mp_attr_input *in)
+{
+	cJSON *o = mp_attr_view_fill(a, in) ? NULL : mp_report_attribution(in);
+
+	mp_attr_view_release(in);
+	return o;
+}
