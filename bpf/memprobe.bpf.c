@@ -467,58 +467,44 @@ int BPF_PROG(raw_tp_mm_page_free, struct page *page, unsigned int order)
 /* ---- memcg stat updates ----------------------------------------------- */
 
 /*
- * Map a memcg stat item to a memory.stat category. Item numbers differ by
- * kernel version and config, so every one is resolved through BTF.
+ * Which hook passes an enum's items: mod_memcg_lruvec_state the
+ * node_stat_item ones, mod_memcg_state the memcg_stat_item ones (5.10's
+ * __mod_memcg_lruvec_state also calls __mod_memcg_state with its node item:
+ * counted once, on the lruvec side). One line per enum type of
+ * bpf/categories.h.
+ */
+#define MP_LRUVEC_node_stat_item	true
+#define MP_LRUVEC_node_stat_item___7x	true
+#define MP_LRUVEC_memcg_stat_item	false
+
+/* item is the enumerator E of enum T, passed by this hook, on a kernel that
+ * has it at all */
+#define IS_ITEM(T, E)								\
+	(MP_LRUVEC_##T == lruvec && bpf_core_enum_value_exists(enum T, E) &&	\
+	 item == bpf_core_enum_value(enum T, E))
+
+static __always_inline int unit_bytes(enum mp_unit u)
+{
+	return u == MP_UNIT_BYTES ? 1 : u == MP_UNIT_KIB ? 1024 : page_size;
+}
+
+/*
+ * Map a memcg stat item to a memory.stat category, by bpf/categories.h.
+ * Item numbers differ by kernel version and config, so every one is
+ * resolved through BTF.
  * @lruvec: the item is an enum node_stat_item (mod_memcg_lruvec_state),
  * else an enum memcg_stat_item (mod_memcg_state).
  * *unit: bytes per unit of val as the kernel function sees it.
  */
-/* item is the enumerator E of enum T, on a kernel that has it at all */
-#define IS_ITEM(T, E) \
-	(bpf_core_enum_value_exists(enum T, E) && item == bpf_core_enum_value(enum T, E))
-
-static __always_inline int item_to_cat(int item, bool lruvec, int *unit)
+static __always_inline int cat_of(int item, bool lruvec, int *unit)
 {
-	*unit = page_size;
-	if (lruvec) {
-		if (IS_ITEM(node_stat_item, NR_ANON_MAPPED))
-			return MP_CAT_ANON;
-		if (IS_ITEM(node_stat_item, NR_FILE_PAGES))
-			return MP_CAT_FILE;
-		if (IS_ITEM(node_stat_item, NR_SHMEM))
-			return MP_CAT_SHMEM;
-		/* a zone stat on 5.10: no per-memcg count there */
-		if (IS_ITEM(node_stat_item, NR_PAGETABLE))
-			return MP_CAT_PAGETABLES;
-		if (IS_ITEM(node_stat_item, NR_SECONDARY_PAGETABLE))
-			return MP_CAT_SEC_PAGETABLES;
-		if (IS_ITEM(node_stat_item, NR_KERNEL_STACK_KB)) {
-			*unit = 1024;
-			return MP_CAT_KERNEL_STACK;
-		}
-		if (IS_ITEM(node_stat_item, NR_SLAB_RECLAIMABLE_B)) {
-			*unit = 1;
-			return MP_CAT_SLAB_RECLAIMABLE;
-		}
-		if (IS_ITEM(node_stat_item, NR_SLAB_UNRECLAIMABLE_B)) {
-			*unit = 1;
-			return MP_CAT_SLAB_UNRECLAIMABLE;
-		}
-		if (IS_ITEM(node_stat_item___7x, NR_VMALLOC___7x))
-			return MP_CAT_VMALLOC;
-		return -1;
+#define CAT_OF(id, name, v1, u, part, T, E, ...)				\
+	if (IS_ITEM(T, E) __VA_OPT__(|| IS_ITEM(__VA_ARGS__))) {		\
+		*unit = unit_bytes(MP_UNIT_##u);				\
+		return MP_CAT_##id;						\
 	}
-	/* absent on 5.10, which keeps no per-memcg kernel total */
-	if (IS_ITEM(memcg_stat_item, MEMCG_KMEM))
-		return MP_CAT_KERNEL;
-	if (IS_ITEM(memcg_stat_item, MEMCG_SOCK))
-		return MP_CAT_SOCK;
-	if (IS_ITEM(memcg_stat_item, MEMCG_VMALLOC))
-		return MP_CAT_VMALLOC;
-	if (IS_ITEM(memcg_stat_item, MEMCG_PERCPU_B)) {
-		*unit = 1;
-		return MP_CAT_PERCPU;
-	}
+	MP_CATEGORIES(CAT_OF)
+#undef CAT_OF
 	return -1;
 }
 
@@ -529,7 +515,7 @@ static __always_inline int on_memcg_stat(struct mem_cgroup *memcg, int item,
 	__s64 bytes;
 	int unit, cat;
 
-	cat = item_to_cat(item, lruvec, &unit);
+	cat = cat_of(item, lruvec, &unit);
 	if (cat < 0 || !val)
 		return 0;
 	if (btf ? !memcg_in_target_btf(memcg) : !memcg_in_target_probe(memcg))

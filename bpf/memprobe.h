@@ -1,32 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Types shared by the BPF programs (bpf/memprobe.bpf.c) and user space
- * (user/attr.c). Everything here is plain fixed-width data: both sides must
- * agree on layout without BTF.
+ * (user/attr_plan.c, user/attr_snap.c). Everything here is plain
+ * fixed-width data: both sides must agree on layout without BTF.
  */
 #ifndef MEMPROBE_SHARED_H
 #define MEMPROBE_SHARED_H
 
+#include "categories.h"
+
 /*
- * Charge categories, named after memory.stat keys. The BPF side turns the
- * kernel's memcg stat items (enum node_stat_item / enum memcg_stat_item,
- * resolved through CO-RE) into these indices.
+ * Charge categories, named after memory.stat keys (bpf/categories.h). The
+ * BPF side turns the kernel's memcg stat items (enum node_stat_item / enum
+ * memcg_stat_item, resolved through CO-RE) into these indices.
  * MP_CAT_KERNEL is MEMCG_KMEM: every kmem charge, a superset of pagetables,
  * kernel_stack, slab, percpu and vmalloc; sock is charged apart from it.
  */
 enum mp_cat {
-	MP_CAT_ANON,
-	MP_CAT_FILE,
-	MP_CAT_SHMEM,
-	MP_CAT_PAGETABLES,
-	MP_CAT_SEC_PAGETABLES,
-	MP_CAT_KERNEL_STACK,
-	MP_CAT_SLAB_RECLAIMABLE,
-	MP_CAT_SLAB_UNRECLAIMABLE,
-	MP_CAT_PERCPU,
-	MP_CAT_SOCK,
-	MP_CAT_VMALLOC,
-	MP_CAT_KERNEL,
+#define MP_CAT_ENUM(id, ...) MP_CAT_##id,
+	MP_CATEGORIES(MP_CAT_ENUM)
+#undef MP_CAT_ENUM
 	MP_NR_CATS,
 };
 

@@ -19,18 +19,9 @@
 #include "util.h"
 
 const char *const mp_cat_names[MP_NR_CATS] = {
-	[MP_CAT_ANON] = "anon",
-	[MP_CAT_FILE] = "file",
-	[MP_CAT_SHMEM] = "shmem",
-	[MP_CAT_PAGETABLES] = "pagetables",
-	[MP_CAT_SEC_PAGETABLES] = "sec_pagetables",
-	[MP_CAT_KERNEL_STACK] = "kernel_stack",
-	[MP_CAT_SLAB_RECLAIMABLE] = "slab_reclaimable",
-	[MP_CAT_SLAB_UNRECLAIMABLE] = "slab_unreclaimable",
-	[MP_CAT_PERCPU] = "percpu",
-	[MP_CAT_SOCK] = "sock",
-	[MP_CAT_VMALLOC] = "vmalloc",
-	[MP_CAT_KERNEL] = "kernel",
+#define MP_CAT_NAME(id, name, ...) [MP_CAT_##id] = name,
+	MP_CATEGORIES(MP_CAT_NAME)
+#undef MP_CAT_NAME
 };
 
 const char *const mp_lost_names[MP_NR_LOST] = {
@@ -125,23 +116,6 @@ static int rung_nprogs(const struct rung *r)
 	return r->kind == POLL ? 0 : r->fn[1] ? 2 : 1;
 }
 
-/* The stat items behind each category (either one; 7.x moved vmalloc). */
-static const struct { const char *type, *item, *type2, *item2; } cat_items[MP_NR_CATS] = {
-	[MP_CAT_ANON] = { "node_stat_item", "NR_ANON_MAPPED" },
-	[MP_CAT_FILE] = { "node_stat_item", "NR_FILE_PAGES" },
-	[MP_CAT_SHMEM] = { "node_stat_item", "NR_SHMEM" },
-	[MP_CAT_PAGETABLES] = { "node_stat_item", "NR_PAGETABLE" },
-	[MP_CAT_SEC_PAGETABLES] = { "node_stat_item", "NR_SECONDARY_PAGETABLE" },
-	[MP_CAT_KERNEL_STACK] = { "node_stat_item", "NR_KERNEL_STACK_KB" },
-	[MP_CAT_SLAB_RECLAIMABLE] = { "node_stat_item", "NR_SLAB_RECLAIMABLE_B" },
-	[MP_CAT_SLAB_UNRECLAIMABLE] = { "node_stat_item", "NR_SLAB_UNRECLAIMABLE_B" },
-	[MP_CAT_PERCPU] = { "memcg_stat_item", "MEMCG_PERCPU_B" },
-	[MP_CAT_SOCK] = { "memcg_stat_item", "MEMCG_SOCK" },
-	[MP_CAT_VMALLOC] = { "memcg_stat_item", "MEMCG_VMALLOC", "node_stat_item", "NR_VMALLOC" },
-	[MP_CAT_KERNEL] = { "memcg_stat_item", "MEMCG_KMEM" },
-};
-
-
 /*
  * What memprobe needs to know of the running kernel's BTF, learnt in one
  * pass over its types (a lookup by name is a linear scan; a dozen of them
@@ -172,6 +146,22 @@ static bool mark_victim_has_task(const struct btf *btf, const struct btf_type *t
 	return t && btf_is_ptr(t);
 }
 
+/* Is enumerator m of enum type the stat item type_, item (CO-RE names)? */
+static bool is_item(const char *type, const char *m, const char *type_, const char *item)
+{
+	return type_ && mp_core_name_eq(type, type_) && mp_core_name_eq(m, item);
+}
+
+/* Does enum type hold a category's stat item? */
+static bool is_item_enum(const char *type)
+{
+	for (int c = 0; c < MP_NR_CATS; c++)
+		if (mp_core_name_eq(type, mp_cats[c].item_type) ||
+		    (mp_cats[c].alt_type && mp_core_name_eq(type, mp_cats[c].alt_type)))
+			return true;
+	return false;
+}
+
 static void learn_enum(const struct btf *btf, const struct btf_type *t, const char *name,
 		       struct kfacts *k)
 {
@@ -191,10 +181,8 @@ static void learn_enum(const struct btf *btf, const struct btf_type *t, const ch
 				k->have_task_btf = true;
 		} else {
 			for (int c = 0; c < MP_NR_CATS; c++)
-				if ((!strcmp(name, cat_items[c].type) && !strcmp(m, cat_items[c].item)) ||
-				    (cat_items[c].type2 && !strcmp(name, cat_items[c].type2) &&
-				     !strcmp(m, cat_items[c].item2)))
-					k->cat[c] = true;
+				k->cat[c] |= is_item(name, m, mp_cats[c].item_type, mp_cats[c].item) ||
+					     is_item(name, m, mp_cats[c].alt_type, mp_cats[c].alt_item);
 		}
 	}
 }
@@ -210,8 +198,7 @@ static void learn_kernel(const struct btf *btf, struct kfacts *k)
 		bool tp = btf_is_typedef(t) && strncmp(name, "btf_trace_", 10) == 0;
 
 		if (btf_is_enum(t)) {
-			if (!name[0] || !strcmp(name, "bpf_func_id") || !strcmp(name, "node_stat_item") ||
-			    !strcmp(name, "memcg_stat_item"))
+			if (!name[0] || !strcmp(name, "bpf_func_id") || is_item_enum(name))
 				learn_enum(btf, t, name, k);
 			continue;
 		}
@@ -544,9 +531,9 @@ static void polled_cats(struct mp_attr *a)
 	if (rounded && a->have_cg)
 		mp_cgroup_stat("", &a->cg, &st);
 	for (int k = 0; k < MP_NR_CATS; k++) {
-		bool by_clone = clone && a->cat_ok[k] && !strcmp(cat_items[k].type, "memcg_stat_item");
-		bool by_round = rounded && st.have[k] && (k == MP_CAT_SLAB_RECLAIMABLE ||
-			k == MP_CAT_SLAB_UNRECLAIMABLE || k == MP_CAT_PERCPU);
+		bool by_clone = clone && a->cat_ok[k] &&
+				!strcmp(mp_cats[k].item_type, "memcg_stat_item");
+		bool by_round = rounded && st.have[k] && mp_cats[k].unit == MP_UNIT_BYTES;
 		char *l = by_clone ? cl : rd;
 
 		a->cat_polled[k] = a->hooks[MP_CONCERN_MEMCG].polled || by_clone || by_round;
@@ -780,7 +767,7 @@ const char *mp_attr_btf_source(const struct mp_attr *a)
 bool mp_attr_cat_available(const struct mp_attr *a, int cat, const char **why)
 {
 	if (why)
-		*why = cat_items[cat].item;
+		*why = mp_cats[cat].item;
 	return a->cat_ok[cat];
 }
 
