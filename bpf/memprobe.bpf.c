@@ -243,15 +243,8 @@ static __always_inline void flush(struct mp_cpu *c)
 		return;
 	c->seq++;
 	ts = get_task_stat(c->tgid);
-	if (ts) {
-		ts->faults += c->pending.faults;
-		ts->user_pages += c->pending.user_pages;
-		ts->kernel_pages += c->pending.kernel_pages;
-		ts->charged_pages += c->pending.charged_pages;
-#pragma unroll
-		for (int k = 0; k < MP_NR_CATS; k++)
-			ts->charge_bytes[k] += c->pending.charge_bytes[k];
-	}
+	if (ts)
+		mp_task_stat_add(ts, &c->pending);
 	__builtin_memset(&c->pending, 0, sizeof(c->pending));
 	c->seq++;
 }

@@ -25,9 +25,9 @@ static void sum_totals(const struct mp_cpu *v, int ncpu, struct mp_totals *t)
 		for (int u = 0; u < 2; u++)
 			for (int o = 0; o <= MP_MAX_ORDER; o++)
 				t->alloc_pages_by_order[u][o] += x->alloc_pages_by_order[u][o];
-		t->kernel_pages_freed += x->kernel_pages_freed;
-		t->memcg_events += x->memcg_events;
-		t->charged_pages += x->charged_pages;
+#define MP_SUM(name) t->name += x->name;
+		MP_TOTAL_COUNTERS(MP_SUM)
+#undef MP_SUM
 		for (int l = 0; l < MP_NR_LOST; l++)
 			t->lost[l] += x->lost[l];
 	}
@@ -69,14 +69,8 @@ static int read_tasks(struct mp_attr *a, struct mp_attr_snap *s, size_t cap,
 		prev = &key;
 		if (bpf_map_lookup_elem(fd, &key, tv) || !(r = task_row(s, cap, key)))
 			continue;
-		for (int c = 0; c < ncpu; c++) {
-			r->faults += tv[c].faults;
-			r->user_pages += tv[c].user_pages;
-			r->kernel_pages += tv[c].kernel_pages;
-			r->charged_pages += tv[c].charged_pages;
-			for (int k = 0; k < MP_NR_CATS; k++)
-				r->charge_bytes[k] += tv[c].charge_bytes[k];
-		}
+		for (int c = 0; c < ncpu; c++)
+			mp_task_stat_add(&r->stat, &tv[c]);
 	}
 	return 0;
 }
@@ -164,14 +158,8 @@ int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *s)
 		const struct mp_cpu *x = &after[c];
 		struct mp_task_row *r;
 
-		if (x->in_target && x->tgid && (r = task_row(s, cap, x->tgid))) {
-			r->faults += x->pending.faults;
-			r->user_pages += x->pending.user_pages;
-			r->kernel_pages += x->pending.kernel_pages;
-			r->charged_pages += x->pending.charged_pages;
-			for (int k = 0; k < MP_NR_CATS; k++)
-				r->charge_bytes[k] += x->pending.charge_bytes[k];
-		}
+		if (x->in_target && x->tgid && (r = task_row(s, cap, x->tgid)))
+			mp_task_stat_add(&r->stat, &x->pending);
 		for (int k = 0; k < MP_NR_CATS; k++) {
 			if (!x->other_charge_bytes[k])
 				continue;
@@ -225,12 +213,7 @@ void mp_attr_snap_sub(struct mp_attr_snap *after, const struct mp_attr_snap *bef
 
 			if (b->tgid != r->tgid)
 				continue;
-			r->faults -= b->faults;
-			r->user_pages -= b->user_pages;
-			r->kernel_pages -= b->kernel_pages;
-			r->charged_pages -= b->charged_pages;
-			for (int k = 0; k < MP_NR_CATS; k++)
-				r->charge_bytes[k] -= b->charge_bytes[k];
+			mp_task_stat_sub(&r->stat, &b->stat);
 			break;
 		}
 	}
@@ -255,9 +238,9 @@ void mp_attr_snap_sub(struct mp_attr_snap *after, const struct mp_attr_snap *bef
 	after->totals.faults -= before->totals.faults;
 	for (int k = 0; k < MP_NR_CATS; k++)
 		after->totals.charge_bytes[k] -= before->totals.charge_bytes[k];
-	after->totals.kernel_pages_freed -= before->totals.kernel_pages_freed;
-	after->totals.memcg_events -= before->totals.memcg_events;
-	after->totals.charged_pages -= before->totals.charged_pages;
+#define MP_SUB(name) after->totals.name -= before->totals.name;
+	MP_TOTAL_COUNTERS(MP_SUB)
+#undef MP_SUB
 	/* lost stays cumulative: every loss since attach is reported */
 	after->have_stat &= before->have_stat;
 	after->stat.have_pgfault &= before->stat.have_pgfault;
