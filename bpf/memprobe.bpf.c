@@ -616,28 +616,16 @@ static __always_inline int on_charge(struct mem_cgroup *memcg, unsigned int nr_p
 	return 0;
 }
 
-SEC("?fentry/try_charge_memcg")
-int BPF_PROG(fentry_try_charge_memcg, struct mem_cgroup *memcg, gfp_t gfp,
-	     unsigned int nr_pages)
-{
-	return on_charge(memcg, nr_pages, true);
-}
-
-SEC("?fentry/try_charge")
+/* The function is chosen at open (attr_plan.c): try_charge_memcg, or
+ * try_charge before 5.15, with the same arguments. */
+SEC("?fentry")
 int BPF_PROG(fentry_try_charge, struct mem_cgroup *memcg, gfp_t gfp,
 	     unsigned int nr_pages)
 {
 	return on_charge(memcg, nr_pages, true);
 }
 
-SEC("?kprobe/try_charge_memcg")
-int BPF_KPROBE(kprobe_try_charge_memcg, struct mem_cgroup *memcg, gfp_t gfp,
-	       unsigned int nr_pages)
-{
-	return on_charge(memcg, nr_pages, false);
-}
-
-SEC("?kprobe/try_charge")
+SEC("?kprobe")
 int BPF_KPROBE(kprobe_try_charge, struct mem_cgroup *memcg, gfp_t gfp,
 	       unsigned int nr_pages)
 {
