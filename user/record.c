@@ -2,6 +2,8 @@
 /*
  * The recorder: the probe's attribution over a running workload or a
  * command, with a timeline, the peak, per-process shares and OOM kills.
+ * Its state is struct rec (recorder.h); the record command (cmd_record.c)
+ * drives it and record_doc.c makes its document.
  *
  * One loop: wait for OOM events on the ring buffer for one interval (that is
  * the sleep), then take a sample: the cgroup's usage and memory.stat, and the
@@ -9,35 +11,13 @@
  * per-stack maps are read only at a new peak and at the end.
  */
 #include "recorder.h"
-#include "record.h"
 #include "attr.h"
 #include "cgroup.h"
-#include "doc.h"
-#include "target.h"
-#include "json.h"
-#include "ksyms.h"
-#include "lock.h"
 #include "probe.h"
-#include "render.h"
 #include "util.h"
+
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
-#include <inttypes.h>
-#include <math.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <getopt.h>
-#include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -392,7 +372,8 @@ void mp_rec_watch(struct rec *r, uint64_t deadline_ms)
 			return;
 		}
 		if (mp_rec_signal) {
-			r->end_reason = mp_rec_signal == SIGINT ? "SIGINT" : mp_rec_signal == SIGHUP ? "SIGHUP" : "SIGTERM";
+			r->end_reason = mp_rec_signal == SIGINT ? "SIGINT" :
+					mp_rec_signal == SIGHUP ? "SIGHUP" : "SIGTERM";
 			return;
 		}
 		if (deadline_ms && t >= deadline_ms) {
