@@ -24,13 +24,6 @@ const char *const mp_cat_names[MP_NR_CATS] = {
 #undef MP_CAT_NAME
 };
 
-const char *const mp_lost_names[MP_NR_LOST] = {
-	[MP_LOST_TASK_MAP_FULL] = "task_map_full",
-	[MP_LOST_STACK_MAP_FULL] = "stack_map_full",
-	[MP_LOST_STACK_STAT_FULL] = "stack_stat_map_full",
-	[MP_LOST_LIVE_PAGE_FULL] = "live_page_map_full",
-};
-
 /* One rung of a ladder: one or two programs and what they need. */
 enum rung_kind { TP_BTF, RAW_TP, FENTRY, KPROBE, POLL };
 
