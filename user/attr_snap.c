@@ -86,8 +86,9 @@ static int read_tasks(struct mp_attr *a, struct mp_attr_snap *s, size_t cap,
  * The cgroup's files, for the concerns and categories no hook sees. The
  * kernel flushes memcg stats lazily (a worker every 2 s, or once enough
  * updates are pending), so memory.stat can lag the usage counter by hundreds
- * of MiB right after a burst: read again, up to 2.5 s, until anon + file +
- * kernel + sock agree with the usage within max(1%, 1 MiB).
+ * of MiB right after a burst: read again, up to 2.5 s, until the categories
+ * the usage is made of (anon + file + kernel + sock: MP_PART_USAGE) agree
+ * with it within max(1%, 1 MiB).
  */
 static void snap_stat(struct mp_attr *a, struct mp_attr_snap *s)
 {
@@ -108,8 +109,9 @@ static void snap_stat(struct mp_attr *a, struct mp_attr_snap *s)
 		if (!s->have_stat || !s->stat.have[MP_CAT_KERNEL] ||
 		    mp_cgroup_usage("", &a->cg, &usage))
 			return; /* nothing to check against */
-		sum = s->stat.bytes[MP_CAT_ANON] + s->stat.bytes[MP_CAT_FILE] +
-		      s->stat.bytes[MP_CAT_KERNEL] + s->stat.bytes[MP_CAT_SOCK];
+		for (int k = 0; k < MP_NR_CATS; k++)
+			if (mp_cats[k].part == MP_PART_USAGE)
+				sum += s->stat.bytes[k];
 		tol = usage / 100 > (1 << 20) ? usage / 100 : (1 << 20);
 		if (sum + tol >= usage && sum <= usage + tol)
 			return;
