@@ -49,7 +49,8 @@ struct mp_hook {
 	bool polled;         /* hook names a cgroup file read instead of a BPF program */
 	const char *missing_reason; /* NULL, or no_hook (no usable rung), polled (no BPF
 				     * rung: a file stands in), attach_failed */
-	char missing[320];   /* what is lost and why (no hook, polled, attach failed); "" if nothing */
+	char missing[320];   /* what is lost and why (no hook, polled, attach failed);
+			      * "" if nothing */
 };
 
 struct mp_attr_opts {

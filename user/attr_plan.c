@@ -278,7 +278,8 @@ static bool denied(const struct rung *r)
 
 	if (!env || !*env || !(buf = strdup(env)))
 		return false;
-	for (char *w = strtok_r(buf, ", \t\n", &save); w && !hit; w = strtok_r(NULL, ", \t\n", &save)) {
+	for (char *w = strtok_r(buf, ", \t\n", &save); w && !hit;
+	     w = strtok_r(NULL, ", \t\n", &save)) {
 		bool known = false;
 
 		if (r) {
@@ -289,9 +290,10 @@ static bool denied(const struct rung *r)
 			for (int i = 0; i < MAX_RUNGS && ladders[c].rungs[i].label && !known; i++)
 				known = names_rung(w, &ladders[c].rungs[i]);
 		if (!known)
-			fprintf(stderr, "memprobe: MEMPROBE_DENY_HOOKS: '%s' names no hook; give kinds "
-				"(tp_btf, raw_tp, fentry, kprobe, poll) or tracepoint and function names "
-				"as `memprobe limits --features` lists them\n", w);
+			fprintf(stderr, "memprobe: MEMPROBE_DENY_HOOKS: '%s' names no hook; "
+				"give kinds (tp_btf, raw_tp, fentry, kprobe, poll) or tracepoint "
+				"and function names as `memprobe limits --features` lists them\n",
+				w);
 	}
 	free(buf);
 	return hit;
@@ -492,7 +494,8 @@ static int open_skel(struct mp_attr *a, const struct mp_attr_opts *o, const stru
 	a->skel->rodata->stack_sample_period = o->stack_sample_period;
 	/* the memcg tracepoints pass pages; the functions, the item's unit */
 	if (a->chosen[MP_CONCERN_MEMCG] >= 0) {
-		const struct rung *r = &ladders[MP_CONCERN_MEMCG].rungs[a->chosen[MP_CONCERN_MEMCG]];
+		const struct rung *r =
+			&ladders[MP_CONCERN_MEMCG].rungs[a->chosen[MP_CONCERN_MEMCG]];
 
 		a->skel->rodata->memcg_val_in_pages = r->kind == TP_BTF || r->kind == RAW_TP;
 	}
@@ -572,6 +575,7 @@ static void polled_cats(struct mp_attr *a)
 	 * 7.2): where memory.stat has the key (v2), the total is taken there */
 	bool rounded = kd == TP_BTF || kd == RAW_TP;
 	struct mp_cg_stat st = { 0 };
+	struct mp_hook *memcg = &a->hooks[MP_CONCERN_MEMCG];
 	char cl[96] = "", rd[96] = "";
 
 	if (rounded && a->have_cg)
@@ -582,19 +586,19 @@ static void polled_cats(struct mp_attr *a)
 		bool by_round = rounded && st.have[k] && mp_cats[k].unit == MP_UNIT_BYTES;
 		char *l = by_clone ? cl : rd;
 
-		a->cat_polled[k] = a->hooks[MP_CONCERN_MEMCG].polled || by_clone || by_round;
-		a->cat_polled_reason[k] = a->hooks[MP_CONCERN_MEMCG].polled ? "polled" :
+		a->cat_polled[k] = memcg->polled || by_clone || by_round;
+		a->cat_polled_reason[k] = memcg->polled ? "polled" :
 					  by_clone ? "clone" : by_round ? "rounded" : NULL;
 		if (by_clone || by_round)
 			mp_appendf(l, sizeof(cl), "%s%s", l[0] ? ", " : "",
 				 mp_cat_names[k]);
 	}
 	if (cl[0])
-		snprintf(a->hooks[MP_CONCERN_MEMCG].missing, sizeof(a->hooks[MP_CONCERN_MEMCG].missing),
+		snprintf(memcg->missing, sizeof(memcg->missing),
 			 "%s: from memory.stat, no per-process split (__mod_memcg_state's body is "
 			 "the clone __mod_memcg_state.part.0 here, which no hook reaches)", cl);
 	else if (rd[0])
-		snprintf(a->hooks[MP_CONCERN_MEMCG].missing, sizeof(a->hooks[MP_CONCERN_MEMCG].missing),
+		snprintf(memcg->missing, sizeof(memcg->missing),
 			 "%s: totals from memory.stat, per-process shares approximate (the memcg "
 			 "tracepoints pass these byte counts rounded to pages)", rd);
 }

@@ -275,7 +275,8 @@ void mp_rec_start_attr(struct rec *r)
 		fprintf(stderr, "memprobe record: attribution off: %s\n",
 			errbuf[0] ? errbuf : "cannot get the cgroup's id");
 	else if (errbuf[0]) /* no BPF: the cgroup's files only */
-		fprintf(stderr, "memprobe record: %s; polling the cgroup's files instead\n", errbuf);
+		fprintf(stderr, "memprobe record: %s; polling the cgroup's files instead\n",
+			errbuf);
 }
 
 /* The mp_rec_baseline, then the command let go. Returns 0, or 127/126 when the
@@ -361,7 +362,8 @@ void mp_rec_watch(struct rec *r, uint64_t deadline_ms)
 		if (isatty(STDERR_FILENO))
 			status_line(r);
 		if (r->o.probe_at_s >= 0 && !r->probe_started && t >= r->o.probe_at_s * 1000.0)
-			r->probe_started = pthread_create(&r->probe_thread, NULL, probe_thread, r) == 0;
+			r->probe_started =
+				pthread_create(&r->probe_thread, NULL, probe_thread, r) == 0;
 		if (r->o.cmd) {
 			if (command_ended(r, t, deadline_ms))
 				return;

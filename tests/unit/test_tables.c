@@ -57,8 +57,8 @@ static void test_categories(void)
 		CHECK_STR(mp_cat_names[k], c->name, "mp_cat_names agrees with mp_cats");
 		for (int j = 0; j < k; j++) {
 			CHECK(strcmp(c->name, mp_cats[j].name) != 0, "name %s twice", c->name);
-			CHECK(!c->v1_key || !mp_cats[j].v1_key || strcmp(c->v1_key, mp_cats[j].v1_key),
-			      "v1 key %s twice", c->v1_key);
+			CHECK(!c->v1_key || !mp_cats[j].v1_key ||
+			      strcmp(c->v1_key, mp_cats[j].v1_key), "v1 key %s twice", c->v1_key);
 		}
 		CHECK(c->item_type && c->item && c->item[0], "%s has no stat item", c->name);
 		if (c->item_type && c->item)
