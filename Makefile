@@ -54,13 +54,13 @@ $(BUILD)/.deps: scripts/deps.sh
 	@touch $@
 deps: $(BUILD)/.deps
 
-$(BUILD)/memprobe.bpf.o: bpf/memprobe.bpf.c bpf/memprobe.h bpf/compat.bpf.h vmlinux/vmlinux.h | $(BUILD)/.deps
+$(BUILD)/memprobe.bpf.o: bpf/memprobe.bpf.c $(wildcard bpf/*.h) vmlinux/vmlinux.h | $(BUILD)/.deps
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(BUILD)/memprobe.skel.h: $(BUILD)/memprobe.bpf.o
 	$(BPFTOOL) gen skeleton $< name memprobe_bpf > $@
 
-$(BUILD)/%.o: user/%.c $(wildcard user/*.h) bpf/memprobe.h $(BUILD)/memprobe.skel.h
+$(BUILD)/%.o: user/%.c $(wildcard user/*.h) $(wildcard bpf/*.h) $(BUILD)/memprobe.skel.h
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(BUILD)/version: FORCE

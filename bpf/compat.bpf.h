@@ -3,7 +3,7 @@
  * Kernel-version shims that need code of their own, each with the change
  * that made it necessary. Nothing is keyed on a version number. The other
  * differences are handled where they arise: CO-RE existence checks on stat
- * items (IS_ITEM in memprobe.bpf.c: 5.10 lacks MEMCG_KMEM and a per-memcg
+ * items (cat_of in memprobe.bpf.c: 5.10 lacks MEMCG_KMEM and a per-memcg
  * NR_PAGETABLE, 7.x MEMCG_VMALLOC), and read-only flags user space sets from
  * the kernel's BTF before load (memcg_val_in_pages: the 6.13+ memcg
  * tracepoints pass pages; have_task_btf: bpf_get_current_task_btf() since

@@ -6,6 +6,8 @@
  * Everything is aggregated here; user space reads the maps once at the end.
  * Every program filters on the current task's (or the charged) memory cgroup
  * before it touches a map, so tasks outside the target pay only that check.
+ * That target walk (target.bpf.h) and the per-CPU slot every program counts
+ * in (slot.bpf.h) are in headers.
  *
  * Hooks come in ladders for the same concern (tp_btf, raw_tp, fentry,
  * kprobe); user space switches off, before load, every program it will not
@@ -19,11 +21,11 @@
 #include <bpf/bpf_core_read.h>
 #include "memprobe.h"
 #include "compat.bpf.h"
+#include "slot.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
 /* Set by user space before load. */
-const volatile __u64 target_cgid;      /* cgroup id (kernfs id) of the target memcg */
 const volatile __u32 page_size = 4096;
 const volatile __u32 stack_sample_period = 1; /* 0: no kernel stacks */
 /*
@@ -32,39 +34,10 @@ const volatile __u32 stack_sample_period = 1; /* 0: no kernel stacks */
  * fentry/kprobe see the item's own unit (pages, KiB or bytes).
  */
 const volatile bool memcg_val_in_pages = true;
-/* bpf_get_current_task_btf() exists (5.11+) */
-const volatile bool have_task_btf = true;
 /* __GFP_ACCOUNT, found by user space in BTF (an anonymous enum since 6.10). */
 const volatile __u64 gfp_account = 1ULL << 22;
 /* oom:mark_victim's first argument: a task_struct * (6.8+) or the pid. */
 const volatile bool mark_victim_has_task = true;
-/* Bumped on every cgroup migration, system-wide (rare). */
-__u64 migrate_gen;
-/* Set by user space once cgroup:cgroup_attach_task is attached: only then
- * can a task's verdict be kept until some task changes cgroup. */
-bool migrate_tp_live;
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(max_entries, 1024);
-	__type(key, __u32);
-	__type(value, struct mp_task_stat);
-} task_stats SEC(".maps");
-
-/* Process names, apart from the per-CPU counters so that exec can rename. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
-	__type(key, __u32);
-	__type(value, char[16]);
-} comms SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct mp_cpu);
-} cpu SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
@@ -94,195 +67,6 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4096);
 } oom_events SEC(".maps");
-
-static __always_inline struct mp_cpu *get_cpu(void)
-{
-	__u32 zero = 0;
-
-	return bpf_map_lookup_elem(&cpu, &zero);
-}
-
-static __always_inline void count_lost(int why)
-{
-	struct mp_cpu *c = get_cpu();
-
-	if (c)
-		c->totals.lost[why]++;
-}
-
-/*
- * True when @cgrp is the target cgroup or below it. Works on v1 and v2: the
- * cgroup is the memory controller's, taken from the css, not the task's
- * default-hierarchy cgroup that bpf_get_current_cgroup_id() reports.
- *
- * The walk compares each ancestor's id with the target's, so it needs no
- * depth from user space, which a cgroup namespace would hide. Two flavours:
- * plain loads through BTF pointers for tp_btf and fentry programs, probe
- * reads for kprobes and raw tracepoints.
- */
-#define MAX_DEPTH 32
-
-/*
- * The walk touches a few cold cache lines per level; every hook runs it.
- * A small per-CPU cache of verdicts, keyed by the css serial number (unique
- * for the boot, unlike an address a freed memcg leaves for another), answers
- * from a line that stays hot.
- */
-#define VERDICT_SLOTS 4
-
-struct verdict_cache {
-	struct {
-		__u64 serial_plus_1; /* 0: empty */
-		__u64 in_target;
-	} slot[VERDICT_SLOTS];
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct verdict_cache);
-} verdicts SEC(".maps");
-
-static __always_inline bool memcg_walk_btf(struct mem_cgroup *memcg)
-{
-	struct cgroup *cgrp = memcg->css.cgroup;
-
-	for (int i = 0; i < MAX_DEPTH && cgrp; i++) {
-		struct cgroup_subsys_state *parent;
-
-		if (cgrp->kn->id == target_cgid)
-			return true;
-		parent = cgrp->self.parent;
-		if (!parent)
-			return false;
-		cgrp = parent->cgroup;
-	}
-	return false;
-}
-
-static __always_inline bool memcg_in_target_btf(struct mem_cgroup *memcg)
-{
-	__u32 zero = 0, i;
-	struct verdict_cache *vc;
-	__u64 serial;
-	bool v;
-
-	if (!memcg)
-		return false;
-	serial = memcg->css.serial_nr + 1;
-	i = serial & (VERDICT_SLOTS - 1);
-	vc = bpf_map_lookup_elem(&verdicts, &zero);
-	if (vc && vc->slot[i].serial_plus_1 == serial)
-		return vc->slot[i].in_target;
-	v = memcg_walk_btf(memcg);
-	if (vc) {
-		vc->slot[i].serial_plus_1 = serial;
-		vc->slot[i].in_target = v;
-	}
-	return v;
-}
-
-static __always_inline bool memcg_in_target_probe(struct mem_cgroup *memcg)
-{
-	struct cgroup *cgrp = memcg ? BPF_CORE_READ(memcg, css.cgroup) : NULL;
-
-	for (int i = 0; i < MAX_DEPTH && cgrp; i++) {
-		if (BPF_CORE_READ(cgrp, kn, id) == target_cgid)
-			return true;
-		cgrp = BPF_CORE_READ(cgrp, self.parent, cgroup);
-	}
-	return false;
-}
-
-/*
- * The current task's memory cgroup is the target or below it
- * (mem_cgroup_from_task(): task->cgroups->subsys[memory_cgrp_id]; the css is
- * the first member of struct mem_cgroup). bpf_get_current_task_btf() came in
- * 5.11: before it, and in kprobes, the walk uses probe reads.
- */
-static __always_inline bool current_in_target(bool btf)
-{
-	int id = bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id);
-
-	if (id < 0 || id >= CGROUP_SUBSYS_COUNT_MAX)
-		return false;
-	if (btf && have_task_btf) {
-		struct task_struct *task = bpf_get_current_task_btf();
-
-		return memcg_in_target_btf((struct mem_cgroup *)task->cgroups->subsys[id]);
-	} else {
-		struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-
-		return memcg_in_target_probe(
-			(struct mem_cgroup *)BPF_CORE_READ(task, cgroups, subsys[id]));
-	}
-}
-
-static __always_inline struct mp_task_stat *get_task_stat(__u32 tgid)
-{
-	struct mp_task_stat *ts, zero = {};
-
-	ts = bpf_map_lookup_elem(&task_stats, &tgid);
-	if (ts)
-		return ts;
-	if (bpf_map_update_elem(&task_stats, &tgid, &zero, BPF_NOEXIST) &&
-	    bpf_map_lookup_elem(&task_stats, &tgid) == NULL) {
-		count_lost(MP_LOST_TASK_MAP_FULL);
-		return NULL;
-	}
-	return bpf_map_lookup_elem(&task_stats, &tgid);
-}
-
-/* Move the pending counters of the slot's task into the per-task map. */
-static __always_inline void flush(struct mp_cpu *c)
-{
-	struct mp_task_stat *ts;
-
-	if (!c->in_target || !c->tgid)
-		return;
-	c->seq++;
-	ts = get_task_stat(c->tgid);
-	if (ts) {
-		ts->faults += c->pending.faults;
-		ts->user_pages += c->pending.user_pages;
-		ts->kernel_pages += c->pending.kernel_pages;
-		ts->charged_pages += c->pending.charged_pages;
-#pragma unroll
-		for (int k = 0; k < MP_NR_CATS; k++)
-			ts->charge_bytes[k] += c->pending.charge_bytes[k];
-	}
-	__builtin_memset(&c->pending, 0, sizeof(c->pending));
-	c->seq++;
-}
-
-/*
- * This CPU's slot, holding the current task: the fast path is one per-CPU
- * lookup and two compares. On another task, the last one's counters are
- * flushed and the new one's verdict is taken (and its name kept).
- */
-static __always_inline struct mp_cpu *cpu_for_current(bool btf)
-{
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	struct mp_cpu *c = get_cpu();
-	__u64 gen = migrate_gen;
-
-	if (!c)
-		return NULL;
-	if (c->tgid == tgid && c->gen == gen && migrate_tp_live && tgid)
-		return c;
-	flush(c);
-	c->tgid = tgid;
-	c->gen = gen;
-	c->in_target = tgid && current_in_target(btf);
-	if (c->in_target) {
-		char comm[16];
-
-		bpf_get_current_comm(comm, sizeof(comm));
-		bpf_map_update_elem(&comms, &tgid, comm, BPF_NOEXIST);
-	}
-	return c;
-}
 
 /* ---- page faults ------------------------------------------------------ */
 
@@ -467,58 +251,44 @@ int BPF_PROG(raw_tp_mm_page_free, struct page *page, unsigned int order)
 /* ---- memcg stat updates ----------------------------------------------- */
 
 /*
- * Map a memcg stat item to a memory.stat category. Item numbers differ by
- * kernel version and config, so every one is resolved through BTF.
+ * Which hook passes an enum's items: mod_memcg_lruvec_state the
+ * node_stat_item ones, mod_memcg_state the memcg_stat_item ones (5.10's
+ * __mod_memcg_lruvec_state also calls __mod_memcg_state with its node item:
+ * counted once, on the lruvec side). One line per enum type of
+ * bpf/categories.h.
+ */
+#define MP_LRUVEC_node_stat_item	true
+#define MP_LRUVEC_node_stat_item___7x	true
+#define MP_LRUVEC_memcg_stat_item	false
+
+/* item is the enumerator E of enum T, passed by this hook, on a kernel that
+ * has it at all */
+#define IS_ITEM(T, E)								\
+	(MP_LRUVEC_##T == lruvec && bpf_core_enum_value_exists(enum T, E) &&	\
+	 item == bpf_core_enum_value(enum T, E))
+
+static __always_inline int unit_bytes(enum mp_unit u)
+{
+	return u == MP_UNIT_BYTES ? 1 : u == MP_UNIT_KIB ? 1024 : page_size;
+}
+
+/*
+ * Map a memcg stat item to a memory.stat category, by bpf/categories.h.
+ * Item numbers differ by kernel version and config, so every one is
+ * resolved through BTF.
  * @lruvec: the item is an enum node_stat_item (mod_memcg_lruvec_state),
  * else an enum memcg_stat_item (mod_memcg_state).
  * *unit: bytes per unit of val as the kernel function sees it.
  */
-/* item is the enumerator E of enum T, on a kernel that has it at all */
-#define IS_ITEM(T, E) \
-	(bpf_core_enum_value_exists(enum T, E) && item == bpf_core_enum_value(enum T, E))
-
-static __always_inline int item_to_cat(int item, bool lruvec, int *unit)
+static __always_inline int cat_of(int item, bool lruvec, int *unit)
 {
-	*unit = page_size;
-	if (lruvec) {
-		if (IS_ITEM(node_stat_item, NR_ANON_MAPPED))
-			return MP_CAT_ANON;
-		if (IS_ITEM(node_stat_item, NR_FILE_PAGES))
-			return MP_CAT_FILE;
-		if (IS_ITEM(node_stat_item, NR_SHMEM))
-			return MP_CAT_SHMEM;
-		/* a zone stat on 5.10: no per-memcg count there */
-		if (IS_ITEM(node_stat_item, NR_PAGETABLE))
-			return MP_CAT_PAGETABLES;
-		if (IS_ITEM(node_stat_item, NR_SECONDARY_PAGETABLE))
-			return MP_CAT_SEC_PAGETABLES;
-		if (IS_ITEM(node_stat_item, NR_KERNEL_STACK_KB)) {
-			*unit = 1024;
-			return MP_CAT_KERNEL_STACK;
-		}
-		if (IS_ITEM(node_stat_item, NR_SLAB_RECLAIMABLE_B)) {
-			*unit = 1;
-			return MP_CAT_SLAB_RECLAIMABLE;
-		}
-		if (IS_ITEM(node_stat_item, NR_SLAB_UNRECLAIMABLE_B)) {
-			*unit = 1;
-			return MP_CAT_SLAB_UNRECLAIMABLE;
-		}
-		if (IS_ITEM(node_stat_item___7x, NR_VMALLOC___7x))
-			return MP_CAT_VMALLOC;
-		return -1;
+#define CAT_OF(id, name, v1, u, part, T, E, ...)				\
+	if (IS_ITEM(T, E) __VA_OPT__(|| IS_ITEM(__VA_ARGS__))) {		\
+		*unit = unit_bytes(MP_UNIT_##u);				\
+		return MP_CAT_##id;						\
 	}
-	/* absent on 5.10, which keeps no per-memcg kernel total */
-	if (IS_ITEM(memcg_stat_item, MEMCG_KMEM))
-		return MP_CAT_KERNEL;
-	if (IS_ITEM(memcg_stat_item, MEMCG_SOCK))
-		return MP_CAT_SOCK;
-	if (IS_ITEM(memcg_stat_item, MEMCG_VMALLOC))
-		return MP_CAT_VMALLOC;
-	if (IS_ITEM(memcg_stat_item, MEMCG_PERCPU_B)) {
-		*unit = 1;
-		return MP_CAT_PERCPU;
-	}
+	MP_CATEGORIES(CAT_OF)
+#undef CAT_OF
 	return -1;
 }
 
@@ -529,7 +299,7 @@ static __always_inline int on_memcg_stat(struct mem_cgroup *memcg, int item,
 	__s64 bytes;
 	int unit, cat;
 
-	cat = item_to_cat(item, lruvec, &unit);
+	cat = cat_of(item, lruvec, &unit);
 	if (cat < 0 || !val)
 		return 0;
 	if (btf ? !memcg_in_target_btf(memcg) : !memcg_in_target_probe(memcg))
@@ -637,28 +407,16 @@ static __always_inline int on_charge(struct mem_cgroup *memcg, unsigned int nr_p
 	return 0;
 }
 
-SEC("?fentry/try_charge_memcg")
-int BPF_PROG(fentry_try_charge_memcg, struct mem_cgroup *memcg, gfp_t gfp,
-	     unsigned int nr_pages)
-{
-	return on_charge(memcg, nr_pages, true);
-}
-
-SEC("?fentry/try_charge")
+/* The function is chosen at open (attr_plan.c): try_charge_memcg, or
+ * try_charge before 5.15, with the same arguments. */
+SEC("?fentry")
 int BPF_PROG(fentry_try_charge, struct mem_cgroup *memcg, gfp_t gfp,
 	     unsigned int nr_pages)
 {
 	return on_charge(memcg, nr_pages, true);
 }
 
-SEC("?kprobe/try_charge_memcg")
-int BPF_KPROBE(kprobe_try_charge_memcg, struct mem_cgroup *memcg, gfp_t gfp,
-	       unsigned int nr_pages)
-{
-	return on_charge(memcg, nr_pages, false);
-}
-
-SEC("?kprobe/try_charge")
+SEC("?kprobe")
 int BPF_KPROBE(kprobe_try_charge, struct mem_cgroup *memcg, gfp_t gfp,
 	       unsigned int nr_pages)
 {

@@ -1,32 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Types shared by the BPF programs (bpf/memprobe.bpf.c) and user space
- * (user/attr.c). Everything here is plain fixed-width data: both sides must
- * agree on layout without BTF.
+ * (user/attr_plan.c, user/attr_snap.c). Everything here is plain
+ * fixed-width data: both sides must agree on layout without BTF.
  */
 #ifndef MEMPROBE_SHARED_H
 #define MEMPROBE_SHARED_H
 
+#include "categories.h"
+
 /*
- * Charge categories, named after memory.stat keys. The BPF side turns the
- * kernel's memcg stat items (enum node_stat_item / enum memcg_stat_item,
- * resolved through CO-RE) into these indices.
+ * Charge categories, named after memory.stat keys (bpf/categories.h). The
+ * BPF side turns the kernel's memcg stat items (enum node_stat_item / enum
+ * memcg_stat_item, resolved through CO-RE) into these indices.
  * MP_CAT_KERNEL is MEMCG_KMEM: every kmem charge, a superset of pagetables,
  * kernel_stack, slab, percpu and vmalloc; sock is charged apart from it.
  */
 enum mp_cat {
-	MP_CAT_ANON,
-	MP_CAT_FILE,
-	MP_CAT_SHMEM,
-	MP_CAT_PAGETABLES,
-	MP_CAT_SEC_PAGETABLES,
-	MP_CAT_KERNEL_STACK,
-	MP_CAT_SLAB_RECLAIMABLE,
-	MP_CAT_SLAB_UNRECLAIMABLE,
-	MP_CAT_PERCPU,
-	MP_CAT_SOCK,
-	MP_CAT_VMALLOC,
-	MP_CAT_KERNEL,
+#define MP_CAT_ENUM(id, ...) MP_CAT_##id,
+	MP_CATEGORIES(MP_CAT_ENUM)
+#undef MP_CAT_ENUM
 	MP_NR_CATS,
 };
 
@@ -45,14 +38,37 @@ enum mp_lost {
 	MP_NR_LOST,
 };
 
+/*
+ * Per process (tgid) counters, declared once: struct mp_task_stat (the BPF
+ * map's value), struct mp_task_row (user space, attr.h) and the helpers that
+ * add and subtract them (mp_task_stat_add below, attr_snap.c) are expanded
+ * from this list. Each is a __u64 count; a new one is one line here.
+ */
+#define MP_TASK_COUNTERS(X)							\
+	X(faults)            /* user page faults */				\
+	X(user_pages)        /* pages allocated, migratetype movable */		\
+	X(kernel_pages)      /* pages allocated, other migratetypes */		\
+	X(charged_pages)     /* gross pages asked of try_charge_memcg() */
+
+#define MP_TASK_COUNTER_FIELD(name) __u64 name;
+/* The members of struct mp_task_stat, for the structs that embed them. */
+#define MP_TASK_STAT_MEMBERS							\
+	MP_TASK_COUNTERS(MP_TASK_COUNTER_FIELD)					\
+	__s64 charge_bytes[MP_NR_CATS]; /* net memcg stat change, bytes */
+
 /* Per process (tgid) counters, one copy per CPU: user space sums them. */
 struct mp_task_stat {
-	__u64 faults;               /* user page faults */
-	__u64 user_pages;           /* pages allocated, migratetype movable */
-	__u64 kernel_pages;         /* pages allocated, other migratetypes */
-	__s64 charge_bytes[MP_NR_CATS]; /* net memcg stat change, bytes */
-	__u64 charged_pages;        /* gross pages asked of try_charge_memcg() */
+	MP_TASK_STAT_MEMBERS
 };
+
+/*
+ * Whole-target counters summed over CPUs and subtracted between snapshots
+ * (attr_snap.c); the arrays below and lost (cumulative) are handled apart.
+ */
+#define MP_TOTAL_COUNTERS(X)							\
+	X(kernel_pages_freed)  /* tracked kernel pages freed (any context) */	\
+	X(memcg_events)        /* memcg stat updates counted */			\
+	X(charged_pages)       /* gross pages charged, any context */
 
 /* Whole-target counters, one copy per CPU (single-slot per-CPU array):
  * what a timeline reads every interval without walking the per-task map. */
@@ -60,9 +76,7 @@ struct mp_totals {
 	__u64 faults;               /* (kept in struct mp_cpu by the BPF side) */
 	__s64 charge_bytes[MP_NR_CATS];
 	__u64 alloc_pages_by_order[2][MP_MAX_ORDER + 1]; /* [0] user, [1] kernel */
-	__u64 kernel_pages_freed;   /* tracked kernel pages freed (any context) */
-	__u64 memcg_events;         /* memcg stat updates counted */
-	__u64 charged_pages;        /* gross pages charged, any context */
+	MP_TOTAL_COUNTERS(MP_TASK_COUNTER_FIELD)
 	__u64 lost[MP_NR_LOST];
 	__u64 sample_tick;          /* kernel allocations seen, for sampling stacks */
 };
@@ -113,5 +127,33 @@ struct mp_oom_event {
 	__u32 trigger_pid;  /* the task that ran the OOM killer */
 	char comm[16];      /* the victim's */
 };
+
+#ifdef __bpf__
+#define MP_UNROLL _Pragma("unroll")
+#else
+#define MP_UNROLL
+#endif
+
+/* d += s, counter by counter: the BPF side's flush, user space's sums. */
+static inline __attribute__((always_inline)) void
+mp_task_stat_add(struct mp_task_stat *d, const struct mp_task_stat *s)
+{
+#define MP_ADD(name) d->name += s->name;
+	MP_TASK_COUNTERS(MP_ADD)
+#undef MP_ADD
+	MP_UNROLL
+	for (int k = 0; k < MP_NR_CATS; k++)
+		d->charge_bytes[k] += s->charge_bytes[k];
+}
+
+/* d -= s, counter by counter: the difference of two snapshots. */
+static inline void mp_task_stat_sub(struct mp_task_stat *d, const struct mp_task_stat *s)
+{
+#define MP_SUB(name) d->name -= s->name;
+	MP_TASK_COUNTERS(MP_SUB)
+#undef MP_SUB
+	for (int k = 0; k < MP_NR_CATS; k++)
+		d->charge_bytes[k] -= s->charge_bytes[k];
+}
 
 #endif

@@ -49,7 +49,8 @@ struct mp_hook {
 	bool polled;         /* hook names a cgroup file read instead of a BPF program */
 	const char *missing_reason; /* NULL, or no_hook (no usable rung), polled (no BPF
 				     * rung: a file stands in), attach_failed */
-	char missing[320];   /* what is lost and why (no hook, polled, attach failed); "" if nothing */
+	char missing[320];   /* what is lost and why (no hook, polled, attach failed);
+			      * "" if nothing */
 };
 
 struct mp_attr_opts {
@@ -61,15 +62,20 @@ struct mp_attr_opts {
 	bool judge_all_rungs;        /* probe every rung, not only down to the first usable */
 };
 
-/* Per process, summed over CPUs. */
+/*
+ * Per process, summed over CPUs: the counters of struct mp_task_stat
+ * (memprobe.h's MP_TASK_COUNTERS and charge_bytes), by name (.faults,
+ * .charge_bytes[k]) or as one (.stat, for mp_task_stat_add and _sub).
+ */
 struct mp_task_row {
 	uint32_t tgid;
 	char comm[16];
-	uint64_t faults;
-	uint64_t user_pages;
-	uint64_t kernel_pages;
-	uint64_t charged_pages;   /* gross pages asked of try_charge_memcg() */
-	int64_t charge_bytes[MP_NR_CATS];
+	union {
+		struct mp_task_stat stat;
+		struct {
+			MP_TASK_STAT_MEMBERS
+		};
+	};
 };
 
 /* Per (kernel stack, process). */

@@ -19,25 +19,9 @@
 #include "util.h"
 
 const char *const mp_cat_names[MP_NR_CATS] = {
-	[MP_CAT_ANON] = "anon",
-	[MP_CAT_FILE] = "file",
-	[MP_CAT_SHMEM] = "shmem",
-	[MP_CAT_PAGETABLES] = "pagetables",
-	[MP_CAT_SEC_PAGETABLES] = "sec_pagetables",
-	[MP_CAT_KERNEL_STACK] = "kernel_stack",
-	[MP_CAT_SLAB_RECLAIMABLE] = "slab_reclaimable",
-	[MP_CAT_SLAB_UNRECLAIMABLE] = "slab_unreclaimable",
-	[MP_CAT_PERCPU] = "percpu",
-	[MP_CAT_SOCK] = "sock",
-	[MP_CAT_VMALLOC] = "vmalloc",
-	[MP_CAT_KERNEL] = "kernel",
-};
-
-const char *const mp_lost_names[MP_NR_LOST] = {
-	[MP_LOST_TASK_MAP_FULL] = "task_map_full",
-	[MP_LOST_STACK_MAP_FULL] = "stack_map_full",
-	[MP_LOST_STACK_STAT_FULL] = "stack_stat_map_full",
-	[MP_LOST_LIVE_PAGE_FULL] = "live_page_map_full",
+#define MP_CAT_NAME(id, name, ...) [MP_CAT_##id] = name,
+	MP_CATEGORIES(MP_CAT_NAME)
+#undef MP_CAT_NAME
 };
 
 /* One rung of a ladder: one or two programs and what they need. */
@@ -70,31 +54,46 @@ static const struct ladder {
 	struct rung rungs[MAX_RUNGS];
 } ladders[MP_NR_CONCERNS] = {
 	[MP_CONCERN_FAULTS] = { "faults", "page faults", {
-		{ TP_BTF, "tracepoint exceptions:page_fault_user", { "page_fault_user" }, { PROG(tp_page_fault_user) } },
-		{ RAW_TP, "raw tracepoint exceptions:page_fault_user", { "page_fault_user" }, { PROG(raw_tp_page_fault_user) } },
-		{ FENTRY, "fentry handle_mm_fault", { "handle_mm_fault" }, { PROG(fentry_handle_mm_fault) } },
-		{ KPROBE, "kprobe handle_mm_fault", { "handle_mm_fault" }, { PROG(kprobe_handle_mm_fault) } },
-		{ POLL, "polling memory.stat pgfault (the cgroup's total only)", { 0 }, { 0 }, "memory.stat pgfault" },
+		{ TP_BTF, "tracepoint exceptions:page_fault_user",
+		  { "page_fault_user" }, { PROG(tp_page_fault_user) } },
+		{ RAW_TP, "raw tracepoint exceptions:page_fault_user",
+		  { "page_fault_user" }, { PROG(raw_tp_page_fault_user) } },
+		{ FENTRY, "fentry handle_mm_fault",
+		  { "handle_mm_fault" }, { PROG(fentry_handle_mm_fault) } },
+		{ KPROBE, "kprobe handle_mm_fault",
+		  { "handle_mm_fault" }, { PROG(kprobe_handle_mm_fault) } },
+		{ POLL, "polling memory.stat pgfault (the cgroup's total only)",
+		  { 0 }, { 0 }, "memory.stat pgfault" },
 	} },
 	[MP_CONCERN_ALLOC] = { "alloc", "page allocation", {
-		{ TP_BTF, "tracepoint kmem:mm_page_alloc", { "mm_page_alloc" }, { PROG(tp_mm_page_alloc) } },
-		{ RAW_TP, "raw tracepoint kmem:mm_page_alloc", { "mm_page_alloc" }, { PROG(raw_tp_mm_page_alloc) } },
+		{ TP_BTF, "tracepoint kmem:mm_page_alloc",
+		  { "mm_page_alloc" }, { PROG(tp_mm_page_alloc) } },
+		{ RAW_TP, "raw tracepoint kmem:mm_page_alloc",
+		  { "mm_page_alloc" }, { PROG(raw_tp_mm_page_alloc) } },
 	} },
 	[MP_CONCERN_FREE] = { "free", "page free", {
-		{ TP_BTF, "tracepoint kmem:mm_page_free", { "mm_page_free" }, { PROG(tp_mm_page_free) } },
-		{ RAW_TP, "raw tracepoint kmem:mm_page_free", { "mm_page_free" }, { PROG(raw_tp_mm_page_free) } },
+		{ TP_BTF, "tracepoint kmem:mm_page_free",
+		  { "mm_page_free" }, { PROG(tp_mm_page_free) } },
+		{ RAW_TP, "raw tracepoint kmem:mm_page_free",
+		  { "mm_page_free" }, { PROG(raw_tp_mm_page_free) } },
 	} },
 	[MP_CONCERN_MIGRATE] = { "migrate", "cgroup migrations", {
-		{ TP_BTF, "tracepoint cgroup:cgroup_attach_task", { "cgroup_attach_task" }, { PROG(tp_cgroup_attach_task) } },
-		{ RAW_TP, "raw tracepoint cgroup:cgroup_attach_task", { "cgroup_attach_task" }, { PROG(raw_tp_cgroup_attach_task) } },
+		{ TP_BTF, "tracepoint cgroup:cgroup_attach_task",
+		  { "cgroup_attach_task" }, { PROG(tp_cgroup_attach_task) } },
+		{ RAW_TP, "raw tracepoint cgroup:cgroup_attach_task",
+		  { "cgroup_attach_task" }, { PROG(raw_tp_cgroup_attach_task) } },
 	} },
 	[MP_CONCERN_COMM] = { "comm", "process names", {
-		{ TP_BTF, "tracepoint sched:sched_process_exec", { "sched_process_exec" }, { PROG(tp_sched_process_exec) } },
-		{ RAW_TP, "raw tracepoint sched:sched_process_exec", { "sched_process_exec" }, { PROG(raw_tp_sched_process_exec) } },
+		{ TP_BTF, "tracepoint sched:sched_process_exec",
+		  { "sched_process_exec" }, { PROG(tp_sched_process_exec) } },
+		{ RAW_TP, "raw tracepoint sched:sched_process_exec",
+		  { "sched_process_exec" }, { PROG(raw_tp_sched_process_exec) } },
 	} },
 	[MP_CONCERN_OOM] = { "oom", "OOM kills", {
-		{ RAW_TP, "raw tracepoint oom:mark_victim", { "mark_victim" }, { PROG(raw_tp_mark_victim) } },
-		{ POLL, "polling the cgroup's oom_kill counter (no victim names)", { 0 }, { 0 }, "oom_kill counter" },
+		{ RAW_TP, "raw tracepoint oom:mark_victim",
+		  { "mark_victim" }, { PROG(raw_tp_mark_victim) } },
+		{ POLL, "polling the cgroup's oom_kill counter (no victim names)",
+		  { 0 }, { 0 }, "oom_kill counter" },
 	} },
 	[MP_CONCERN_MEMCG] = { "memcg", "memcg stat updates", {
 		{ TP_BTF, "tracepoint memcg:mod_memcg_state + mod_memcg_lruvec_state",
@@ -109,14 +108,21 @@ static const struct ladder {
 		{ KPROBE, "kprobe __mod_memcg_state + __mod_memcg_lruvec_state",
 		  { "__mod_memcg_state", "__mod_memcg_lruvec_state" },
 		  { PROG(kprobe_mod_memcg_state), PROG(kprobe_mod_memcg_lruvec_state) } },
-		{ POLL, "polling memory.stat (the cgroup's totals only)", { 0 }, { 0 }, "memory.stat" },
+		{ POLL, "polling memory.stat (the cgroup's totals only)",
+		  { 0 }, { 0 }, "memory.stat" },
 	} },
 	[MP_CONCERN_CHARGE] = { "charge", "memcg charge", {
-		{ FENTRY, "fentry try_charge_memcg", { "try_charge_memcg" }, { PROG(fentry_try_charge_memcg) } },
-		{ FENTRY, "fentry try_charge", { "try_charge" }, { PROG(fentry_try_charge) } },
-		{ KPROBE, "kprobe try_charge_memcg", { "try_charge_memcg" }, { PROG(kprobe_try_charge_memcg) } },
-		{ KPROBE, "kprobe try_charge", { "try_charge" }, { PROG(kprobe_try_charge) } },
-		{ POLL, "polling the cgroup's usage (no per-process charges)", { 0 }, { 0 }, "usage" },
+		/* one program per kind, its function set at open (prepare_progs) */
+		{ FENTRY, "fentry try_charge_memcg",
+		  { "try_charge_memcg" }, { PROG(fentry_try_charge) } },
+		{ FENTRY, "fentry try_charge",
+		  { "try_charge" }, { PROG(fentry_try_charge) } },
+		{ KPROBE, "kprobe try_charge_memcg",
+		  { "try_charge_memcg" }, { PROG(kprobe_try_charge) } },
+		{ KPROBE, "kprobe try_charge",
+		  { "try_charge" }, { PROG(kprobe_try_charge) } },
+		{ POLL, "polling the cgroup's usage (no per-process charges)",
+		  { 0 }, { 0 }, "usage" },
 	} },
 };
 
@@ -124,23 +130,6 @@ static int rung_nprogs(const struct rung *r)
 {
 	return r->kind == POLL ? 0 : r->fn[1] ? 2 : 1;
 }
-
-/* The stat items behind each category (either one; 7.x moved vmalloc). */
-static const struct { const char *type, *item, *type2, *item2; } cat_items[MP_NR_CATS] = {
-	[MP_CAT_ANON] = { "node_stat_item", "NR_ANON_MAPPED" },
-	[MP_CAT_FILE] = { "node_stat_item", "NR_FILE_PAGES" },
-	[MP_CAT_SHMEM] = { "node_stat_item", "NR_SHMEM" },
-	[MP_CAT_PAGETABLES] = { "node_stat_item", "NR_PAGETABLE" },
-	[MP_CAT_SEC_PAGETABLES] = { "node_stat_item", "NR_SECONDARY_PAGETABLE" },
-	[MP_CAT_KERNEL_STACK] = { "node_stat_item", "NR_KERNEL_STACK_KB" },
-	[MP_CAT_SLAB_RECLAIMABLE] = { "node_stat_item", "NR_SLAB_RECLAIMABLE_B" },
-	[MP_CAT_SLAB_UNRECLAIMABLE] = { "node_stat_item", "NR_SLAB_UNRECLAIMABLE_B" },
-	[MP_CAT_PERCPU] = { "memcg_stat_item", "MEMCG_PERCPU_B" },
-	[MP_CAT_SOCK] = { "memcg_stat_item", "MEMCG_SOCK" },
-	[MP_CAT_VMALLOC] = { "memcg_stat_item", "MEMCG_VMALLOC", "node_stat_item", "NR_VMALLOC" },
-	[MP_CAT_KERNEL] = { "memcg_stat_item", "MEMCG_KMEM" },
-};
-
 
 /*
  * What memprobe needs to know of the running kernel's BTF, learnt in one
@@ -172,6 +161,22 @@ static bool mark_victim_has_task(const struct btf *btf, const struct btf_type *t
 	return t && btf_is_ptr(t);
 }
 
+/* Is enumerator m of enum type the stat item type_, item (CO-RE names)? */
+static bool is_item(const char *type, const char *m, const char *type_, const char *item)
+{
+	return type_ && mp_core_name_eq(type, type_) && mp_core_name_eq(m, item);
+}
+
+/* Does enum type hold a category's stat item? */
+static bool is_item_enum(const char *type)
+{
+	for (int c = 0; c < MP_NR_CATS; c++)
+		if (mp_core_name_eq(type, mp_cats[c].item_type) ||
+		    (mp_cats[c].alt_type && mp_core_name_eq(type, mp_cats[c].alt_type)))
+			return true;
+	return false;
+}
+
 static void learn_enum(const struct btf *btf, const struct btf_type *t, const char *name,
 		       struct kfacts *k)
 {
@@ -191,10 +196,8 @@ static void learn_enum(const struct btf *btf, const struct btf_type *t, const ch
 				k->have_task_btf = true;
 		} else {
 			for (int c = 0; c < MP_NR_CATS; c++)
-				if ((!strcmp(name, cat_items[c].type) && !strcmp(m, cat_items[c].item)) ||
-				    (cat_items[c].type2 && !strcmp(name, cat_items[c].type2) &&
-				     !strcmp(m, cat_items[c].item2)))
-					k->cat[c] = true;
+				k->cat[c] |= is_item(name, m, mp_cats[c].item_type, mp_cats[c].item) ||
+					     is_item(name, m, mp_cats[c].alt_type, mp_cats[c].alt_item);
 		}
 	}
 }
@@ -210,8 +213,7 @@ static void learn_kernel(const struct btf *btf, struct kfacts *k)
 		bool tp = btf_is_typedef(t) && strncmp(name, "btf_trace_", 10) == 0;
 
 		if (btf_is_enum(t)) {
-			if (!name[0] || !strcmp(name, "bpf_func_id") || !strcmp(name, "node_stat_item") ||
-			    !strcmp(name, "memcg_stat_item"))
+			if (!name[0] || !strcmp(name, "bpf_func_id") || is_item_enum(name))
 				learn_enum(btf, t, name, k);
 			continue;
 		}
@@ -276,7 +278,8 @@ static bool denied(const struct rung *r)
 
 	if (!env || !*env || !(buf = strdup(env)))
 		return false;
-	for (char *w = strtok_r(buf, ", \t\n", &save); w && !hit; w = strtok_r(NULL, ", \t\n", &save)) {
+	for (char *w = strtok_r(buf, ", \t\n", &save); w && !hit;
+	     w = strtok_r(NULL, ", \t\n", &save)) {
 		bool known = false;
 
 		if (r) {
@@ -287,9 +290,10 @@ static bool denied(const struct rung *r)
 			for (int i = 0; i < MAX_RUNGS && ladders[c].rungs[i].label && !known; i++)
 				known = names_rung(w, &ladders[c].rungs[i]);
 		if (!known)
-			fprintf(stderr, "memprobe: MEMPROBE_DENY_HOOKS: '%s' names no hook; give kinds "
-				"(tp_btf, raw_tp, fentry, kprobe, poll) or tracepoint and function names "
-				"as `memprobe limits --features` lists them\n", w);
+			fprintf(stderr, "memprobe: MEMPROBE_DENY_HOOKS: '%s' names no hook; "
+				"give kinds (tp_btf, raw_tp, fentry, kprobe, poll) or tracepoint "
+				"and function names as `memprobe limits --features` lists them\n",
+				w);
 	}
 	free(buf);
 	return hit;
@@ -431,20 +435,51 @@ static void plan(struct mp_attr *a, const struct kfacts *k, bool all)
 	}
 }
 
-/* Load the chosen rungs' programs only: all off, then the chosen on (the
- * skeleton's programs, not the ladders, are what must all be covered). */
-static void set_autoload(struct mp_attr *a)
+/*
+ * Load the chosen rungs' programs only: all off, then the chosen on (the
+ * skeleton's programs, not the ladders, are what must all be covered). A
+ * fentry program is given its function here, as bcc's libbpf-tools do, so
+ * that one program serves the rungs that differ only by the function
+ * (try_charge_memcg, or try_charge before 5.15). Returns 0, or -errno when
+ * libbpf cannot resolve a function: that rung is marked failed.
+ */
+static int prepare_progs(struct mp_attr *a)
 {
 	struct bpf_program *p;
+	int ret;
 
 	bpf_object__for_each_program(p, a->skel->obj)
 		bpf_program__set_autoload(p, false);
 	for (int c = 0; c < MP_NR_CONCERNS; c++) {
-		const struct rung *r = a->chosen[c] >= 0 ? &ladders[c].rungs[a->chosen[c]] : NULL;
+		int i = a->chosen[c];
+		const struct rung *r = i >= 0 ? &ladders[c].rungs[i] : NULL;
 
-		for (int j = 0; r && j < rung_nprogs(r); j++)
-			bpf_program__set_autoload(rung_prog(a->skel, r, j), true);
+		for (int j = 0; r && j < rung_nprogs(r); j++) {
+			p = rung_prog(a->skel, r, j);
+			bpf_program__set_autoload(p, true);
+			if (r->kind != FENTRY)
+				continue;
+			ret = bpf_program__set_attach_target(p, 0, r->fn[j]);
+			if (ret) {
+				snprintf(a->why_not[c][i], sizeof(a->why_not[c][i]),
+					 "failed to load: %s", strerror(-ret));
+				return ret;
+			}
+		}
 	}
+	return 0;
+}
+
+/* Attach program j of rung r: a kprobe names its function here (the
+ * program's section may not), the others attach as their section says or
+ * as prepare_progs set. NULL and errno on failure. */
+static struct bpf_link *attach_prog(struct mp_attr *a, const struct rung *r, int j)
+{
+	struct bpf_program *p = rung_prog(a->skel, r, j);
+
+	if (r->kind == KPROBE)
+		return bpf_program__attach_kprobe(p, false, r->fn[j]);
+	return bpf_program__attach(p);
 }
 
 static int open_skel(struct mp_attr *a, const struct mp_attr_opts *o, const struct kfacts *k)
@@ -459,7 +494,8 @@ static int open_skel(struct mp_attr *a, const struct mp_attr_opts *o, const stru
 	a->skel->rodata->stack_sample_period = o->stack_sample_period;
 	/* the memcg tracepoints pass pages; the functions, the item's unit */
 	if (a->chosen[MP_CONCERN_MEMCG] >= 0) {
-		const struct rung *r = &ladders[MP_CONCERN_MEMCG].rungs[a->chosen[MP_CONCERN_MEMCG]];
+		const struct rung *r =
+			&ladders[MP_CONCERN_MEMCG].rungs[a->chosen[MP_CONCERN_MEMCG]];
 
 		a->skel->rodata->memcg_val_in_pages = r->kind == TP_BTF || r->kind == RAW_TP;
 	}
@@ -539,29 +575,30 @@ static void polled_cats(struct mp_attr *a)
 	 * 7.2): where memory.stat has the key (v2), the total is taken there */
 	bool rounded = kd == TP_BTF || kd == RAW_TP;
 	struct mp_cg_stat st = { 0 };
+	struct mp_hook *memcg = &a->hooks[MP_CONCERN_MEMCG];
 	char cl[96] = "", rd[96] = "";
 
 	if (rounded && a->have_cg)
 		mp_cgroup_stat("", &a->cg, &st);
 	for (int k = 0; k < MP_NR_CATS; k++) {
-		bool by_clone = clone && a->cat_ok[k] && !strcmp(cat_items[k].type, "memcg_stat_item");
-		bool by_round = rounded && st.have[k] && (k == MP_CAT_SLAB_RECLAIMABLE ||
-			k == MP_CAT_SLAB_UNRECLAIMABLE || k == MP_CAT_PERCPU);
+		bool by_clone = clone && a->cat_ok[k] &&
+				!strcmp(mp_cats[k].item_type, "memcg_stat_item");
+		bool by_round = rounded && st.have[k] && mp_cats[k].unit == MP_UNIT_BYTES;
 		char *l = by_clone ? cl : rd;
 
-		a->cat_polled[k] = a->hooks[MP_CONCERN_MEMCG].polled || by_clone || by_round;
-		a->cat_polled_reason[k] = a->hooks[MP_CONCERN_MEMCG].polled ? "polled" :
+		a->cat_polled[k] = memcg->polled || by_clone || by_round;
+		a->cat_polled_reason[k] = memcg->polled ? "polled" :
 					  by_clone ? "clone" : by_round ? "rounded" : NULL;
 		if (by_clone || by_round)
 			mp_appendf(l, sizeof(cl), "%s%s", l[0] ? ", " : "",
 				 mp_cat_names[k]);
 	}
 	if (cl[0])
-		snprintf(a->hooks[MP_CONCERN_MEMCG].missing, sizeof(a->hooks[MP_CONCERN_MEMCG].missing),
+		snprintf(memcg->missing, sizeof(memcg->missing),
 			 "%s: from memory.stat, no per-process split (__mod_memcg_state's body is "
 			 "the clone __mod_memcg_state.part.0 here, which no hook reaches)", cl);
 	else if (rd[0])
-		snprintf(a->hooks[MP_CONCERN_MEMCG].missing, sizeof(a->hooks[MP_CONCERN_MEMCG].missing),
+		snprintf(memcg->missing, sizeof(memcg->missing),
 			 "%s: totals from memory.stat, per-process shares approximate (the memcg "
 			 "tracepoints pass these byte counts rounded to pages)", rd);
 }
@@ -587,12 +624,120 @@ static void use_rung(struct mp_hook *h, const struct rung *r)
 			   tp && g ? (int)(colon - g + 1) : 0, tp && g ? g : "", r->fn[j]);
 }
 
+/*
+ * After a failed load: mark the chosen fentry and kprobe rungs failed (or,
+ * when there are none, the tp_btf ones, for raw tracepoints), so that the
+ * next plan passes over them. Returns whether any was marked.
+ */
+static bool drop_failed_rungs(struct mp_attr *a, int ret)
+{
+	bool any = false;
+
+	for (int pass = 0; pass < 2 && !any; pass++)
+		for (int c = 0; c < MP_NR_CONCERNS; c++) {
+			int i = a->chosen[c];
+			const struct rung *r = i >= 0 ? &ladders[c].rungs[i] : NULL;
+			bool hit = r && (pass == 0 ? r->kind == FENTRY || r->kind == KPROBE
+						   : r->kind == TP_BTF);
+
+			if (hit) {
+				snprintf(a->why_not[c][i], sizeof(a->why_not[c][i]),
+					 "failed to load: %s", strerror(-ret));
+				any = true;
+			}
+		}
+	return any;
+}
+
+/*
+ * Open and load the planned programs. The probes of judge() should have
+ * caught every refusal; should a load still fail, the failing rungs are
+ * dropped and the plan made again. When nothing can be loaded, a->no_bpf
+ * says why, err too, and the plan is remade for the cgroup's files alone.
+ */
+static void load_progs(struct mp_attr *a, const struct mp_attr_opts *o,
+		       const struct kfacts *k, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	for (int attempt = 0; attempt < 8 && !a->no_bpf[0]; attempt++) {
+		bool replan;
+
+		if ((ret = open_skel(a, o, k)))
+			break;
+		ret = prepare_progs(a);
+		replan = ret != 0; /* that rung is marked already */
+		if (!ret && !(ret = memprobe_bpf__load(a->skel)))
+			break;
+		memprobe_bpf__destroy(a->skel);
+		a->skel = NULL;
+		if (!replan && !drop_failed_rungs(a, ret))
+			break;
+		plan(a, k, o->judge_all_rungs);
+	}
+	if (!a->no_bpf[0] && (!a->skel || ret)) {
+		snprintf(err, errlen, "cannot load the BPF programs: %s%s",
+			 strerror(ret < 0 ? -ret : EINVAL),
+			 ret == -EPERM ? " (run as root)" : "");
+		snprintf(a->no_bpf, sizeof(a->no_bpf), "BPF load failed: %s",
+			 strerror(ret < 0 ? -ret : EINVAL));
+		if (a->skel)
+			memprobe_bpf__destroy(a->skel);
+		a->skel = NULL;
+	}
+	/* No program at all: what the cgroup's files can tell. */
+	if (a->no_bpf[0]) {
+		plan(a, k, o->judge_all_rungs);
+		memset(a->cat_ok, 1, sizeof(a->cat_ok));
+	}
+}
+
+/*
+ * Attach concern c's chosen rung. A refusal degrades the report, never the
+ * run: the hook says what is lost and the ladder's polled file, if it has
+ * one, stands in.
+ */
+static void attach_concern(struct mp_attr *a, int c)
+{
+	const struct ladder *l = &ladders[c];
+	int i = a->chosen[c], first = a->nlinks;
+	const struct rung *r = &l->rungs[i];
+
+	for (int j = 0; r->kind != POLL && j < rung_nprogs(r); j++) {
+		struct bpf_link *link = attach_prog(a, r, j);
+
+		if (link) {
+			a->links[a->nlinks++] = link;
+			continue;
+		}
+		a->hooks[c].missing_reason = "attach_failed";
+		snprintf(a->hooks[c].missing, sizeof(a->hooks[c].missing),
+			 "%s: attach failed on %s: %s", r->label, r->fn[j], strerror(errno));
+		snprintf(a->why_not[c][i], sizeof(a->why_not[c][i]),
+			 "attach failed on %s: %s", r->fn[j], strerror(errno));
+		/* half a rung would count half the events */
+		while (a->nlinks > first)
+			bpf_link__destroy(a->links[--a->nlinks]);
+		break;
+	}
+	if (r->kind != POLL && !a->hooks[c].missing[0]) {
+		use_rung(&a->hooks[c], r);
+		return;
+	}
+	while (i < MAX_RUNGS && l->rungs[i].label && l->rungs[i].kind != POLL)
+		i++;
+	if (i == MAX_RUNGS || !l->rungs[i].label)
+		return;
+	a->chosen[c] = i;
+	use_rung(&a->hooks[c], &l->rungs[i]);
+	a->hooks[c].polled = true;
+}
+
 int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 		  size_t errlen)
 {
 	struct mp_attr *a = calloc(1, sizeof(*a));
 	struct kfacts k;
-	int ret = 0;
 
 	if (!a)
 		return -ENOMEM;
@@ -613,100 +758,10 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 		a->cg = *o->cg;
 		a->have_cg = true;
 	}
-
-	/* The probes above should have caught every refusal; should a load still
-	 * fail, drop the chosen fentry and kprobe rungs (then the tp_btf ones,
-	 * for raw tracepoints) and load again. */
-	for (int attempt = 0; attempt < 8 && !a->no_bpf[0]; attempt++) {
-		bool any = false;
-
-		if ((ret = open_skel(a, o, &k)))
-			break;
-		set_autoload(a);
-		ret = memprobe_bpf__load(a->skel);
-		if (!ret)
-			break;
-		memprobe_bpf__destroy(a->skel);
-		a->skel = NULL;
-		for (int pass = 0; pass < 2 && !any; pass++)
-			for (int c = 0; c < MP_NR_CONCERNS; c++) {
-				int i = a->chosen[c];
-				const struct rung *r = i >= 0 ? &ladders[c].rungs[i] : NULL;
-				bool hit = false;
-
-				for (int j = 0; r && j < rung_nprogs(r); j++)
-					hit |= pass == 0 ? r->kind == FENTRY || r->kind == KPROBE
-							 : r->kind == TP_BTF;
-				if (hit) {
-					snprintf(a->why_not[c][i], sizeof(a->why_not[c][i]),
-						 "failed to load: %s", strerror(-ret));
-					any = true;
-				}
-			}
-		if (!any)
-			break;
-		plan(a, &k, o->judge_all_rungs);
-	}
-	if (!a->no_bpf[0] && (!a->skel || ret)) {
-		snprintf(err, errlen, "cannot load the BPF programs: %s%s",
-			 strerror(ret < 0 ? -ret : EINVAL),
-			 ret == -EPERM ? " (run as root)" : "");
-		snprintf(a->no_bpf, sizeof(a->no_bpf), "BPF load failed: %s",
-			 strerror(ret < 0 ? -ret : EINVAL));
-		if (a->skel)
-			memprobe_bpf__destroy(a->skel);
-		a->skel = NULL;
-	}
-	/* No program at all: what the cgroup's files can tell, and err says why. */
-	if (a->no_bpf[0]) {
-		plan(a, &k, o->judge_all_rungs);
-		memset(a->cat_ok, 1, sizeof(a->cat_ok));
-	}
-
-	/* Attach one by one: one refusal degrades the report, never the run. */
-	for (int c = 0; c < MP_NR_CONCERNS; c++) {
-		const struct ladder *l = &ladders[c];
-		const struct rung *r;
-		int i = a->chosen[c];
-
-		if (i < 0)
-			continue;
-		r = &l->rungs[i];
-		if (r->kind != POLL) {
-			int first = a->nlinks;
-
-			for (int j = 0; j < rung_nprogs(r); j++) {
-				struct bpf_link *link = bpf_program__attach(rung_prog(a->skel, r, j));
-
-				if (!link) {
-					a->hooks[c].missing_reason = "attach_failed";
-					snprintf(a->hooks[c].missing, sizeof(a->hooks[c].missing),
-						 "%s: attach failed on %s: %s", r->label, r->fn[j],
-						 strerror(errno));
-					snprintf(a->why_not[c][i], sizeof(a->why_not[c][i]),
-						 "attach failed on %s: %s", r->fn[j], strerror(errno));
-					/* half a rung would count half the events */
-					while (a->nlinks > first)
-						bpf_link__destroy(a->links[--a->nlinks]);
-					break;
-				}
-				a->links[a->nlinks++] = link;
-			}
-			if (!a->hooks[c].missing[0]) {
-				use_rung(&a->hooks[c], r);
-				continue;
-			}
-			/* the ladder's polled file, if it has one, stands in */
-			while (i < MAX_RUNGS && l->rungs[i].label && l->rungs[i].kind != POLL)
-				i++;
-			if (i == MAX_RUNGS || !l->rungs[i].label)
-				continue;
-			r = &l->rungs[i];
-			a->chosen[c] = i;
-		}
-		use_rung(&a->hooks[c], r);
-		a->hooks[c].polled = true;
-	}
+	load_progs(a, o, &k, err, errlen);
+	for (int c = 0; c < MP_NR_CONCERNS; c++)
+		if (a->chosen[c] >= 0)
+			attach_concern(a, c);
 	polled_cats(a);
 	/* the per-CPU verdicts may be kept only while migrations are seen */
 	if (a->skel && a->hooks[MP_CONCERN_MIGRATE].hook[0] && !a->hooks[MP_CONCERN_MIGRATE].polled)
@@ -780,7 +835,7 @@ const char *mp_attr_btf_source(const struct mp_attr *a)
 bool mp_attr_cat_available(const struct mp_attr *a, int cat, const char **why)
 {
 	if (why)
-		*why = cat_items[cat].item;
+		*why = mp_cats[cat].item;
 	return a->cat_ok[cat];
 }
 

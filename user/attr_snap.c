@@ -12,6 +12,13 @@
 #include <string.h>
 #include <unistd.h>
 
+const char *const mp_lost_names[MP_NR_LOST] = {
+	[MP_LOST_TASK_MAP_FULL] = "task_map_full",
+	[MP_LOST_STACK_MAP_FULL] = "stack_map_full",
+	[MP_LOST_STACK_STAT_FULL] = "stack_stat_map_full",
+	[MP_LOST_LIVE_PAGE_FULL] = "live_page_map_full",
+};
+
 /* Sum the per-CPU totals. */
 static void sum_totals(const struct mp_cpu *v, int ncpu, struct mp_totals *t)
 {
@@ -25,9 +32,9 @@ static void sum_totals(const struct mp_cpu *v, int ncpu, struct mp_totals *t)
 		for (int u = 0; u < 2; u++)
 			for (int o = 0; o <= MP_MAX_ORDER; o++)
 				t->alloc_pages_by_order[u][o] += x->alloc_pages_by_order[u][o];
-		t->kernel_pages_freed += x->kernel_pages_freed;
-		t->memcg_events += x->memcg_events;
-		t->charged_pages += x->charged_pages;
+#define MP_SUM(name) t->name += x->name;
+		MP_TOTAL_COUNTERS(MP_SUM)
+#undef MP_SUM
 		for (int l = 0; l < MP_NR_LOST; l++)
 			t->lost[l] += x->lost[l];
 	}
@@ -69,14 +76,8 @@ static int read_tasks(struct mp_attr *a, struct mp_attr_snap *s, size_t cap,
 		prev = &key;
 		if (bpf_map_lookup_elem(fd, &key, tv) || !(r = task_row(s, cap, key)))
 			continue;
-		for (int c = 0; c < ncpu; c++) {
-			r->faults += tv[c].faults;
-			r->user_pages += tv[c].user_pages;
-			r->kernel_pages += tv[c].kernel_pages;
-			r->charged_pages += tv[c].charged_pages;
-			for (int k = 0; k < MP_NR_CATS; k++)
-				r->charge_bytes[k] += tv[c].charge_bytes[k];
-		}
+		for (int c = 0; c < ncpu; c++)
+			mp_task_stat_add(&r->stat, &tv[c]);
 	}
 	return 0;
 }
@@ -85,8 +86,9 @@ static int read_tasks(struct mp_attr *a, struct mp_attr_snap *s, size_t cap,
  * The cgroup's files, for the concerns and categories no hook sees. The
  * kernel flushes memcg stats lazily (a worker every 2 s, or once enough
  * updates are pending), so memory.stat can lag the usage counter by hundreds
- * of MiB right after a burst: read again, up to 2.5 s, until anon + file +
- * kernel + sock agree with the usage within max(1%, 1 MiB).
+ * of MiB right after a burst: read again, up to 2.5 s, until the categories
+ * the usage is made of (anon + file + kernel + sock: MP_PART_USAGE) agree
+ * with it within max(1%, 1 MiB).
  */
 static void snap_stat(struct mp_attr *a, struct mp_attr_snap *s)
 {
@@ -107,8 +109,9 @@ static void snap_stat(struct mp_attr *a, struct mp_attr_snap *s)
 		if (!s->have_stat || !s->stat.have[MP_CAT_KERNEL] ||
 		    mp_cgroup_usage("", &a->cg, &usage))
 			return; /* nothing to check against */
-		sum = s->stat.bytes[MP_CAT_ANON] + s->stat.bytes[MP_CAT_FILE] +
-		      s->stat.bytes[MP_CAT_KERNEL] + s->stat.bytes[MP_CAT_SOCK];
+		for (int k = 0; k < MP_NR_CATS; k++)
+			if (mp_cats[k].part == MP_PART_USAGE)
+				sum += s->stat.bytes[k];
 		tol = usage / 100 > (1 << 20) ? usage / 100 : (1 << 20);
 		if (sum + tol >= usage && sum <= usage + tol)
 			return;
@@ -116,62 +119,44 @@ static void snap_stat(struct mp_attr *a, struct mp_attr_snap *s)
 	}
 }
 
-int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *s)
+/*
+ * The slots and the map as of one moment: a flush moves counters from one
+ * to the other. Read slots, map, slots again (into after), and retry while
+ * a flush ran in between (seq odd or changed). Returns 0 or -errno.
+ */
+static int read_tasks_and_slots(struct mp_attr *a, struct mp_attr_snap *s, size_t cap,
+				struct mp_task_stat *tv, struct mp_cpu *before,
+				struct mp_cpu *after)
 {
-	if (!a->skel) {
-		memset(s, 0, sizeof(*s));
-		snap_stat(a, s);
-		return 0;
-	}
-	int ncpu = a->ncpus, cfd = bpf_map__fd(a->skel->maps.cpu), ret = 0;
-	size_t cap = bpf_map__max_entries(a->skel->maps.task_stats) + (size_t)ncpu + 1;
-	struct mp_task_stat *tv = calloc((size_t)ncpu, sizeof(*tv));
-	struct mp_cpu *before = calloc((size_t)ncpu, sizeof(*before));
-	struct mp_cpu *after = calloc((size_t)ncpu, sizeof(*after));
+	int cfd = bpf_map__fd(a->skel->maps.cpu);
 	uint32_t zero = 0;
-	int tries;
 
-	memset(s, 0, sizeof(*s));
-	s->tasks = calloc(cap, sizeof(*s->tasks));
-	if (!tv || !before || !after || !s->tasks) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	/*
-	 * The slots and the map must be read as of one moment: a flush moves
-	 * counters from one to the other. Read slots, map, slots again, and
-	 * retry while a flush ran in between (seq odd or changed).
-	 */
-	for (tries = 0; tries < 20; tries++) {
+	for (int tries = 0; tries < 20; tries++) {
 		bool same = true;
 
-		if (bpf_map_lookup_elem(cfd, &zero, before)) {
-			ret = -errno;
-			goto out;
-		}
+		if (bpf_map_lookup_elem(cfd, &zero, before))
+			return -errno;
 		read_tasks(a, s, cap, tv);
-		if (bpf_map_lookup_elem(cfd, &zero, after)) {
-			ret = -errno;
-			goto out;
-		}
-		for (int c = 0; c < ncpu; c++)
+		if (bpf_map_lookup_elem(cfd, &zero, after))
+			return -errno;
+		for (int c = 0; c < a->ncpus; c++)
 			same &= before[c].seq == after[c].seq && !(after[c].seq & 1);
 		if (same)
 			break;
 	}
-	sum_totals(after, ncpu, &s->totals);
+	return 0;
+}
+
+/* The slots' pending counters go to their tasks; charges made in other
+ * contexts to the row of tgid 0. */
+static void add_slots(struct mp_attr_snap *s, size_t cap, const struct mp_cpu *v, int ncpu)
+{
 	for (int c = 0; c < ncpu; c++) {
-		const struct mp_cpu *x = &after[c];
+		const struct mp_cpu *x = &v[c];
 		struct mp_task_row *r;
 
-		if (x->in_target && x->tgid && (r = task_row(s, cap, x->tgid))) {
-			r->faults += x->pending.faults;
-			r->user_pages += x->pending.user_pages;
-			r->kernel_pages += x->pending.kernel_pages;
-			r->charged_pages += x->pending.charged_pages;
-			for (int k = 0; k < MP_NR_CATS; k++)
-				r->charge_bytes[k] += x->pending.charge_bytes[k];
-		}
+		if (x->in_target && x->tgid && (r = task_row(s, cap, x->tgid)))
+			mp_task_stat_add(&r->stat, &x->pending);
 		for (int k = 0; k < MP_NR_CATS; k++) {
 			if (!x->other_charge_bytes[k])
 				continue;
@@ -179,33 +164,62 @@ int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *s)
 				r->charge_bytes[k] += x->other_charge_bytes[k];
 		}
 	}
+}
+
+/* The per-stack map. Returns 0 or -ENOMEM. */
+static int read_stacks(struct mp_attr *a, struct mp_attr_snap *s)
+{
+	struct mp_stack_key sk, snext, *sprev = NULL;
+	struct mp_stack_stat sv;
+	int fd = bpf_map__fd(a->skel->maps.stack_stats);
+	size_t scap = bpf_map__max_entries(a->skel->maps.stack_stats);
+
+	s->stacks = calloc(scap, sizeof(*s->stacks));
+	if (!s->stacks)
+		return -ENOMEM;
+	while (s->nstacks < scap && bpf_map_get_next_key(fd, sprev, &snext) == 0) {
+		sk = snext;
+		sprev = &sk;
+		if (bpf_map_lookup_elem(fd, &sk, &sv))
+			continue;
+		s->stacks[s->nstacks++] = (struct mp_stack_row){
+			.stackid = sk.stackid, .tgid = sk.tgid,
+			.pages = sv.pages, .alloc_pages = sv.alloc_pages,
+			.unaccounted_pages = sv.unaccounted_pages,
+		};
+	}
+	return 0;
+}
+
+int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *s)
+{
+	int ncpu = a->ncpus, ret = 0;
+	size_t cap;
+	struct mp_task_stat *tv;
+	struct mp_cpu *before, *after;
+
+	memset(s, 0, sizeof(*s));
+	if (!a->skel) {
+		snap_stat(a, s);
+		return 0;
+	}
+	cap = bpf_map__max_entries(a->skel->maps.task_stats) + (size_t)ncpu + 1;
+	tv = calloc((size_t)ncpu, sizeof(*tv));
+	before = calloc((size_t)ncpu, sizeof(*before));
+	after = calloc((size_t)ncpu, sizeof(*after));
+	s->tasks = calloc(cap, sizeof(*s->tasks));
+	if (!tv || !before || !after || !s->tasks) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if ((ret = read_tasks_and_slots(a, s, cap, tv, before, after)))
+		goto out;
+	sum_totals(after, ncpu, &s->totals);
+	add_slots(s, cap, after, ncpu);
 	for (size_t i = 0; i < s->ntasks; i++)
 		fill_comm(a, &s->tasks[i]);
 	snap_stat(a, s);
-
-	{
-		struct mp_stack_key sk, snext, *sprev = NULL;
-		struct mp_stack_stat sv;
-		int fd = bpf_map__fd(a->skel->maps.stack_stats);
-		size_t scap = bpf_map__max_entries(a->skel->maps.stack_stats);
-
-		s->stacks = calloc(scap, sizeof(*s->stacks));
-		if (!s->stacks) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		while (s->nstacks < scap && bpf_map_get_next_key(fd, sprev, &snext) == 0) {
-			sk = snext;
-			sprev = &sk;
-			if (bpf_map_lookup_elem(fd, &sk, &sv))
-				continue;
-			s->stacks[s->nstacks++] = (struct mp_stack_row){
-				.stackid = sk.stackid, .tgid = sk.tgid,
-				.pages = sv.pages, .alloc_pages = sv.alloc_pages,
-				.unaccounted_pages = sv.unaccounted_pages,
-			};
-		}
-	}
+	ret = read_stacks(a, s);
 out:
 	free(tv);
 	free(before);
@@ -225,12 +239,7 @@ void mp_attr_snap_sub(struct mp_attr_snap *after, const struct mp_attr_snap *bef
 
 			if (b->tgid != r->tgid)
 				continue;
-			r->faults -= b->faults;
-			r->user_pages -= b->user_pages;
-			r->kernel_pages -= b->kernel_pages;
-			r->charged_pages -= b->charged_pages;
-			for (int k = 0; k < MP_NR_CATS; k++)
-				r->charge_bytes[k] -= b->charge_bytes[k];
+			mp_task_stat_sub(&r->stat, &b->stat);
 			break;
 		}
 	}
@@ -255,9 +264,9 @@ void mp_attr_snap_sub(struct mp_attr_snap *after, const struct mp_attr_snap *bef
 	after->totals.faults -= before->totals.faults;
 	for (int k = 0; k < MP_NR_CATS; k++)
 		after->totals.charge_bytes[k] -= before->totals.charge_bytes[k];
-	after->totals.kernel_pages_freed -= before->totals.kernel_pages_freed;
-	after->totals.memcg_events -= before->totals.memcg_events;
-	after->totals.charged_pages -= before->totals.charged_pages;
+#define MP_SUB(name) after->totals.name -= before->totals.name;
+	MP_TOTAL_COUNTERS(MP_SUB)
+#undef MP_SUB
 	/* lost stays cumulative: every loss since attach is reported */
 	after->have_stat &= before->have_stat;
 	after->stat.have_pgfault &= before->stat.have_pgfault;

@@ -719,21 +719,26 @@ const char *mp_cg_mode_name(enum mp_cg_mode m)
 	}
 }
 
-/* memory.stat keys by enum mp_cat: v2's, and v1's hierarchical ones. */
-static const char *const stat_key[MP_NR_CATS][2] = {
-	[MP_CAT_ANON] = { "anon", "total_rss" },
-	[MP_CAT_FILE] = { "file", "total_cache" },
-	[MP_CAT_SHMEM] = { "shmem", "total_shmem" },
-	[MP_CAT_PAGETABLES] = { "pagetables" },
-	[MP_CAT_SEC_PAGETABLES] = { "sec_pagetables" },
-	[MP_CAT_KERNEL_STACK] = { "kernel_stack" },
-	[MP_CAT_SLAB_RECLAIMABLE] = { "slab_reclaimable" },
-	[MP_CAT_SLAB_UNRECLAIMABLE] = { "slab_unreclaimable" },
-	[MP_CAT_PERCPU] = { "percpu" },
-	[MP_CAT_SOCK] = { "sock" },
-	[MP_CAT_VMALLOC] = { "vmalloc" },
-	[MP_CAT_KERNEL] = { "kernel" },
+const struct mp_cat_info mp_cats[MP_NR_CATS] = {
+#define MP_CAT_INFO(id, name_, v1, unit_, part_, T, E, ...)			\
+	[MP_CAT_##id] = {							\
+		.name = name_, .v1_key = v1, .unit = MP_UNIT_##unit_,		\
+		.part = MP_PART_##part_, .item_type = #T, .item = #E,		\
+		__VA_OPT__(MP_CAT_ALT(__VA_ARGS__))				\
+	},
+#define MP_CAT_ALT(T, E) .alt_type = #T, .alt_item = #E,
+	MP_CATEGORIES(MP_CAT_INFO)
+#undef MP_CAT_ALT
+#undef MP_CAT_INFO
 };
+
+bool mp_core_name_eq(const char *name, const char *flavoured)
+{
+	size_t n = strlen(name);
+
+	return !strncmp(name, flavoured, n) &&
+	       (!flavoured[n] || !strncmp(flavoured + n, "___", 3));
+}
 
 int mp_cgroup_stat(const char *root, const struct mp_cgroup *cg, struct mp_cg_stat *st)
 {
@@ -756,11 +761,14 @@ int mp_cgroup_stat(const char *root, const struct mp_cgroup *cg, struct mp_cg_st
 			st->pgfault = v;
 			st->have_pgfault = true;
 		}
-		for (int k = 0; k < MP_NR_CATS; k++)
-			if (stat_key[k][v1] && !strcmp(key, stat_key[k][v1])) {
+		for (int k = 0; k < MP_NR_CATS; k++) {
+			const char *want = v1 ? mp_cats[k].v1_key : mp_cats[k].name;
+
+			if (want && !strcmp(key, want)) {
 				st->bytes[k] = v;
 				st->have[k] = true;
 			}
+		}
 	}
 	fclose(f);
 	if (v1 && !mp_path(p, sizeof(p), "%s%s/memory.kmem.usage_in_bytes", root ? root : "",

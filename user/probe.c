@@ -1,29 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * memprobe probe: fill a cgroup to its margin from a child cgroup, while BPF
- * attributes the cgroup's growth.
+ * The fill engine (mp_probe_run): fill a cgroup to its margin from a child
+ * cgroup; the probe command (cmd_probe.c) attributes the growth with BPF
+ * at each phase.
  *
  * Processes: memprobe (the parent) stays in its own cgroup, outside the
- * target; it samples the target's usage and owns the BPF session. A forked
- * child joins memprobe-probe-<pid> (a child cgroup of the target whose limit
- * is the target's headroom minus the margin, so an overshoot hits the probe,
- * never the workload), maps and fills chunks, and reports each over a pipe.
+ * target; it samples the target's usage (the BPF session is the caller's).
+ * A forked child joins memprobe-probe-<pid> (a child cgroup of the target
+ * whose limit is the target's headroom minus the margin, so an overshoot
+ * hits the probe, never the workload), maps and fills chunks, and reports
+ * each over a pipe.
  */
 #include "probe.h"
-#include "attr.h"
 #include "cgroup.h"
 #include "json.h"
-#include "ksyms.h"
-#include "doc.h"
-#include "target.h"
-#include "lock.h"
-#include "render.h"
 #include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
@@ -311,12 +305,21 @@ static __attribute__((noreturn)) void child_main(const struct child_args *a)
 
 /* ---- one probe run ------------------------------------------------------- */
 
-/* State that cleanup must undo, in reverse order of creation. */
+/* One run's state; run_cleanup undoes it, in reverse order of creation. */
 struct run_state {
+	const struct mp_host *h;
+	const struct mp_cgroup *target;
+	const struct mp_probe_cfg *cfg;
+	struct mp_probe_result *res;
 	struct mp_cgroup probe_cg;
 	bool probe_created;
+	struct child_args ca;    /* the bounds and chunk table the child is given */
 	pid_t child;
 	int to_child, from_child, usage_fd;
+	uint64_t oom0, hits0;    /* the probe cgroup's counters before the run */
+	uint64_t peak0;          /* the target's peak counter before the run */
+	uint64_t peak_sampled;   /* the highest usage read while it ran */
+	struct timespec t_go;
 };
 
 static void run_cleanup(struct run_state *r)
@@ -328,6 +331,14 @@ static void run_cleanup(struct run_state *r)
 		waitpid(r->child, &st, 0);
 		r->child = 0;
 	}
+	for (int i = 0; i < r->ca.nbounds; i++)
+		if (r->ca.bounds[i].fd >= 0)
+			close(r->ca.bounds[i].fd);
+	r->ca.nbounds = 0;
+	free(r->ca.maps);
+	free(r->ca.sizes);
+	r->ca.maps = NULL;
+	r->ca.sizes = NULL;
 	if (r->to_child >= 0)
 		close(r->to_child);
 	if (r->from_child >= 0)
@@ -413,46 +424,46 @@ static void phase(const struct mp_probe_cfg *cfg, enum mp_probe_phase ph)
 		cfg->on_phase(ph, cfg->arg);
 }
 
-int mp_probe_run(const struct mp_host *h, const struct mp_cgroup *target,
-		 const struct mp_probe_cfg *cfg, struct mp_probe_result *res)
+/* The target's usage file, read for the baselines and the peak. */
+static int open_usage(struct run_state *r)
 {
-	struct run_state r = { .to_child = -1, .from_child = -1, .usage_fd = -1 };
-	int p2c[2] = { -1, -1 }, c2p[2] = { -1, -1 }, status = 0, ret = 0, err;
-	struct child_args ca = { .chunk = cfg->chunk, .thp = cfg->thp,
-				 .threads = cfg->threads > 0 ? cfg->threads : 1,
-				 .populate = cfg->populate };
-	struct mp_limit_level lv[MP_MAX_LEVELS];
-	struct mp_cgroup now = *target;
-	uint64_t headroom, peak_sampled, peak0, oom0 = 0, hits0 = 0;
-	struct timespec t_go;
-	char p[PATH_MAX], name[64];
-	struct msg m;
+	char p[PATH_MAX];
+	int ret;
 
-	(void)h;
-	memset(res, 0, sizeof(*res));
-	res->f.cgroup_limit_bytes = target->effective_limit_bytes;
-	if (mp_path(p, sizeof(p), "%s/%s", target->dir, mp_cgroup_file(target, "usage")))
+	if (mp_path(p, sizeof(p), "%s/%s", r->target->dir, mp_cgroup_file(r->target, "usage")))
 		return -ENAMETOOLONG;
-	r.usage_fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (r.usage_fd < 0) {
+	r->usage_fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (r->usage_fd < 0) {
 		ret = -errno;
 		fprintf(stderr, "memprobe: cannot open %s: %s\n", p, strerror(errno));
 		return ret;
 	}
+	return 0;
+}
 
-	/* The probe's cgroup: an overshoot OOM-kills the probe, never the
-	 * workload. Its limit is the least room left on the whole path (a
-	 * sibling's usage counts against a shared ancestor) minus the margin. */
-	mp_cgroup_read("", h, &now);
+/*
+ * The probe's cgroup: an overshoot OOM-kills the probe, never the workload.
+ * Its limit is the least room left on the whole path (a sibling's usage
+ * counts against a shared ancestor) minus the margin.
+ */
+static int make_probe_cgroup(struct run_state *r)
+{
+	const struct mp_cgroup *target = r->target;
+	struct mp_probe_result *res = r->res;
+	struct mp_cgroup now = *target;
+	uint64_t headroom, margin = r->cfg->margin;
+	char name[64];
+	int err;
+
+	mp_cgroup_read("", r->h, &now);
 	headroom = now.headroom_bytes;
-	res->f.usage_before_bytes = usage_of(r.usage_fd);
-	res->probe_limit_bytes = headroom > cfg->margin + 4 * MP_MIB ? headroom - cfg->margin
-								   : 4 * MP_MIB;
+	res->f.usage_before_bytes = usage_of(r->usage_fd);
+	res->probe_limit_bytes = headroom > margin + 4 * MP_MIB ? headroom - margin : 4 * MP_MIB;
 	/* never above the target's own limit: a floor of 4 MiB on a tiny target */
 	res->probe_limit_bytes = MP_MIN(res->probe_limit_bytes, target->effective_limit_bytes);
 	snprintf(name, sizeof(name), "memprobe-probe-%d", (int)getpid());
-	err = now.children_counted ? mp_cgroup_create(h, target, name, res->probe_limit_bytes,
-						      &r.probe_cg) : -EOPNOTSUPP;
+	err = now.children_counted ? mp_cgroup_create(r->h, target, name, res->probe_limit_bytes,
+						      &r->probe_cg) : -EOPNOTSUPP;
 	if (err == -EOPNOTSUPP) {
 		/*
 		 * A child cgroup would not be charged to the target (v1 without
@@ -461,7 +472,7 @@ int mp_probe_run(const struct mp_host *h, const struct mp_cgroup *target,
 		 * probe runs in the target itself, with the same bounds checked
 		 * and oom_score_adj 1000, but without its own limit.
 		 */
-		r.probe_cg = *target;
+		r->probe_cg = *target;
 		res->in_target = true;
 		snprintf(res->in_target_why, sizeof(res->in_target_why), "%s",
 			 target->version == 1 ? "the target's memory.use_hierarchy is 0"
@@ -469,122 +480,162 @@ int mp_probe_run(const struct mp_host *h, const struct mp_cgroup *target,
 						"(memory not in its cgroup.subtree_control)");
 	} else if (err) {
 		/* EEXIST included: a cgroup of that name is not one this run set up */
-		ret = err;
 		fprintf(stderr, "memprobe: cannot create %s/%s: %s\n", target->dir, name,
 			strerror(-err));
-		goto out;
+		return err;
 	} else {
-		r.probe_created = true;
+		r->probe_created = true;
 	}
-	snprintf(res->cgroup_dir, sizeof(res->cgroup_dir), "%s", r.probe_cg.dir);
-	oom0 = mp_cgroup_oom_kills(&r.probe_cg);
-	hits0 = mp_cgroup_limit_hits(&r.probe_cg);
+	snprintf(res->cgroup_dir, sizeof(res->cgroup_dir), "%s", r->probe_cg.dir);
+	r->oom0 = mp_cgroup_oom_kills(&r->probe_cg);
+	r->hits0 = mp_cgroup_limit_hits(&r->probe_cg);
+	return 0;
+}
 
-	/* The bounds the child checks before every chunk. */
-	{
-		int n = mp_cgroup_limit_levels("", target, lv, MP_MAX_LEVELS);
-		char q[PATH_MAX];
+/*
+ * The bounds the child checks before every chunk: the target and its
+ * limited ancestors, the host, the probe's own cgroup; and its chunk table,
+ * allocated here, before the fork.
+ */
+static int set_bounds(struct run_state *r)
+{
+	struct mp_limit_level lv[MP_MAX_LEVELS];
+	int n = mp_cgroup_limit_levels("", r->target, lv, MP_MAX_LEVELS);
+	const char *usage = mp_cgroup_file(r->target, "usage");
+	struct child_args *ca = &r->ca;
+	uint64_t margin = r->cfg->margin;
+	char q[PATH_MAX];
+	int ret;
 
-		for (int i = 0; i < n && ca.nbounds < MAX_BOUNDS - 2; i++) {
-			if (mp_path(q, sizeof(q), "%s/%s", lv[i].dir, mp_cgroup_file(target, "usage")))
-				continue;
-			ca.bounds[ca.nbounds++] = (struct bound){
-				.fd = open(q, O_RDONLY | O_CLOEXEC),
-				.limit = lv[i].limit_bytes, .margin = cfg->margin,
-			};
-		}
-		ca.bounds[ca.nbounds++] = (struct bound){
-			.fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC), .meminfo = true,
-			.limit = h->mem_total_bytes, .margin = cfg->margin,
+	for (int i = 0; i < n && ca->nbounds < MAX_BOUNDS - 2; i++) {
+		if (mp_path(q, sizeof(q), "%s/%s", lv[i].dir, usage))
+			continue;
+		ca->bounds[ca->nbounds++] = (struct bound){
+			.fd = open(q, O_RDONLY | O_CLOEXEC),
+			.limit = lv[i].limit_bytes, .margin = margin,
 		};
-		if (!res->in_target &&
-		    !mp_path(q, sizeof(q), "%s/%s", r.probe_cg.dir, mp_cgroup_file(target, "usage")))
-			ca.bounds[ca.nbounds++] = (struct bound){
-				.fd = open(q, O_RDONLY | O_CLOEXEC),
-				.limit = res->probe_limit_bytes, .margin = 0,
-			};
-		ca.max_chunks = (size_t)(res->probe_limit_bytes / cfg->chunk) + 2;
-		ca.maps = calloc(ca.max_chunks, sizeof(*ca.maps));
-		ca.sizes = calloc(ca.max_chunks, sizeof(*ca.sizes));
-		if (!ca.maps || !ca.sizes) {
-			ret = -ENOMEM;
-			fprintf(stderr, "memprobe: out of memory\n");
-			goto out;
-		}
-		for (int i = 0; i < ca.nbounds; i++) {
-			if (ca.bounds[i].fd < 0) {
-				ret = -errno;
-				fprintf(stderr, "memprobe: cannot open a usage file: %s\n", strerror(errno));
-				goto out;
-			}
+	}
+	ca->bounds[ca->nbounds++] = (struct bound){
+		.fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC), .meminfo = true,
+		.limit = r->h->mem_total_bytes, .margin = margin,
+	};
+	if (!r->res->in_target && !mp_path(q, sizeof(q), "%s/%s", r->probe_cg.dir, usage))
+		ca->bounds[ca->nbounds++] = (struct bound){
+			.fd = open(q, O_RDONLY | O_CLOEXEC),
+			.limit = r->res->probe_limit_bytes, .margin = 0,
+		};
+	ca->max_chunks = (size_t)(r->res->probe_limit_bytes / r->cfg->chunk) + 2;
+	ca->maps = calloc(ca->max_chunks, sizeof(*ca->maps));
+	ca->sizes = calloc(ca->max_chunks, sizeof(*ca->sizes));
+	if (!ca->maps || !ca->sizes) {
+		fprintf(stderr, "memprobe: out of memory\n");
+		return -ENOMEM;
+	}
+	for (int i = 0; i < ca->nbounds; i++) {
+		if (ca->bounds[i].fd < 0) {
+			ret = -errno;
+			fprintf(stderr, "memprobe: cannot open a usage file: %s\n", strerror(errno));
+			return ret;
 		}
 	}
+	return 0;
+}
+
+/* In the child, after the fork: never returns. */
+static __attribute__((noreturn)) void start_child(struct run_state *r, int p2c[2], int c2p[2])
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL }, ign = { .sa_handler = SIG_IGN };
+
+	r->ca.cg = &r->probe_cg;
+	r->ca.to_parent = c2p[1];
+	r->ca.from_parent = p2c[0];
+	/* memprobe relays a stop (SIGUSR1), so a terminal's ^C or hangup
+	 * does not kill the probe mid-chunk; SIGTERM from anyone does */
+	sigaction(SIGTERM, &dfl, NULL);
+	sigaction(SIGINT, &ign, NULL);
+	sigaction(SIGHUP, &ign, NULL);
+	close(p2c[1]);
+	close(c2p[0]);
+	child_main(&r->ca);
+}
+
+/* Fork the probe process and wait until it has joined its cgroup. */
+static int fork_child(struct run_state *r)
+{
+	int p2c[2] = { -1, -1 }, c2p[2] = { -1, -1 }, ret = 0;
+	struct msg m;
 
 	if (pipe2(p2c, O_CLOEXEC) || pipe2(c2p, O_CLOEXEC)) {
 		ret = -errno;
 		fprintf(stderr, "memprobe: pipe: %s\n", strerror(errno));
-		goto out;
+		for (int i = 0; i < 2; i++) {
+			if (p2c[i] >= 0)
+				close(p2c[i]);
+			if (c2p[i] >= 0)
+				close(c2p[i]);
+		}
+		return ret;
 	}
-	r.child = fork();
-	if (r.child < 0) {
+	r->child = fork();
+	if (r->child == 0)
+		start_child(r, p2c, c2p);
+	if (r->child < 0) {
 		ret = -errno;
 		fprintf(stderr, "memprobe: fork: %s\n", strerror(errno));
-		r.child = 0;
-		goto out;
+		r->child = 0;
 	}
-	if (r.child == 0) {
-		ca.cg = &r.probe_cg;
-		ca.to_parent = c2p[1];
-		ca.from_parent = p2c[0];
-		struct sigaction dfl = { .sa_handler = SIG_DFL }, ign = { .sa_handler = SIG_IGN };
-
-		/* memprobe relays a stop (SIGUSR1), so a terminal's ^C or hangup
-		 * does not kill the probe mid-chunk; SIGTERM from anyone does */
-		sigaction(SIGTERM, &dfl, NULL);
-		sigaction(SIGINT, &ign, NULL);
-		sigaction(SIGHUP, &ign, NULL);
-		close(p2c[1]);
-		close(c2p[0]);
-		child_main(&ca);
-	}
-	res->child_pid = r.child;
+	r->res->child_pid = r->child > 0 ? r->child : 0;
 	close(p2c[0]);
 	close(c2p[1]);
-	p2c[0] = c2p[1] = -1;
-	r.to_child = p2c[1];
-	r.from_child = c2p[0];
-	if (!read_msg(r.from_child, &m, cfg) || m.type != MSG_READY) {
-		if (stopped(cfg)) {
-			res->interrupted = true;
-			goto out;
+	r->to_child = p2c[1];
+	r->from_child = c2p[0];
+	if (ret)
+		return ret;
+	if (!read_msg(r->from_child, &m, r->cfg) || m.type != MSG_READY) {
+		if (stopped(r->cfg)) {
+			r->res->interrupted = true;
+			return 1; /* not an error: nothing was filled */
 		}
-		fprintf(stderr, "memprobe: the probe process could not join %s\n", r.probe_cg.dir);
-		ret = -ECHILD;
-		goto out;
+		fprintf(stderr, "memprobe: the probe process could not join %s\n", r->probe_cg.dir);
+		return -ECHILD;
 	}
+	return 0;
+}
 
-	/* Baselines, taken as late as possible before the first chunk. */
-	peak0 = peak_counter(target);
-	res->f.usage_before_bytes = usage_of(r.usage_fd);
-	phase(cfg, MP_PROBE_START);
-	peak_sampled = res->f.usage_before_bytes;
-	clock_gettime(CLOCK_MONOTONIC, &t_go);
-	if (write(r.to_child, "g", 1) != 1) {
+/* Baselines, taken as late as possible before the first chunk; then go. */
+static int start_fill(struct run_state *r)
+{
+	struct mp_probe_result *res = r->res;
+
+	r->peak0 = peak_counter(r->target);
+	res->f.usage_before_bytes = usage_of(r->usage_fd);
+	phase(r->cfg, MP_PROBE_START);
+	r->peak_sampled = res->f.usage_before_bytes;
+	clock_gettime(CLOCK_MONOTONIC, &r->t_go);
+	if (write(r->to_child, "g", 1) != 1) {
 		fprintf(stderr, "memprobe: the probe process died before starting\n");
-		ret = -ECHILD;
-		goto out;
+		return -ECHILD;
 	}
+	return 0;
+}
 
-	while (!stopped(cfg)) {
-		struct pollfd pfd = { .fd = r.from_child, .events = POLLIN };
+/* Count the chunks the child reports, sampling the target's usage for the
+ * peak every 2 ms, until it is done, dies or a stop comes. */
+static void fill_loop(struct run_state *r)
+{
+	struct mp_probe_result *res = r->res;
+	struct msg m;
+
+	while (!stopped(r->cfg)) {
+		struct pollfd pfd = { .fd = r->from_child, .events = POLLIN };
 		int n = poll(&pfd, 1, 2);
-		uint64_t u = usage_of(r.usage_fd);
+		uint64_t u = usage_of(r->usage_fd);
 
-		if (u > peak_sampled)
-			peak_sampled = u;
+		if (u > r->peak_sampled)
+			r->peak_sampled = u;
 		if (n <= 0)
 			continue;
-		if (!read_msg(r.from_child, &m, cfg))
+		if (!read_msg(r->from_child, &m, r->cfg))
 			break; /* the probe died: OOM-killed at its own limit, or killed */
 		if (m.type == MSG_CHUNK) {
 			res->f.allocated_bytes += m.bytes;
@@ -595,62 +646,85 @@ int mp_probe_run(const struct mp_host *h, const struct mp_cgroup *target,
 			struct timespec t_done;
 
 			clock_gettime(CLOCK_MONOTONIC, &t_done);
-			res->fill_ns = (uint64_t)(t_done.tv_sec - t_go.tv_sec) * 1000000000ULL +
-				       (uint64_t)t_done.tv_nsec - (uint64_t)t_go.tv_nsec;
+			res->fill_ns = (uint64_t)(t_done.tv_sec - r->t_go.tv_sec) * 1000000000ULL +
+				       (uint64_t)t_done.tv_nsec - (uint64_t)r->t_go.tv_nsec;
 			res->completed = true;
 			break;
 		}
 	}
-	res->interrupted = stopped(cfg);
+	res->interrupted = stopped(r->cfg);
 	if (res->interrupted && !res->completed)
-		drain_stopped_child(&r, res);
+		drain_stopped_child(r, res);
+	/* the peak: everything the probe allocated is still held here */
+	res->usage_at_stop_bytes = usage_of(r->usage_fd);
+	if (res->usage_at_stop_bytes > r->peak_sampled)
+		r->peak_sampled = res->usage_at_stop_bytes;
+	phase(r->cfg, MP_PROBE_STOP);
+}
 
-	/* The peak: everything the probe allocated is still held here. */
-	res->usage_at_stop_bytes = usage_of(r.usage_fd);
-	if (res->usage_at_stop_bytes > peak_sampled)
-		peak_sampled = res->usage_at_stop_bytes;
-	phase(cfg, MP_PROBE_STOP);
+/* Let the child free everything and exit (or kill it), and tell how it
+ * ended: OOM-killed, and at whose limit, or killed by someone else. */
+static void stop_and_wait(struct run_state *r)
+{
+	struct mp_probe_result *res = r->res;
+	int status = 0;
+	struct msg m;
 
-	if (res->completed && !stopped(cfg) && write(r.to_child, "f", 1) == 1)
-		read_msg(r.from_child, &m, cfg); /* MSG_FREED */
+	if (res->completed && !stopped(r->cfg) && write(r->to_child, "f", 1) == 1)
+		read_msg(r->from_child, &m, r->cfg); /* MSG_FREED */
 	else
-		kill(r.child, SIGKILL);
-	if (waitpid(r.child, &status, 0) == r.child) {
+		kill(r->child, SIGKILL);
+	if (waitpid(r->child, &status, 0) == r->child) {
 		bool sigkill = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
 
 		/* the cgroup's own counter tells an OOM kill from any other; in
 		 * the target itself, only together with the probe's SIGKILL */
-		res->oom_killed = mp_cgroup_oom_kills(&r.probe_cg) > oom0 &&
+		res->oom_killed = mp_cgroup_oom_kills(&r->probe_cg) > r->oom0 &&
 				  (!res->in_target || (sigkill && !res->completed));
 		/* whose limit: the probe cgroup's own failcnt / events max moves
 		 * only when the charge failed there */
 		res->oom_at_own_limit = res->oom_killed && !res->in_target &&
-					mp_cgroup_limit_hits(&r.probe_cg) > hits0;
+					mp_cgroup_limit_hits(&r->probe_cg) > r->hits0;
 		if (!res->completed && !res->interrupted && !res->oom_killed && WIFSIGNALED(status))
 			res->killed_by_signal = WTERMSIG(status);
-		r.child = 0;
+		r->child = 0;
 	}
-	res->f.usage_after_bytes = usage_of(r.usage_fd);
-	phase(cfg, MP_PROBE_FREED);
-	{
-		uint64_t peak1 = peak_counter(target);
+	res->f.usage_after_bytes = usage_of(r->usage_fd);
+	phase(r->cfg, MP_PROBE_FREED);
+}
 
-		/* The kernel's counter is exact but may predate the probe: use it
-		 * only when it rose while the probe ran. */
-		res->f.usage_peak_bytes = peak1 > peak0 && peak1 > peak_sampled ? peak1 : peak_sampled;
-	}
-out:
-	for (int i = 0; i < ca.nbounds; i++)
-		if (ca.bounds[i].fd >= 0)
-			close(ca.bounds[i].fd);
-	free(ca.maps);
-	free(ca.sizes);
-	for (int i = 0; i < 2; i++) {
-		if (p2c[i] >= 0 && p2c[i] != r.to_child)
-			close(p2c[i]);
-		if (c2p[i] >= 0 && c2p[i] != r.from_child)
-			close(c2p[i]);
+/* The kernel's peak counter is exact but may predate the probe: it is
+ * used only when it rose while the probe ran. */
+static void read_peak(struct run_state *r)
+{
+	uint64_t peak1 = peak_counter(r->target);
+
+	r->res->f.usage_peak_bytes = peak1 > r->peak0 && peak1 > r->peak_sampled ? peak1
+										  : r->peak_sampled;
+}
+
+int mp_probe_run(const struct mp_host *h, const struct mp_cgroup *target,
+		 const struct mp_probe_cfg *cfg, struct mp_probe_result *res)
+{
+	struct run_state r = {
+		.h = h, .target = target, .cfg = cfg, .res = res,
+		.ca = { .chunk = cfg->chunk, .thp = cfg->thp,
+			.threads = cfg->threads > 0 ? cfg->threads : 1,
+			.populate = cfg->populate },
+		.to_child = -1, .from_child = -1, .usage_fd = -1,
+	};
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	res->f.cgroup_limit_bytes = target->effective_limit_bytes;
+	if ((ret = open_usage(&r)))
+		return ret;
+	if (!(ret = make_probe_cgroup(&r)) && !(ret = set_bounds(&r)) &&
+	    !(ret = fork_child(&r)) && !(ret = start_fill(&r))) {
+		fill_loop(&r);
+		stop_and_wait(&r);
+		read_peak(&r);
 	}
 	run_cleanup(&r);
-	return ret;
+	return ret > 0 ? 0 : ret; /* > 0: stopped before the fill began */
 }

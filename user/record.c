@@ -2,6 +2,8 @@
 /*
  * The recorder: the probe's attribution over a running workload or a
  * command, with a timeline, the peak, per-process shares and OOM kills.
+ * Its state is struct rec (recorder.h); the record command (cmd_record.c)
+ * drives it and record_doc.c makes its document.
  *
  * One loop: wait for OOM events on the ring buffer for one interval (that is
  * the sleep), then take a sample: the cgroup's usage and memory.stat, and the
@@ -9,35 +11,13 @@
  * per-stack maps are read only at a new peak and at the end.
  */
 #include "recorder.h"
-#include "record.h"
 #include "attr.h"
 #include "cgroup.h"
-#include "doc.h"
-#include "target.h"
-#include "json.h"
-#include "ksyms.h"
-#include "lock.h"
 #include "probe.h"
-#include "render.h"
 #include "util.h"
+
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
-#include <inttypes.h>
-#include <math.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <getopt.h>
-#include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -295,7 +275,8 @@ void mp_rec_start_attr(struct rec *r)
 		fprintf(stderr, "memprobe record: attribution off: %s\n",
 			errbuf[0] ? errbuf : "cannot get the cgroup's id");
 	else if (errbuf[0]) /* no BPF: the cgroup's files only */
-		fprintf(stderr, "memprobe record: %s; polling the cgroup's files instead\n", errbuf);
+		fprintf(stderr, "memprobe record: %s; polling the cgroup's files instead\n",
+			errbuf);
 }
 
 /* The mp_rec_baseline, then the command let go. Returns 0, or 127/126 when the
@@ -381,7 +362,8 @@ void mp_rec_watch(struct rec *r, uint64_t deadline_ms)
 		if (isatty(STDERR_FILENO))
 			status_line(r);
 		if (r->o.probe_at_s >= 0 && !r->probe_started && t >= r->o.probe_at_s * 1000.0)
-			r->probe_started = pthread_create(&r->probe_thread, NULL, probe_thread, r) == 0;
+			r->probe_started =
+				pthread_create(&r->probe_thread, NULL, probe_thread, r) == 0;
 		if (r->o.cmd) {
 			if (command_ended(r, t, deadline_ms))
 				return;
@@ -392,7 +374,8 @@ void mp_rec_watch(struct rec *r, uint64_t deadline_ms)
 			return;
 		}
 		if (mp_rec_signal) {
-			r->end_reason = mp_rec_signal == SIGINT ? "SIGINT" : mp_rec_signal == SIGHUP ? "SIGHUP" : "SIGTERM";
+			r->end_reason = mp_rec_signal == SIGINT ? "SIGINT" :
+					mp_rec_signal == SIGHUP ? "SIGHUP" : "SIGTERM";
 			return;
 		}
 		if (deadline_ms && t >= deadline_ms) {

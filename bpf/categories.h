@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The memory.stat categories memprobe attributes, declared once. Everything
+ * that knows a category is expanded from this table: enum mp_cat
+ * (memprobe.h), the BPF side's item-to-category mapping (cat_of in
+ * memprobe.bpf.c), mp_cat_names and the BTF item check (attr_plan.c) and
+ * the v2/v1 memory.stat keys (mp_cats in cgroup.c).
+ *
+ * One line per category, in enum mp_cat order:
+ *
+ *   X(ID, name, v1_key, unit, part, T, E[, T2, E2])
+ *
+ *   ID      enum mp_cat's MP_CAT_<ID>
+ *   name    its memory.stat key on v2, the name reports use
+ *   v1_key  v1's hierarchical memory.stat key, NULL when v1 has none
+ *   unit    what one unit of the kernel's item is: PAGES, BYTES or KIB
+ *           (enum mp_unit); the memcg tracepoints (6.13+) pass pages anyway
+ *   part    what it is a part of (enum mp_cat_part): USAGE (the usage itself
+ *           is the sum of these), FILE (inside file), KERNEL (inside kernel,
+ *           MEMCG_KMEM's total)
+ *   T, E    the kernel's stat item: its enum type and enumerator, as CO-RE
+ *           needs them written out (bpf_core_enum_value). node_stat_item
+ *           items come through mod_memcg_lruvec_state, memcg_stat_item ones
+ *           through mod_memcg_state (MP_LRUVEC_* in memprobe.bpf.c). A
+ *           ___suffix is a CO-RE flavour (compat.bpf.h): the kernel's name
+ *           is without it.
+ *   T2, E2  another kernel's item for the same category, if any
+ *
+ * Adding a category is one line here (then the tests' expectations of the
+ * category list, and docs/report-format.md).
+ */
+#ifndef MEMPROBE_CATEGORIES_H
+#define MEMPROBE_CATEGORIES_H
+
+#define MP_CATEGORIES(X)							\
+	X(ANON, "anon", "total_rss", PAGES, USAGE,				\
+	  node_stat_item, NR_ANON_MAPPED)					\
+	X(FILE, "file", "total_cache", PAGES, USAGE,				\
+	  node_stat_item, NR_FILE_PAGES)					\
+	X(SHMEM, "shmem", "total_shmem", PAGES, FILE,				\
+	  node_stat_item, NR_SHMEM)						\
+	/* a zone stat on 5.10: no per-memcg count there */			\
+	X(PAGETABLES, "pagetables", NULL, PAGES, KERNEL,			\
+	  node_stat_item, NR_PAGETABLE)						\
+	X(SEC_PAGETABLES, "sec_pagetables", NULL, PAGES, KERNEL,		\
+	  node_stat_item, NR_SECONDARY_PAGETABLE)				\
+	X(KERNEL_STACK, "kernel_stack", NULL, KIB, KERNEL,			\
+	  node_stat_item, NR_KERNEL_STACK_KB)					\
+	X(SLAB_RECLAIMABLE, "slab_reclaimable", NULL, BYTES, KERNEL,		\
+	  node_stat_item, NR_SLAB_RECLAIMABLE_B)				\
+	X(SLAB_UNRECLAIMABLE, "slab_unreclaimable", NULL, BYTES, KERNEL,	\
+	  node_stat_item, NR_SLAB_UNRECLAIMABLE_B)				\
+	X(PERCPU, "percpu", NULL, BYTES, KERNEL,				\
+	  memcg_stat_item, MEMCG_PERCPU_B)					\
+	/* charged apart from kmem */						\
+	X(SOCK, "sock", NULL, PAGES, USAGE,					\
+	  memcg_stat_item, MEMCG_SOCK)						\
+	/* absent on 5.10; a node_stat_item, updated per lruvec, by 7.2 */	\
+	X(VMALLOC, "vmalloc", NULL, PAGES, KERNEL,				\
+	  memcg_stat_item, MEMCG_VMALLOC, node_stat_item___7x, NR_VMALLOC___7x)	\
+	/* MEMCG_KMEM: every kmem charge; absent on 5.10 */			\
+	X(KERNEL, "kernel", NULL, PAGES, USAGE,					\
+	  memcg_stat_item, MEMCG_KMEM)
+
+/* What one unit of a kernel stat item is. */
+enum mp_unit {
+	MP_UNIT_PAGES,
+	MP_UNIT_BYTES,
+	MP_UNIT_KIB,
+};
+
+/* What a category is a part of (see part above). */
+enum mp_cat_part {
+	MP_PART_USAGE,
+	MP_PART_FILE,
+	MP_PART_KERNEL,
+};
+
+#endif

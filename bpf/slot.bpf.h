@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The per-CPU slot and the per-task map: where every program counts. A
+ * task's counters wait in its CPU's slot and move to the map only when
+ * another task's event comes (a flush).
+ */
+#ifndef MEMPROBE_SLOT_BPF_H
+#define MEMPROBE_SLOT_BPF_H
+
+#include "target.bpf.h"
+
+/* Bumped on every cgroup migration, system-wide (rare). */
+__u64 migrate_gen;
+/* Set by user space once cgroup:cgroup_attach_task is attached: only then
+ * can a task's verdict be kept until some task changes cgroup. */
+bool migrate_tp_live;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct mp_task_stat);
+} task_stats SEC(".maps");
+
+/* Process names, apart from the per-CPU counters so that exec can rename. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, char[16]);
+} comms SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct mp_cpu);
+} cpu SEC(".maps");
+
+static __always_inline struct mp_cpu *get_cpu(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&cpu, &zero);
+}
+
+static __always_inline void count_lost(int why)
+{
+	struct mp_cpu *c = get_cpu();
+
+	if (c)
+		c->totals.lost[why]++;
+}
+
+static __always_inline struct mp_task_stat *get_task_stat(__u32 tgid)
+{
+	struct mp_task_stat *ts, zero = {};
+
+	ts = bpf_map_lookup_elem(&task_stats, &tgid);
+	if (ts)
+		return ts;
+	if (bpf_map_update_elem(&task_stats, &tgid, &zero, BPF_NOEXIST) &&
+	    bpf_map_lookup_elem(&task_stats, &tgid) == NULL) {
+		count_lost(MP_LOST_TASK_MAP_FULL);
+		return NULL;
+	}
+	return bpf_map_lookup_elem(&task_stats, &tgid);
+}
+
+/* Move the pending counters of the slot's task into the per-task map. */
+static __always_inline void flush(struct mp_cpu *c)
+{
+	struct mp_task_stat *ts;
+
+	if (!c->in_target || !c->tgid)
+		return;
+	c->seq++;
+	ts = get_task_stat(c->tgid);
+	if (ts)
+		mp_task_stat_add(ts, &c->pending);
+	__builtin_memset(&c->pending, 0, sizeof(c->pending));
+	c->seq++;
+}
+
+/*
+ * This CPU's slot, holding the current task: the fast path is one per-CPU
+ * lookup and two compares. On another task, the last one's counters are
+ * flushed and the new one's verdict is taken (and its name kept).
+ */
+static __always_inline struct mp_cpu *cpu_for_current(bool btf)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct mp_cpu *c = get_cpu();
+	__u64 gen = migrate_gen;
+
+	if (!c)
+		return NULL;
+	if (c->tgid == tgid && c->gen == gen && migrate_tp_live && tgid)
+		return c;
+	flush(c);
+	c->tgid = tgid;
+	c->gen = gen;
+	c->in_target = tgid && current_in_target(btf);
+	if (c->in_target) {
+		char comm[16];
+
+		bpf_get_current_comm(comm, sizeof(comm));
+		bpf_map_update_elem(&comms, &tgid, comm, BPF_NOEXIST);
+	}
+	return c;
+}
+
+#endif
