@@ -113,15 +113,19 @@ int mp_attr_start(const struct mp_attr_opts *opts, struct mp_attr **out,
 /* The plan: MP_NR_CONCERNS entries (enum mp_concern), valid until mp_attr_stop. */
 const struct mp_hook *mp_attr_hooks(const struct mp_attr *a);
 
-/*
- * Rung i of a concern's ladder, for `memprobe limits --features`: its kind
- * ("tp_btf", "raw_tp", "fentry", "kprobe", "poll"), label, why it cannot be
- * used ("" when it can; NULL when never tried because a better rung was
- * taken) and whether it is the one in use. Strings live as long as a.
- * Returns 0, or -ENOENT past the last rung.
- */
-int mp_attr_rung(const struct mp_attr *a, int concern, int i, const char **kind,
-		 const char **label, const char **why_not, bool *used);
+/* Rung i of a concern's ladder, for `memprobe limits --features`. Strings
+ * live as long as the session. */
+struct mp_rung_info {
+	const char *kind;    /* "tp_btf", "raw_tp", "fentry", "kprobe", "poll" */
+	const char *label;   /* for people */
+	char target[96];     /* as struct mp_hook's target */
+	const char *why_not; /* why it cannot be used, "" when it can; NULL when
+			      * never tried because a better rung was taken */
+	bool used;           /* the one in use */
+};
+
+/* Fill *out with rung i of concern. Returns 0, or -ENOENT past the last rung. */
+int mp_attr_rung(const struct mp_attr *a, int concern, int i, struct mp_rung_info *out);
 
 /* The --btf option of command cmd: 0 when path will do (libbpf parses it as
  * BTF, raw or an ELF's .BTF, and it holds a kernel's functions), else one
@@ -167,14 +171,6 @@ void mp_attr_snap_free(struct mp_attr_snap *snap);
 
 /* The frames of a stack id, innermost first. Returns the count or -errno. */
 int mp_attr_stack(struct mp_attr *a, uint32_t stackid, uint64_t *ips, int max);
-
-/*
- * Runs the kernel skipped because the program was already running on that
- * CPU (recursion misses), summed over programs; when by is not NULL, each
- * loaded program's name and count are also added to it (a cJSON object).
- */
-struct cJSON;
-uint64_t mp_attr_recursion_misses(struct mp_attr *a, struct cJSON *by);
 
 /* Detach every program and free the session. NULL is a no-op. */
 void mp_attr_stop(struct mp_attr *a);

@@ -603,25 +603,32 @@ static void polled_cats(struct mp_attr *a)
 			 "tracepoints pass these byte counts rounded to pages)", rd);
 }
 
-/* Record rung r as the one in use: its label, kind and target (tracepoints
- * as "group:name", the group taken from the label; functions bare). */
-static void use_rung(struct mp_hook *h, const struct rung *r)
+/* Rung r's target, as struct mp_hook's target spells it: tracepoints as
+ * "group:name" (the group taken from the label), functions bare, "a + b"
+ * for two; a polled rung, its file. */
+static void rung_target(const struct rung *r, char *buf, size_t len)
 {
 	const char *colon = strchr(r->label, ':'), *g = colon;
 	bool tp = r->kind == TP_BTF || r->kind == RAW_TP;
 
-	snprintf(h->hook, sizeof(h->hook), "%s", r->label);
-	h->kind = kind_names[r->kind];
-	h->target[0] = '\0';
+	buf[0] = '\0';
 	if (r->kind == POLL) {
-		snprintf(h->target, sizeof(h->target), "%s", r->file ? r->file : "");
+		snprintf(buf, len, "%s", r->file ? r->file : "");
 		return;
 	}
 	while (tp && g && g > r->label && g[-1] != ' ')
 		g--;
 	for (int j = 0; j < rung_nprogs(r); j++)
-		mp_appendf(h->target, sizeof(h->target), "%s%.*s%s", j ? " + " : "",
+		mp_appendf(buf, len, "%s%.*s%s", j ? " + " : "",
 			   tp && g ? (int)(colon - g + 1) : 0, tp && g ? g : "", r->fn[j]);
+}
+
+/* Record rung r as the one in use: its label, kind and target. */
+static void use_rung(struct mp_hook *h, const struct rung *r)
+{
+	snprintf(h->hook, sizeof(h->hook), "%s", r->label);
+	h->kind = kind_names[r->kind];
+	rung_target(r, h->target, sizeof(h->target));
 }
 
 /*
@@ -770,20 +777,20 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 	return 0;
 }
 
-int mp_attr_rung(const struct mp_attr *a, int concern, int i, const char **kind,
-		 const char **label, const char **why_not, bool *used)
+int mp_attr_rung(const struct mp_attr *a, int concern, int i, struct mp_rung_info *out)
 {
 	const struct rung *r;
 
 	if (concern < 0 || concern >= MP_NR_CONCERNS || i < 0 || i >= MAX_RUNGS ||
 	    !(r = &ladders[concern].rungs[i])->label)
 		return -ENOENT;
-	*kind = kind_names[r->kind];
-	*label = r->label;
+	out->kind = kind_names[r->kind];
+	out->label = r->label;
+	rung_target(r, out->target, sizeof(out->target));
 	/* rungs below the chosen one were not judged, unless judge_all_rungs */
-	*why_not = i > a->chosen[concern] && a->chosen[concern] >= 0 && !a->judged_all ?
-		   NULL : a->why_not[concern][i];
-	*used = i == a->chosen[concern] && a->hooks[concern].hook[0];
+	out->why_not = i > a->chosen[concern] && a->chosen[concern] >= 0 && !a->judged_all ?
+		       NULL : a->why_not[concern][i];
+	out->used = i == a->chosen[concern] && a->hooks[concern].hook[0];
 	return 0;
 }
 

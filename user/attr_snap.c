@@ -345,24 +345,3 @@ int mp_attr_stack(struct mp_attr *a, uint32_t stackid, uint64_t *ips, int max)
 	return n;
 }
 
-uint64_t mp_attr_recursion_misses(struct mp_attr *a, struct cJSON *by)
-{
-	struct bpf_program *p;
-	uint64_t total = 0;
-
-	if (!a->skel)
-		return 0;
-	bpf_object__for_each_program(p, a->skel->obj) {
-		struct bpf_prog_info info = { 0 };
-		__u32 len = sizeof(info);
-		int fd = bpf_program__fd(p);
-
-		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
-			continue;
-		total += info.recursion_misses;
-		if (by)
-			mp_json_add_u64(by, bpf_program__name(p), info.recursion_misses);
-	}
-	return total;
-}
-

@@ -16,24 +16,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-int64_t mp_attributed_bytes(const int64_t c[MP_NR_CATS], bool have_kernel_total)
-{
-	/* file includes shmem; kernel (MEMCG_KMEM) includes pagetables, stacks,
-	 * slab, percpu and vmalloc; sock is charged apart from kmem. */
-	int64_t sum = c[MP_CAT_ANON] + c[MP_CAT_FILE] + c[MP_CAT_SOCK];
-
-	if (have_kernel_total)
-		return sum + c[MP_CAT_KERNEL];
-	for (int k = MP_CAT_PAGETABLES; k <= MP_CAT_VMALLOC; k++)
-		if (k != MP_CAT_SOCK)
-			sum += c[k];
-	return sum;
-}
-
 /* The parts of kernel (MEMCG_KMEM) that memory.stat itemises. */
 static bool is_kernel_part(int k)
 {
-	return k >= MP_CAT_PAGETABLES && k <= MP_CAT_VMALLOC && k != MP_CAT_SOCK;
+	return mp_cats[k].part == MP_PART_KERNEL;
+}
+
+int64_t mp_attributed_bytes(const int64_t c[MP_NR_CATS], bool have_kernel_total)
+{
+	/* The usage's parts (bpf/categories.h): anon, file (shmem inside),
+	 * sock and kernel (MEMCG_KMEM); without a kernel total, kmem's
+	 * itemised parts stand in for it. */
+	int64_t sum = 0;
+
+	for (int k = 0; k < MP_NR_CATS; k++)
+		if (mp_cats[k].part == MP_PART_USAGE ? have_kernel_total || k != MP_CAT_KERNEL
+						     : !have_kernel_total && is_kernel_part(k))
+			sum += c[k];
+	return sum;
 }
 
 /* One attribution_missing entry: ids for scripts, the message for people. */
@@ -305,23 +305,15 @@ static cJSON *task_shares(const struct build *b, int cat)
 	return arr;
 }
 
-static void add_str_or_null(cJSON *o, const char *name, const char *v)
-{
-	if (v && v[0])
-		cJSON_AddStringToObject(o, name, v);
-	else
-		cJSON_AddNullToObject(o, name);
-}
-
-static cJSON *hook_json(const struct mp_hook *h)
+cJSON *mp_hook_json(const struct mp_hook *h)
 {
 	cJSON *o = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(o, "concern", h->concern);
 	cJSON_AddStringToObject(o, "name", h->name);
-	add_str_or_null(o, "kind", h->kind);
-	add_str_or_null(o, "target", h->target);
-	add_str_or_null(o, "hook", h->hook);
+	mp_json_add_str_or_null(o, "kind", h->kind);
+	mp_json_add_str_or_null(o, "target", h->target);
+	mp_json_add_str_or_null(o, "hook", h->hook);
 	cJSON_AddBoolToObject(o, "polled", h->polled);
 	if (h->missing_reason)
 		cJSON_AddStringToObject(o, "missing_reason", h->missing_reason);
@@ -364,7 +356,7 @@ static void add_hooks(const struct build *b, cJSON *a, cJSON *missing)
 	for (int c = 0; c < MP_NR_CONCERNS; c++) {
 		const struct mp_hook *h = &hooks[c];
 
-		cJSON_AddItemToArray(arr, hook_json(h));
+		cJSON_AddItemToArray(arr, mp_hook_json(h));
 		if (h->missing_reason) {
 			/* as long as it is: missing holds up to 319 characters */
 			char *buf;

@@ -104,4 +104,8 @@ void mp_attr_view_release(struct mp_attr_input *in);
 /* The three above in one: fill from a, build, release. NULL when out of memory. */
 cJSON *mp_attr_view_report(struct mp_attr *a, struct mp_attr_input *in);
 
+/* One hook of the plan as documents carry it: concern, name, kind, target,
+ * hook, polled, and missing_reason and missing where something is lost. */
+cJSON *mp_hook_json(const struct mp_hook *h);
+
 #endif

@@ -121,28 +121,19 @@ void mp_host_more_read(const char *root, struct mp_host_more *m)
 		read_line(root, "/sys/kernel/mm/lru_gen/enabled", m->lru_gen, sizeof(m->lru_gen));
 }
 
-/* A string member, null when empty: the host has no such thing. */
-static void add_str_or_null(cJSON *o, const char *name, const char *v)
-{
-	if (v[0])
-		cJSON_AddStringToObject(o, name, v);
-	else
-		cJSON_AddNullToObject(o, name);
-}
-
 cJSON *mp_host_json(const struct mp_host *h, const struct mp_host_more *m)
 {
 	cJSON *o = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(o, "hostname", m->hostname);
 	cJSON_AddStringToObject(o, "kernel_release", h->kernel_release);
-	add_str_or_null(o, "distribution", m->distribution);
+	mp_json_add_str_or_null(o, "distribution", m->distribution);
 	cJSON_AddNumberToObject(o, "cpus", m->cpus);
 	mp_json_add_u64(o, "mem_total_bytes", h->mem_total_bytes);
 	mp_json_add_u64(o, "mem_available_bytes", h->mem_available_bytes);
 	mp_json_add_u64(o, "page_size_bytes", (uint64_t)h->page_size);
-	add_str_or_null(o, "thp_enabled", h->thp_enabled);
-	add_str_or_null(o, "thp_defrag", h->thp_defrag);
+	mp_json_add_str_or_null(o, "thp_enabled", h->thp_enabled);
+	mp_json_add_str_or_null(o, "thp_defrag", h->thp_defrag);
 	cJSON_AddBoolToObject(o, "btf", h->btf_present);
 	cJSON_AddStringToObject(o, "cgroup_mode", mp_cg_mode_name(h->cg_mode));
 	if (m->have_lru_gen)

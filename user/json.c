@@ -59,3 +59,11 @@ int mp_json_print(const cJSON *doc, FILE *f, int pretty)
 	cJSON_free(s);
 	return ret;
 }
+
+void mp_json_add_str_or_null(cJSON *o, const char *name, const char *v)
+{
+	if (v && v[0])
+		cJSON_AddStringToObject(o, name, v);
+	else
+		cJSON_AddNullToObject(o, name);
+}

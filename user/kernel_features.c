@@ -2,6 +2,7 @@
 /* `memprobe limits --features`: what this kernel offers memprobe. */
 #include "kernel_features.h"
 #include "attr.h"
+#include "attribution.h"
 #include "doc.h"
 #include "json.h"
 #include "render.h"
@@ -30,89 +31,29 @@ static int module_btf_count(void)
 	return n;
 }
 
-/*
- * A rung's target as struct mp_hook's target spells it, from its label:
- * "tracepoint memcg:a + b" -> "memcg:a + memcg:b", "fentry f" -> "f",
- * "polling memory.stat pgfault (...)" -> "memory.stat pgfault".
- * STOPGAP until mp_attr_rung() gives the target itself (the engine's
- * attr_plan.c knows it): the lead replaces this at merge.
- */
-static void rung_target(const char *kind, const char *label, char *buf, size_t len)
-{
-	const char *s = label, *colon, *group = "";
-	int glen = 0;
-
-	buf[0] = '\0';
-	if (!strcmp(kind, "poll")) {
-		s += strncmp(s, "polling ", 8) ? 0 : 8;
-		s += strncmp(s, "the cgroup's ", 13) ? 0 : 13;
-		snprintf(buf, len, "%.*s", (int)strcspn(s, "("), s);
-		if (buf[0] && buf[strlen(buf) - 1] == ' ')
-			buf[strlen(buf) - 1] = '\0';
-		return;
-	}
-	s = strrchr(label, ' ') ? label + strcspn(label, " ") : label;
-	if (!strcmp(kind, "raw_tp"))
-		s = strstr(label, "tracepoint ") ? strstr(label, "tracepoint ") + 10 : s;
-	while (*s == ' ')
-		s++;
-	colon = strchr(s, ':');
-	if ((!strcmp(kind, "tp_btf") || !strcmp(kind, "raw_tp")) && colon) {
-		group = s;
-		glen = (int)(colon - s + 1);
-		s = colon + 1;
-	}
-	for (int j = 0; *s; j++) {
-		size_t n = strcspn(s, " ");
-
-		mp_appendf(buf, len, "%s%.*s%.*s", j ? " + " : "", glen, group, (int)n, s);
-		s += n;
-		s += strncmp(s, " + ", 3) ? strlen(s) : 3;
-	}
-}
-
 static cJSON *rungs_json(const struct mp_attr *a, int c)
 {
 	cJSON *rungs = cJSON_CreateArray();
-	const char *kind, *label, *why;
-	bool used;
+	struct mp_rung_info ri;
 
-	for (int i = 0; mp_attr_rung(a, c, i, &kind, &label, &why, &used) == 0; i++) {
+	for (int i = 0; mp_attr_rung(a, c, i, &ri) == 0; i++) {
 		cJSON *r = cJSON_CreateObject();
-		char target[160];
 
-		rung_target(kind, label, target, sizeof(target));
-		cJSON_AddStringToObject(r, "kind", kind);
-		cJSON_AddStringToObject(r, "label", label);
-		cJSON_AddStringToObject(r, "target", target);
-		cJSON_AddStringToObject(r, "status", used ? "used" : !why ? "not tried" :
-					why[0] ? why : "usable");
+		cJSON_AddStringToObject(r, "kind", ri.kind);
+		cJSON_AddStringToObject(r, "label", ri.label);
+		cJSON_AddStringToObject(r, "target", ri.target);
+		cJSON_AddStringToObject(r, "status", ri.used ? "used" : !ri.why_not ? "not tried" :
+					ri.why_not[0] ? ri.why_not : "usable");
 		cJSON_AddItemToArray(rungs, r);
 	}
 	return rungs;
 }
 
-/* A string member, null when NULL or empty (no hook). */
-static void add_str_or_null(cJSON *o, const char *name, const char *v)
-{
-	if (v && v[0])
-		cJSON_AddStringToObject(o, name, v);
-	else
-		cJSON_AddNullToObject(o, name);
-}
-
 /* One concern of the plan: ids beside the words, and every rung. */
 static cJSON *plan_entry(const struct mp_attr *a, int c)
 {
-	const struct mp_hook *hk = &mp_attr_hooks(a)[c];
-	cJSON *o = cJSON_CreateObject();
+	cJSON *o = mp_hook_json(&mp_attr_hooks(a)[c]);
 
-	cJSON_AddStringToObject(o, "concern", hk->concern);
-	cJSON_AddStringToObject(o, "name", hk->name);
-	add_str_or_null(o, "hook", hk->hook);
-	add_str_or_null(o, "kind", hk->hook[0] ? hk->kind : NULL);
-	add_str_or_null(o, "target", hk->hook[0] ? hk->target : NULL);
-	cJSON_AddBoolToObject(o, "polled", hk->polled);
 	cJSON_AddItemToObject(o, "rungs", rungs_json(a, c));
 	return o;
 }
