@@ -19,17 +19,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The Makefile bakes `git describe` in; a build without it still says
- * what it knows: nothing. */
-#ifndef MP_VERSION
-#define MP_VERSION "unknown"
-#endif
-
-const char *mp_version(void)
-{
-	return MP_VERSION;
-}
-
 /* ---- messages ------------------------------------------------------------ */
 
 /* One write for the whole line: two memprobes (or a memprobe and the command

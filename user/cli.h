@@ -21,13 +21,9 @@
 
 #include "render.h" /* mp_render_check, the --format check */
 #include "util.h"
+#include "version.h" /* mp_version: --version */
 
 struct mp_host;
-
-/* The version `memprobe --version` prints and every document's generator
- * carries: `git describe` at build time (the Makefile's MP_VERSION), or
- * "unknown" when built outside a git checkout. */
-const char *mp_version(void);
 
 /* One --top for every command: tasks and stacks kept per category. */
 #define MP_CLI_TOP_DEFAULT 10

@@ -2,7 +2,7 @@
 /* The document model: the header every document starts with, and the
  * members more than one kind shares (host, cgroup). */
 #include "doc.h"
-#include "cli.h"
+#include "version.h"
 #include "json.h"
 #include "util.h"
 

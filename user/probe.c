@@ -13,7 +13,6 @@
  */
 #include "probe.h"
 #include "cgroup.h"
-#include "json.h"
 #include "util.h"
 
 #include <errno.h>
@@ -43,21 +42,6 @@ int64_t mp_probe_overhead_bytes(const struct mp_probe_fields *f)
 {
 	return (int64_t)f->usage_peak_bytes - (int64_t)f->usage_before_bytes -
 	       (int64_t)f->allocated_bytes;
-}
-
-void mp_probe_fields_json(cJSON *o, const struct mp_probe_fields *f)
-{
-	int64_t over = mp_probe_overhead_bytes(f);
-
-	mp_json_add_u64(o, "cgroup_limit_bytes", f->cgroup_limit_bytes);
-	mp_json_add_u64(o, "usage_before_bytes", f->usage_before_bytes);
-	mp_json_add_u64(o, "allocated_bytes", f->allocated_bytes);
-	mp_json_add_fixed(o, "allocated_gib", (double)f->allocated_bytes / MP_GIB, 2);
-	mp_json_add_u64(o, "usage_peak_bytes", f->usage_peak_bytes);
-	mp_json_add_u64(o, "usage_after_bytes", f->usage_after_bytes);
-	mp_json_add_s64(o, "overhead_bytes", over);
-	mp_json_add_fixed(o, "overhead_gib", (double)over / MP_GIB, 2);
-	mp_json_add_u64(o, "probe_chunks", f->probe_chunks);
 }
 
 void mp_probe_defaults(uint64_t limit, uint64_t *chunk, uint64_t *margin)

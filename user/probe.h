@@ -2,7 +2,6 @@
 #ifndef MEMPROBE_PROBE_H
 #define MEMPROBE_PROBE_H
 
-#include <cjson/cJSON.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -23,14 +22,6 @@ struct mp_probe_fields {
 /* overhead = peak - before - allocated; negative when the rest of the
  * cgroup shrank while the probe ran. */
 int64_t mp_probe_overhead_bytes(const struct mp_probe_fields *f);
-
-/*
- * Add the brief's nine fields, with its names and in its order, to obj:
- * cgroup_limit_bytes, usage_before_bytes, allocated_bytes, allocated_gib,
- * usage_peak_bytes, usage_after_bytes, overhead_bytes, overhead_gib,
- * probe_chunks. Byte counts are exact integers.
- */
-void mp_probe_fields_json(cJSON *obj, const struct mp_probe_fields *f);
 
 /*
  * Default chunk and margin for an effective limit: 1 GiB and 2 GiB, as in the

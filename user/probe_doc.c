@@ -12,6 +12,21 @@
 #include <stdio.h>
 #include <string.h>
 
+void mp_probe_fields_json(cJSON *o, const struct mp_probe_fields *f)
+{
+	int64_t over = mp_probe_overhead_bytes(f);
+
+	mp_json_add_u64(o, "cgroup_limit_bytes", f->cgroup_limit_bytes);
+	mp_json_add_u64(o, "usage_before_bytes", f->usage_before_bytes);
+	mp_json_add_u64(o, "allocated_bytes", f->allocated_bytes);
+	mp_json_add_fixed(o, "allocated_gib", (double)f->allocated_bytes / MP_GIB, 2);
+	mp_json_add_u64(o, "usage_peak_bytes", f->usage_peak_bytes);
+	mp_json_add_u64(o, "usage_after_bytes", f->usage_after_bytes);
+	mp_json_add_s64(o, "overhead_bytes", over);
+	mp_json_add_fixed(o, "overhead_gib", (double)over / MP_GIB, 2);
+	mp_json_add_u64(o, "probe_chunks", f->probe_chunks);
+}
+
 /* OOM kills seen while the probe ran, other than the probe's own. */
 struct oom_list {
 	pid_t probe_pid;

@@ -7,6 +7,14 @@
 #include "cgroup.h"
 #include "probe.h"
 
+/*
+ * Add the brief's nine fields, with its names and in its order, to obj:
+ * cgroup_limit_bytes, usage_before_bytes, allocated_bytes, allocated_gib,
+ * usage_peak_bytes, usage_after_bytes, overhead_bytes, overhead_gib,
+ * probe_chunks. Byte counts are exact integers.
+ */
+void mp_probe_fields_json(cJSON *obj, const struct mp_probe_fields *f);
+
 /* What the probe document is built from. */
 struct mp_probe_doc_in {
 	const struct mp_host *host;

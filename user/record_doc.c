@@ -8,6 +8,7 @@
 #include "doc.h"
 #include "json.h"
 #include "probe.h"
+#include "probe_doc.h"
 #include "util.h"
 
 #include <string.h>

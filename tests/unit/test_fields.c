@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "probe.h"
+#include "probe_doc.h"
 #include "unit.h"
 #include "util.h"
 
