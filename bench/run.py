@@ -976,15 +976,8 @@ def verdict(ok):
     return "met" if ok else "**missed**"
 
 
-def summarize(m, matrix, rounds, attach, bpf, probe, duration_s):
-    progs, empties, bsum = bpf
-    L = []
-    a = L.append
-    nostack = rounds["memprobe-nostack"]["ratio"]
-    stacks = rounds["memprobe-stacks"]["ratio"]
-    hwm = max(rounds["memprobe-nostack"]["vmhwm_kib_max"], rounds["memprobe-stacks"]["vmhwm_kib_max"])
-    memlock = max(rounds["memprobe-nostack"]["maps_memlock_bytes_max"],
-                  rounds["memprobe-stacks"]["maps_memlock_bytes_max"])
+def lost_figures(rounds, bsum, probe):
+    """Events lost in the rounds, the stats pass and the probe runs, and where."""
     lost = max(rounds["memprobe-nostack"]["events_lost_max"], rounds["memprobe-stacks"]["events_lost_max"])
     lost_stats = max((s.get("events_lost") or 0) for s in bsum.values())
     lost_probe = max((x or 0) for p in probe.values() if isinstance(p, dict) and "events_lost" in p
@@ -1002,16 +995,35 @@ def summarize(m, matrix, rounds, attach, bpf, probe, duration_s):
             for kk, v in d.items():
                 if kk.startswith("recursion_misses:"):
                     lost_where[kk.split(":", 1)[1]] = lost_where.get(kk.split(":", 1)[1], 0) + v
-    noise = rounds["_noise"]
+    return {"lost": lost, "lost_stats": lost_stats, "lost_probe": lost_probe,
+            "probe_where": probe_where, "lost_where": lost_where}
 
-    rows = []
-    gaps = {}   # row name -> (value, limit, unit): how far a missed figure is off
+
+def headline_figures(rounds, bsum, probe):
+    """The figures the issue's targets are checked against, from all phases."""
+    fig = {
+        "nostack": rounds["memprobe-nostack"]["ratio"],
+        "stacks": rounds["memprobe-stacks"]["ratio"],
+        "hwm": max(rounds["memprobe-nostack"]["vmhwm_kib_max"],
+                   rounds["memprobe-stacks"]["vmhwm_kib_max"]),
+        "memlock": max(rounds["memprobe-nostack"]["maps_memlock_bytes_max"],
+                       rounds["memprobe-stacks"]["maps_memlock_bytes_max"]),
+        "top": max((rounds[k] for k in ("memprobe-nostack", "memprobe-stacks")),
+                   key=lambda s: s["vmhwm_kib_max"]),
+    }
+    fig.update(lost_figures(rounds, bsum, probe))
+    return fig
+
+
+def target_gaps(fig, bsum, probe, attach):
+    """Row name -> (value, limit, unit): how far a missed figure is off."""
+    gaps = {}
 
     def gap(name, value, limit, unit=""):
         gaps[name] = (value, limit, unit)
 
-    gap("slowdown, full attribution, no stacks (CPU time ratio)", nostack["median"], 1.08)
-    gap("slowdown, with kernel stacks (CPU time ratio)", stacks["median"], 1.15)
+    gap("slowdown, full attribution, no stacks (CPU time ratio)", fig["nostack"]["median"], 1.08)
+    gap("slowdown, with kernel stacks (CPU time ratio)", fig["stacks"]["median"], 1.15)
     for mode, s in bsum.items():
         gap(f"in-program ns/event minus empty program's ({mode}, weighted)",
             s["weighted_net_ns_per_event"], 60, " ns")
@@ -1023,19 +1035,14 @@ def summarize(m, matrix, rounds, attach, bpf, probe, duration_s):
             gap(f"probe {label} / probe one-thread memset", probe[name]["speedup_vs_memset"], 1.5)
     gap("exec to attached, p50", attach["p50_ms"], 100, " ms")
     gap("exec to attached, p95", attach["p95_ms"], 200, " ms")
-    gap("memprobe peak RSS (VmHWM just before SIGINT)", hwm / 1024, 16, " MiB")
-    gap("BPF map memory (memlock of its map fds)", memlock / 2**20, 4, " MiB")
-    rows.append(("slowdown, full attribution, no stacks (CPU time ratio)", "≤ 1.08",
-                 f"{f3(nostack['median'])} (IQR {f3(nostack['q1'])}–{f3(nostack['q3'])})",
-                 nostack["median"] <= 1.08))
-    rows.append(("slowdown, with kernel stacks (CPU time ratio)", "≤ 1.15",
-                 f"{f3(stacks['median'])} (IQR {f3(stacks['q1'])}–{f3(stacks['q3'])})",
-                 stacks["median"] <= 1.15))
-    for mode, s in bsum.items():
-        rows.append((f"in-program ns/event minus empty program's ({mode}, weighted)", "≤ 60 ns",
-                     f"{s['weighted_net_ns_per_event']:.1f} ns (worst: {s['worst_program']} "
-                     f"{s['worst_net_ns_per_run']:.1f} ns)",
-                     s["weighted_net_ns_per_event"] <= 60))
+    gap("memprobe peak RSS (VmHWM just before SIGINT)", fig["hwm"] / 1024, 16, " MiB")
+    gap("BPF map memory (memlock of its map fds)", fig["memlock"] / 2**20, 4, " MiB")
+    return gaps
+
+
+def probe_rows(probe):
+    """The summary's rows for the probe's fill rate and its speed-ups."""
+    rows = []
     if "memset" not in probe:
         rows.append(("probe fill rate / plain mmap+memset (4 KiB, 1 thread)", "≥ 0.95",
                      f"not measured: {probe.get('error', '?')}", None))
@@ -1057,29 +1064,65 @@ def summarize(m, matrix, rounds, attach, bpf, probe, duration_s):
         else:
             rows.append((f"probe {label} / probe one-thread memset", "≥ 1.5",
                          f"not available (`memprobe probe --help` has no {label.split()[0]})", None))
+    return rows
+
+
+def lost_row(fig):
+    """The summary's row for events lost, in every phase that records."""
+    lost, lost_stats, lost_probe = fig["lost"], fig["lost_stats"], fig["lost_probe"]
+    lost_where, probe_where = fig["lost_where"], fig["probe_where"]
+    return ("events lost (attribution.events_lost.total, worst run)", "0",
+            f"{lost} in the rounds" +
+            (" (recursion misses, all rounds: " +
+             ", ".join(f"{k} {v}" for k, v in sorted(lost_where.items(), key=lambda x: -x[1])) + ")"
+             if lost_where else "") +
+            f"; {lost_stats} in the stats pass" +
+            ("" if lost_probe is None else f"; {lost_probe} in a probe run") +
+            (" (recursion misses, worst probe run per program: " +
+             ", ".join(f"{k} {v}" for k, v in sorted(probe_where.items(), key=lambda x: -x[1]))
+             + ")" if probe_where else ""),
+            max(lost, lost_stats, lost_probe or 0) == 0)
+
+
+def target_rows(fig, bsum, probe, attach):
+    """The summary's rows: (figure, target, measured, met: True/False/None)."""
+    nostack, stacks, hwm, memlock, top = (fig[k] for k in
+                                          ("nostack", "stacks", "hwm", "memlock", "top"))
+    rows = []
+    rows.append(("slowdown, full attribution, no stacks (CPU time ratio)", "≤ 1.08",
+                 f"{f3(nostack['median'])} (IQR {f3(nostack['q1'])}–{f3(nostack['q3'])})",
+                 nostack["median"] <= 1.08))
+    rows.append(("slowdown, with kernel stacks (CPU time ratio)", "≤ 1.15",
+                 f"{f3(stacks['median'])} (IQR {f3(stacks['q1'])}–{f3(stacks['q3'])})",
+                 stacks["median"] <= 1.15))
+    for mode, s in bsum.items():
+        rows.append((f"in-program ns/event minus empty program's ({mode}, weighted)", "≤ 60 ns",
+                     f"{s['weighted_net_ns_per_event']:.1f} ns (worst: {s['worst_program']} "
+                     f"{s['worst_net_ns_per_run']:.1f} ns)",
+                     s["weighted_net_ns_per_event"] <= 60))
+    rows += probe_rows(probe)
     rows.append(("exec to attached, p50", "≤ 100 ms", f"{attach['p50_ms']:.0f} ms",
                  attach["p50_ms"] <= 100))
     rows.append(("exec to attached, p95", "≤ 200 ms", f"{attach['p95_ms']:.0f} ms",
                  attach["p95_ms"] <= 200))
-    top = max((rounds[k] for k in ("memprobe-nostack", "memprobe-stacks")),
-              key=lambda s: s["vmhwm_kib_max"])
     rows.append(("memprobe peak RSS (VmHWM just before SIGINT)", "≤ 16 MB",
                  f"{hwm / 1024:.1f} MiB (at that moment RssAnon {top['rss_anon_kib_at_max'] / 1024:.1f}"
                  f" + RssFile {top['rss_file_kib_at_max'] / 1024:.1f} MiB)",
                  hwm <= 16 * 1024))
     rows.append(("BPF map memory (memlock of its map fds)", "≤ 4 MB",
                  f"{memlock / 2**20:.2f} MiB", memlock <= 4 * 2**20))
-    rows.append(("events lost (attribution.events_lost.total, worst run)", "0",
-                 f"{lost} in the rounds" +
-                 (" (recursion misses, all rounds: " +
-                  ", ".join(f"{k} {v}" for k, v in sorted(lost_where.items(), key=lambda x: -x[1])) + ")"
-                  if lost_where else "") +
-                 f"; {lost_stats} in the stats pass" +
-                 ("" if lost_probe is None else f"; {lost_probe} in a probe run") +
-                 (" (recursion misses, worst probe run per program: " +
-                  ", ".join(f"{k} {v}" for k, v in sorted(probe_where.items(), key=lambda x: -x[1]))
-                  + ")" if probe_where else ""),
-                 max(lost, lost_stats, lost_probe or 0) == 0))
+    rows.append(lost_row(fig))
+    return rows
+
+
+def summarize(m, matrix, rounds, attach, bpf, probe, duration_s):
+    progs, _, bsum = bpf
+    fig = headline_figures(rounds, bsum, probe)
+    rows = target_rows(fig, bsum, probe, attach)
+    gaps = target_gaps(fig, bsum, probe, attach)
+    stacks, hwm, noise = fig["stacks"], fig["hwm"], rounds["_noise"]
+    L = []
+    a = L.append
 
     a("# memprobe performance\n")
     a("Measured by `sudo make bench` (bench/run.py; issue 5). Every figure below comes "
