@@ -1115,15 +1115,10 @@ def target_rows(fig, bsum, probe, attach):
     return rows
 
 
-def summarize(m, matrix, rounds, attach, bpf, probe, duration_s):
-    progs, _, bsum = bpf
-    fig = headline_figures(rounds, bsum, probe)
-    rows = target_rows(fig, bsum, probe, attach)
-    gaps = target_gaps(fig, bsum, probe, attach)
-    stacks, hwm, noise = fig["stacks"], fig["hwm"], rounds["_noise"]
+def machine_section(m, duration_s):
+    """The title, where the figures come from, and the machine they were measured on."""
     L = []
     a = L.append
-
     a("# memprobe performance\n")
     a("Measured by `sudo make bench` (bench/run.py; issue 5). Every figure below comes "
       "from one run of it; the raw measurements, one JSON line each, are in "
@@ -1140,6 +1135,13 @@ def summarize(m, matrix, rounds, attach, bpf, probe, duration_s):
     a(f"- date: {m['date']}; bench/run.py took {duration_s / 60:.1f} min (`make bench` adds "
       f"the build)")
     a("")
+    return L
+
+
+def targets_section(rows, gaps, noise):
+    """The targets table, how far the missed ones are off, and the A/A noise."""
+    L = []
+    a = L.append
     a("## Summary against the issue's targets\n")
     a("| figure | target | measured | |")
     a("|---|---|---|---|")
@@ -1169,26 +1171,55 @@ def summarize(m, matrix, rounds, attach, bpf, probe, duration_s):
       f"**{'NOISY' if noise['noisy'] else 'not noisy'}** (noisy when the A/A IQR leaves 1 ± 5%). "
       f"Rounds whose A/A ratio left 1 ± 5%: {noise['noisy_rounds'] or 'none'} "
       f"of {noise['rounds']}.\n")
+    return L
 
+
+def shared_section(m, rounds):
+    """Other sessions' BPF programs and CPU load during the rounds; quiet rounds."""
+    noise = rounds["_noise"]
     q = rounds["_quiet"]
     sh = rounds["_shared"]
-    a(f"The machine is shared. Other sessions' BPF tracing programs were loaded during "
-      f"{sh['runs_with_foreign_bpf']} of the {sh['runs']} workload runs"
-      + (f" ({', '.join(sh['foreign_names'])})" if sh["foreign_names"] else "") +
-      f": they run their own cgroup filter on every event of the bench's workload too. "
-      f"BPF run-time stats were on (someone else's BPF_ENABLE_STATS or sysctl) during "
-      f"{sh['tracer_runs_with_stats_on']} of the {sh['tracer_runs_checked']} BPF tracer runs "
-      f"checked. During the no-tracer runs the rest of the machine used a median of "
-      f"{q['load_median']:.2f} CPUs (of {m['cpus']}). "
-      f"{len(q['rounds'])} of {noise['rounds']} rounds were quiet (under "
-      f"{QUIET_LOAD} CPU used by the rest of the machine in every no-tracer run of the "
-      f"round, /proc/stat busy time minus the workload's, and no other session's BPF "
-      f"tracing program)" +
-      (": over those alone, the median ratios are " +
-       ", ".join(f"{k} {f3(q['ratio'][k]['median'])}" for k in TRACERS) + "."
-       if q["ratio"] and len(q["rounds"]) >= 5 else
-       "; too few for a separate figure.") + "\n")
+    return [
+        f"The machine is shared. Other sessions' BPF tracing programs were loaded during "
+        f"{sh['runs_with_foreign_bpf']} of the {sh['runs']} workload runs"
+        + (f" ({', '.join(sh['foreign_names'])})" if sh["foreign_names"] else "") +
+        f": they run their own cgroup filter on every event of the bench's workload too. "
+        f"BPF run-time stats were on (someone else's BPF_ENABLE_STATS or sysctl) during "
+        f"{sh['tracer_runs_with_stats_on']} of the {sh['tracer_runs_checked']} BPF tracer runs "
+        f"checked. During the no-tracer runs the rest of the machine used a median of "
+        f"{q['load_median']:.2f} CPUs (of {m['cpus']}). "
+        f"{len(q['rounds'])} of {noise['rounds']} rounds were quiet (under "
+        f"{QUIET_LOAD} CPU used by the rest of the machine in every no-tracer run of the "
+        f"round, /proc/stat busy time minus the workload's, and no other session's BPF "
+        f"tracing program)" +
+        (": over those alone, the median ratios are " +
+         ", ".join(f"{k} {f3(q['ratio'][k]['median'])}" for k in TRACERS) + "."
+         if q["ratio"] and len(q["rounds"]) >= 5 else
+         "; too few for a separate figure.") + "\n"]
 
+
+def tracer_notes(k, s):
+    """The notes column of the tracers table, for tracer k's summary s."""
+    notes = []
+    if k.startswith("memprobe"):
+        notes.append(f"events lost max {s['events_lost_max']}")
+        notes.append(f"ready {s['ready_ms_median']:.0f} ms")
+    if k == "perf-kmem":
+        notes.append(f"{s['perf_mb_median']:.0f} MB perf.data per run")
+        notes.append(f"lost up to {s['perf_lost_chunks_max']} chunks / "
+                     f"{s['perf_lost_pct_max']:.1f}% of samples")
+    if k == "bpftrace":
+        notes.append(f"ready {s['ready_ms_median']:.0f} ms")
+        if s.get("runs_needing_second_sigint"):
+            notes.append(f"missed the first SIGINT in {s['runs_needing_second_sigint']} runs")
+    return notes
+
+
+def tracers_section(rounds):
+    """The rounds: how they ran, the no-tracer baseline, the tracers' ratios."""
+    noise = rounds["_noise"]
+    L = []
+    a = L.append
     a("## Tracers side by side\n")
     a(f"Workload: `fill --size {SIZE} --page 4k --threads 1 --touch memset` in a "
       f"`memprobe-bench-*` cgroup (one fault, one page allocation, one free and a few memcg "
@@ -1211,24 +1242,19 @@ def summarize(m, matrix, rounds, attach, bpf, probe, duration_s):
     for k in TRACERS:
         s = rounds[k]
         r = s["ratio"]
-        notes = []
-        if k.startswith("memprobe"):
-            notes.append(f"events lost max {s['events_lost_max']}")
-            notes.append(f"ready {s['ready_ms_median']:.0f} ms")
-        if k == "perf-kmem":
-            notes.append(f"{s['perf_mb_median']:.0f} MB perf.data per run")
-            notes.append(f"lost up to {s['perf_lost_chunks_max']} chunks / "
-                         f"{s['perf_lost_pct_max']:.1f}% of samples")
-        if k == "bpftrace":
-            notes.append(f"ready {s['ready_ms_median']:.0f} ms")
-            if s.get("runs_needing_second_sigint"):
-                notes.append(f"missed the first SIGINT in {s['runs_needing_second_sigint']} runs")
+        notes = tracer_notes(k, s)
         own = s.get("tracer_cpu_s_median")
         a(f"| {TRACER_DESC[k]} | {f3(r['median'])} | {f3(r['q1'])}–{f3(r['q3'])} | "
           f"{f3(r['min'])}–{f3(r['max'])} | {'—' if own is None else f'{own:.3f} s'} | "
           f"{'; '.join(notes)} |")
     a("")
+    return L
 
+
+def bpf_section(progs, bsum):
+    """The stats pass: each BPF program's ns per run against an empty program's."""
+    L = []
+    a = L.append
     a("## memprobe's BPF programs: run time per event\n")
     a("A separate pass under `build/bench/bpfstats run`, which turns BPF run-time stats on "
       "with the bpf() syscall's BPF_ENABLE_STATS command and holds the fd only for that "
@@ -1252,7 +1278,13 @@ def summarize(m, matrix, rounds, attach, bpf, probe, duration_s):
           f"workload's {s['workload_cpu_s']:.2f} s CPU (an upper bound on its in-kernel "
           f"share: it includes other processes' filtered-out events).")
     a("")
+    return L
 
+
+def attach_section(attach, hwm):
+    """exec to attached: the starts' times, VmHWM at ready, and a start's profile."""
+    L = []
+    a = L.append
     a("## exec to attached\n")
     a(f"`memprobe record --cgroup CG --ready-fd N`, {attach['n']} starts: from just before "
       f"fork+exec to reading `ready` (hooks attached, baseline taken): p50 "
@@ -1272,7 +1304,13 @@ def summarize(m, matrix, rounds, attach, bpf, probe, duration_s):
         a("- top functions by own time: " +
           ", ".join(f"{sym} {pc:.1f}%" for pc, sym in prof["top_self"]))
         a("")
+    return L
 
+
+def probe_section(probe, stacks):
+    """The probe's fill rate against fill.c's, per variant."""
+    L = []
+    a = L.append
     a("## The probe's fill rate\n")
     fl = probe["flags"]
     a(f"`memprobe probe --limit {PROBE_LIMIT} --thp never --format json` (attribution on, default "
@@ -1294,7 +1332,13 @@ def summarize(m, matrix, rounds, attach, bpf, probe, duration_s):
             a(f"| {name} | {p['probe_gib_per_s']:.3f} | {p['fill_gib_per_s']:.3f} | "
               f"{f3(p['ratio_median'])} ({f3(p['ratio_min'])}–{f3(p['ratio_max'])}) | {p['timed']} |")
     a("")
+    return L
 
+
+def matrix_section(matrix):
+    """fill.c's eight variants with no tracer."""
+    L = []
+    a = L.append
     a("## fill.c on its own\n")
     a(f"`fill --size {MATRIX_SIZE}`, no tracer, in the bench cgroup: per variant one "
       f"untimed run, then {MATRIX_REPS} timed runs back to back (median; GiB/s range), so "
@@ -1307,15 +1351,38 @@ def summarize(m, matrix, rounds, attach, bpf, probe, duration_s):
           f"{s['minflt']:.0f} | {s['wall_s']:.3f} | {s['gib_per_s']:.3f} "
           f"({s['gib_per_s_min']:.3f}–{s['gib_per_s_max']:.3f}) |")
     a("")
-    a("## How to rerun\n")
-    a("```sh\nsudo make bench      # bench/deps.sh installs bpftrace, linux-perf, python3\n```\n")
-    a("Knobs (environment): `BENCH_MIN_ROUNDS` (15), `BENCH_ROUNDS` (20, at most), "
-      "`BENCH_SIZE` (256M, the rounds' workload), `BENCH_MATRIX_SIZE` (1G), "
-      "`BENCH_MATRIX_REPS` (3), `BENCH_PROBE_REPS` (2), `BENCH_PROBE_LIMIT` (4G), "
-      "`BENCH_ATTACH_STARTS` (20), "
-      "`BENCH_BUDGET_S` (720 s for bench/run.py: the rounds stop, at or after the minimum, "
-      "when one more would not leave time for the probe phase), `MEMPROBE` "
-      "(build/memprobe), `BENCH_DOC` (docs/performance.md).\n")
+    return L
+
+
+def rerun_section():
+    """How to run the bench again, and its knobs."""
+    return [
+        "## How to rerun\n",
+        "```sh\nsudo make bench      # bench/deps.sh installs bpftrace, linux-perf, python3\n```\n",
+        "Knobs (environment): `BENCH_MIN_ROUNDS` (15), `BENCH_ROUNDS` (20, at most), "
+        "`BENCH_SIZE` (256M, the rounds' workload), `BENCH_MATRIX_SIZE` (1G), "
+        "`BENCH_MATRIX_REPS` (3), `BENCH_PROBE_REPS` (2), `BENCH_PROBE_LIMIT` (4G), "
+        "`BENCH_ATTACH_STARTS` (20), "
+        "`BENCH_BUDGET_S` (720 s for bench/run.py: the rounds stop, at or after the minimum, "
+        "when one more would not leave time for the probe phase), `MEMPROBE` "
+        "(build/memprobe), `BENCH_DOC` (docs/performance.md).\n"]
+
+
+def summarize(m, matrix, rounds, attach, bpf, probe, duration_s):
+    """docs/performance.md's lines, and the rows of its targets table."""
+    progs, _, bsum = bpf
+    fig = headline_figures(rounds, bsum, probe)
+    rows = target_rows(fig, bsum, probe, attach)
+    gaps = target_gaps(fig, bsum, probe, attach)
+    L = machine_section(m, duration_s)
+    L += targets_section(rows, gaps, rounds["_noise"])
+    L += shared_section(m, rounds)
+    L += tracers_section(rounds)
+    L += bpf_section(progs, bsum)
+    L += attach_section(attach, fig["hwm"])
+    L += probe_section(probe, fig["stacks"])
+    L += matrix_section(matrix)
+    L += rerun_section()
     return L, rows
 
 
