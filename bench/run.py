@@ -976,15 +976,8 @@ def verdict(ok):
     return "met" if ok else "**missed**"
 
 
-def summarize(m, matrix, rounds, attach, bpf, probe, duration_s):
-    progs, empties, bsum = bpf
-    L = []
-    a = L.append
-    nostack = rounds["memprobe-nostack"]["ratio"]
-    stacks = rounds["memprobe-stacks"]["ratio"]
-    hwm = max(rounds["memprobe-nostack"]["vmhwm_kib_max"], rounds["memprobe-stacks"]["vmhwm_kib_max"])
-    memlock = max(rounds["memprobe-nostack"]["maps_memlock_bytes_max"],
-                  rounds["memprobe-stacks"]["maps_memlock_bytes_max"])
+def lost_figures(rounds, bsum, probe):
+    """Events lost in the rounds, the stats pass and the probe runs, and where."""
     lost = max(rounds["memprobe-nostack"]["events_lost_max"], rounds["memprobe-stacks"]["events_lost_max"])
     lost_stats = max((s.get("events_lost") or 0) for s in bsum.values())
     lost_probe = max((x or 0) for p in probe.values() if isinstance(p, dict) and "events_lost" in p
@@ -1002,16 +995,35 @@ def summarize(m, matrix, rounds, attach, bpf, probe, duration_s):
             for kk, v in d.items():
                 if kk.startswith("recursion_misses:"):
                     lost_where[kk.split(":", 1)[1]] = lost_where.get(kk.split(":", 1)[1], 0) + v
-    noise = rounds["_noise"]
+    return {"lost": lost, "lost_stats": lost_stats, "lost_probe": lost_probe,
+            "probe_where": probe_where, "lost_where": lost_where}
 
-    rows = []
-    gaps = {}   # row name -> (value, limit, unit): how far a missed figure is off
+
+def headline_figures(rounds, bsum, probe):
+    """The figures the issue's targets are checked against, from all phases."""
+    fig = {
+        "nostack": rounds["memprobe-nostack"]["ratio"],
+        "stacks": rounds["memprobe-stacks"]["ratio"],
+        "hwm": max(rounds["memprobe-nostack"]["vmhwm_kib_max"],
+                   rounds["memprobe-stacks"]["vmhwm_kib_max"]),
+        "memlock": max(rounds["memprobe-nostack"]["maps_memlock_bytes_max"],
+                       rounds["memprobe-stacks"]["maps_memlock_bytes_max"]),
+        "top": max((rounds[k] for k in ("memprobe-nostack", "memprobe-stacks")),
+                   key=lambda s: s["vmhwm_kib_max"]),
+    }
+    fig.update(lost_figures(rounds, bsum, probe))
+    return fig
+
+
+def target_gaps(fig, bsum, probe, attach):
+    """Row name -> (value, limit, unit): how far a missed figure is off."""
+    gaps = {}
 
     def gap(name, value, limit, unit=""):
         gaps[name] = (value, limit, unit)
 
-    gap("slowdown, full attribution, no stacks (CPU time ratio)", nostack["median"], 1.08)
-    gap("slowdown, with kernel stacks (CPU time ratio)", stacks["median"], 1.15)
+    gap("slowdown, full attribution, no stacks (CPU time ratio)", fig["nostack"]["median"], 1.08)
+    gap("slowdown, with kernel stacks (CPU time ratio)", fig["stacks"]["median"], 1.15)
     for mode, s in bsum.items():
         gap(f"in-program ns/event minus empty program's ({mode}, weighted)",
             s["weighted_net_ns_per_event"], 60, " ns")
@@ -1023,19 +1035,14 @@ def summarize(m, matrix, rounds, attach, bpf, probe, duration_s):
             gap(f"probe {label} / probe one-thread memset", probe[name]["speedup_vs_memset"], 1.5)
     gap("exec to attached, p50", attach["p50_ms"], 100, " ms")
     gap("exec to attached, p95", attach["p95_ms"], 200, " ms")
-    gap("memprobe peak RSS (VmHWM just before SIGINT)", hwm / 1024, 16, " MiB")
-    gap("BPF map memory (memlock of its map fds)", memlock / 2**20, 4, " MiB")
-    rows.append(("slowdown, full attribution, no stacks (CPU time ratio)", "≤ 1.08",
-                 f"{f3(nostack['median'])} (IQR {f3(nostack['q1'])}–{f3(nostack['q3'])})",
-                 nostack["median"] <= 1.08))
-    rows.append(("slowdown, with kernel stacks (CPU time ratio)", "≤ 1.15",
-                 f"{f3(stacks['median'])} (IQR {f3(stacks['q1'])}–{f3(stacks['q3'])})",
-                 stacks["median"] <= 1.15))
-    for mode, s in bsum.items():
-        rows.append((f"in-program ns/event minus empty program's ({mode}, weighted)", "≤ 60 ns",
-                     f"{s['weighted_net_ns_per_event']:.1f} ns (worst: {s['worst_program']} "
-                     f"{s['worst_net_ns_per_run']:.1f} ns)",
-                     s["weighted_net_ns_per_event"] <= 60))
+    gap("memprobe peak RSS (VmHWM just before SIGINT)", fig["hwm"] / 1024, 16, " MiB")
+    gap("BPF map memory (memlock of its map fds)", fig["memlock"] / 2**20, 4, " MiB")
+    return gaps
+
+
+def probe_rows(probe):
+    """The summary's rows for the probe's fill rate and its speed-ups."""
+    rows = []
     if "memset" not in probe:
         rows.append(("probe fill rate / plain mmap+memset (4 KiB, 1 thread)", "≥ 0.95",
                      f"not measured: {probe.get('error', '?')}", None))
@@ -1057,30 +1064,61 @@ def summarize(m, matrix, rounds, attach, bpf, probe, duration_s):
         else:
             rows.append((f"probe {label} / probe one-thread memset", "≥ 1.5",
                          f"not available (`memprobe probe --help` has no {label.split()[0]})", None))
+    return rows
+
+
+def lost_row(fig):
+    """The summary's row for events lost, in every phase that records."""
+    lost, lost_stats, lost_probe = fig["lost"], fig["lost_stats"], fig["lost_probe"]
+    lost_where, probe_where = fig["lost_where"], fig["probe_where"]
+    return ("events lost (attribution.events_lost.total, worst run)", "0",
+            f"{lost} in the rounds" +
+            (" (recursion misses, all rounds: " +
+             ", ".join(f"{k} {v}" for k, v in sorted(lost_where.items(), key=lambda x: -x[1])) + ")"
+             if lost_where else "") +
+            f"; {lost_stats} in the stats pass" +
+            ("" if lost_probe is None else f"; {lost_probe} in a probe run") +
+            (" (recursion misses, worst probe run per program: " +
+             ", ".join(f"{k} {v}" for k, v in sorted(probe_where.items(), key=lambda x: -x[1]))
+             + ")" if probe_where else ""),
+            max(lost, lost_stats, lost_probe or 0) == 0)
+
+
+def target_rows(fig, bsum, probe, attach):
+    """The summary's rows: (figure, target, measured, met: True/False/None)."""
+    nostack, stacks, hwm, memlock, top = (fig[k] for k in
+                                          ("nostack", "stacks", "hwm", "memlock", "top"))
+    rows = []
+    rows.append(("slowdown, full attribution, no stacks (CPU time ratio)", "≤ 1.08",
+                 f"{f3(nostack['median'])} (IQR {f3(nostack['q1'])}–{f3(nostack['q3'])})",
+                 nostack["median"] <= 1.08))
+    rows.append(("slowdown, with kernel stacks (CPU time ratio)", "≤ 1.15",
+                 f"{f3(stacks['median'])} (IQR {f3(stacks['q1'])}–{f3(stacks['q3'])})",
+                 stacks["median"] <= 1.15))
+    for mode, s in bsum.items():
+        rows.append((f"in-program ns/event minus empty program's ({mode}, weighted)", "≤ 60 ns",
+                     f"{s['weighted_net_ns_per_event']:.1f} ns (worst: {s['worst_program']} "
+                     f"{s['worst_net_ns_per_run']:.1f} ns)",
+                     s["weighted_net_ns_per_event"] <= 60))
+    rows += probe_rows(probe)
     rows.append(("exec to attached, p50", "≤ 100 ms", f"{attach['p50_ms']:.0f} ms",
                  attach["p50_ms"] <= 100))
     rows.append(("exec to attached, p95", "≤ 200 ms", f"{attach['p95_ms']:.0f} ms",
                  attach["p95_ms"] <= 200))
-    top = max((rounds[k] for k in ("memprobe-nostack", "memprobe-stacks")),
-              key=lambda s: s["vmhwm_kib_max"])
     rows.append(("memprobe peak RSS (VmHWM just before SIGINT)", "≤ 16 MB",
                  f"{hwm / 1024:.1f} MiB (at that moment RssAnon {top['rss_anon_kib_at_max'] / 1024:.1f}"
                  f" + RssFile {top['rss_file_kib_at_max'] / 1024:.1f} MiB)",
                  hwm <= 16 * 1024))
     rows.append(("BPF map memory (memlock of its map fds)", "≤ 4 MB",
                  f"{memlock / 2**20:.2f} MiB", memlock <= 4 * 2**20))
-    rows.append(("events lost (attribution.events_lost.total, worst run)", "0",
-                 f"{lost} in the rounds" +
-                 (" (recursion misses, all rounds: " +
-                  ", ".join(f"{k} {v}" for k, v in sorted(lost_where.items(), key=lambda x: -x[1])) + ")"
-                  if lost_where else "") +
-                 f"; {lost_stats} in the stats pass" +
-                 ("" if lost_probe is None else f"; {lost_probe} in a probe run") +
-                 (" (recursion misses, worst probe run per program: " +
-                  ", ".join(f"{k} {v}" for k, v in sorted(probe_where.items(), key=lambda x: -x[1]))
-                  + ")" if probe_where else ""),
-                 max(lost, lost_stats, lost_probe or 0) == 0))
+    rows.append(lost_row(fig))
+    return rows
 
+
+def machine_section(m, duration_s):
+    """The title, where the figures come from, and the machine they were measured on."""
+    L = []
+    a = L.append
     a("# memprobe performance\n")
     a("Measured by `sudo make bench` (bench/run.py; issue 5). Every figure below comes "
       "from one run of it; the raw measurements, one JSON line each, are in "
@@ -1097,6 +1135,13 @@ def summarize(m, matrix, rounds, attach, bpf, probe, duration_s):
     a(f"- date: {m['date']}; bench/run.py took {duration_s / 60:.1f} min (`make bench` adds "
       f"the build)")
     a("")
+    return L
+
+
+def targets_section(rows, gaps, noise):
+    """The targets table, how far the missed ones are off, and the A/A noise."""
+    L = []
+    a = L.append
     a("## Summary against the issue's targets\n")
     a("| figure | target | measured | |")
     a("|---|---|---|---|")
@@ -1126,26 +1171,55 @@ def summarize(m, matrix, rounds, attach, bpf, probe, duration_s):
       f"**{'NOISY' if noise['noisy'] else 'not noisy'}** (noisy when the A/A IQR leaves 1 ± 5%). "
       f"Rounds whose A/A ratio left 1 ± 5%: {noise['noisy_rounds'] or 'none'} "
       f"of {noise['rounds']}.\n")
+    return L
 
+
+def shared_section(m, rounds):
+    """Other sessions' BPF programs and CPU load during the rounds; quiet rounds."""
+    noise = rounds["_noise"]
     q = rounds["_quiet"]
     sh = rounds["_shared"]
-    a(f"The machine is shared. Other sessions' BPF tracing programs were loaded during "
-      f"{sh['runs_with_foreign_bpf']} of the {sh['runs']} workload runs"
-      + (f" ({', '.join(sh['foreign_names'])})" if sh["foreign_names"] else "") +
-      f": they run their own cgroup filter on every event of the bench's workload too. "
-      f"BPF run-time stats were on (someone else's BPF_ENABLE_STATS or sysctl) during "
-      f"{sh['tracer_runs_with_stats_on']} of the {sh['tracer_runs_checked']} BPF tracer runs "
-      f"checked. During the no-tracer runs the rest of the machine used a median of "
-      f"{q['load_median']:.2f} CPUs (of {m['cpus']}). "
-      f"{len(q['rounds'])} of {noise['rounds']} rounds were quiet (under "
-      f"{QUIET_LOAD} CPU used by the rest of the machine in every no-tracer run of the "
-      f"round, /proc/stat busy time minus the workload's, and no other session's BPF "
-      f"tracing program)" +
-      (": over those alone, the median ratios are " +
-       ", ".join(f"{k} {f3(q['ratio'][k]['median'])}" for k in TRACERS) + "."
-       if q["ratio"] and len(q["rounds"]) >= 5 else
-       "; too few for a separate figure.") + "\n")
+    return [
+        f"The machine is shared. Other sessions' BPF tracing programs were loaded during "
+        f"{sh['runs_with_foreign_bpf']} of the {sh['runs']} workload runs"
+        + (f" ({', '.join(sh['foreign_names'])})" if sh["foreign_names"] else "") +
+        f": they run their own cgroup filter on every event of the bench's workload too. "
+        f"BPF run-time stats were on (someone else's BPF_ENABLE_STATS or sysctl) during "
+        f"{sh['tracer_runs_with_stats_on']} of the {sh['tracer_runs_checked']} BPF tracer runs "
+        f"checked. During the no-tracer runs the rest of the machine used a median of "
+        f"{q['load_median']:.2f} CPUs (of {m['cpus']}). "
+        f"{len(q['rounds'])} of {noise['rounds']} rounds were quiet (under "
+        f"{QUIET_LOAD} CPU used by the rest of the machine in every no-tracer run of the "
+        f"round, /proc/stat busy time minus the workload's, and no other session's BPF "
+        f"tracing program)" +
+        (": over those alone, the median ratios are " +
+         ", ".join(f"{k} {f3(q['ratio'][k]['median'])}" for k in TRACERS) + "."
+         if q["ratio"] and len(q["rounds"]) >= 5 else
+         "; too few for a separate figure.") + "\n"]
 
+
+def tracer_notes(k, s):
+    """The notes column of the tracers table, for tracer k's summary s."""
+    notes = []
+    if k.startswith("memprobe"):
+        notes.append(f"events lost max {s['events_lost_max']}")
+        notes.append(f"ready {s['ready_ms_median']:.0f} ms")
+    if k == "perf-kmem":
+        notes.append(f"{s['perf_mb_median']:.0f} MB perf.data per run")
+        notes.append(f"lost up to {s['perf_lost_chunks_max']} chunks / "
+                     f"{s['perf_lost_pct_max']:.1f}% of samples")
+    if k == "bpftrace":
+        notes.append(f"ready {s['ready_ms_median']:.0f} ms")
+        if s.get("runs_needing_second_sigint"):
+            notes.append(f"missed the first SIGINT in {s['runs_needing_second_sigint']} runs")
+    return notes
+
+
+def tracers_section(rounds):
+    """The rounds: how they ran, the no-tracer baseline, the tracers' ratios."""
+    noise = rounds["_noise"]
+    L = []
+    a = L.append
     a("## Tracers side by side\n")
     a(f"Workload: `fill --size {SIZE} --page 4k --threads 1 --touch memset` in a "
       f"`memprobe-bench-*` cgroup (one fault, one page allocation, one free and a few memcg "
@@ -1168,24 +1242,19 @@ def summarize(m, matrix, rounds, attach, bpf, probe, duration_s):
     for k in TRACERS:
         s = rounds[k]
         r = s["ratio"]
-        notes = []
-        if k.startswith("memprobe"):
-            notes.append(f"events lost max {s['events_lost_max']}")
-            notes.append(f"ready {s['ready_ms_median']:.0f} ms")
-        if k == "perf-kmem":
-            notes.append(f"{s['perf_mb_median']:.0f} MB perf.data per run")
-            notes.append(f"lost up to {s['perf_lost_chunks_max']} chunks / "
-                         f"{s['perf_lost_pct_max']:.1f}% of samples")
-        if k == "bpftrace":
-            notes.append(f"ready {s['ready_ms_median']:.0f} ms")
-            if s.get("runs_needing_second_sigint"):
-                notes.append(f"missed the first SIGINT in {s['runs_needing_second_sigint']} runs")
+        notes = tracer_notes(k, s)
         own = s.get("tracer_cpu_s_median")
         a(f"| {TRACER_DESC[k]} | {f3(r['median'])} | {f3(r['q1'])}–{f3(r['q3'])} | "
           f"{f3(r['min'])}–{f3(r['max'])} | {'—' if own is None else f'{own:.3f} s'} | "
           f"{'; '.join(notes)} |")
     a("")
+    return L
 
+
+def bpf_section(progs, bsum):
+    """The stats pass: each BPF program's ns per run against an empty program's."""
+    L = []
+    a = L.append
     a("## memprobe's BPF programs: run time per event\n")
     a("A separate pass under `build/bench/bpfstats run`, which turns BPF run-time stats on "
       "with the bpf() syscall's BPF_ENABLE_STATS command and holds the fd only for that "
@@ -1209,7 +1278,13 @@ def summarize(m, matrix, rounds, attach, bpf, probe, duration_s):
           f"workload's {s['workload_cpu_s']:.2f} s CPU (an upper bound on its in-kernel "
           f"share: it includes other processes' filtered-out events).")
     a("")
+    return L
 
+
+def attach_section(attach, hwm):
+    """exec to attached: the starts' times, VmHWM at ready, and a start's profile."""
+    L = []
+    a = L.append
     a("## exec to attached\n")
     a(f"`memprobe record --cgroup CG --ready-fd N`, {attach['n']} starts: from just before "
       f"fork+exec to reading `ready` (hooks attached, baseline taken): p50 "
@@ -1229,7 +1304,13 @@ def summarize(m, matrix, rounds, attach, bpf, probe, duration_s):
         a("- top functions by own time: " +
           ", ".join(f"{sym} {pc:.1f}%" for pc, sym in prof["top_self"]))
         a("")
+    return L
 
+
+def probe_section(probe, stacks):
+    """The probe's fill rate against fill.c's, per variant."""
+    L = []
+    a = L.append
     a("## The probe's fill rate\n")
     fl = probe["flags"]
     a(f"`memprobe probe --limit {PROBE_LIMIT} --thp never --format json` (attribution on, default "
@@ -1251,7 +1332,13 @@ def summarize(m, matrix, rounds, attach, bpf, probe, duration_s):
             a(f"| {name} | {p['probe_gib_per_s']:.3f} | {p['fill_gib_per_s']:.3f} | "
               f"{f3(p['ratio_median'])} ({f3(p['ratio_min'])}–{f3(p['ratio_max'])}) | {p['timed']} |")
     a("")
+    return L
 
+
+def matrix_section(matrix):
+    """fill.c's eight variants with no tracer."""
+    L = []
+    a = L.append
     a("## fill.c on its own\n")
     a(f"`fill --size {MATRIX_SIZE}`, no tracer, in the bench cgroup: per variant one "
       f"untimed run, then {MATRIX_REPS} timed runs back to back (median; GiB/s range), so "
@@ -1264,15 +1351,38 @@ def summarize(m, matrix, rounds, attach, bpf, probe, duration_s):
           f"{s['minflt']:.0f} | {s['wall_s']:.3f} | {s['gib_per_s']:.3f} "
           f"({s['gib_per_s_min']:.3f}–{s['gib_per_s_max']:.3f}) |")
     a("")
-    a("## How to rerun\n")
-    a("```sh\nsudo make bench      # bench/deps.sh installs bpftrace, linux-perf, python3\n```\n")
-    a("Knobs (environment): `BENCH_MIN_ROUNDS` (15), `BENCH_ROUNDS` (20, at most), "
-      "`BENCH_SIZE` (256M, the rounds' workload), `BENCH_MATRIX_SIZE` (1G), "
-      "`BENCH_MATRIX_REPS` (3), `BENCH_PROBE_REPS` (2), `BENCH_PROBE_LIMIT` (4G), "
-      "`BENCH_ATTACH_STARTS` (20), "
-      "`BENCH_BUDGET_S` (720 s for bench/run.py: the rounds stop, at or after the minimum, "
-      "when one more would not leave time for the probe phase), `MEMPROBE` "
-      "(build/memprobe), `BENCH_DOC` (docs/performance.md).\n")
+    return L
+
+
+def rerun_section():
+    """How to run the bench again, and its knobs."""
+    return [
+        "## How to rerun\n",
+        "```sh\nsudo make bench      # bench/deps.sh installs bpftrace, linux-perf, python3\n```\n",
+        "Knobs (environment): `BENCH_MIN_ROUNDS` (15), `BENCH_ROUNDS` (20, at most), "
+        "`BENCH_SIZE` (256M, the rounds' workload), `BENCH_MATRIX_SIZE` (1G), "
+        "`BENCH_MATRIX_REPS` (3), `BENCH_PROBE_REPS` (2), `BENCH_PROBE_LIMIT` (4G), "
+        "`BENCH_ATTACH_STARTS` (20), "
+        "`BENCH_BUDGET_S` (720 s for bench/run.py: the rounds stop, at or after the minimum, "
+        "when one more would not leave time for the probe phase), `MEMPROBE` "
+        "(build/memprobe), `BENCH_DOC` (docs/performance.md).\n"]
+
+
+def summarize(m, matrix, rounds, attach, bpf, probe, duration_s):
+    """docs/performance.md's lines, and the rows of its targets table."""
+    progs, _, bsum = bpf
+    fig = headline_figures(rounds, bsum, probe)
+    rows = target_rows(fig, bsum, probe, attach)
+    gaps = target_gaps(fig, bsum, probe, attach)
+    L = machine_section(m, duration_s)
+    L += targets_section(rows, gaps, rounds["_noise"])
+    L += shared_section(m, rounds)
+    L += tracers_section(rounds)
+    L += bpf_section(progs, bsum)
+    L += attach_section(attach, fig["hwm"])
+    L += probe_section(probe, fig["stacks"])
+    L += matrix_section(matrix)
+    L += rerun_section()
     return L, rows
 
 
