@@ -269,6 +269,16 @@ wait_filling() {
 	return 1
 }
 
+# wait_usage DIR BYTES: wait (up to 60 s) until cgroup DIR holds BYTES
+wait_usage() {
+	local i
+	for i in $(seq 6000); do
+		[ "$(cg_usage "$1" 2>/dev/null || echo 0)" -ge "$2" ] && return 0
+		sleep 0.01
+	done
+	return 1
+}
+
 # jqv FILE FILTER: one value from a JSON report
 jqv() { jq -r "$2" "$1"; }
 

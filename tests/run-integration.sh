@@ -979,6 +979,24 @@ test_record_opts() {
 	"$MEMPROBE" record --limit 64M --format json -- sh -c 'echo from-the-command' > "$out" 2> "$TMP/err"
 	check "record: the report on stdout is not mixed with the command's output" jq -e .run "$out" > /dev/null
 	check "record: ... which went to stderr" grep -q "^from-the-command$" "$TMP/err"
+	# the same with -o naming standard output (/dev/fd/1, /dev/stdout)
+	"$MEMPROBE" record --limit 64M --format json -o /dev/fd/1 -- sh -c 'echo from-the-command' > "$out" 2> "$TMP/err"
+	check "record -o /dev/fd/1: the report is not mixed with the command's output" jq -e .run "$out" > /dev/null
+	check "record -o /dev/fd/1: ... which went to stderr" grep -q "^from-the-command$" "$TMP/err"
+	# --ready-fd is memprobe's alone: the reader's end of file comes with
+	# "ready", not when the command (which would inherit it) ends
+	local fifo=$TMP/ready.fifo rpid ready_ms
+	mkfifo "$fifo"
+	( t0=${EPOCHREALTIME/./}; cat "$fifo" > "$TMP/ready.txt"
+	  echo $(( (${EPOCHREALTIME/./} - t0) / 1000 )) > "$TMP/ready.ms" ) &
+	rpid=$!
+	"$MEMPROBE" record --limit 64M --ready-fd 3 --format json -o "$out" -- sleep 3 3> "$fifo" 2>/dev/null
+	wait "$rpid"
+	ready_ms=$(cat "$TMP/ready.ms")
+	check_eq "record --ready-fd: the reader gets ready" "$(cat "$TMP/ready.txt")" ready
+	check_le "record --ready-fd: ... and its end of file before the 3 s command ends (ms)" "$ready_ms" 2500
+	expect_bad "record --ready-fd 1" "$MEMPROBE" record --ready-fd 1 -- true
+	check "... says standard output" grep -q "standard output" "$TMP/bad.err"
 	check "record opts: nothing left behind" no_leftovers
 }
 
@@ -1165,7 +1183,43 @@ test_report() {
 }
 
 # ---------------------------------------------------------------------------
-tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_ends truth driver hooks targets record_opts bad_input cli output report"}
+# The text renderer: terminal controls in what a workload names (its
+# command, its cgroup) are shown as \xNN, never sent; a probe's note is
+# printed; limits and --features write -o like the other commands.
+test_text() {
+	local d=$TMP/text esc cg pid out
+	esc=$(printf '\033')
+	mkdir -p "$d"
+	cp "$(command -v sleep)" "$d/ev${esc}[2Jx"
+	"$MEMPROBE" record --limit 64M --duration 1 -o "$d/rec.txt" -- "$d/ev${esc}[2Jx" 3 2>/dev/null
+	check "text: the report names the command" grep -q 'ev\\x1b\[2Jx' "$d/rec.txt"
+	check "text: ... and holds no escape character" eval '! grep -q "$esc" "$d/rec.txt"'
+	# a probe with no room: the note is in the text, as in the document
+	cg=$(make_cgroup text $((64 * MIB))) || { fail "text: make cgroup"; return; }
+	pid=$(run_in_cgroup "$cg" "$BIN/alloc" 60)
+	wait_usage "$cg" $((58 * MIB))
+	"$MEMPROBE" probe --cgroup "$cg" --format json -o "$d/full.json" 2>/dev/null
+	"$MEMPROBE" probe --cgroup "$cg" -o "$d/full.txt" 2>/dev/null
+	check_eq "text: a full target's probe filled no chunk" "$(jqv "$d/full.json" .probe_chunks)" 0
+	check "text: ... and says why, as the document's note does" grep -q "^NOTE: no room for a chunk" "$d/full.txt"
+	kill -9 "$pid"; wait "$pid" 2>/dev/null
+	remove_cgroup "$cg"
+	# limits -o, and nothing written for a target that is not one
+	"$MEMPROBE" limits --format json -o "$d/limits.json"
+	check_eq "text: limits -o writes the document" "$(jqv "$d/limits.json" .kind)" limits
+	expect_bad "limits -o with a missing cgroup" "$MEMPROBE" limits --cgroup /no-such-cgroup -o "$d/never.json"
+	check "text: ... writes no -o file" [ ! -e "$d/never.json" ]
+	# numbers too large for an option say the bound
+	expect_bad "probe --top 99999999999" "$MEMPROBE" probe --top 99999999999
+	check "... says the most it takes" grep -q "more than 3600000, the most it takes" "$TMP/bad.err"
+	# a document nested past cJSON's limit: said as such
+	printf '%*s' 2000 '' | tr ' ' '[' > "$d/deep.json"
+	expect_bad "report of a document nested 2000 deep" "$MEMPROBE" report "$d/deep.json"
+	check "... says nested deeper" grep -q "nested deeper than 1000 levels" "$TMP/bad.err"
+	check "text: nothing left behind" no_leftovers
+}
+
+tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_ends truth driver hooks targets record_opts bad_input cli output report text"}
 for t in $tests; do
 	echo "# test_$t"
 	"test_$t"

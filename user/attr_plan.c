@@ -809,8 +809,11 @@ static const char *btf_check(const char *path, char *problem, size_t n)
 	libbpf_set_print(quiet_print);
 	btf = btf__parse(path, NULL);
 	if (!btf) {
+		/* libbpf's own codes (4000 and up, "Unknown error" to strerror)
+		 * say the file is neither: its format is not one it knows */
 		snprintf(problem, n, "holds no BTF (%s)",
-			 errno == ENOENT ? "an ELF without a .BTF section" : strerror(errno));
+			 errno == ENOENT ? "an ELF without a .BTF section" :
+			 errno >= 4000 ? "neither a raw BTF file nor an ELF" : strerror(errno));
 		return "give a raw BTF file or a vmlinux with a .BTF section";
 	}
 	/* a BPF object's BTF has kernel structs too, but no kernel functions */

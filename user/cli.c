@@ -57,6 +57,10 @@ int mp_cli_count(const char *cmd, const char *opt, const char *arg, long min, lo
 
 	errno = 0;
 	*v = strtol(arg, &end, 10);
+	/* a whole number too large is not "not a count": say the bound */
+	if (!*end && end != arg && *arg != '-' && (errno == ERANGE || *v > max))
+		return mp_cli_bad(cmd, "%s %s: more than %ld, the most it takes; give at most %ld",
+				  opt, arg, max, max);
 	if (errno || *end || end == arg || *v < min || *v > max)
 		return mp_cli_bad(cmd, "%s %s: not %s; %s", opt, arg, what, fix);
 	return 0;

@@ -71,7 +71,7 @@ struct mp_cli_opt {
 	{ "top", 0, "N", "tasks and stacks kept per category (the rest summed)",       \
 	  MP_CLI_STR(MP_CLI_TOP_DEFAULT), MP_OPT_TOP }
 #define MP_CLI_OPT_STACK_SAMPLE                                                        \
-	{ "stack-sample", 0, "N", "record the kernel stack of one charge in N (0: no stacks)", \
+	{ "stack-sample", 0, "N", "record the kernel stack of one kernel page allocation in N (0: no stacks)", \
 	  "1", MP_OPT_STACK_SAMPLE }
 #define MP_CLI_OPT_BTF                                                                 \
 	{ "btf", 0, "FILE", "the kernel's BTF for CO-RE: a raw BTF file or a vmlinux "  \

@@ -27,6 +27,7 @@ static const struct mp_cli_opt limits_opts[] = {
 	MP_CLI_OPT_FORMAT("text, json or env (shell assignments); with --features text or json"),
 	{ "features", 0, NULL, "what this kernel offers memprobe instead: each concern's "
 	  "hooks, tried the way a run tries them (needs root)", NULL, OPT_FEATURES },
+	MP_CLI_OPT_OUTPUT,
 	MP_CLI_OPT_BTF,
 	MP_CLI_OPT_HELP,
 	{ 0 },
@@ -43,8 +44,8 @@ static int limits_opt(void *ctx, int id, const char *arg)
 static const struct mp_cli_cmd limits_cmd = {
 	.name = "limits",
 	.kind = "limits",
-	.synopsis = "[--cgroup PATH | --pid PID] [--format text|json|env]\n"
-		    "--features [--format text|json] [--btf FILE]",
+	.synopsis = "[--cgroup PATH | --pid PID] [--format text|json|env] [-o FILE]\n"
+		    "--features [--format text|json] [--btf FILE] [-o FILE]",
 	.opts = limits_opts,
 	.opt = limits_opt,
 };
@@ -73,37 +74,49 @@ static int check_opts(struct mp_cli *c, bool features)
 	return 0;
 }
 
+/* The document: features, or the target's limits. NULL and *ret the exit
+ * status when the target is not one; *ok false when features could start
+ * no BPF session (the document says why, and the exit status is 1). */
+static cJSON *limits_doc(const struct mp_cli *c, bool features, const struct mp_host *host,
+			 bool *ok, int *ret)
+{
+	struct mp_cgroup cg;
+
+	*ok = true;
+	if (features)
+		return mp_features_doc(host, c->btf, ok);
+	if ((*ret = mp_resolve_target("limits", "", host, c->cgroup, c->pid, &cg)))
+		return NULL;
+	return mp_doc_limits(host, &cg);
+}
+
 int mp_cmd_limits(int argc, char **argv)
 {
-	const char *path, *pid, *format, *btf;
-	bool features = false;
+	bool features = false, ok;
+	struct mp_out out = { 0 };
 	struct mp_cli c;
 	struct mp_host host;
-	struct mp_cgroup cg;
-	int ret;
+	cJSON *doc;
+	int ret, err;
 
 	ret = mp_cli_parse(&limits_cmd, argc, argv, &c, &features);
 	if (!ret)
 		ret = check_opts(&c, features);
 	if (ret)
 		return ret < 0 ? 0 : ret;
-	path = c.cgroup;
-	pid = c.pid;
-	format = c.format;
-	btf = c.btf;
-	if (mp_host_read("", &host)) {
-		fputs("memprobe limits: cannot read /proc/meminfo\n", stderr);
-		return MP_EXIT_RUNTIME;
-	}
-	if (features)
-		return mp_features_print(&host, format, btf);
-	if ((ret = mp_resolve_target("limits", "", &host, path, pid, &cg)))
+	if ((ret = mp_cli_host("limits", &host)))
 		return ret;
-	{
-		cJSON *doc = mp_doc_limits(&host, &cg);
-
-		ret = mp_emit("limits", doc, format, stdout);
+	if (!(doc = limits_doc(&c, features, &host, &ok, &ret)))
+		return ret ? ret : mp_cli_fail("limits", "out of memory");
+	if (mp_out_open(&out, c.out)) {
 		cJSON_Delete(doc);
-		return ret;
+		return mp_cli_bad("limits", "-o %s: cannot create it; give a writable path", c.out);
 	}
+	ret = mp_emit("limits", doc, c.format, out.f);
+	if (!ret && (err = mp_out_commit(&out)))
+		ret = mp_cli_fail("limits", "cannot write the report to %s: %s",
+				  c.out ? c.out : "standard output", strerror(-err));
+	mp_out_abort(&out);
+	cJSON_Delete(doc);
+	return ret ? ret : ok ? 0 : MP_EXIT_RUNTIME;
 }

@@ -72,9 +72,17 @@ static int record_opt(void *ctx, int id, const char *arg)
 	case OPT_READY_FD:
 		ret = mp_cli_count("record", "--ready-fd", arg, 0, 65535, "an open file descriptor",
 				   ready_fix, &v);
-		if (!ret && fcntl((int)v, F_GETFD) < 0)
+		if (!ret && v <= STDERR_FILENO)
+			ret = mp_cli_bad("record", "--ready-fd %s: standard %s, which memprobe "
+					 "uses; %s", arg, v == 0 ? "input" : v == 1 ? "output" :
+					 "error", ready_fix);
+		else if (!ret && fcntl((int)v, F_GETFD) < 0)
 			ret = mp_cli_bad("record", "--ready-fd %s: not an open file descriptor; %s",
 					 arg, ready_fix);
+		/* memprobe's alone: a command holding it would delay the reader's
+		 * end of file until the command ends */
+		else if (!ret)
+			fcntl((int)v, F_SETFD, FD_CLOEXEC);
 		o->ready_fd = (int)v;
 		break;
 	}
@@ -223,6 +231,8 @@ int mp_cmd_record(int argc, char **argv)
 		goto out;
 	}
 	mp_rec_start_attr(&r);
+	/* -o -, /dev/stdout, /dev/fd/1: the report shares standard output */
+	r.report_on_stdout = mp_out_shares_fd(&out, STDOUT_FILENO);
 	if (r.o.cmd && (ret = mp_rec_start_command(&r, &go_fd, &ee_fd))) {
 		ret = mp_cli_fail("record", "cannot start %s: %s", r.o.cmd[0], strerror(-ret));
 		goto out;

@@ -111,6 +111,10 @@ static int render_file(const char *path, const char *format, char **out, size_t 
 	}
 	doc = mp_doc_load(text, len, &kind, err, sizeof(err));
 	free(text);
+	if (!doc && kind == -ENOMEM) { /* not the file's fault: a failure, exit 1 */
+		bad_file(name, err);
+		return MP_EXIT_RUNTIME;
+	}
 	if (!doc)
 		return bad_file(name, err);
 	if (!(r->kinds & kind)) {

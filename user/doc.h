@@ -66,7 +66,8 @@ cJSON *mp_doc_limits(const struct mp_host *h, const struct mp_cgroup *cg);
  * and print back as they were read. Checks the header (format_version,
  * kind, generator, created, host); the kind's members are checked as the
  * renderers read them (struct mp_rd). Returns the document and its kind,
- * or NULL with the problem in err ("format_version 2: newer than ...").
+ * or NULL with the problem in err ("format_version 2: newer than ...")
+ * and *kind 0, or -ENOMEM when memory ran out (not the document's fault).
  */
 cJSON *mp_doc_load(const char *text, size_t len, int *kind, char *err, size_t errlen);
 

@@ -168,6 +168,40 @@ static bool blank(const char *t, size_t len)
 	return true;
 }
 
+/* How deep the text nests at off (objects and arrays open there): cJSON
+ * refuses more than CJSON_NESTING_LIMIT levels, which is not a syntax error. */
+static size_t depth_at(const char *text, size_t off)
+{
+	size_t depth = 0;
+	bool str = false;
+
+	for (size_t i = 0; i < off; i++) {
+		char c = text[i];
+
+		if (str)
+			str = !(c == '"' && text[i - 1] != '\\');
+		else if (c == '"')
+			str = true;
+		else if (c == '[' || c == '{')
+			depth++;
+		else if ((c == ']' || c == '}') && depth)
+			depth--;
+	}
+	return depth;
+}
+
+/* cJSON's allocations, so that a failed one is told from bad JSON (both
+ * make the parse return NULL). */
+static bool g_parse_oom;
+
+static void *parse_malloc(size_t n)
+{
+	void *p = malloc(n);
+
+	g_parse_oom |= !p;
+	return p;
+}
+
 /* Where cJSON stopped, for people: "at line 3, column 7", or the end;
  * trailing: a whole value was read and something follows it. */
 static void parse_error(const char *text, size_t len, const char *end, bool trailing,
@@ -187,6 +221,10 @@ static void parse_error(const char *text, size_t len, const char *end, bool trai
 		rest++;
 	if (blank(text, len))
 		snprintf(err, errlen, "empty: not a document; give a document memprobe wrote");
+	else if (!trailing && depth_at(text, off) >= CJSON_NESTING_LIMIT)
+		snprintf(err, errlen, "nested deeper than %d levels (at line %zu, column %zu): "
+			 "not a memprobe document; give a document memprobe wrote",
+			 CJSON_NESTING_LIMIT, line, col);
 	else if (trailing)
 		snprintf(err, errlen, "not JSON: more text after the document (at line %zu, "
 			 "column %zu); give one document, as memprobe wrote it", line, col);
@@ -292,6 +330,7 @@ cJSON *mp_doc_load(const char *text, size_t len, int *kind, char *err, size_t er
 	int ret;
 
 	err[0] = '\0';
+	*kind = 0;
 	if (memchr(text, '\0', len)) {
 		snprintf(err, errlen, "holds a NUL byte: not a JSON document; "
 			 "give a document memprobe wrote");
@@ -299,11 +338,16 @@ cJSON *mp_doc_load(const char *text, size_t len, int *kind, char *err, size_t er
 	}
 	/* not cJSON's require_null_terminated: with a length it wants the NUL
 	 * inside it; what follows the value is checked here instead */
+	g_parse_oom = false;
+	cJSON_InitHooks(&(cJSON_Hooks){ .malloc_fn = parse_malloc, .free_fn = free });
 	doc = cJSON_ParseWithLengthOpts(text, len, &end, 0);
-	if (!doc) {
+	if (!doc && g_parse_oom)
+		*kind = -ENOMEM, snprintf(err, errlen, "out of memory reading it (%zu MiB of JSON); free some "
+			 "memory, or give memprobe more, and try again", len >> 20);
+	else if (!doc)
 		parse_error(text, len, end, false, err, errlen);
+	if (!doc)
 		return NULL;
-	}
 	while (end < text + len && isspace((unsigned char)*end))
 		end++;
 	if (end < text + len) {
@@ -316,8 +360,10 @@ cJSON *mp_doc_load(const char *text, size_t len, int *kind, char *err, size_t er
 		ret = rawify(&w, doc);
 	if (!ret && w.next != l.n)
 		ret = rawify_fail(&w, "its numbers do not parse alike twice");
-	if (ret == -ENOMEM)
+	if (ret == -ENOMEM) {
+		*kind = -ENOMEM;
 		snprintf(err, errlen, "out of memory; free some and try again");
+	}
 	else if (ret && !strchr(err, ';'))
 		mp_appendf(err, errlen, "; give a document memprobe wrote");
 	if (!ret)

@@ -95,13 +95,3 @@ cJSON *mp_features_doc(const struct mp_host *h, const char *btf_path, bool *ok)
 	mp_attr_stop(a);
 	return doc;
 }
-
-int mp_features_print(const struct mp_host *h, const char *format, const char *btf_path)
-{
-	bool ok;
-	cJSON *doc = mp_features_doc(h, btf_path, &ok);
-	int ret = mp_emit("limits", doc, format, stdout);
-
-	cJSON_Delete(doc);
-	return ret ? ret : ok ? 0 : MP_EXIT_RUNTIME;
-}

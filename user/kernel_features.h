@@ -13,8 +13,4 @@
  */
 cJSON *mp_features_doc(const struct mp_host *h, const char *btf_path, bool *ok);
 
-/* --features: the document rendered in format ("text" or "json") on
- * standard output; returns the exit status. */
-int mp_features_print(const struct mp_host *h, const char *format, const char *btf_path);
-
 #endif

@@ -204,7 +204,6 @@ static void *probe_thread(void *arg)
 int mp_rec_start_command(struct rec *r, int *go_fd, int *exec_err_fd)
 {
 	int go[2] = { -1, -1 }, ee[2] = { -1, -1 }, err;
-	bool report_on_stdout = !r->o.out || strcmp(r->o.out, "-") == 0;
 	pid_t parent = getpid();
 
 	if (pipe2(go, O_CLOEXEC) || pipe2(ee, O_CLOEXEC))
@@ -224,7 +223,7 @@ int mp_rec_start_command(struct rec *r, int *go_fd, int *exec_err_fd)
 			_exit(126);
 		close(go[1]);
 		close(ee[0]);
-		if (report_on_stdout)
+		if (r->report_on_stdout)
 			dup2(STDERR_FILENO, STDOUT_FILENO);
 		err = mp_cgroup_attach(&r->cg, getpid());
 		if (!err && read(go[0], &c, 1) == 1) {

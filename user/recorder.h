@@ -48,6 +48,7 @@ struct rec_opts {
 
 struct rec {
 	struct rec_opts o;
+	bool report_on_stdout;              /* the command's stdout goes to stderr */
 	struct mp_host host;
 	struct mp_cgroup cg;
 	bool cg_created;

@@ -132,8 +132,11 @@ void mp_text_features(const cJSON *doc, FILE *f, struct mp_rd *rd)
 /* What stopped the probe short, if anything. */
 static void probe_verdicts(const cJSON *r, FILE *f, struct mp_rd *rd)
 {
+	const char *note = mp_rd_str(rd, r, "note", MP_RD_ABSENT);
 	uint64_t sig;
 
+	if (note)
+		fprintf(f, "NOTE: %s\n", note);
 	if (mp_rd_bool(rd, r, "interrupted", 0))
 		fputs("INTERRUPTED: the probe was stopped by a signal; figures are partial "
 		      "(the chunk being filled counts as allocated as far as it got)\n", f);
@@ -275,7 +278,29 @@ void mp_text_record(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	mp_text_attribution(mp_rd_obj(rd, doc, "attribution", 0), f, rd);
 }
 
-static void render_text(const cJSON *doc, int kind, FILE *f, struct mp_rd *rd)
+/*
+ * Copy text to f with terminal controls shown, not sent: a command's name
+ * or a cgroup's path is the workload's to choose, and an escape sequence
+ * in it would clear or rewrite the terminal of whoever reads the report.
+ * C0 controls but newline and tab, DEL, and the C1 controls (U+0080 to
+ * U+009F, whose UTF-8 is C2 80 to C2 9F) are written as \xNN.
+ */
+static void put_visible(const char *t, size_t n, FILE *f)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)t[i];
+
+		if (c == 0xc2 && i + 1 < n && (unsigned char)t[i + 1] >= 0x80 &&
+		    (unsigned char)t[i + 1] <= 0x9f)
+			fprintf(f, "\\x%02x", (unsigned char)t[++i]);
+		else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+			fprintf(f, "\\x%02x", c);
+		else
+			fputc(c, f);
+	}
+}
+
+static void render_kind(const cJSON *doc, int kind, FILE *f, struct mp_rd *rd)
 {
 	switch (kind) {
 	case MP_DOC_LIMITS: mp_text_limits(doc, f, rd); break;
@@ -284,6 +309,24 @@ static void render_text(const cJSON *doc, int kind, FILE *f, struct mp_rd *rd)
 	case MP_DOC_RECORD: mp_text_record(doc, f, rd); break;
 	default: mp_rd_fail(rd, NULL, "kind", "unknown"); break;
 	}
+}
+
+static void render_text(const cJSON *doc, int kind, FILE *f, struct mp_rd *rd)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	if (!m) {
+		mp_rd_fail(rd, NULL, "text", "out of memory");
+		return;
+	}
+	render_kind(doc, kind, m, rd);
+	if (fclose(m))
+		mp_rd_fail(rd, NULL, "text", "out of memory");
+	else
+		put_visible(text, len, f);
+	free(text);
 }
 
 const struct mp_renderer mp_renderer_text = {

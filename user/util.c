@@ -582,3 +582,11 @@ const char *mp_bad_option(char **argv, char *buf, size_t len)
 		snprintf(buf, len, "%s", argv[optind - 1]);
 	return buf;
 }
+
+bool mp_out_shares_fd(const struct mp_out *o, int fd)
+{
+	struct stat a, b;
+
+	return o->f && fstat(fileno(o->f), &a) == 0 && fstat(fd, &b) == 0 &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}

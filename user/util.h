@@ -92,6 +92,9 @@ int mp_out_check_opt(const char *cmd, const char *path);
  * that memprobes no longer running left (BASE.memprobe-tmp-PID, regular
  * files, PID not a live process whose comm is memprobe). */
 int mp_out_open(struct mp_out *o, const char *path);
+/* Does the report go where descriptor fd goes (the same open file: -o -,
+ * /dev/stdout, /dev/fd/1, or a FIFO both name)? */
+bool mp_out_shares_fd(const struct mp_out *o, int fd);
 /* Flush, close and rename into place. Returns 0 or -errno (then removed). */
 int mp_out_commit(struct mp_out *o);
 /* Close and remove the temporary file. */
