@@ -207,7 +207,7 @@ says_missing() {
 # has inside them. Other cgroups of the machine are not this run's to judge.
 # LEFTOVER_ROOT (for the test of this function) looks elsewhere.
 no_leftovers() {
-	local left
+	local left d pid
 	left=$(find "${LEFTOVER_ROOT:-$(own_memcg_dir)}" -type d -name 'memprobe-*' 2>/dev/null | awk -v me="-$$" '
 		{
 			n = split($0, part, "/"); other = 0; mine = 0
@@ -221,6 +221,13 @@ no_leftovers() {
 			if (other || mine == n) next   # another run, or our test cgroup itself
 			print
 		}')
+	# memprobe-run-PID (and -target-, -probe-) of a memprobe still running
+	# is in use, not left behind: another run's, in the same cgroup as ours
+	# (ours have all exited when a test asks)
+	left=$(for d in $left; do
+		pid=${d##*-}
+		[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = memprobe ] || echo "$d"
+	done)
 	if [ -n "$left" ]; then
 		echo "# left behind: $left"
 		return 1

@@ -439,6 +439,13 @@ test_record_probe_at() {
 	check "record --probe-at: the probe filled to its margin" eval '[ "$(jqv "$out" .probe.completed)" = true ] && [ "$(jqv "$out" .probe.allocated_bytes)" -gt $((400 * MIB)) ]'
 	check "record --probe-at: stress-ng survives" kill -0 "$pid"
 	check "record --probe-at: ended by the duration" [ "$(jqv "$out" .run.ended_by)" = duration ]
+	# the fill is faster than an interval: the peak is the probe's stop,
+	# sampled then, and the attribution to the peak holds the probe's anon
+	check_ge "record --probe-at: the peak holds the probe's fill" \
+		"$(jqv "$out" .peak.sample_usage_bytes)" \
+		"$(jqv "$out" '.probe.usage_before_bytes + .probe.allocated_bytes')"
+	check_ge "record --probe-at: ... and anon's growth to it is the probe's (90%)" \
+		"$(task_bytes "$out" anon memprobe-probe)" "$(jqv "$out" '.probe.allocated_bytes * 9 / 10 | floor')"
 	kill -9 "$pid"; wait "$pid" 2>/dev/null
 	remove_cgroup "$cg"
 	check "record --probe-at: nothing left behind" no_leftovers
@@ -813,7 +820,7 @@ test_cli() {
 		check "cli: $c --help: --stack-sample defaults to 1" grep -q -- "--stack-sample N .*(default: 1)$" <<< "$(help_opt $c --stack-sample)"
 		check "cli: $c --help: --btf" grep -q -- "--btf FILE" "$TMP/cli.out"
 	done
-	check "cli: limits --help has no -o (it prints)" sh -c "! \"$MEMPROBE\" limits --help | grep -q -- --output"
+	check "cli: limits --help lists -o, as every command's does" grep -qE -- "^  -o, --output FILE" <<< "$("$MEMPROBE" limits --help)"
 	"$MEMPROBE" probe --help > "$TMP/cli.out"
 	for opt in --cgroup --pid --limit --chunk --margin --thp --format --output --stack-sample --top --threads --populate --btf --fill-host --help; do
 		check "cli: probe --help lists $opt" grep -qE -- "^  (-[a-z], |    )$opt( |\$)" "$TMP/cli.out"
@@ -828,7 +835,7 @@ test_cli() {
 		check "cli: record --help lists $opt" grep -qE -- "^  (-[a-z], |    )$opt( |\$)" "$TMP/cli.out"
 	done
 	check "cli: record --help: --interval's default" grep -q -- "--interval MS .*(default: 100)" <<< "$(help_opt record --interval)"
-	check "cli: every --help line fits in 80 columns" sh -c "for c in limits probe record; do \"$MEMPROBE\" \$c --help; done | awk 'length > 79 { exit 1 }'"
+	check "cli: every --help line fits in 80 columns" sh -c "for c in limits probe record report; do \"$MEMPROBE\" \$c --help; done | awk 'length > 79 { exit 1 }'"
 	# the same short options everywhere
 	"$MEMPROBE" limits -c "$cg" -f json > "$TMP/cli.json"
 	check_eq "cli: limits -c DIR -f json" "$(jqv "$TMP/cli.json" .cgroup.dir)" "$cg"
@@ -866,7 +873,18 @@ test_rules() {
 	rm -r "$root/c"; mkdir -p "$root/d/memprobe-target-5"
 	LEFTOVER_ROOT=$root no_leftovers > /dev/null
 	check_eq "rules: a memprobe cgroup anywhere else is a leftover" $? 1
-	rm -r "$root"
+	# ... unless its memprobe still runs (another run's, beside ours): a
+	# process named memprobe, started here and killed by its pid
+	local live
+	cp "$(command -v sleep)" "$TMP/memprobe"
+	"$TMP/memprobe" 30 & live=$!
+	rm -r "$root/d"; mkdir -p "$root/e/memprobe-run-$live"
+	LEFTOVER_ROOT=$root no_leftovers > /dev/null
+	check_eq "rules: the cgroup of a memprobe still running is not a leftover" $? 0
+	kill "$live"; wait "$live" 2>/dev/null
+	LEFTOVER_ROOT=$root no_leftovers > /dev/null
+	check_eq "rules: ... and is one once it is gone" $? 1
+	rm -r "$root" "$TMP/memprobe"
 	test_rules_checks
 }
 

@@ -44,8 +44,8 @@ static int limits_opt(void *ctx, int id, const char *arg)
 static const struct mp_cli_cmd limits_cmd = {
 	.name = "limits",
 	.kind = "limits",
-	.synopsis = "[--cgroup PATH | --pid PID] [--format text|json|env] [-o FILE]\n"
-		    "--features [--format text|json] [--btf FILE] [-o FILE]",
+	.synopsis = "[--cgroup PATH | --pid PID] [-f text|json|env] [-o FILE]\n"
+		    "--features [-f text|json] [--btf FILE] [-o FILE]",
 	.opts = limits_opts,
 	.opt = limits_opt,
 };

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,7 +213,8 @@ static int write_report(struct rec *r, struct mp_out *out)
 
 int mp_cmd_record(int argc, char **argv)
 {
-	struct rec r = { .usage_fd = -1, .lock = { .fd = -1 } };
+	struct rec r = { .usage_fd = -1, .lock = { .fd = -1 },
+			 .sample_lock = PTHREAD_MUTEX_INITIALIZER };
 	int ret = 0, go_fd = -1, ee_fd = -1;
 	struct mp_out out = { 0 };
 

@@ -112,17 +112,35 @@ static void keep_sample(struct rec *r, const struct sample *s)
  * snapshots the per-process and per-stack maps. Returns -ENOENT when the
  * cgroup is gone.
  */
-static int take_sample(struct rec *r, bool timeline)
+/* The cgroup's usage now; -ENOENT when it is gone. */
+static int read_usage(const struct rec *r, uint64_t *usage)
 {
-	struct sample s = { 0 };
 	char buf[64];
-	ssize_t n;
+	ssize_t n = pread(r->usage_fd, buf, sizeof(buf) - 1, 0);
 
-	n = pread(r->usage_fd, buf, sizeof(buf) - 1, 0);
 	if (n <= 0 || access(r->cg.dir, F_OK))
 		return -ENOENT;
 	buf[n] = '\0';
-	s.usage_bytes = strtoull(buf, NULL, 10);
+	*usage = strtoull(buf, NULL, 10);
+	return 0;
+}
+
+/* A new peak: kept, with the maps as they are now. Under r->sample_lock. */
+static void keep_peak(struct rec *r, const struct sample *s)
+{
+	r->peak = *s;
+	if (r->attr) {
+		mp_attr_snap_free(&r->at_peak);
+		r->have_peak_snap = mp_attr_snapshot(r->attr, &r->at_peak) == 0;
+	}
+}
+
+static int take_sample_locked(struct rec *r, bool timeline)
+{
+	struct sample s = { 0 };
+
+	if (read_usage(r, &s.usage_bytes))
+		return -ENOENT;
 	read_sample(r, &s);
 	if (timeline) {
 		keep_sample(r, &s);
@@ -130,18 +148,24 @@ static int take_sample(struct rec *r, bool timeline)
 		if (r->next_timeline_ms <= s.t_ms) /* fell behind: no burst to catch up */
 			r->next_timeline_ms = s.t_ms + (uint64_t)r->o.interval_ms;
 	}
-	if (!r->have_last || s.usage_bytes > r->peak.usage_bytes) {
-		r->peak = s;
-		if (r->attr) {
-			mp_attr_snap_free(&r->at_peak);
-			r->have_peak_snap = mp_attr_snapshot(r->attr, &r->at_peak) == 0;
-		}
-	}
+	if (!r->have_last || s.usage_bytes > r->peak.usage_bytes)
+		keep_peak(r, &s);
 	r->prev = r->last;
 	r->have_prev = r->have_last;
 	r->last = s;
 	r->have_last = true;
 	return 0;
+}
+
+/* The main loop's samples; --probe-at's thread takes one too (probe_stop). */
+static int take_sample(struct rec *r, bool timeline)
+{
+	int ret;
+
+	pthread_mutex_lock(&r->sample_lock);
+	ret = take_sample_locked(r, timeline);
+	pthread_mutex_unlock(&r->sample_lock);
+	return ret;
 }
 
 static void on_oom(const struct mp_oom_event *e, void *arg)
@@ -178,12 +202,33 @@ static void status_line(const struct rec *r)
 
 /* ---- --probe-at ------------------------------------------------------------ */
 
+/*
+ * The probe holds everything it allocated: a peak the timeline would miss,
+ * the fill being faster than one interval (and freed right after). Taken
+ * here, in the probe's thread, so that the peak and the attribution to it
+ * include the fill; last and prev stay the main loop's.
+ */
+static void probe_stop(enum mp_probe_phase ph, void *arg)
+{
+	struct rec *r = arg;
+	struct sample s = { 0 };
+
+	if (ph != MP_PROBE_STOP)
+		return;
+	pthread_mutex_lock(&r->sample_lock);
+	if (!read_usage(r, &s.usage_bytes) && s.usage_bytes > r->peak.usage_bytes) {
+		read_sample(r, &s);
+		keep_peak(r, &s);
+	}
+	pthread_mutex_unlock(&r->sample_lock);
+}
+
 static void *probe_thread(void *arg)
 {
 	struct rec *r = arg;
 	struct mp_probe_cfg cfg = {
 		.chunk = r->probe_chunk, .margin = r->probe_margin, .thp = "auto",
-		.stop = &mp_rec_signal,
+		.stop = &mp_rec_signal, .on_phase = probe_stop, .arg = r,
 	};
 
 	r->probe_ret = mp_probe_run(&r->host, &r->cg, &cfg, &r->probe_res);

@@ -62,6 +62,8 @@ struct rec {
 	/* Every sample, the timeline's and the quick ones taken near the limit:
 	 * the peak and the vector before an OOM kill come from these. */
 	struct sample last, prev, peak;
+	pthread_mutex_t sample_lock;        /* peak, at_peak, the rate's state: the
+					     * main loop and --probe-at's thread */
 	bool have_last, have_prev;
 	uint64_t kpeak0;                    /* the kernel's peak counter at the start */
 	bool have_kpeak0;
