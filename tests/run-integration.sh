@@ -874,10 +874,15 @@ test_rules() {
 	LEFTOVER_ROOT=$root no_leftovers > /dev/null
 	check_eq "rules: a memprobe cgroup anywhere else is a leftover" $? 1
 	# ... unless its memprobe still runs (another run's, beside ours): a
-	# process named memprobe, started here and killed by its pid
-	local live
+	# process named memprobe, started here and killed by its pid (its argv[0]
+	# stays sleep: a guest's sleep is busybox, which goes by argv[0])
+	local live i
 	cp "$(command -v sleep)" "$TMP/memprobe"
-	"$TMP/memprobe" 30 & live=$!
+	bash -c 'exec -a sleep "$0" 30' "$TMP/memprobe" & live=$!
+	for i in $(seq 500); do
+		[ "$(cat "/proc/$live/comm" 2>/dev/null)" = memprobe ] && break
+		sleep 0.01
+	done
 	rm -r "$root/d"; mkdir -p "$root/e/memprobe-run-$live"
 	LEFTOVER_ROOT=$root no_leftovers > /dev/null
 	check_eq "rules: the cgroup of a memprobe still running is not a leftover" $? 0
