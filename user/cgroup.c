@@ -106,6 +106,95 @@ static void read_mounts(const char *root, struct mp_host *h)
 	fclose(f);
 }
 
+/* The first line of root/path, without its newline; "" when unreadable. */
+static void read_line(const char *root, const char *path, char *buf, size_t len)
+{
+	char p[PATH_MAX];
+
+	buf[0] = '\0';
+	if (mp_path(p, sizeof(p), "%s%s", root, path) || mp_read_file(p, buf, len) < 0)
+		buf[0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* "0-3,6,8-9": how many CPUs the list names; 0 if it names none. */
+static int count_cpu_list(const char *s)
+{
+	int n = 0;
+
+	while (*s) {
+		char *end;
+		long a = strtol(s, &end, 10), b = a;
+
+		if (end == s || a < 0)
+			return 0;
+		if (*end == '-') {
+			s = end + 1;
+			b = strtol(s, &end, 10);
+			if (end == s || b < a)
+				return 0;
+		}
+		n += (int)(b - a + 1);
+		if (*end != ',')
+			break;
+		s = end + 1;
+	}
+	return n;
+}
+
+/* os-release's PRETTY_NAME, its quotes and backslashes undone. */
+static void read_pretty_name(const char *root, char *out, size_t len)
+{
+	static const char *const files[] = { "/etc/os-release", "/usr/lib/os-release" };
+	char p[PATH_MAX], buf[8192];
+
+	out[0] = '\0';
+	for (size_t f = 0; f < 2; f++) {
+		char *line, *save;
+
+		if (mp_path(p, sizeof(p), "%s%s", root, files[f]) ||
+		    mp_read_file(p, buf, sizeof(buf)) < 0)
+			continue;
+		for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			const char *v = line + strlen("PRETTY_NAME=");
+			char q = 0;
+			size_t n = 0;
+
+			if (strncmp(line, "PRETTY_NAME=", strlen("PRETTY_NAME=")) != 0)
+				continue;
+			if (*v == '"' || *v == '\'')
+				q = *v++;
+			for (; *v && *v != q && n + 1 < len; v++) {
+				if (*v == '\\' && q == '"' && v[1])
+					v++;
+				out[n++] = *v;
+			}
+			out[n] = '\0';
+			return;
+		}
+	}
+}
+
+/* What the documents' header says of the host beside memory: its name,
+ * distribution, CPUs and lru_gen. */
+static void read_host_more(const char *root, struct mp_host *m)
+{
+	char buf[256], p[PATH_MAX];
+
+	read_line(root, "/proc/sys/kernel/hostname", m->hostname, sizeof(m->hostname));
+	if (!m->hostname[0] && !root[0] && gethostname(m->hostname, sizeof(m->hostname) - 1))
+		m->hostname[0] = '\0';
+	read_pretty_name(root, m->distribution, sizeof(m->distribution));
+	read_line(root, "/sys/devices/system/cpu/online", buf, sizeof(buf));
+	m->cpus = count_cpu_list(buf);
+	if (!m->cpus && !root[0])
+		m->cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	m->have_lru_gen = !mp_path(p, sizeof(p), "%s/sys/kernel/mm/lru_gen/enabled", root) &&
+			  access(p, F_OK) == 0;
+	if (m->have_lru_gen)
+		read_line(root, "/sys/kernel/mm/lru_gen/enabled", m->lru_gen, sizeof(m->lru_gen));
+}
+
 int mp_host_read(const char *root, struct mp_host *h)
 {
 	char p[PATH_MAX], buf[512];
@@ -146,6 +235,7 @@ int mp_host_read(const char *root, struct mp_host *h)
 		h->cg_mode = MP_CG_V2;
 	else
 		h->cg_mode = MP_CG_NONE;
+	read_host_more(root, h);
 	return 0;
 }
 

@@ -62,6 +62,12 @@ struct mp_host {
 	char v2_mount[PATH_MAX];        /* "" when cgroup2 is not mounted */
 	char v2_root[PATH_MAX];
 	bool v2_has_memory;       /* "memory" in the cgroup2 root's cgroup.controllers */
+	/* for the documents' header */
+	char hostname[256];
+	char distribution[256];   /* os-release PRETTY_NAME; "" if none */
+	int cpus;                 /* online CPUs; 0 if unknown */
+	char lru_gen[32];         /* /sys/kernel/mm/lru_gen/enabled; "" if absent */
+	bool have_lru_gen;
 };
 
 /* One memory cgroup and its limits. Byte values; MP_UNLIMITED for "max". */

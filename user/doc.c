@@ -33,102 +33,14 @@ const char *mp_doc_kind_name(int kind)
 	return "unknown";
 }
 
-/* The first line of root/path, without its newline; "" when unreadable. */
-static void read_line(const char *root, const char *path, char *buf, size_t len)
-{
-	char p[PATH_MAX];
-
-	buf[0] = '\0';
-	if (mp_path(p, sizeof(p), "%s%s", root, path) || mp_read_file(p, buf, len) < 0)
-		buf[0] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-}
-
-/* "0-3,6,8-9": how many CPUs the list names; 0 if it names none. */
-static int count_cpu_list(const char *s)
-{
-	int n = 0;
-
-	while (*s) {
-		char *end;
-		long a = strtol(s, &end, 10), b = a;
-
-		if (end == s || a < 0)
-			return 0;
-		if (*end == '-') {
-			s = end + 1;
-			b = strtol(s, &end, 10);
-			if (end == s || b < a)
-				return 0;
-		}
-		n += (int)(b - a + 1);
-		if (*end != ',')
-			break;
-		s = end + 1;
-	}
-	return n;
-}
-
-/* os-release's PRETTY_NAME, its quotes and backslashes undone. */
-static void read_pretty_name(const char *root, char *out, size_t len)
-{
-	static const char *const files[] = { "/etc/os-release", "/usr/lib/os-release" };
-	char p[PATH_MAX], buf[8192];
-
-	out[0] = '\0';
-	for (size_t f = 0; f < 2; f++) {
-		char *line, *save;
-
-		if (mp_path(p, sizeof(p), "%s%s", root, files[f]) ||
-		    mp_read_file(p, buf, sizeof(buf)) < 0)
-			continue;
-		for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-			const char *v = line + strlen("PRETTY_NAME=");
-			char q = 0;
-			size_t n = 0;
-
-			if (strncmp(line, "PRETTY_NAME=", strlen("PRETTY_NAME=")) != 0)
-				continue;
-			if (*v == '"' || *v == '\'')
-				q = *v++;
-			for (; *v && *v != q && n + 1 < len; v++) {
-				if (*v == '\\' && q == '"' && v[1])
-					v++;
-				out[n++] = *v;
-			}
-			out[n] = '\0';
-			return;
-		}
-	}
-}
-
-void mp_host_more_read(const char *root, struct mp_host_more *m)
-{
-	char buf[256], p[PATH_MAX];
-
-	memset(m, 0, sizeof(*m));
-	read_line(root, "/proc/sys/kernel/hostname", m->hostname, sizeof(m->hostname));
-	if (!m->hostname[0] && !root[0] && gethostname(m->hostname, sizeof(m->hostname) - 1))
-		m->hostname[0] = '\0';
-	read_pretty_name(root, m->distribution, sizeof(m->distribution));
-	read_line(root, "/sys/devices/system/cpu/online", buf, sizeof(buf));
-	m->cpus = count_cpu_list(buf);
-	if (!m->cpus && !root[0])
-		m->cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	m->have_lru_gen = !mp_path(p, sizeof(p), "%s/sys/kernel/mm/lru_gen/enabled", root) &&
-			  access(p, F_OK) == 0;
-	if (m->have_lru_gen)
-		read_line(root, "/sys/kernel/mm/lru_gen/enabled", m->lru_gen, sizeof(m->lru_gen));
-}
-
-cJSON *mp_host_json(const struct mp_host *h, const struct mp_host_more *m)
+cJSON *mp_host_json(const struct mp_host *h)
 {
 	cJSON *o = cJSON_CreateObject();
 
-	cJSON_AddStringToObject(o, "hostname", m->hostname);
+	cJSON_AddStringToObject(o, "hostname", h->hostname);
 	cJSON_AddStringToObject(o, "kernel_release", h->kernel_release);
-	mp_json_add_str_or_null(o, "distribution", m->distribution);
-	cJSON_AddNumberToObject(o, "cpus", m->cpus);
+	mp_json_add_str_or_null(o, "distribution", h->distribution);
+	cJSON_AddNumberToObject(o, "cpus", h->cpus);
 	mp_json_add_u64(o, "mem_total_bytes", h->mem_total_bytes);
 	mp_json_add_u64(o, "mem_available_bytes", h->mem_available_bytes);
 	mp_json_add_u64(o, "page_size_bytes", (uint64_t)h->page_size);
@@ -136,8 +48,8 @@ cJSON *mp_host_json(const struct mp_host *h, const struct mp_host_more *m)
 	mp_json_add_str_or_null(o, "thp_defrag", h->thp_defrag);
 	cJSON_AddBoolToObject(o, "btf", h->btf_present);
 	cJSON_AddStringToObject(o, "cgroup_mode", mp_cg_mode_name(h->cg_mode));
-	if (m->have_lru_gen)
-		cJSON_AddStringToObject(o, "lru_gen", m->lru_gen);
+	if (h->have_lru_gen)
+		cJSON_AddStringToObject(o, "lru_gen", h->lru_gen);
 	return o;
 }
 
@@ -170,12 +82,10 @@ cJSON *mp_cgroup_json(const struct mp_cgroup *cg)
 cJSON *mp_doc_new(const char *kind, const struct mp_host *h)
 {
 	cJSON *doc = cJSON_CreateObject(), *gen;
-	struct mp_host_more m;
 	char when[32];
 	time_t now = time(NULL);
 	struct tm tm;
 
-	mp_host_more_read("", &m);
 	if (!gmtime_r(&now, &tm) || !strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm))
 		snprintf(when, sizeof(when), "1970-01-01T00:00:00Z");
 	cJSON_AddNumberToObject(doc, "format_version", MP_FORMAT_VERSION);
@@ -184,7 +94,7 @@ cJSON *mp_doc_new(const char *kind, const struct mp_host *h)
 	cJSON_AddStringToObject(gen, "name", "memprobe");
 	cJSON_AddStringToObject(gen, "version", mp_version());
 	cJSON_AddStringToObject(doc, "created", when);
-	cJSON_AddItemToObject(doc, "host", mp_host_json(h, &m));
+	cJSON_AddItemToObject(doc, "host", mp_host_json(h));
 	return doc;
 }
 

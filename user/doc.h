@@ -30,20 +30,8 @@ enum mp_doc_kind {
 int mp_doc_kind(const char *name);
 const char *mp_doc_kind_name(int kind);
 
-/* Host facts the header carries beside struct mp_host's. */
-struct mp_host_more {
-	char hostname[256];
-	char distribution[256];   /* os-release PRETTY_NAME; "" if none */
-	int cpus;                 /* online CPUs */
-	char lru_gen[32];         /* /sys/kernel/mm/lru_gen/enabled; "" if absent */
-	bool have_lru_gen;
-};
-
-/* Read them under root ("" for the live system). */
-void mp_host_more_read(const char *root, struct mp_host_more *m);
-
 /* The host object of the header. */
-cJSON *mp_host_json(const struct mp_host *h, const struct mp_host_more *m);
+cJSON *mp_host_json(const struct mp_host *h);
 /* A cgroup's limits (caller frees). */
 cJSON *mp_cgroup_json(const struct mp_cgroup *cg);
 

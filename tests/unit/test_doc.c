@@ -303,8 +303,9 @@ static void test_record_text(void)
 static void test_host_more(void)
 {
 	char dir[] = "/tmp/memprobe-unit-host.XXXXXX", p[512];
-	struct mp_host_more m;
+	struct mp_host m;
 	static const char *const files[][2] = {
+		{ "/proc/meminfo", "MemTotal: 1024 kB\nMemAvailable: 512 kB\n" },
 		{ "/proc/sys/kernel/hostname", "box-7\n" },
 		{ "/etc/os-release", "NAME=\"X\"\nPRETTY_NAME=\"Debian GNU/Linux 12 \\\"b\\\"\"\nID=x\n" },
 		{ "/sys/devices/system/cpu/online", "0-3,6,8-9\n" },
@@ -326,7 +327,7 @@ static void test_host_more(void)
 		fputs(files[i][1], f);
 		fclose(f);
 	}
-	mp_host_more_read(dir, &m);
+	CHECK(mp_host_read(dir, &m) == 0, "host read");
 	CHECK_STR(m.hostname, "box-7", "hostname");
 	CHECK_STR(m.distribution, "Debian GNU/Linux 12 \"b\"", "PRETTY_NAME, quotes undone");
 	CHECK_U64(m.cpus, 7, "online CPUs 0-3,6,8-9");
@@ -336,7 +337,7 @@ static void test_host_more(void)
 	if (system(p)) {
 		/* a left temporary directory is no failure of the code under test */
 	}
-	mp_host_more_read(FIXTURES "/missing-files", &m);
+	CHECK(mp_host_read(FIXTURES "/missing-files", &m) == 0, "host read of the missing-files tree");
 	CHECK(!m.have_lru_gen && !m.distribution[0] && m.cpus == 0,
 	      "a tree without the files: no lru_gen, no distribution, no CPUs");
 }
