@@ -189,6 +189,7 @@ static void on_oom(const struct mp_oom_event *e, void *arg)
 static void status_line(struct rec *r)
 {
 	const struct sample *s = &r->last;
+	uint64_t throttle = mp_status_throttle_bytes(&r->cg);
 	char usage[128], grown[32];
 	int top = 0;
 
@@ -199,7 +200,7 @@ static void status_line(struct rec *r)
 			top = k;
 	mp_status_update(&r->status, s->t_ms, "%s  top: %s %s",
 			 mp_status_usage(usage, sizeof(usage), s->usage_bytes,
-					 r->cg.effective_limit_bytes, mp_status_throttle_bytes(&r->cg)),
+					 r->cg.effective_limit_bytes, throttle),
 			 mp_cat_names[top], mp_fmt_sbytes(s->bpf_growth[top], grown, sizeof(grown)));
 }
 

@@ -101,6 +101,7 @@ const char *mp_status_usage(char *buf, size_t len, uint64_t usage_bytes, uint64_
 			    uint64_t throttle_bytes)
 {
 	char u[32], l[32], t[32];
+	const char *th = throttle_bytes ? mp_fmt_bytes(throttle_bytes, t, sizeof(t)) : NULL;
 
 	mp_fmt_bytes(usage_bytes, u, sizeof(u));
 	mp_fmt_bytes(limit_bytes, l, sizeof(l));
@@ -109,8 +110,8 @@ const char *mp_status_usage(char *buf, size_t len, uint64_t usage_bytes, uint64_
 	else
 		snprintf(buf, len, "usage %s (%.0f%% of %s", u,
 			 100.0 * (double)usage_bytes / (double)limit_bytes, l);
-	if (throttle_bytes)
-		mp_appendf(buf, len, ", throttle at %s", mp_fmt_bytes(throttle_bytes, t, sizeof(t)));
+	if (th)
+		mp_appendf(buf, len, ", throttle at %s", th);
 	mp_appendf(buf, len, ")");
 	return buf;
 }

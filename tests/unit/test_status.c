@@ -37,7 +37,8 @@ static void test_words(void)
 	CHECK_STR(mp_status_usage(b, sizeof(b), 5 * MP_MIB, MP_UNLIMITED, 0),
 		  "usage 5.0 MiB (no limit)", "usage, no limit");
 	CHECK_STR(mp_status_eta(b, sizeof(b), MP_GIB, 0), "", "eta, no rate yet");
-	CHECK_STR(mp_status_eta(b, sizeof(b), MP_GIB / 4, (double)MP_GIB), "~0.2s left", "eta 0.25s");
+	CHECK_STR(mp_status_eta(b, sizeof(b), MP_GIB / 4, (double)MP_GIB), "~0.2s left",
+		  "eta 0.25s");
 	CHECK_STR(mp_status_eta(b, sizeof(b), 12 * MP_GIB, (double)MP_GIB), "~12s left", "eta 12s");
 	CHECK_STR(mp_status_eta(b, sizeof(b), 125 * MP_GIB, (double)MP_GIB), "~2m05s left",
 		  "eta 125s");
