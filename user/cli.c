@@ -33,6 +33,7 @@ void mp_cli_warn(const char *cmd, const char *fmt, ...)
 	if (n > 0 && (size_t)n < sizeof(line))
 		vsnprintf(line + n, sizeof(line) - n, fmt, ap);
 	va_end(ap);
+	mp_status_interrupt(); /* a status line shown: the message on a line of its own */
 	fprintf(stderr, "%s\n", line);
 }
 

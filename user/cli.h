@@ -129,8 +129,8 @@ struct mp_cli {
 /*
  * The shared options into a command's own options struct o, which names
  * them as probe's and record's do (cgroup_path, pid, limit_arg, format, out,
- * btf_path, top, stack_sample_period, status_mode); limit only where --limit was given,
- * so that a command keeps its own default.
+ * btf_path, top, stack_sample_period, status_mode); limit only where
+ * --limit was given, so that a command keeps its own default.
  */
 #define MP_CLI_TAKE(o, c)                                                              \
 	do {                                                                           \

@@ -184,7 +184,7 @@ static void on_oom(const struct mp_oom_event *e, void *arg)
 	r->nooms++;
 }
 
-/* "   3.2s  usage 412.0 MiB (40% of 1.00 GiB)  top: anon +300.0 MiB": the
+/* "   3.2s  usage 412.0 MiB (40% of 1.00 GiB)  top: anon 300.0 MiB": the
  * category that grew most (kernel is the sum of the others, not one). */
 static void status_line(struct rec *r)
 {
