@@ -7,6 +7,8 @@ set -eu
 # docs/report.schema.json (its jsonschema command, draft 2020-12)
 pkgs="make gcc clang llvm libbpf-dev bpftool libcjson-dev libelf-dev zlib1g-dev
       stress-ng jq busybox-static qemu-system-x86 cpio xz-utils python3-jsonschema"
+# bsdutils: script(1), the pseudo-terminal of test_progress (Essential, named anyway)
+pkgs="$pkgs bsdutils"
 [ $# -eq 0 ] || pkgs="$*"
 missing=""
 for p in $pkgs; do

@@ -1242,7 +1242,121 @@ test_text() {
 	check "text: nothing left behind" no_leftovers
 }
 
-tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_ends truth driver hooks targets record_opts bad_input cli output report text"}
+# ---------------------------------------------------------------------------
+# The status line (user/status.c): on a pseudo-terminal (script(1), from
+# util-linux) probe and record redraw it in place and clear it before the
+# report; nothing of it reaches a file unless --progress asks for plain lines.
+
+# status_facts TYPESCRIPT|FILE KIND: the status lines in it, as shell
+# assignments: n (how many), rising (chunks and bytes never fall, the last
+# above the first), last_chunks, last_filled (the last line's words),
+# stray (segments between two clears that are not a status line), esc (1
+# when an escape character is in it at all), tail_status (1 when a status
+# line follows the last clear), tail_report (1 when what follows it starts
+# as a JSON document does, with "{"), lf (1
+# when every line ends in "\n"). KIND: probe or record.
+status_facts() {
+	python3 - "$1" "$2" <<'PY'
+import re, sys
+raw = open(sys.argv[1], 'rb').read().decode('utf-8', 'replace')
+if raw.startswith('Script started'):  # script(1)'s own first and last lines
+	raw = raw.split('\n', 1)[1]
+	raw = raw[:raw.rfind('\nScript done')] if '\nScript done' in raw else raw
+line_re = {'probe': r' *\d+\.\ds  (\d+) chunks  ([0-9.]+ (?:B|KiB|MiB|GiB))  [0-9.]+ GiB/s  usage ',
+	   'record': r' *\d+\.\ds  usage [0-9.]+ (?:B|KiB|MiB|GiB) \(.*\)  top: '}[sys.argv[2]]
+clear = '\r\x1b[K'
+if clear in raw:  # in place: the text between two clears is one line
+	segs = raw.split(clear)
+	lines, tail = segs[1:-1], segs[-1]
+else:             # plain lines
+	lines, tail = [l for l in raw.split('\n') if re.match(line_re, l)], ''
+status = [l for l in lines if re.match(line_re, l)]
+unit = {'B': 1, 'KiB': 1 << 10, 'MiB': 1 << 20, 'GiB': 1 << 30}
+def nbytes(w):
+	v, u = w.split()
+	return float(v) * unit[u]
+rising = 0
+if sys.argv[2] == 'probe' and len(status) >= 2:
+	got = [re.match(line_re, l).groups() for l in status]
+	ch = [int(c) for c, _ in got]
+	by = [nbytes(b) for _, b in got]
+	rising = int(all(a <= b for a, b in zip(ch, ch[1:])) and all(a <= b for a, b in zip(by, by[1:]))
+		     and ch[-1] > ch[0] and by[-1] > by[0])
+last = re.match(line_re, status[-1]).groups() if status and sys.argv[2] == 'probe' else ('', '')
+print('n=%d rising=%d last_chunks=%s last_filled=%s stray=%d esc=%d tail_status=%d lf=%d' % (
+	len(status), rising, last[0] or 0, last[1].replace(' ', '_') or '-', len(lines) - len(status),
+	int('\x1b' in raw), int(bool(re.search(line_re, tail, re.M))),
+	int(raw == '' or raw.endswith('\n'))))
+print('tail_report=%d' % tail.lstrip().startswith('{'))
+PY
+}
+
+# fmt_bytes N: as memprobe's text says it (util.c mp_fmt_bytes), spaces as _
+fmt_bytes() {
+	awk -v b="$1" 'BEGIN { if (b >= 2^30) printf "%.2f_GiB", b / 2^30
+		else if (b >= 2^20) printf "%.1f_MiB", b / 2^20
+		else if (b >= 2^10) printf "%.1f_KiB", b / 2^10; else printf "%d_B", b }'
+}
+
+test_progress() {
+	local d=$TMP/progress args="--limit 1G --thp never --chunk 16M" n rising last_chunks
+	local last_filled stray esc tail_status lf tail_report first chunks alloc
+	if ! command -v script > /dev/null || ! command -v python3 > /dev/null; then
+		skip "progress: needs script(1) (util-linux) and python3"; return
+	fi
+	mkdir -p "$d"
+	# the report on the terminal too: it must follow the last clear
+	script -q -e -c "$MEMPROBE probe $args" "$d/tty.ts" < /dev/null > /dev/null
+	eval "$(status_facts "$d/tty.ts" probe)"
+	first=$(sed -n 2p "$d/tty.ts" | tr -d '\r' | sed 's/.*\x1b\[K//')
+	chunks=$(echo "$first" | jq -r .probe_chunks); alloc=$(echo "$first" | jq -r .allocated_bytes)
+	echo "# probe on a terminal: $n status lines, the last: $last_chunks chunks, $last_filled"
+	check_ge "progress: status lines on a terminal (the first and the final at least)" "$n" 2
+	check_eq "progress: ... chunks and bytes rise" "$rising" 1
+	check_eq "progress: ... nothing else between the redraws" "$stray" 0
+	check_eq "progress: the last line's chunks are the report's probe_chunks" "$last_chunks" "$chunks"
+	check_eq "progress: ... and its bytes the report's allocated_bytes" "$last_filled" "$(fmt_bytes "$alloc")"
+	check_eq "progress: no status line after the last clear" "$tail_status" 0
+	check_eq "progress: ... where the report is, its first line the brief's" "$tail_report" 1
+	check_ge "progress: ... which filled chunks" "$chunks" 1
+	# stderr to a file, stdout the terminal: nothing of it anywhere
+	script -q -e -c "$MEMPROBE probe $args 2> $d/err.txt" "$d/file.ts" < /dev/null > /dev/null
+	eval "$(status_facts "$d/err.txt" probe)"
+	check_eq "progress: stderr to a file: no status line there" "$n" 0
+	check_eq "progress: ... no escape character" "$esc" 0
+	eval "$(status_facts "$d/file.ts" probe)"
+	check_eq "progress: ... nor on the terminal (stdout)" "$n$esc" 00
+	# --quiet on the terminal
+	script -q -e -c "$MEMPROBE probe $args --quiet" "$d/quiet.ts" < /dev/null > /dev/null
+	eval "$(status_facts "$d/quiet.ts" probe)"
+	check_eq "progress: --quiet: no status line, no escape" "$n$esc" 00
+	check "progress: --quiet: the report still there" grep -q '"probe_chunks"' "$d/quiet.ts"
+	# --progress into a file: plain lines
+	"$MEMPROBE" probe $args --progress --format json -o "$d/p.json" 2> "$d/progress.txt"
+	eval "$(status_facts "$d/progress.txt" probe)"
+	check_ge "progress: --progress to a file: plain status lines" "$n" 2
+	check_eq "progress: ... rising" "$rising" 1
+	check_eq "progress: ... no escape character, every line ends in a newline" "$esc$lf" 01
+	check_eq "progress: ... the last says the report's chunks" "$last_chunks" "$(jqv "$d/p.json" .probe_chunks)"
+	# record: the same code and look
+	script -q -e -c "$MEMPROBE record --limit 64M --format json -- sleep 1" "$d/rec.ts" < /dev/null > /dev/null
+	eval "$(status_facts "$d/rec.ts" record)"
+	check_ge "progress: record on a terminal: status lines" "$n" 1
+	check_eq "progress: record: ... cleared before the report" "$stray$tail_status" 00
+	check_eq "progress: record: ... where the report is" "$tail_report" 1
+	script -q -e -c "$MEMPROBE record --limit 64M --quiet -o $d/rec.json -- sleep 1" "$d/recq.ts" < /dev/null > /dev/null
+	eval "$(status_facts "$d/recq.ts" record)"
+	check_eq "progress: record --quiet: no status line, no escape" "$n$esc" 00
+	"$MEMPROBE" record --limit 64M --progress -o "$d/rec.json" -- sleep 1 2> "$d/rec.txt"
+	eval "$(status_facts "$d/rec.txt" record)"
+	check_ge "progress: record --progress to a file: plain lines" "$n" 1
+	check_eq "progress: record --progress: ... no escape, newline-terminated" "$esc$lf" 01
+	expect_bad "probe --quiet --progress" "$MEMPROBE" probe --quiet --progress
+	check "... says exclusive" grep -q "exclusive" "$TMP/bad.err"
+	check "progress: nothing left behind" no_leftovers
+}
+
+tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_ends truth driver hooks targets record_opts bad_input cli output report text progress"}
 for t in $tests; do
 	echo "# test_$t"
 	"test_$t"

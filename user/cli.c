@@ -33,6 +33,7 @@ void mp_cli_warn(const char *cmd, const char *fmt, ...)
 	if (n > 0 && (size_t)n < sizeof(line))
 		vsnprintf(line + n, sizeof(line) - n, fmt, ap);
 	va_end(ap);
+	mp_status_interrupt(); /* a status line shown: the message on a line of its own */
 	fprintf(stderr, "%s\n", line);
 }
 
@@ -146,6 +147,17 @@ static int shared_opt(const struct mp_cli_cmd *cmd, struct mp_cli *c, int id, co
 	case MP_OPT_BTF:
 		c->btf = arg;
 		return mp_attr_btf_opt(cmd->name, arg);
+	case MP_OPT_QUIET:
+	case MP_OPT_PROGRESS: {
+		enum mp_status_mode m = id == MP_OPT_QUIET ? MP_STATUS_QUIET : MP_STATUS_FORCE;
+
+		/* one says never, the other always: no order makes sense of both */
+		if (c->status != MP_STATUS_AUTO && c->status != m)
+			return mp_cli_bad(cmd->name, "--quiet and --progress are exclusive; give "
+					  "one of them");
+		c->status = m;
+		return 0;
+	}
 	}
 	return mp_cli_fail(cmd->name, "option id %d has no parser (a bug)", id);
 }

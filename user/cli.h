@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #include "render.h" /* mp_render_check, the --format check */
+#include "status.h" /* enum mp_status_mode: --quiet, --progress */
 #include "util.h"
 #include "version.h" /* mp_version: --version */
 
@@ -42,6 +43,8 @@ enum mp_cli_id {
 	MP_OPT_STACK_SAMPLE,
 	MP_OPT_BTF,
 	MP_OPT_HELP,
+	MP_OPT_QUIET,
+	MP_OPT_PROGRESS,
 	MP_OPT_CMD = 512,
 };
 
@@ -80,6 +83,12 @@ struct mp_cli_opt {
 #define MP_CLI_OPTS_REPORT                                                             \
 	MP_CLI_OPT_FORMAT("the report as text or json"), MP_CLI_OPT_OUTPUT,            \
 	MP_CLI_OPT_STACK_SAMPLE, MP_CLI_OPT_TOP
+/* The status line of the commands that run for a while (status.h). */
+#define MP_CLI_OPTS_STATUS                                                             \
+	{ "quiet", 0, NULL, "no status line on standard error", NULL, MP_OPT_QUIET },   \
+	{ "progress", 0, NULL, "a status line on standard error even when it is not a " \
+	  "terminal: plain lines, one a second",                                        \
+	  "only on a terminal, redrawn in place", MP_OPT_PROGRESS }
 #define MP_CLI_OPT_HELP { "help", 'h', NULL, "print this help and exit", NULL, MP_OPT_HELP }
 
 /* A command, as the shared layer sees it. */
@@ -111,6 +120,7 @@ struct mp_cli {
 	const char *btf;                      /* --btf, checked to hold BTF */
 	int top;                              /* MP_CLI_TOP_DEFAULT unless given */
 	uint32_t stack_sample;                /* 1 unless given */
+	enum mp_status_mode status;           /* --quiet, --progress: MP_STATUS_AUTO unless given */
 	char **rest;                          /* takes_command: the words after
 					       * the options; operands: the words
 					       * (NULL: none) */
@@ -119,8 +129,8 @@ struct mp_cli {
 /*
  * The shared options into a command's own options struct o, which names
  * them as probe's and record's do (cgroup_path, pid, limit_arg, format, out,
- * btf_path, top, stack_sample_period); limit only where --limit was given,
- * so that a command keeps its own default.
+ * btf_path, top, stack_sample_period, status_mode); limit only where
+ * --limit was given, so that a command keeps its own default.
  */
 #define MP_CLI_TAKE(o, c)                                                              \
 	do {                                                                           \
@@ -134,6 +144,7 @@ struct mp_cli {
 		(o)->btf_path = (c)->btf;                                              \
 		(o)->top = (c)->top;                                                   \
 		(o)->stack_sample_period = (c)->stack_sample;                          \
+		(o)->status_mode = (c)->status;                                        \
 	} while (0)
 
 /* mp_cli_parse()'s return when --help was printed: the command exits 0. */

@@ -15,6 +15,7 @@
 #include "lock.h"
 #include "probe_doc.h"
 #include "render.h"
+#include "status.h"
 #include "util.h"
 
 #include <errno.h>
@@ -43,6 +44,7 @@ struct probe_opts {
 	uint32_t stack_sample_period;
 	int top, threads;
 	bool populate, fill_host;
+	enum mp_status_mode status_mode;
 };
 
 enum { OPT_CHUNK = MP_OPT_CMD, OPT_MARGIN, OPT_THP, OPT_THREADS, OPT_POPULATE, OPT_FILL_HOST };
@@ -63,6 +65,7 @@ static const struct mp_cli_opt probe_opts_table[] = {
 	  "1", OPT_THREADS },
 	{ "populate", 0, NULL, "fault the chunks in with MADV_POPULATE_WRITE (Linux 5.14+) "
 	  "instead of writing them (memset)", NULL, OPT_POPULATE },
+	MP_CLI_OPTS_STATUS,
 	MP_CLI_OPT_BTF,
 	{ "fill-host", 0, NULL, "allow a probe of the host's root memory cgroup (it fills the "
 	  "host); with --cgroup or --pid", NULL, OPT_FILL_HOST },
@@ -265,18 +268,77 @@ static void bpf_start(const struct probe_opts *o, const struct mp_cgroup *target
 		mp_cli_warn("probe", "%s; polling the cgroup's files instead", errbuf);
 }
 
-/* The fill (probe.c), with a snapshot at each phase. Returns 0 (also when a
- * signal stopped it: the report says so) or 1. */
+/* The status line's state while the probe fills. */
+struct fill_status {
+	struct mp_status st;
+	uint64_t limit_bytes, throttle_bytes; /* the target's */
+	uint64_t prev_usage_bytes, prev_ns;   /* at the last redraw */
+};
+
+/*
+ * The fill rate, in bytes per second: since the last redraw, from the
+ * target's usage (it moves within a chunk, the chunk count does not), so
+ * that the estimate follows a fill that slows down near the limit; the
+ * last line's is the whole fill's, as the report's fill_gib_per_sec.
+ */
+static double fill_rate(struct fill_status *fs, const struct mp_probe_progress *p)
+{
+	uint64_t from = fs->prev_ns ? fs->prev_usage_bytes : p->usage_before_bytes;
+	uint64_t dt = p->elapsed_ns - fs->prev_ns;
+	double rate;
+
+	if (p->last)
+		return p->elapsed_ns ? (double)p->allocated_bytes * 1e9 / (double)p->elapsed_ns : 0;
+	rate = dt && p->usage_bytes > from ? (double)(p->usage_bytes - from) * 1e9 / (double)dt : 0;
+	fs->prev_usage_bytes = p->usage_bytes;
+	fs->prev_ns = p->elapsed_ns;
+	return rate;
+}
+
+/* "   1.2s  12 chunks  192.0 MiB  0.52 GiB/s  usage 210.3 MiB (10% of 2.00
+ * GiB)  1.70 GiB above margin  ~3.3s left" */
+static void show_progress(const struct mp_probe_progress *p, void *arg)
+{
+	struct fill_status *fs = arg;
+	uint64_t left = p->stop_usage_bytes > p->usage_bytes ?
+			p->stop_usage_bytes - p->usage_bytes : 0;
+	char filled[32], room[32], usage[128], eta[32];
+	double rate;
+
+	if (!mp_status_due(&fs->st, p->last))
+		return;
+	rate = fill_rate(fs, p);
+	mp_status_update(&fs->st, p->elapsed_ns / 1000000,
+			 "%" PRIu64 " chunks  %s  %.2f GiB/s  %s  %s above margin  %s", p->chunks,
+			 mp_fmt_bytes(p->allocated_bytes, filled, sizeof(filled)),
+			 rate / (double)MP_GIB,
+			 mp_status_usage(usage, sizeof(usage), p->usage_bytes, fs->limit_bytes,
+					 fs->throttle_bytes),
+			 mp_fmt_bytes(left, room, sizeof(room)),
+			 p->last ? "" : mp_status_eta(eta, sizeof(eta), left, rate));
+}
+
+/* The fill (probe.c), with a snapshot at each phase and the status line.
+ * Returns 0 (also when a signal stopped it: the report says so) or 1. */
 static int fill(const struct probe_opts *o, const struct mp_host *host,
 		const struct mp_cgroup *target, struct snaps *sn, struct mp_probe_result *res)
 {
+	struct fill_status fs = {
+		.limit_bytes = target->effective_limit_bytes,
+		.throttle_bytes = mp_status_throttle_bytes(target),
+	};
 	struct mp_probe_cfg cfg = {
 		.chunk = o->chunk, .margin = o->margin, .thp = o->thp,
 		.threads = o->threads, .populate = o->populate,
 		.stop = &g_stop_signal, .on_phase = take_snapshot, .arg = sn,
+		.on_progress = show_progress, .progress_arg = &fs,
 	};
+	int ret;
 
-	if (mp_probe_run(host, target, &cfg, res) && !res->interrupted)
+	mp_status_begin(&fs.st, o->status_mode, STDERR_FILENO);
+	ret = mp_probe_run(host, target, &cfg, res);
+	mp_status_clear(&fs.st); /* before anything else is printed: the report */
+	if (ret && !res->interrupted)
 		return MP_EXIT_RUNTIME;
 	return 0;
 }

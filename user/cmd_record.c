@@ -43,6 +43,7 @@ static const struct mp_cli_opt record_opts[] = {
 	{ "probe-at", 0, "SECONDS", "run a probe (memprobe probe) of the cgroup this long "
 	  "after the start", "none", OPT_PROBE_AT },
 	MP_CLI_OPTS_REPORT,
+	MP_CLI_OPTS_STATUS,
 	{ "ready-fd", 0, "FD", "write \"ready\" to this inherited descriptor once the hooks are "
 	  "attached and the baseline taken", "none", OPT_READY_FD },
 	MP_CLI_OPT_BTF,

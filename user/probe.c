@@ -13,6 +13,7 @@
  */
 #include "probe.h"
 #include "cgroup.h"
+#include "status.h"
 #include "util.h"
 
 #include <errno.h>
@@ -603,6 +604,26 @@ static int start_fill(struct run_state *r)
 	return 0;
 }
 
+/* The caller's status line: the usage just sampled, the chunks so far. */
+static void progress(const struct run_state *r, uint64_t usage, bool last)
+{
+	const struct mp_probe_result *res = r->res;
+	struct mp_probe_progress p = {
+		.chunks = res->f.probe_chunks, .allocated_bytes = res->f.allocated_bytes,
+		.usage_before_bytes = res->f.usage_before_bytes, .usage_bytes = usage,
+		.stop_usage_bytes = res->f.usage_before_bytes + res->probe_limit_bytes,
+		.last = last,
+	};
+	struct timespec t;
+
+	if (!r->cfg->on_progress)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	p.elapsed_ns = (uint64_t)(t.tv_sec - r->t_go.tv_sec) * 1000000000ULL +
+		       (uint64_t)t.tv_nsec - (uint64_t)r->t_go.tv_nsec;
+	r->cfg->on_progress(&p, r->cfg->progress_arg);
+}
+
 /* Count the chunks the child reports, sampling the target's usage for the
  * peak every 2 ms, until it is done, dies or a stop comes. */
 static void fill_loop(struct run_state *r)
@@ -617,6 +638,7 @@ static void fill_loop(struct run_state *r)
 
 		if (u > r->peak_sampled)
 			r->peak_sampled = u;
+		progress(r, u, false);
 		if (n <= 0)
 			continue;
 		if (!read_msg(r->from_child, &m, r->cfg))
@@ -625,6 +647,7 @@ static void fill_loop(struct run_state *r)
 			res->f.allocated_bytes += m.bytes;
 			res->f.probe_chunks++;
 		} else if (m.type == MSG_ERROR) {
+			mp_status_interrupt(); /* the message on a line of its own */
 			fprintf(stderr, "memprobe: the probe stopped early: %s\n", strerror(m.err));
 		} else if (m.type == MSG_DONE) {
 			struct timespec t_done;
@@ -643,6 +666,7 @@ static void fill_loop(struct run_state *r)
 	res->usage_at_stop_bytes = usage_of(r->usage_fd);
 	if (res->usage_at_stop_bytes > r->peak_sampled)
 		r->peak_sampled = res->usage_at_stop_bytes;
+	progress(r, res->usage_at_stop_bytes, true);
 	phase(r->cfg, MP_PROBE_STOP);
 }
 

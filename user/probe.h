@@ -38,6 +38,18 @@ enum mp_probe_phase {
 
 #define MP_PROBE_MAX_THREADS 64
 
+/* Where the fill is, for a status line (cmd_probe.c); from memprobe's side
+ * of the pipe, so that the fill itself does no more work for it. */
+struct mp_probe_progress {
+	uint64_t chunks, allocated_bytes; /* the chunks reported filled so far */
+	uint64_t usage_before_bytes;      /* the target's, at the go */
+	uint64_t usage_bytes;             /* the target's, just read */
+	uint64_t stop_usage_bytes;        /* about where the target's usage will be at the
+					   * stop: usage_before + the probe cgroup's limit */
+	uint64_t elapsed_ns;              /* since the go */
+	bool last;                        /* the fill ended: the final figures */
+};
+
 struct mp_probe_cfg {
 	uint64_t chunk, margin;     /* bytes */
 	const char *thp;            /* "auto", "never", "always" */
@@ -46,6 +58,10 @@ struct mp_probe_cfg {
 	const volatile sig_atomic_t *stop; /* non-zero: stop early (a signal) */
 	void (*on_phase)(enum mp_probe_phase ph, void *arg); /* may be NULL */
 	void *arg;
+	/* From the fill loop, every few ms and once more at its end (last);
+	 * may be NULL. It rate-limits itself: it must not block. */
+	void (*on_progress)(const struct mp_probe_progress *p, void *arg);
+	void *progress_arg;
 };
 
 struct mp_probe_result {

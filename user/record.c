@@ -184,20 +184,24 @@ static void on_oom(const struct mp_oom_event *e, void *arg)
 	r->nooms++;
 }
 
-static void status_line(const struct rec *r)
+/* "   3.2s  usage 412.0 MiB (40% of 1.00 GiB)  top: anon 300.0 MiB": the
+ * category that grew most (kernel is the sum of the others, not one). */
+static void status_line(struct rec *r)
 {
 	const struct sample *s = &r->last;
-	char b1[32], b2[32], b3[32];
+	uint64_t throttle = mp_status_throttle_bytes(&r->cg);
+	char usage[128], grown[32];
 	int top = 0;
 
+	if (!mp_status_due(&r->status, false))
+		return;
 	for (int k = 1; k < MP_NR_CATS; k++)
 		if (k != MP_CAT_KERNEL && s->bpf_growth[k] > s->bpf_growth[top])
 			top = k;
-	fprintf(stderr, "\r\033[K%7.1fs  usage %s (%.0f%% of %s)  top: %s %s", s->t_ms / 1000.0,
-		mp_fmt_bytes(s->usage_bytes, b1, sizeof(b1)),
-		100.0 * (double)s->usage_bytes / (double)r->cg.effective_limit_bytes,
-		mp_fmt_bytes(r->cg.effective_limit_bytes, b2, sizeof(b2)), mp_cat_names[top],
-		mp_fmt_sbytes(s->bpf_growth[top], b3, sizeof(b3)));
+	mp_status_update(&r->status, s->t_ms, "%s  top: %s %s",
+			 mp_status_usage(usage, sizeof(usage), s->usage_bytes,
+					 r->cg.effective_limit_bytes, throttle),
+			 mp_cat_names[top], mp_fmt_sbytes(s->bpf_growth[top], grown, sizeof(grown)));
 }
 
 /* ---- --probe-at ------------------------------------------------------------ */
@@ -331,6 +335,7 @@ int mp_rec_baseline(struct rec *r, int *go_fd, int *ee_fd)
 	ssize_t n;
 
 	clock_gettime(CLOCK_MONOTONIC, &r->t0);
+	mp_status_begin(&r->status, r->o.status_mode, STDERR_FILENO);
 	if (r->attr)
 		mp_attr_snapshot(r->attr, &r->start);
 	r->oom_kill_count0 = mp_cgroup_oom_kills(&r->cg);
@@ -403,8 +408,7 @@ void mp_rec_watch(struct rec *r, uint64_t deadline_ms)
 		if (!timeline) /* a quick sample: the peak and the OOM vector only */
 			continue;
 		t = r->last.t_ms;
-		if (isatty(STDERR_FILENO))
-			status_line(r);
+		status_line(r);
 		if (r->o.probe_at_s >= 0 && !r->probe_started && t >= r->o.probe_at_s * 1000.0)
 			r->probe_started =
 				pthread_create(&r->probe_thread, NULL, probe_thread, r) == 0;
@@ -432,8 +436,7 @@ void mp_rec_watch(struct rec *r, uint64_t deadline_ms)
 /* The probe joined, late OOM events read, the final snapshots taken. */
 void mp_rec_finish(struct rec *r)
 {
-	if (isatty(STDERR_FILENO))
-		fputs("\r\033[K", stderr);
+	mp_status_clear(&r->status);
 	if (r->probe_started) {
 		pthread_join(r->probe_thread, NULL);
 		if (r->probe_ret)

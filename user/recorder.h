@@ -18,6 +18,7 @@
 #include "cgroup.h"
 #include "lock.h"
 #include "probe.h"
+#include "status.h"
 
 struct mp_ksyms;
 
@@ -43,6 +44,7 @@ struct rec_opts {
 	int ready_fd;           /* -1, or where to write "ready\n" once attached */
 	uint32_t stack_sample_period;
 	int top;
+	enum mp_status_mode status_mode; /* --quiet, --progress */
 	char **cmd;
 };
 
@@ -55,6 +57,7 @@ struct rec {
 	struct mp_attr *attr;
 	int usage_fd;
 	struct timespec t0;
+	struct mp_status status;            /* the line on stderr (status.h) */
 	struct sample *samples;             /* the timeline: one per interval */
 	size_t nsamples, cap;
 	uint64_t samples_dropped;           /* the timeline could not grow (ENOMEM) */
