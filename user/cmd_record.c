@@ -73,16 +73,20 @@ static int record_opt(void *ctx, int id, const char *arg)
 				   "a number of milliseconds", "give at least 1, such as 100", &v);
 		o->interval_ms = v;
 		break;
-	case OPT_OPENMETRICS:
+	case OPT_OPENMETRICS: {
 		/* a file renamed over every interval: standard output or a
 		 * directory cannot be that */
-		if (!*arg || !strcmp(arg, "-") || mp_out_check(arg))
+		int err = !*arg || !strcmp(arg, "-") ? -EINVAL : mp_out_check(arg);
+
+		if (err)
 			ret = mp_cli_bad("record", "--openmetrics %s: %s; give a file name such as "
 					 "/var/lib/node_exporter/memprobe.prom", arg,
-					 !*arg ? "an empty path" : !strcmp(arg, "-") ?
-					 "not standard output" : "cannot be written there");
+					 !*arg ? "an empty path" : err == -EINVAL ? "not standard output" :
+					 err == -EISDIR ? "a directory" : err == -ENOENT ?
+					 "no such directory" : strerror(-err));
 		o->openmetrics = arg;
 		break;
+	}
 	case OPT_READY_FD:
 		ret = mp_cli_count("record", "--ready-fd", arg, 0, 65535, "an open file descriptor",
 				   ready_fix, &v);
