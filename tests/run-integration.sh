@@ -1384,6 +1384,10 @@ test_openmetrics() {
 		"$(om_sample "$d/limits.prom" memprobe_throttle_bytes)" "$(jqv "$d/limits.json" '.cgroup.throttle_bytes // "+Inf"')"
 	check_eq "openmetrics: report of the saved document = the live output" \
 		"$("$MEMPROBE" report "$d/limits.json" --format openmetrics)" "$(cat "$d/limits.prom")"
+	# a control character and a newline in a saved document's path
+	jq '.cgroup.path = "/a\u0001b\"c\\d\ne"' "$d/limits.json" > "$d/odd.json"
+	check "openmetrics: a label's \", \\, newline and control character escaped" \
+		grep -qF 'cgroup="/a\\x01b\"c\\d\ne"}' <("$MEMPROBE" report "$d/odd.json" --format openmetrics)
 	# probe: the nine fields, and the split whose sum is the attributed growth
 	MEMPROBE_DOC_COPY=$d/probe.json "$MEMPROBE" probe --cgroup "$cg" --format openmetrics -o "$d/probe.prom" 2>/dev/null
 	om_format probe "$d/probe.prom"
