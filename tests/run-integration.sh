@@ -1350,6 +1350,8 @@ om_daemons() {
 	curl -fsS --max-time 5 "$url/api/v1/query" --data-urlencode \
 		"query=memprobe_memory_bytes{cgroup=\"$path\"}" > "$d/query.json"
 	echo "# query: $(jq -c '[.data.result[] | {category: .metric.category, value: .value[1]}]' "$d/query.json")"
+	echo "# GET /api/v1/query?query=memprobe_effective_limit_bytes: $(curl -fsS --max-time 5 \
+		"$url/api/v1/query" --data-urlencode query=memprobe_effective_limit_bytes)"
 	kill "$pid" "$ne" "$prom"
 	for i in $(seq 100); do
 		alive "$ne" || alive "$prom" || break
@@ -1368,7 +1370,7 @@ om_cleanup() {
 }
 
 test_openmetrics() {
-	local d=$TMP/om cg rcg dcg out
+	local d=$TMP/om cg rcg dcg
 	mkdir -p "$d"
 	trap 'om_cleanup; cleanup_all' EXIT
 	PROMTOOL=$(command -v promtool || true)
@@ -1400,11 +1402,18 @@ test_openmetrics() {
 	check_eq "openmetrics: probe: report of its document = the live output" \
 		"$("$MEMPROBE" report "$d/probe.json" --format openmetrics)" "$(cat "$d/probe.prom")"
 	remove_cgroup "$cg"
-	# record's report
-	"$MEMPROBE" record --limit 64M --format openmetrics -o "$d/rec.prom" -- "$BIN/alloc" 16 2>/dev/null &
-	out=$!
-	sleep 2; kill -INT "$out"; wait "$out"
+	# record's report, and its live file, with --probe-at's nine fields
+	MEMPROBE_DOC_COPY=$d/rec.json "$MEMPROBE" record --limit 256M --probe-at 0.5 --duration 3 \
+		--openmetrics "$d/live.prom" --format openmetrics -o "$d/rec.prom" -- "$BIN/alloc" 16 2>/dev/null
 	om_format record "$d/rec.prom"
+	om_format "record --probe-at's live file" "$d/live.prom"
+	check_eq "openmetrics: record: report of its document = the live output" \
+		"$("$MEMPROBE" report "$d/rec.json" --format openmetrics)" "$(cat "$d/rec.prom")"
+	check_eq "openmetrics: record's live file: the probe's allocated bytes = the report's" \
+		"$(om_sample "$d/live.prom" memprobe_probe_allocated_bytes)" "$(jqv "$d/rec.json" .probe.allocated_bytes)"
+	check_eq "openmetrics: record's live file: the last sample's anon = the report's" \
+		"$(awk '/^memprobe_memory_bytes\{.*category="anon"/ { print $NF }' "$d/live.prom")" \
+		"$(jqv "$d/rec.json" '.timeline[-1].stat.anon')"
 	expect_bad "record --openmetrics in a missing directory" "$MEMPROBE" record --openmetrics /no-such-dir/m.prom -- true
 	expect_bad "record --openmetrics -" "$MEMPROBE" record --openmetrics - -- true
 	expect_bad "record --openmetrics DIRECTORY" "$MEMPROBE" record --openmetrics "$d" -- true

@@ -7,7 +7,8 @@
  * same names. It holds what that renderer reads of a record document, as
  * of now: the target re-read, the peak so far, the OOM kills so far, the
  * page faults since the start (attribution.page_faults.total, the only
- * attribution member), and a timeline of the last sample. It is never
+ * attribution member), --probe-at's nine fields once the probe is done,
+ * and a timeline of the last sample. It is never
  * printed as JSON: it is no report.
  */
 #include "recorder.h"
@@ -15,6 +16,7 @@
 #include "cgroup.h"
 #include "doc.h"
 #include "json.h"
+#include "probe_doc.h"
 
 #include <stdlib.h>
 
@@ -67,6 +69,14 @@ cJSON *mp_rec_build_live(struct rec *r)
 		o = cJSON_AddObjectToObject(doc, "attribution");
 		o = cJSON_AddObjectToObject(o, "page_faults");
 		mp_json_add_u64(o, "total", n);
+	}
+	/* the probe thread's result is whole once probe_done is set: it is
+	 * set after mp_probe_run returned, and read here with acquire order */
+	if (r->probe_started && __atomic_load_n(&r->probe_done, __ATOMIC_ACQUIRE) &&
+	    !r->probe_ret) {
+		o = cJSON_AddObjectToObject(doc, "probe");
+		mp_probe_fields_json(o, &r->probe_res.f);
+		cJSON_AddBoolToObject(o, "probe_oom_killed", r->probe_res.oom_killed);
 	}
 	arr = cJSON_AddArrayToObject(doc, "timeline");
 	cJSON_AddItemToArray(arr, mp_rec_sample_json(r, &last));
