@@ -9,6 +9,9 @@ pkgs="make gcc clang llvm libbpf-dev bpftool libcjson-dev libelf-dev zlib1g-dev
       stress-ng jq busybox-static qemu-system-x86 cpio xz-utils python3-jsonschema"
 # bsdutils: script(1), the pseudo-terminal of test_progress (Essential, named anyway)
 pkgs="$pkgs bsdutils"
+# test_openmetrics: a real Prometheus (promtool too) and node_exporter; the
+# test starts its own on 127.0.0.1, so the packages' services must not run
+pkgs="$pkgs prometheus prometheus-node-exporter curl"
 [ $# -eq 0 ] || pkgs="$*"
 missing=""
 for p in $pkgs; do
@@ -23,5 +26,22 @@ fi
 echo "deps: installing$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
+# Nothing installed starts a service (prometheus, prometheus-node-exporter
+# would listen on 9090 and 9100): a policy-rc.d that says no (101) while
+# installing, unless the host has its own; then, where systemd runs, the
+# units are stopped and disabled should they have started anyway.
+policy=/usr/sbin/policy-rc.d
+own_policy=""
+if [ ! -e "$policy" ]; then
+	printf '#!/bin/sh\nexit 101\n' > "$policy" && chmod 755 "$policy" && own_policy=1
+	trap '[ -z "$own_policy" ] || rm -f "$policy"' EXIT
+fi
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $missing >/dev/null
+if [ -d /run/systemd/system ]; then
+	for unit in prometheus prometheus-node-exporter; do
+		case " $missing " in
+		*" $unit "*) systemctl disable --now "$unit" >/dev/null 2>&1 || true ;;
+		esac
+	done
+fi

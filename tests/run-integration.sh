@@ -844,7 +844,8 @@ test_cli() {
 	expect_bad "record -l 3M (below 4 MiB)" "$MEMPROBE" record -l 3M -- true
 	check "... says --limit and the minimum" grep -q -- "--limit 3M: below 4 MiB" "$TMP/bad.err"
 	expect_bad "probe -f yaml" "$MEMPROBE" probe -f yaml
-	check "... says --format" grep -q -- "--format yaml: unknown; use text or json" "$TMP/bad.err"
+	# the renderer table's names, whichever renderers it has
+	check "... says --format and the formats" grep -qE -- "--format yaml: unknown; use text, json(, [a-z]+)* or openmetrics$" "$TMP/bad.err"
 	expect_bad "record -o DIR" "$MEMPROBE" record -o "$TMP" -- true
 	expect_bad "record -c / -p 1" "$MEMPROBE" record -c / -p 1
 	check "... says they are exclusive" grep -q "are exclusive" "$TMP/bad.err"
@@ -1356,7 +1357,197 @@ test_progress() {
 	check "progress: nothing left behind" no_leftovers
 }
 
-tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_ends truth driver hooks targets record_opts bad_input cli output report text progress"}
+# Prometheus: --format openmetrics, and record --openmetrics through a real
+# node_exporter's textfile collector into a real Prometheus (both Debian's,
+# started here on 127.0.0.1 with ports chosen here, stopped here).
+
+# free_port: a TCP port of 127.0.0.1 that nothing listens on (the kernel's pick)
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# prom_value URL QUERY: the value of an instant query's first series, or nothing
+prom_value() {
+	curl -fsS --max-time 5 "$1/api/v1/query" --data-urlencode "query=$2" 2>/dev/null |
+		jq -r '.data.result[0].value[1] // empty' 2>/dev/null
+}
+
+# prom_wait URL QUERY WANT: until the query's value is WANT (any value when
+# WANT is ""), up to 60 s; prints the last value seen
+prom_wait() {
+	local v="" i
+	for i in $(seq 120); do
+		v=$(prom_value "$1" "$2")
+		if [ -n "$v" ] && { [ -z "$3" ] || [ "$v" = "$3" ]; }; then break; fi
+		sleep 0.5
+	done
+	echo "$v"
+}
+
+# om_start CGROUP LOG CMD...: CMD in CGROUP (so that cleanup_all kills it by
+# pid even if the test dies), its output in LOG; prints its pid
+om_start() {
+	local cg=$1 log=$2; shift 2
+	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$cg" "$@" > "$log" 2>&1 &
+	echo $! >> "$TMP/started-pids"
+	echo $!
+}
+
+# om_sample FILE METRIC: the value of METRIC's one sample in an openmetrics file
+om_sample() { awk -v m="$2" '$1 ~ "^" m "[{ ]" || $1 == m { print $NF; exit }' "$1"; }
+
+# om_format WHAT FILE: the text format's rules memprobe keeps: # EOF last,
+# no timestamps (a value alone after the labels), promtool check metrics
+om_format() {
+	check_eq "openmetrics: $1 ends with # EOF" "$(tail -n 1 "$2")" "# EOF"
+	check "openmetrics: $1: every sample is NAME{LABELS} VALUE, no timestamp" \
+		awk '!/^#/ && !/^[a-z_]+\{.*\} ([-+]?[0-9]+(\.[0-9]+)?|\+Inf)$/ { bad = 1; print "# bad line: " $0 } END { exit bad }' "$2"
+	if [ -n "$PROMTOOL" ]; then
+		check "openmetrics: promtool check metrics passes on $1" promtool check metrics < "$2"
+	fi
+}
+
+om_daemons() {
+	local d=$1 cg=$2 rcg=$3 ne prom pne pp url rpid pid i v want path
+	mkdir -p "$d/tf" "$d/data"
+	pne=$(free_port); pp=$(free_port)
+	ne=$(om_start "$cg" "$d/ne.log" prometheus-node-exporter --web.listen-address="127.0.0.1:$pne" \
+		--collector.disable-defaults --collector.textfile --collector.textfile.directory="$d/tf")
+	cat > "$d/prometheus.yml" <<-EOF
+	global:
+	  scrape_interval: 1s
+	scrape_configs:
+	  - job_name: memprobe-test
+	    static_configs:
+	      - targets: ['127.0.0.1:$pne']
+	EOF
+	prom=$(om_start "$cg" "$d/prom.log" prometheus --config.file="$d/prometheus.yml" \
+		--storage.tsdb.path="$d/data" --web.listen-address="127.0.0.1:$pp")
+	url=http://127.0.0.1:$pp
+	OM_PIDS+=("$ne" "$prom")
+	# the recording: a workload holding 48 MiB in the test cgroup
+	pid=$(run_in_cgroup "$rcg" "$BIN/alloc" 48)
+	wait_usage "$rcg" $((48 * MIB))
+	"$MEMPROBE" record --cgroup "$rcg" --interval 200 --openmetrics "$d/tf/memprobe.prom" \
+		--format json -o "$d/rec.json" 2> "$d/rec.err" &
+	rpid=$!
+	OM_PIDS+=("$rpid")
+	for i in $(seq 300); do [ -s "$d/tf/memprobe.prom" ] && break; sleep 0.1; done
+	check "openmetrics: record --openmetrics wrote its file" [ -s "$d/tf/memprobe.prom" ]
+	om_format "record's live file" "$d/tf/memprobe.prom"
+	v=$(prom_wait "$url" memprobe_build_info "")
+	check_eq "prometheus: scraped memprobe's file through node_exporter" "$v" 1
+	kill -INT "$rpid"; wait "$rpid"
+	check "openmetrics: record ended by SIGINT wrote its report" [ "$(jqv "$d/rec.json" .run.ended_by)" = SIGINT ]
+	path=$(jqv "$d/rec.json" .target.path)
+	check_eq "openmetrics: the textfile directory holds the file alone (no temporary left)" \
+		"$(ls -A "$d/tf")" memprobe.prom
+	# the file stays with the last sample, the report's last timeline sample
+	want=$(jqv "$d/rec.json" '.timeline[-1].stat.anon')
+	v=$(prom_wait "$url" "memprobe_memory_bytes{cgroup=\"$path\",category=\"anon\"}" "$want")
+	echo "# prometheus: memprobe_memory_bytes{category=\"anon\"} = $v"
+	check_eq "prometheus: anon bytes = the report's last sample" "$v" "$want"
+	check_eq "prometheus: effective limit = the report's" \
+		"$(prom_value "$url" "memprobe_effective_limit_bytes{cgroup=\"$path\"}")" \
+		"$(jqv "$d/rec.json" .target.effective_limit_bytes)"
+	check_eq "prometheus: build_info names the report's memprobe and kernel" \
+		"$(prom_value "$url" "memprobe_build_info{version=\"$(jqv "$d/rec.json" .generator.version)\",kernel=\"$(jqv "$d/rec.json" .host.kernel_release)\"}")" 1
+	want=$(jqv "$d/rec.json" '.target.throttle_bytes // "+Inf"')
+	check_eq "prometheus: throttling point = the report's (+Inf: none)" \
+		"$(prom_value "$url" "memprobe_throttle_bytes{cgroup=\"$path\"}")" "$want"
+	check_eq "prometheus: OOM kills counter = the report's" \
+		"$(prom_value "$url" "memprobe_oom_kills_total{cgroup=\"$path\"}")" \
+		"$(jqv "$d/rec.json" .oom_kill_counter_delta)"
+	check_eq "prometheus: node_exporter read the file without error" \
+		"$(prom_value "$url" node_textfile_scrape_error)" 0
+	curl -fsS --max-time 5 "$url/api/v1/query" --data-urlencode \
+		"query=memprobe_memory_bytes{cgroup=\"$path\"}" > "$d/query.json"
+	echo "# query: $(jq -c '[.data.result[] | {category: .metric.category, value: .value[1]}]' "$d/query.json")"
+	echo "# GET /api/v1/query?query=memprobe_effective_limit_bytes: $(curl -fsS --max-time 5 \
+		"$url/api/v1/query" --data-urlencode query=memprobe_effective_limit_bytes)"
+	kill "$pid" "$ne" "$prom"
+	for i in $(seq 100); do
+		alive "$ne" || alive "$prom" || break
+		sleep 0.1
+	done
+	check "prometheus: node_exporter and prometheus stopped" eval '! alive "$ne" && ! alive "$prom"'
+}
+
+# What test_openmetrics started outside a test cgroup (the recording) or
+# inside one (the daemons), killed by pid should the run die on the way.
+OM_PIDS=()
+om_cleanup() {
+	local p
+	for p in "${OM_PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+	OM_PIDS=()
+}
+
+test_openmetrics() {
+	local d=$TMP/om cg rcg dcg
+	mkdir -p "$d"
+	trap 'om_cleanup; cleanup_all' EXIT
+	PROMTOOL=$(command -v promtool || true)
+	[ -n "$PROMTOOL" ] || skip "openmetrics: promtool check metrics: no promtool (Debian's prometheus package, scripts/deps.sh)"
+	# limits, with a label value to escape: a " and a \ in the cgroup's name
+	cg=$(make_cgroup 'om-a"b\c' $((256 * MIB))) || { fail "openmetrics: make cgroup"; return; }
+	MEMPROBE_DOC_COPY=$d/limits.json "$MEMPROBE" limits --cgroup "$cg" --format openmetrics -o "$d/limits.prom"
+	om_format limits "$d/limits.prom"
+	check_eq "openmetrics: limits: effective limit exact" \
+		"$(om_sample "$d/limits.prom" memprobe_effective_limit_bytes)" $((256 * MIB))
+	check "openmetrics: limits: the cgroup label escapes \" and \\" \
+		grep -qF 'cgroup="'"$(jqv "$d/limits.json" .cgroup.path | sed 's/\\/\\\\/g; s/"/\\"/g')"'"' "$d/limits.prom"
+	check_eq "openmetrics: limits: no throttling point is +Inf" \
+		"$(om_sample "$d/limits.prom" memprobe_throttle_bytes)" "$(jqv "$d/limits.json" '.cgroup.throttle_bytes // "+Inf"')"
+	check_eq "openmetrics: report of the saved document = the live output" \
+		"$("$MEMPROBE" report "$d/limits.json" --format openmetrics)" "$(cat "$d/limits.prom")"
+	# a control character and a newline in a saved document's path
+	jq '.cgroup.path = "/a\u0001b\"c\\d\ne"' "$d/limits.json" > "$d/odd.json"
+	check "openmetrics: a label's \", \\, newline and control character escaped" \
+		grep -qF 'cgroup="/a\\x01b\"c\\d\ne"}' <("$MEMPROBE" report "$d/odd.json" --format openmetrics)
+	# probe: the nine fields, and the split whose sum is the attributed growth
+	MEMPROBE_DOC_COPY=$d/probe.json "$MEMPROBE" probe --cgroup "$cg" --format openmetrics -o "$d/probe.prom" 2>/dev/null
+	om_format probe "$d/probe.prom"
+	check_eq "openmetrics: probe: allocated bytes = the document's" \
+		"$(om_sample "$d/probe.prom" memprobe_probe_allocated_bytes)" "$(jqv "$d/probe.json" .allocated_bytes)"
+	check_eq "openmetrics: probe: the split sums to the attributed growth" \
+		"$(awk '/^memprobe_growth_bytes\{/ { s += $NF } END { print s }' "$d/probe.prom")" \
+		"$(jqv "$d/probe.json" .attribution.reconciliation.attributed_bytes)"
+	check_eq "openmetrics: probe: report of its document = the live output" \
+		"$("$MEMPROBE" report "$d/probe.json" --format openmetrics)" "$(cat "$d/probe.prom")"
+	remove_cgroup "$cg"
+	# record's report, and its live file, with --probe-at's nine fields
+	MEMPROBE_DOC_COPY=$d/rec.json "$MEMPROBE" record --limit 256M --probe-at 0.5 --duration 3 \
+		--openmetrics "$d/live.prom" --format openmetrics -o "$d/rec.prom" -- "$BIN/alloc" 16 2>/dev/null
+	om_format record "$d/rec.prom"
+	om_format "record --probe-at's live file" "$d/live.prom"
+	check_eq "openmetrics: record: report of its document = the live output" \
+		"$("$MEMPROBE" report "$d/rec.json" --format openmetrics)" "$(cat "$d/rec.prom")"
+	check_eq "openmetrics: record's live file: the probe's allocated bytes = the report's" \
+		"$(om_sample "$d/live.prom" memprobe_probe_allocated_bytes)" "$(jqv "$d/rec.json" .probe.allocated_bytes)"
+	check_eq "openmetrics: record's live file: the last sample's anon = the report's" \
+		"$(awk '/^memprobe_memory_bytes\{.*category="anon"/ { print $NF }' "$d/live.prom")" \
+		"$(jqv "$d/rec.json" '.timeline[-1].stat.anon')"
+	expect_bad "record --openmetrics in a missing directory" "$MEMPROBE" record --openmetrics /no-such-dir/m.prom -- true
+	expect_bad "record --openmetrics -" "$MEMPROBE" record --openmetrics - -- true
+	expect_bad "record --openmetrics DIRECTORY" "$MEMPROBE" record --openmetrics "$d" -- true
+	expect_bad "limits --features --format openmetrics" "$MEMPROBE" limits --features --format openmetrics
+	# node_exporter and Prometheus
+	if ! command -v prometheus > /dev/null || ! command -v prometheus-node-exporter > /dev/null; then
+		skip "openmetrics: Prometheus and node_exporter: not installed (Debian's prometheus, prometheus-node-exporter; scripts/deps.sh)"
+	else
+		dcg=$(make_cgroup om-daemons $GIB) || { fail "openmetrics: make cgroup"; return; }
+		rcg=$(make_cgroup om-rec $((256 * MIB))) || { fail "openmetrics: make cgroup"; return; }
+		om_daemons "$d" "$dcg" "$rcg"
+		remove_cgroup "$rcg"
+		remove_cgroup "$dcg"
+	fi
+	OM_PIDS=()
+	trap cleanup_all EXIT
+	rm -rf "$d"
+	check "openmetrics: nothing left behind" no_leftovers
+}
+
+tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_ends truth driver hooks targets record_opts bad_input cli output report text progress openmetrics"}
 for t in $tests; do
 	echo "# test_$t"
 	"test_$t"

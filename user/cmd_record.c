@@ -30,7 +30,7 @@ static void on_signal(int sig)
 	mp_rec_signals_seen++;
 }
 
-enum { OPT_DURATION = MP_OPT_CMD, OPT_INTERVAL, OPT_PROBE_AT, OPT_READY_FD };
+enum { OPT_DURATION = MP_OPT_CMD, OPT_INTERVAL, OPT_PROBE_AT, OPT_READY_FD, OPT_OPENMETRICS };
 
 static const struct mp_cli_opt record_opts[] = {
 	MP_CLI_OPT_CGROUP("record", NULL),
@@ -44,6 +44,9 @@ static const struct mp_cli_opt record_opts[] = {
 	  "after the start", "none", OPT_PROBE_AT },
 	MP_CLI_OPTS_REPORT,
 	MP_CLI_OPTS_STATUS,
+	{ "openmetrics", 0, "FILE", "rewrite FILE every interval with the current sample as "
+	  "--format openmetrics (for node_exporter's textfile collector: name it *.prom)",
+	  "none", OPT_OPENMETRICS },
 	{ "ready-fd", 0, "FD", "write \"ready\" to this inherited descriptor once the hooks are "
 	  "attached and the baseline taken", "none", OPT_READY_FD },
 	MP_CLI_OPT_BTF,
@@ -71,6 +74,20 @@ static int record_opt(void *ctx, int id, const char *arg)
 				   "a number of milliseconds", "give at least 1, such as 100", &v);
 		o->interval_ms = v;
 		break;
+	case OPT_OPENMETRICS: {
+		/* a file renamed over every interval: standard output or a
+		 * directory cannot be that */
+		int err = !*arg || !strcmp(arg, "-") ? -EINVAL : mp_out_check(arg);
+
+		if (err)
+			ret = mp_cli_bad("record", "--openmetrics %s: %s; give a file name such as "
+					 "/var/lib/node_exporter/memprobe.prom", arg,
+					 !*arg ? "an empty path" : err == -EINVAL ? "not standard output" :
+					 err == -EISDIR ? "a directory" : err == -ENOENT ?
+					 "no such directory" : strerror(-err));
+		o->openmetrics = arg;
+		break;
+	}
 	case OPT_READY_FD:
 		ret = mp_cli_count("record", "--ready-fd", arg, 0, 65535, "an open file descriptor",
 				   ready_fix, &v);
@@ -190,6 +207,21 @@ static int open_target(struct rec *r)
 	return 0;
 }
 
+/* record --openmetrics, after each timeline sample: the live file. A
+ * failure is said once; the recording goes on (its report is what counts). */
+static void write_openmetrics(struct rec *r)
+{
+	cJSON *doc = mp_rec_build_live(r);
+	char err[400];
+	int ret = doc ? mp_openmetrics_write(doc, r->o.openmetrics, err, sizeof(err)) : -ENOMEM;
+
+	if (ret && !r->on_sample_failed)
+		fprintf(stderr, "memprobe record: --openmetrics %s: cannot write it: %s; "
+			"recording on\n", r->o.openmetrics, doc ? err : strerror(-ret));
+	r->on_sample_failed = ret != 0;
+	cJSON_Delete(doc);
+}
+
 static int write_report(struct rec *r, struct mp_out *out)
 {
 	struct mp_ksyms *ks = r->attr ? mp_ksyms_load("/proc/kallsyms") : NULL;
@@ -234,6 +266,8 @@ int mp_cmd_record(int argc, char **argv)
 		goto out;
 	}
 	mp_rec_start_attr(&r);
+	if (r.o.openmetrics)
+		r.on_sample = write_openmetrics;
 	/* -o -, /dev/stdout, /dev/fd/1: the report shares standard output */
 	r.report_on_stdout = mp_out_shares_fd(&out, STDOUT_FILENO);
 	if (r.o.cmd && (ret = mp_rec_start_command(&r, &go_fd, &ee_fd))) {

@@ -409,6 +409,8 @@ void mp_rec_watch(struct rec *r, uint64_t deadline_ms)
 			continue;
 		t = r->last.t_ms;
 		status_line(r);
+		if (r->on_sample) /* record --openmetrics: the live file */
+			r->on_sample(r);
 		if (r->o.probe_at_s >= 0 && !r->probe_started && t >= r->o.probe_at_s * 1000.0)
 			r->probe_started =
 				pthread_create(&r->probe_thread, NULL, probe_thread, r) == 0;

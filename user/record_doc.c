@@ -152,3 +152,9 @@ cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks)
 		cJSON_AddItemToArray(arr, sample_json(r, &r->samples[i]));
 	return doc;
 }
+
+/* The timeline's form of a sample, for record_live.c's document too. */
+cJSON *mp_rec_sample_json(const struct rec *r, const struct sample *s)
+{
+	return sample_json(r, s);
+}

@@ -46,6 +46,7 @@ struct rec_opts {
 	int top;
 	enum mp_status_mode status_mode; /* --quiet, --progress */
 	char **cmd;
+	const char *openmetrics; /* --openmetrics FILE, NULL: none */
 };
 
 struct rec {
@@ -89,6 +90,9 @@ struct rec {
 	int probe_ret;
 	struct mp_probe_result probe_res;
 	uint64_t probe_chunk, probe_margin;
+	/* called after each timeline sample (record --openmetrics), or NULL */
+	void (*on_sample)(struct rec *r);
+	bool on_sample_failed;  /* said once */
 };
 
 /* The last stop signal, and how many came (a second one kills a command). */
@@ -105,5 +109,9 @@ void mp_rec_watch(struct rec *r, uint64_t deadline_ms);
 void mp_rec_finish(struct rec *r);
 void mp_rec_cleanup(struct rec *r);
 cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks);
+/* A sample as the timeline holds it. */
+cJSON *mp_rec_sample_json(const struct rec *r, const struct sample *s);
+/* record --openmetrics: a record document of now (record_live.c). */
+cJSON *mp_rec_build_live(struct rec *r);
 
 #endif

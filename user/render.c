@@ -16,6 +16,7 @@ static const struct mp_renderer *const renderers[] = {
 	&mp_renderer_text,
 	&mp_renderer_json,
 	&mp_renderer_env,
+	&mp_renderer_openmetrics,
 };
 #define NR_RENDERERS (sizeof(renderers) / sizeof(renderers[0]))
 

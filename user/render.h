@@ -29,6 +29,12 @@ struct mp_renderer {
 extern const struct mp_renderer mp_renderer_text;
 extern const struct mp_renderer mp_renderer_json;
 extern const struct mp_renderer mp_renderer_env;
+extern const struct mp_renderer mp_renderer_openmetrics;
+
+/* record --openmetrics: doc rendered as --format openmetrics (printed and
+ * loaded back first, as mp_emit does) into path, atomically (a temporary
+ * file beside it, renamed over it). Returns 0, or -errno with err said. */
+int mp_openmetrics_write(const cJSON *doc, const char *path, char *err, size_t errlen);
 
 /* The renderer --format name names, or NULL. */
 const struct mp_renderer *mp_renderer_find(const char *name);

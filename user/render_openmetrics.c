@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --format openmetrics: a limits, probe or record document as metrics for
+ * Prometheus, in the text format node_exporter's textfile collector reads
+ * (docs/report-format.md, "OpenMetrics"): gauges and counters only, no
+ * timestamps, a cgroup label with the cgroup's path, integers printed as the
+ * document's literals, +Inf for "no limit". The OpenMetrics lines the
+ * Prometheus text format does not know (# UNIT, # EOF) are comments to it.
+ *
+ * record --openmetrics FILE writes the same renderer's output of a small
+ * document of the current sample (record_live.c) every interval, through
+ * mp_openmetrics_write, so the names are one whichever way they are made.
+ */
+#include "render.h"
+#include "cgroup.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct om {
+	FILE *f;
+	struct mp_rd *rd;
+	char *cg;            /* the cgroup label's value, escaped */
+};
+
+/* The length of the valid UTF-8 sequence at s (1 for ASCII), 0 when it is
+ * none: Prometheus refuses a label value that is not UTF-8. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n;
+	unsigned char lo = 0x80, hi = 0xbf;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	/* no overlong forms, no surrogates, nothing past U+10FFFF */
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+/*
+ * A label value as the format escapes it: \\, \" and \n. A byte that is
+ * not UTF-8, or another control character, is written as the four
+ * characters \xNN (its backslash escaped), as the text report shows it.
+ */
+static void put_label_value(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		size_t n = utf8_len(p);
+
+		if (*p == '\\')
+			fputs("\\\\", f);
+		else if (*p == '"')
+			fputs("\\\"", f);
+		else if (*p == '\n')
+			fputs("\\n", f);
+		else if (!n || *p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\\\x%02x", *p);
+		else {
+			fwrite(p, 1, n, f);
+			p += n;
+			continue;
+		}
+		p++;
+	}
+}
+
+static char *escaped(const char *s)
+{
+	char *out = NULL;
+	size_t len;
+	FILE *f = open_memstream(&out, &len);
+
+	if (!f)
+		return NULL;
+	put_label_value(f, s);
+	if (fclose(f)) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+static void family(struct om *m, const char *name, const char *type, const char *unit,
+		   const char *help)
+{
+	fprintf(m->f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+	if (unit)
+		fprintf(m->f, "# UNIT %s %s\n", name, unit);
+}
+
+/* name{cgroup="..."[,label="lval"[,label2="lval2"]]} value */
+static void sample(struct om *m, const char *name, const char *label, const char *lval,
+		   const char *label2, const char *lval2, const char *value)
+{
+	fprintf(m->f, "%s{cgroup=\"%s\"", name, m->cg);
+	if (label) {
+		fprintf(m->f, ",%s=\"", label);
+		put_label_value(m->f, lval);
+		fputc('"', m->f);
+	}
+	if (label2) {
+		fprintf(m->f, ",%s=\"", label2);
+		put_label_value(m->f, lval2);
+		fputc('"', m->f);
+	}
+	fprintf(m->f, "} %s\n", value);
+}
+
+/*
+ * An integer member as the document's literal (exact, whatever its size),
+ * checked to be one (signed when sign); NULL when null or absent and flags
+ * allow it. On a problem rd says it and "0" is returned.
+ */
+static const char *int_lit(struct om *m, const cJSON *o, const char *name, unsigned flags,
+			   bool sign)
+{
+	uint64_t u;
+	int64_t s;
+	bool have = sign ? mp_rd_s64(m->rd, o, name, flags, &s) : mp_rd_u64(m->rd, o, name, flags, &u);
+
+	if (!have)
+		return mp_rd_ok(m->rd) ? NULL : "0";
+	return mp_rd_num(m->rd, o, name, 0);
+}
+
+/* A family of one sample, o's member; none when it is null or absent
+ * (allowed by flags) and if_null is NULL, else if_null ("+Inf"). */
+static void one(struct om *m, const char *name, const char *type, const char *help,
+		const cJSON *o, const char *member, unsigned flags, bool sign, const char *if_null)
+{
+	const char *v = int_lit(m, o, member, flags, sign);
+	size_t n = strlen(name);
+
+	if (!v && !(v = if_null))
+		return;
+	family(m, name, type, n > 6 && !strcmp(name + n - 6, "_bytes") ? "bytes" : NULL, help);
+	sample(m, name, NULL, NULL, NULL, NULL, v);
+}
+
+static void gauge(struct om *m, const char *name, const char *help, const cJSON *o,
+		  const char *member, unsigned flags, const char *if_null)
+{
+	one(m, name, "gauge", help, o, member, flags, false, if_null);
+}
+
+/* The cgroup object (limits.cgroup, probe.target, record.target). */
+static void cgroup_metrics(struct om *m, const cJSON *cg)
+{
+	gauge(m, "memprobe_limit_bytes", "The cgroup's own memory limit (memory.max, "
+	      "memory.limit_in_bytes); +Inf: none", cg, "limit_bytes", MP_RD_NULL, "+Inf");
+	gauge(m, "memprobe_effective_limit_bytes", "The least memory limit from the cgroup up "
+	      "to the root, and MemTotal", cg, "effective_limit_bytes", 0, NULL);
+	/* the headroom helper's field: absent in older documents */
+	gauge(m, "memprobe_throttle_bytes", "Where the kernel starts throttling the cgroup: "
+	      "the lowest memory.high (v2) or soft limit (v1) on its path below the effective "
+	      "limit; +Inf: none", cg, "throttle_bytes", MP_RD_NULL | MP_RD_ABSENT, "+Inf");
+	gauge(m, "memprobe_usage_bytes", "The cgroup's memory usage (memory.current, "
+	      "memory.usage_in_bytes)", cg, "usage_bytes", 0, NULL);
+	gauge(m, "memprobe_peak_bytes", "The kernel's peak usage counter of the cgroup "
+	      "(memory.peak, memory.max_usage_in_bytes)", cg, "peak_bytes", MP_RD_NULL, NULL);
+	gauge(m, "memprobe_headroom_bytes", "The least room left on the cgroup's path: limit "
+	      "minus usage, and MemAvailable", cg, "headroom_bytes", 0, NULL);
+}
+
+struct cat_val {
+	const char *cat, *part_of, *val;
+};
+
+static const char *const part_names[] = {
+	[MP_PART_USAGE] = "usage", [MP_PART_FILE] = "file", [MP_PART_KERNEL] = "kernel",
+};
+
+/* A family of categories: {cgroup, category} for the split (parts NULL),
+ * {cgroup, category, part_of} for the parts; nothing when none is there. */
+static void cat_family(struct om *m, const char *name, const char *help,
+		       const struct cat_val *v, size_t n, bool parts)
+{
+	if (!n)
+		return;
+	family(m, name, "gauge", "bytes", help);
+	for (size_t i = 0; i < n; i++)
+		sample(m, name, "category", v[i].cat, parts ? "part_of" : NULL, v[i].part_of,
+		       v[i].val);
+}
+
+/*
+ * What the cgroup holds now, per category (record: the last timeline
+ * sample's stat, from the kernel's files; a category they lack is absent):
+ * the split whose sum is the usage, and the parts inside file and kernel.
+ */
+static void stat_metrics(struct om *m, const cJSON *stat)
+{
+	struct cat_val split[MP_NR_CATS], parts[MP_NR_CATS];
+	size_t ns = 0, np = 0;
+
+	for (int k = 0; stat && k < MP_NR_CATS; k++) {
+		const char *v = int_lit(m, stat, mp_cats[k].name, MP_RD_ABSENT, false);
+		bool usage = mp_cats[k].part == MP_PART_USAGE;
+
+		if (!v)
+			continue;
+		(usage ? split : parts)[usage ? ns++ : np++] =
+			(struct cat_val){ mp_cats[k].name, part_names[mp_cats[k].part], v };
+	}
+	cat_family(m, "memprobe_memory_bytes", "What the cgroup holds now by category, "
+		   "disjoint: anon + file + kernel + sock is the usage", split, ns, false);
+	cat_family(m, "memprobe_memory_part_bytes", "Parts of file (shmem) and of kernel "
+		   "(pagetables, slab, kernel_stack, percpu, ...) the cgroup holds now", parts, np,
+		   true);
+}
+
+/* The attribution's categories (probe: the first chunk to the probe's stop;
+ * record: the start to the peak), net growth; kernel_other is kernel's rest. */
+static void growth_metrics(struct om *m, const cJSON *a)
+{
+	const cJSON *cats = mp_rd_arr(m->rd, a, "categories", MP_RD_ABSENT), *c;
+	struct cat_val split[MP_NR_CATS + 1], parts[MP_NR_CATS + 1];
+	size_t ns = 0, np = 0;
+
+	cJSON_ArrayForEach(c, cats) {
+		const char *name = mp_rd_str(m->rd, c, "name", 0);
+		const char *v = int_lit(m, c, "growth_bytes", MP_RD_NULL, true);
+		int part = strcmp(name, "kernel_other") ? -1 : MP_PART_KERNEL;
+
+		for (int k = 0; part < 0 && k < MP_NR_CATS; k++)
+			if (!strcmp(mp_cats[k].name, name))
+				part = mp_cats[k].part;
+		if (!v || part < 0 || ns > MP_NR_CATS || np > MP_NR_CATS)
+			continue;
+		if (part == MP_PART_USAGE)
+			split[ns++] = (struct cat_val){ name, NULL, v };
+		else
+			parts[np++] = (struct cat_val){ name, part_names[part], v };
+	}
+	cat_family(m, "memprobe_growth_bytes", "Net growth attributed by category over the "
+		   "attribution's span, disjoint: the sum is the attributed growth", split, ns,
+		   false);
+	cat_family(m, "memprobe_growth_part_bytes", "Net growth of the parts of file and "
+		   "kernel over the attribution's span (kernel_other: kernel's rest)", parts, np,
+		   true);
+	one(m, "memprobe_measured_growth_bytes", "gauge", "The cgroup's usage growth over the "
+	    "attribution's span", mp_rd_obj(m->rd, a, "reconciliation", MP_RD_ABSENT),
+	    "measured_growth_bytes", MP_RD_ABSENT, true, NULL);
+	one(m, "memprobe_page_faults_total", "counter", "The target's page faults over the "
+	    "attribution's span", mp_rd_obj(m->rd, a, "page_faults", MP_RD_ABSENT), "total",
+	    MP_RD_ABSENT, false, NULL);
+}
+
+/* The brief's nine fields, in base units: the two _gib ones are the
+ * _bytes ones rounded, so they are not repeated. */
+static const struct {
+	const char *member, *metric, *help;
+	bool sign;
+} probe_fields[] = {
+	{ "cgroup_limit_bytes", "memprobe_probe_cgroup_limit_bytes", "The probe's target's "
+	  "effective limit", false },
+	{ "usage_before_bytes", "memprobe_probe_usage_before_bytes", "The target's usage before "
+	  "the probe's first chunk", false },
+	{ "allocated_bytes", "memprobe_probe_allocated_bytes", "What the probe mapped and "
+	  "touched", false },
+	{ "usage_peak_bytes", "memprobe_probe_usage_peak_bytes", "The target's highest usage "
+	  "during the probe", false },
+	{ "usage_after_bytes", "memprobe_probe_usage_after_bytes", "The target's usage once "
+	  "the probe exited", false },
+	{ "overhead_bytes", "memprobe_probe_overhead_bytes", "Peak minus before minus "
+	  "allocated: what the probe cost beyond its own pages", true },
+	{ "probe_chunks", "memprobe_probe_chunks", "Chunks the probe filled", false },
+};
+
+static void probe_metrics(struct om *m, const cJSON *p)
+{
+	bool b;
+
+	for (size_t i = 0; i < sizeof(probe_fields) / sizeof(probe_fields[0]); i++)
+		one(m, probe_fields[i].metric, "gauge", probe_fields[i].help, p,
+		    probe_fields[i].member, 0, probe_fields[i].sign, NULL);
+	if (!mp_rd_item(m->rd, p, "probe_oom_killed", MP_RD_ABSENT))
+		return;
+	b = mp_rd_bool(m->rd, p, "probe_oom_killed", 0);
+	family(m, "memprobe_probe_oom_killed", "gauge", NULL, "1: the OOM killer took the probe");
+	sample(m, "memprobe_probe_oom_killed", NULL, NULL, NULL, NULL, b ? "1" : "0");
+}
+
+static void counter_n(struct om *m, const char *name, const char *help, size_t n)
+{
+	char v[32];
+
+	snprintf(v, sizeof(v), "%zu", n);
+	family(m, name, "counter", NULL, help);
+	sample(m, name, NULL, NULL, NULL, NULL, v);
+}
+
+static const char oom_help[] = "OOM kills in the cgroup while memprobe watched (a probe: "
+			       "of the workload, the probe's own apart)";
+
+static void record_metrics(struct om *m, const cJSON *doc)
+{
+	const cJSON *tl = mp_rd_arr(m->rd, doc, "timeline", 0), *p;
+	const cJSON *last = tl ? cJSON_GetArrayItem(tl, cJSON_GetArraySize(tl) - 1) : NULL;
+
+	if (last && mp_rd_is_obj(m->rd, last))
+		stat_metrics(m, mp_rd_obj(m->rd, last, "stat", 0));
+	gauge(m, "memprobe_record_peak_bytes", "The recording's highest usage (the kernel's "
+	      "counter where it rose during it, else the highest sample)",
+	      mp_rd_obj(m->rd, doc, "peak", 0), "usage_bytes", MP_RD_ABSENT, NULL);
+	one(m, "memprobe_oom_kills_total", "counter", oom_help, doc, "oom_kill_counter_delta", 0,
+	    false, NULL);
+	p = mp_rd_obj(m->rd, doc, "probe", MP_RD_ABSENT);
+	if (p && !mp_rd_item(m->rd, p, "error", MP_RD_ABSENT))
+		probe_metrics(m, p);
+}
+
+static void render_openmetrics(const cJSON *doc, int kind, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *gen = mp_rd_obj(rd, doc, "generator", 0), *h = mp_rd_obj(rd, doc, "host", 0);
+	const cJSON *cg = mp_rd_obj(rd, doc, kind == MP_DOC_LIMITS ? "cgroup" : "target", 0);
+	struct om m = { .f = f, .rd = rd };
+
+	fputs("# HELP memprobe_build_info The memprobe that wrote these and the kernel it ran "
+	      "on\n# TYPE memprobe_build_info gauge\nmemprobe_build_info{version=\"", f);
+	put_label_value(f, mp_rd_str(rd, gen, "version", 0));
+	fputs("\",kernel=\"", f);
+	put_label_value(f, mp_rd_str(rd, h, "kernel_release", 0));
+	fputs("\"} 1\n", f);
+	m.cg = escaped(mp_rd_str(rd, cg, "path", 0));
+	if (!m.cg) {
+		mp_rd_fail(rd, NULL, NULL, "out of memory");
+		return;
+	}
+	cgroup_metrics(&m, cg);
+	if (kind == MP_DOC_RECORD)
+		record_metrics(&m, doc);
+	if (kind == MP_DOC_PROBE) {
+		const cJSON *ooms = mp_rd_arr(rd, doc, "workload_oom_kills", MP_RD_NULL);
+
+		probe_metrics(&m, doc);
+		if (ooms)
+			counter_n(&m, "memprobe_oom_kills_total", oom_help,
+				  (size_t)cJSON_GetArraySize(ooms));
+		else
+			one(&m, "memprobe_oom_kills_total", "counter", oom_help, doc,
+			    "workload_oom_kill_count", 0, false, NULL);
+	}
+	if (kind != MP_DOC_LIMITS)
+		growth_metrics(&m, mp_rd_obj(rd, doc, "attribution", MP_RD_ABSENT));
+	fputs("# EOF\n", f);
+	free(m.cg);
+}
+
+const struct mp_renderer mp_renderer_openmetrics = {
+	.name = "openmetrics",
+	.kinds = MP_DOC_LIMITS | MP_DOC_PROBE | MP_DOC_RECORD,
+	.render = render_openmetrics,
+};
+
+int mp_openmetrics_write(const cJSON *doc, const char *path, char *err, size_t errlen)
+{
+	char *text = cJSON_PrintUnformatted(doc), *out = NULL;
+	struct mp_out o;
+	cJSON *back = NULL;
+	int kind = 0, ret = -ENOMEM;
+	size_t len;
+
+	snprintf(err, errlen, "out of memory");
+	if (!text)
+		return -ENOMEM;
+	/* loaded back as `memprobe report` would: the literals are the same */
+	back = mp_doc_load(text, strlen(text), &kind, err, errlen);
+	if (!back) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if ((ret = mp_render_mem(&mp_renderer_openmetrics, back, kind, &out, &len, err, errlen)))
+		goto out;
+	if ((ret = mp_out_open(&o, path))) {
+		snprintf(err, errlen, "%s", strerror(-ret));
+		goto out;
+	}
+	/* a temporary file beside it, renamed over it: a reader sees the
+	 * last whole file or the new one, never half of one */
+	ret = fwrite(out, 1, len, o.f) == len ? mp_out_commit(&o) : -EIO;
+	mp_out_abort(&o);
+	if (ret)
+		snprintf(err, errlen, "%s", strerror(-ret));
+out:
+	cJSON_free(text);
+	cJSON_Delete(back);
+	free(out);
+	return ret;
+}
