@@ -5,8 +5,10 @@
 set -eu
 # python3-jsonschema: the tests check every document against
 # docs/report.schema.json (its jsonschema command, draft 2020-12)
+# chromium: test_renderers loads the html reports in a headless browser
 pkgs="make gcc clang llvm libbpf-dev bpftool libcjson-dev libelf-dev zlib1g-dev
-      stress-ng jq busybox-static qemu-system-x86 cpio xz-utils python3-jsonschema"
+      stress-ng jq busybox-static qemu-system-x86 cpio xz-utils python3-jsonschema
+      chromium"
 [ $# -eq 0 ] || pkgs="$*"
 missing=""
 for p in $pkgs; do

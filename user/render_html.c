@@ -110,7 +110,7 @@ static const char style[] =
 	"list-style:none;color:var(--mut)}\n"
 	".legend i{display:inline-block;width:.9em;height:.9em;margin-right:.3em;"
 	"vertical-align:-.1em;border-radius:2px}\n"
-	"td code{white-space:nowrap}\n"
+	".wrap td code{white-space:nowrap}\n"
 	"@media (max-width:600px){body{font-size:14px;padding:8px}th,td{padding:.2em .3em}"
 	"svg text{font-size:17px}"
 	"table.summary th{width:45%}}\n"
@@ -193,8 +193,8 @@ static void overhead(const cJSON *o, FILE *f, struct mp_rd *rd)
 
 	fputs("<h2>What the overhead is made of</h2>\n", f);
 	if (!o) {
-		fputs("<p>This document has no breakdown of the overhead (the memprobe that made it measured none); "
-		      "the categories below say where the growth went.</p>\n", f);
+		fputs("<p>This document has no breakdown of the overhead (the memprobe that made "
+		      "it measured none); the categories below say where the growth went.</p>\n", f);
 		return;
 	}
 	overhead_parts(o, f, rd);
