@@ -844,7 +844,7 @@ test_cli() {
 	expect_bad "record -l 3M (below 4 MiB)" "$MEMPROBE" record -l 3M -- true
 	check "... says --limit and the minimum" grep -q -- "--limit 3M: below 4 MiB" "$TMP/bad.err"
 	expect_bad "probe -f yaml" "$MEMPROBE" probe -f yaml
-	check "... says --format" grep -q -- "--format yaml: unknown; use text or json" "$TMP/bad.err"
+	check "... says --format, naming the renderers" grep -q -- "--format yaml: unknown; use text, json, markdown, csv, folded\(,\| or\) html" "$TMP/bad.err"
 	expect_bad "record -o DIR" "$MEMPROBE" record -o "$TMP" -- true
 	expect_bad "record -c / -p 1" "$MEMPROBE" record -c / -p 1
 	check "... says they are exclusive" grep -q "are exclusive" "$TMP/bad.err"

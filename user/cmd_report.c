@@ -37,8 +37,7 @@ static const struct mp_cli_opt report_opts[] = {
 static const struct mp_cli_cmd report_cmd = {
 	.name = "report",
 	/* FILE: a document memprobe wrote with --format json; -: standard input */
-	.synopsis = "FILE|- [--format text|json|env|markdown|csv|folded|html] [--bytes] "
-		    "[--table NAME] [-o OUT]",
+	.synopsis = "FILE|- [-f FORMAT] [--bytes] [--table NAME] [-o OUT]",
 	.opts = report_opts,
 	.operands = true,
 };
