@@ -221,12 +221,18 @@ static void nine_rows(const cJSON *r, FILE *f, struct mp_rd *rd)
 
 /* ---- the charts ------------------------------------------------------------------- */
 
+/* |v|, INT64_MIN's included */
+static uint64_t magnitude(int64_t v)
+{
+	return v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+}
+
 /* One bar per category row with growth (the text report's rows), scaled to
  * the largest; a negative growth is a bar of its size, marked. */
 static void bar_chart(const cJSON *a, FILE *f, struct mp_rd *rd)
 {
 	const cJSON *cats = mp_rd_arr(rd, a, "categories", MP_RD_ABSENT), *it;
-	int64_t max = 1;
+	uint64_t max = 1;
 	int n = 0, y, h;
 	char b[32];
 
@@ -237,8 +243,8 @@ static void bar_chart(const cJSON *a, FILE *f, struct mp_rd *rd)
 			return;
 		g = mp_rd_s64v(rd, it, "growth_bytes");
 		n += g != 0;
-		if ((g < 0 ? -g : g) > max)
-			max = g < 0 ? -g : g;
+		if (magnitude(g) > max)
+			max = magnitude(g);
 	}
 	fputs("<section><h2>Growth by category</h2>\n", f);
 	if (!n) {
@@ -251,8 +257,8 @@ static void bar_chart(const cJSON *a, FILE *f, struct mp_rd *rd)
 	y = PADT;
 	cJSON_ArrayForEach(it, cats) {
 		const char *name = mp_rd_str(rd, it, "name", 0);
-		int64_t g = mp_rd_s64v(rd, it, "growth_bytes"), ag = g < 0 ? -g : g;
-		double bw = (double)(W - 180 - 110) * (double)ag / (double)max;
+		int64_t g = mp_rd_s64v(rd, it, "growth_bytes");
+		double bw = (double)(W - 180 - 110) * (double)magnitude(g) / (double)max;
 
 		if (!g)
 			continue;
@@ -365,6 +371,13 @@ static void hline(FILE *f, const struct plot *p, const char *cls, const char *la
 		above ? " (above the chart)" : "");
 }
 
+/* A chart figure back to bytes: 2^64 and beyond (a hand-made document's
+ * limit times 1.05) is the largest, not undefined. */
+static uint64_t to_u64(double v)
+{
+	return v >= 18446744073709549568.0 ? UINT64_MAX : v <= 0 ? 0 : (uint64_t)v;
+}
+
 static void axes(FILE *f, const struct plot *p)
 {
 	char b[32];
@@ -374,7 +387,7 @@ static void axes(FILE *f, const struct plot *p)
 
 		fprintf(f, "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>"
 			"<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", PADL, W - PADR,
-			y, y, PADL - 6, y + 4, mp_fmt_bytes((uint64_t)v, b, sizeof(b)));
+			y, y, PADL - 6, y + 4, mp_fmt_bytes(to_u64(v), b, sizeof(b)));
 	}
 	for (int i = 0; i <= 4; i++) {
 		double t = p->t_max * i / 4;
