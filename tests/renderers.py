@@ -247,6 +247,11 @@ def check_dom(doc, path, narrow):
        [c["name"] for c in cats if c["growth_bytes"]])
     eq("dom: the bars' bytes are the document's", r["bar_bytes"],
        [str(c["growth_bytes"]) for c in cats if c["growth_bytes"]])
+    if doc["kind"] == "probe":
+        want = [c for c in ("anon", "file", "kernel", "sock")
+                if any(k["name"] == c and k["growth_bytes"] > 0 for k in cats)]
+        eq("dom: the usage bar has one series per category that grew", r["series"], want)
+        eq("dom: a limit line", r["limit_lines"], 1)
     if doc["kind"] == "record":
         want = [c for c in ("anon", "file", "kernel", "sock")
                 if any((sample_cat(s, c) or 0) > 0 for s in doc["timeline"])]

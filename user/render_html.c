@@ -545,6 +545,104 @@ out:
 	free(tl.usage);
 }
 
+/*
+ * The probe's usage at the peak as one stacked bar against the limit: the
+ * usage before, then the growth of the disjoint categories (series[]),
+ * then what no category holds; the limit, memory.high and the throttling
+ * point as vertical lines.
+ */
+struct hbar {
+	double top; /* bytes at the right edge */
+	int y;
+};
+
+static double hx(const struct hbar *hb, double v)
+{
+	return PADR + (W - 2 * PADR) * (v > hb->top ? 1.0 : v / hb->top);
+}
+
+static void hseg(FILE *f, const struct hbar *hb, const char *cls, const char *cat, double from,
+		 double bytes, const char *fill)
+{
+	fprintf(f, "<rect class=\"%s\"%s%s%s data-bytes=\"%" PRIu64 "\" x=\"%.1f\" y=\"%d\" "
+		"width=\"%.1f\" height=\"34\" fill=\"%s\"/>\n", cls, cat ? " data-category=\"" : "",
+		cat ? cat : "", cat ? "\"" : "", to_u64(bytes), hx(hb, from), hb->y,
+		hx(hb, from + bytes) - hx(hb, from), fill);
+}
+
+static void vline(FILE *f, const struct hbar *hb, const char *cls, const char *label, uint64_t v,
+		  int row)
+{
+	double x = hx(hb, (double)v);
+	char b[32];
+
+	fprintf(f, "<g class=\"%s-g\"><line class=\"%s\" data-bytes=\"%" PRIu64 "\"%s x1=\"%.1f\" "
+		"x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/><text x=\"%.1f\" y=\"%d\" text-anchor=\"end\">%s %s"
+		"</text></g>\n", cls, cls, v, (double)v > hb->top ? " data-off-scale=\"true\"" : "",
+		x, x, hb->y - 6, hb->y + 40, x - 4, hb->y + 56 + 16 * row, label,
+		mp_fmt_bytes(v, b, sizeof(b)));
+}
+
+static void probe_chart(const cJSON *r, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *t = mp_rd_obj(rd, r, "target", 0), *it;
+	const cJSON *cats = mp_rd_arr(rd, mp_rd_obj(rd, r, "attribution", 0), "categories", 0);
+	uint64_t limit = mp_rd_u64v(rd, t, "effective_limit_bytes"), high = 0, thr = 0;
+	double before = (double)mp_rd_u64v(rd, r, "usage_before_bytes"), at = before, top;
+	double peak = (double)mp_rd_u64v(rd, r, "usage_peak_bytes");
+	struct hbar hb = { .y = 24 };
+	bool drawn[NR_SERIES] = { false };
+
+	mp_rd_u64(rd, t, "high_bytes", MP_RD_NULL | MP_RD_ABSENT, &high);
+	mp_rd_u64(rd, t, "throttle_bytes", MP_RD_NULL | MP_RD_ABSENT, &thr);
+	top = before;
+	cJSON_ArrayForEach(it, cats) {
+		if (!mp_rd_is_obj(rd, it))
+			return;
+		for (int k = 0; k < NR_SERIES; k++)
+			if (!strcmp(mp_rd_str(rd, it, "name", 0), series[k]) &&
+			    mp_rd_s64v(rd, it, "growth_bytes") > 0)
+				top += (double)mp_rd_s64v(rd, it, "growth_bytes");
+	}
+	top = peak > top ? peak : top;
+	hb.top = (in_scale((double)limit, top) && (double)limit > top ? (double)limit : top) * 1.05;
+	if (hb.top <= 0)
+		hb.top = 1;
+	fputs("<section><h2>The usage at the peak, against the limit</h2>\n", f);
+	fprintf(f, "<svg class=\"chart usage\" viewBox=\"0 0 %d 120\" role=\"img\" "
+		"aria-label=\"usage at the peak by category\">\n", W);
+	hseg(f, &hb, "base", NULL, 0, before, "#c9ced6");
+	for (int k = 0; k < NR_SERIES; k++)
+		cJSON_ArrayForEach(it, cats) {
+			int64_t g;
+
+			if (!mp_rd_is_obj(rd, it) || strcmp(mp_rd_str(rd, it, "name", 0), series[k]))
+				continue;
+			g = mp_rd_s64v(rd, it, "growth_bytes");
+			if (g <= 0)
+				continue;
+			hseg(f, &hb, "series", series[k], at, (double)g, colour(series[k]));
+			at += (double)g;
+			drawn[k] = true;
+		}
+	if (peak > at)
+		hseg(f, &hb, "rest", NULL, at, peak - at, "#e9ecf1");
+	fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"end\">peak %s</text>\n", hx(&hb, peak),
+		hb.y - 8, mp_fmt_bytes(to_u64(peak), (char[32]){ 0 }, 32));
+	vline(f, &hb, "limit-line", "limit", limit, 0);
+	if (high)
+		vline(f, &hb, "high-line", "memory.high", high, 1);
+	if (thr)
+		vline(f, &hb, "throttle-line", "throttling point", thr, 2);
+	fputs("</svg>\n<ul class=\"legend\"><li><i style=\"background:#c9ced6\"></i>usage before"
+	      "</li>", f);
+	for (int k = 0; k < NR_SERIES; k++)
+		if (drawn[k])
+			fprintf(f, "<li><i style=\"background:%s\"></i>%s</li>", colour(series[k]),
+				series[k]);
+	fputs("<li><i style=\"background:#e9ecf1\"></i>in no category</li></ul></section>\n", f);
+}
+
 /* ---- the tables ------------------------------------------------------------------- */
 
 static void who(FILE *f, const cJSON *tk, struct mp_rd *rd)
@@ -816,6 +914,8 @@ static void render_html(const cJSON *doc, int kind, FILE *f, struct mp_rd *rd)
 		probe_summary(doc, f, rd);
 	else
 		record_summary(doc, f, rd);
+	if (kind == MP_DOC_PROBE && bpf)
+		probe_chart(doc, f, rd);
 	if (bpf)
 		bar_chart(a, f, rd);
 	if (kind == MP_DOC_RECORD) {
