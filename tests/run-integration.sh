@@ -1398,7 +1398,7 @@ test_renderers() {
 	"$MEMPROBE" report "$d/probe.json" --format nope > "$d/out" 2> "$d/err"
 	rc=$?
 	check "renderers: an unknown --format lists the renderers, exit 2" \
-		eval '[ $rc = 2 ] && grep -q "use text, json, env, markdown, csv, folded or html" "$d/err"'
+		eval '[ $rc = 2 ] && grep -Eq "use text, json, env, markdown, csv, folded(,| or) html" "$d/err"'
 	"$MEMPROBE" report "$d/probe.json" --bytes > "$d/out" 2> "$d/err"
 	rc=$?
 	check "renderers: --bytes with text refused, exit 2" eval '[ $rc = 2 ] && [ "$(wc -l < "$d/err")" = 1 ]'
