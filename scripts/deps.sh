@@ -12,6 +12,8 @@ pkgs="$pkgs bsdutils"
 # test_openmetrics: a real Prometheus (promtool too) and node_exporter; the
 # test starts its own on 127.0.0.1, so the packages' services must not run
 pkgs="$pkgs prometheus prometheus-node-exporter curl"
+# chromium: test_renderers loads the html reports in a headless browser
+pkgs="$pkgs chromium"
 [ $# -eq 0 ] || pkgs="$*"
 missing=""
 for p in $pkgs; do

@@ -846,6 +846,7 @@ test_cli() {
 	expect_bad "probe -f yaml" "$MEMPROBE" probe -f yaml
 	# the renderer table's names, whichever renderers it has
 	check "... says --format and the formats" grep -qE -- "--format yaml: unknown; use text, json(, [a-z]+)* or openmetrics$" "$TMP/bad.err"
+	check "... says --format, naming the renderers" grep -q -- "--format yaml: unknown; use text, json, markdown, csv, folded\(,\| or\) html" "$TMP/bad.err"
 	expect_bad "record -o DIR" "$MEMPROBE" record -o "$TMP" -- true
 	expect_bad "record -c / -p 1" "$MEMPROBE" record -c / -p 1
 	check "... says they are exclusive" grep -q "are exclusive" "$TMP/bad.err"
@@ -1547,7 +1548,182 @@ test_openmetrics() {
 	check "openmetrics: nothing left behind" no_leftovers
 }
 
-tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_ends truth driver hooks targets record_opts bad_input cli output report text progress openmetrics"}
+# chromium_page CG OUT.log CHROMIUM-ARGS... URL: Debian's chromium, headless,
+# in test cgroup CG with the network off (every name unresolvable, every
+# connection to a closed port) and a profile and HOME of its own; waited
+# for by pid (killed by pid after 120 s), its stderr (console lines) in LOG.
+chromium_page() {
+	local cg=$1 log=$2 prof pid i
+	shift 2
+	prof=$(mktemp -d "$TMP/chromium.XXXXXX")
+	HOME=$prof sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$cg" /usr/bin/chromium \
+		--headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$prof" \
+		--proxy-server=127.0.0.1:9 --host-resolver-rules='MAP * ~NOTFOUND' \
+		--enable-logging=stderr --v=0 "$@" > "$log.out" 2> "$log" &
+	pid=$!
+	echo "$pid" >> "$TMP/started-pids"
+	for i in $(seq 1200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	kill -0 "$pid" 2>/dev/null && { echo "# chromium $pid still running after 120 s: killed"; kill -9 "$pid"; }
+	wait "$pid"
+	local rc=$?
+	rm -rf "$prof"
+	return $rc
+}
+
+# html_checks DOC PAGE NAME CG: the page in a real browser, a screenshot and
+# a DOM query, wide and narrow, and printed to PDF.
+html_checks() {
+	local doc=$1 page=$2 name=$3 cg=$4 d=$TMP/renderers out
+	out=$(sed 's#<script type="application/json" id="memprobe-report">.*</script>##' "$page")
+	check "html $name: nothing from outside (no src, href, url(), @import or http)" \
+		eval '! grep -Eqi "src=|href=|url\(|@import|https?:" <<< "$out"'
+	check "html $name: no script to run, only the document" \
+		eval '[ "$(grep -o "<script[^>]*>" "$page")" = "<script type=\"application/json\" id=\"memprobe-report\">" ]'
+	check "html $name: </ escaped in the embedded document" \
+		eval '[ "$(sed -n "s#.*<script type=\"application/json\" id=\"memprobe-report\">\(.*\)</script>.*#\1#p" "$page" | grep -c "</")" = 0 ]'
+	check "html $name: responsive and printable (viewport, viewBox, @media print)" \
+		eval 'grep -q "name=\"viewport\"" "$page" && grep -q "viewBox=" "$page" && grep -q "@media print" "$page"'
+	chromium_page "$cg" "$d/$name.shot.log" --window-size=1000,1600 \
+		--screenshot="$d/$name.png" "file://$page"
+	check "html $name: chromium took a screenshot" [ -s "$d/$name.png" ]
+	check "html $name: the console logged nothing (no error)" \
+		eval '! grep -q ":CONSOLE" "$d/$name.shot.log"'
+	[ -s "$d/$name.png" ] && pycheck "html $name" png "$d/$name.png"
+	[ -n "${RENDERERS_KEEP:-}" ] && cp "$d/$name.png" "$RENDERERS_KEEP/"
+	"$PY" "$RENDERERS_PY" inject "$page" "$d/$name.probe.html"
+	for w in 1000 380; do
+		chromium_page "$cg" "$d/$name.dom$w.log" --window-size=$w,1200 \
+			--dump-dom "file://$d/$name.probe.html"
+		cp "$d/$name.dom$w.log.out" "$d/$name.dom$w.html"
+		pycheck "html $name at ${w}px" dom "$doc" "$d/$name.dom$w.html" ${w/1000/}
+		check "html $name at ${w}px: the console logged nothing" \
+			eval '! grep -q ":CONSOLE" "$d/$name.dom$w.log"'
+	done
+	chromium_page "$cg" "$d/$name.pdf.log" --print-to-pdf="$d/$name.pdf" "file://$page"
+	check "html $name: printed to a PDF" eval '[ "$(head -c 4 "$d/$name.pdf" 2>/dev/null)" = "%PDF" ]'
+}
+
+# pycheck WHAT ARGS...: tests/renderers.py's findings as checks
+pycheck() {
+	local what=$1 line
+	shift
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) pass "$what: ${line#ok }" ;;
+		"bad "*) fail "$what: ${line#bad }" ;;
+		*) echo "$line" ;;
+		esac
+	done < <("$PY" "$RENDERERS_PY" "$@" 2>&1 || echo "bad renderers.py $1 exited $?: see above")
+}
+
+test_renderers() {
+	local d=$TMP/renderers cg bcg t rc
+	PY=/usr/bin/python3
+	RENDERERS_PY=$(dirname "$0")/renderers.py
+	mkdir -p "$d"
+	cg=$(make_cgroup render 512M) || { fail "renderers: make cgroup"; return; }
+	"$MEMPROBE" probe --cgroup "$cg" --thp never --format json -o "$d/probe.json" 2>/dev/null
+	"$MEMPROBE" record --limit 256M --format json -o "$d/rec.json" -- "$BIN/alloc" 100 300 1000 2>/dev/null
+	rc=$?
+	check "renderers: the record ended in an OOM kill" \
+		eval '[ "$rc" = 137 ] && [ "$(jqv "$d/rec.json" ".oom_kills | length")" -ge 1 ]'
+	for k in probe rec; do
+		for t in categories tasks kernel_paths hooks; do
+			"$MEMPROBE" report "$d/$k.json" --format csv --table $t -o "$d/$k.$t.csv"
+			pycheck "renderers $k" csv "$d/$k.json" "$d/$k.$t.csv" $t
+		done
+		"$MEMPROBE" report "$d/$k.json" --format markdown --bytes -o "$d/$k.md"
+		pycheck "renderers $k" markdown "$d/$k.json" "$d/$k.md"
+		"$MEMPROBE" report "$d/$k.json" --format folded -o "$d/$k.folded"
+		pycheck "renderers $k" folded "$d/$k.json" "$d/$k.folded"
+		"$MEMPROBE" report "$d/$k.json" --format html -o "$d/$k.html"
+	done
+	"$MEMPROBE" report "$d/probe.json" --format markdown -o "$d/probe.human.md"
+	check "renderers: markdown sizes for people without --bytes" grep -q '^| `anon` | [0-9.]* MiB |' "$d/probe.human.md"
+	"$MEMPROBE" report "$d/rec.json" --format csv --table timeline -o "$d/rec.timeline.csv"
+	pycheck "renderers rec" csv "$d/rec.json" "$d/rec.timeline.csv" timeline
+	check_ge "renderers: the folded probe has the page-table stacks" \
+		"$(grep -c '^pagetables;.*__pte_alloc' "$d/probe.folded")" 1
+
+	# RFC 4180: a comm with a comma, a quote and a newline comes back whole
+	jq '.attribution.categories[0].tasks[0].comm = "a,\"b\"\nc"' "$d/probe.json" > "$d/odd.json"
+	"$MEMPROBE" report "$d/odd.json" --format csv --table tasks -o "$d/odd.csv"
+	pycheck "renderers quoting" csv "$d/odd.json" "$d/odd.csv" tasks
+	jq '.attribution.categories[0].tasks[0].comm = "</script><script>alert(1)</script>"' \
+		"$d/probe.json" > "$d/odd2.json"
+	"$MEMPROBE" report "$d/odd2.json" --format html -o "$d/odd2.html"
+	check "renderers: a comm cannot end the script or add one" \
+		eval '[ "$(grep -o "<script" "$d/odd2.html" | wc -l)" = 1 ] && ! grep -q "alert(1)</script>" "$d/odd2.html"'
+
+	# the overhead object and the throttling point (the contract's, written
+	# here by hand where this memprobe's documents do not have them yet)
+	jq '.overhead = {bytes: .overhead_bytes, at: "peak",
+		parts: [{pid: 7, comm: "w|x", category: "anon", bytes: 4096}],
+		probe_kernel_bytes: 8192, probe_kernel_parts: [{category: "pagetables", bytes: 8192}],
+		unexplained_bytes: (.overhead_bytes - 12288),
+		left_after: {bytes: 0, parts: [], probe_kernel_bytes: 0, unexplained_bytes: 0}}
+	    | .target.throttle_bytes = 200000000 | .target.throttle_kind = "soft_limit"
+	    | .target.throttle_from = .target.dir' "$d/probe.json" > "$d/ovh.json"
+	"$MEMPROBE" report "$d/ovh.json" --format markdown --bytes -o "$d/ovh.md"
+	check "renderers: markdown has the throttling point and the overhead's parts, exact" \
+		eval 'grep -q "^| throttling point | 200000000 (soft_limit" "$d/ovh.md" &&
+		grep -qF "| \`w\\|x[7]\` | \`anon\` | 4096 |" "$d/ovh.md" &&
+		grep -qF "| unexplained | | $(jqv "$d/ovh.json" .overhead.unexplained_bytes) |" "$d/ovh.md" &&
+		grep -qF "| **overhead** | | **$(jqv "$d/ovh.json" .overhead_bytes)** |" "$d/ovh.md"'
+	"$MEMPROBE" report "$d/ovh.json" --format html -o "$d/ovh.html"
+	check "renderers: html has the throttling point and the overhead's parts" \
+		eval 'grep -q "<th>throttling point</th><td>190.7 MiB (soft_limit)" "$d/ovh.html" &&
+		grep -q "<td>the probe.s kernel memory</td><td>pagetables</td>" "$d/ovh.html"'
+	jq '.target.throttle_bytes = 134217728 | .target.throttle_kind = "soft_limit"' "$d/rec.json" > "$d/rec-thr.json"
+	"$MEMPROBE" report "$d/rec-thr.json" --format html -o "$d/rec-thr.html"
+	check "renderers: the timeline draws the throttling point" grep -q 'class="throttle-line" data-bytes="134217728"' "$d/rec-thr.html"
+
+	# live runs render the same as report of their JSON
+	MEMPROBE_DOC_COPY=$d/live.json "$MEMPROBE" probe --cgroup "$cg" --thp never --format markdown \
+		--bytes -o "$d/live.md" 2>/dev/null
+	"$MEMPROBE" report "$d/live.json" --format markdown --bytes > "$d/live.again.md"
+	check "renderers: probe --format markdown --bytes = report of its JSON" \
+		eval 'cmp -s "$d/live.md" "$d/live.again.md" && [ -s "$d/live.md" ]'
+	MEMPROBE_DOC_COPY=$d/live-rec.json "$MEMPROBE" record --limit 64M --duration 1 --format csv \
+		--table timeline -o "$d/live.csv" -- "$BIN/alloc" 8 2>/dev/null
+	pycheck "renderers live record" csv "$d/live-rec.json" "$d/live.csv" timeline
+
+	# bad input: one line, exit 2
+	"$MEMPROBE" report "$d/probe.json" --format csv --table nope > "$d/out" 2> "$d/err"
+	rc=$?
+	check "renderers: an unknown --table is one line naming the tables, exit 2" \
+		eval '[ $rc = 2 ] && [ "$(wc -l < "$d/err")" = 1 ] && grep -q "categories, tasks, kernel_paths, hooks or timeline" "$d/err" && [ ! -s "$d/out" ]'
+	"$MEMPROBE" report "$d/probe.json" --format csv --table timeline > "$d/out" 2> "$d/err"
+	rc=$?
+	check "renderers: --table timeline of a probe document refused, exit 2" \
+		eval '[ $rc = 2 ] && [ "$(wc -l < "$d/err")" = 1 ] && [ ! -s "$d/out" ]'
+	"$MEMPROBE" probe --limit 64M --format csv --table timeline > "$d/out" 2> "$d/err"
+	rc=$?
+	check "renderers: probe --table timeline refused at option time, exit 2" \
+		eval '[ $rc = 2 ] && [ "$(wc -l < "$d/err")" = 1 ]'
+	"$MEMPROBE" report "$d/probe.json" --format nope > "$d/out" 2> "$d/err"
+	rc=$?
+	check "renderers: an unknown --format lists the renderers, exit 2" \
+		eval '[ $rc = 2 ] && grep -Eq "use text, json, env, markdown, csv, folded(,| or) html" "$d/err"'
+	"$MEMPROBE" report "$d/probe.json" --bytes > "$d/out" 2> "$d/err"
+	rc=$?
+	check "renderers: --bytes with text refused, exit 2" eval '[ $rc = 2 ] && [ "$(wc -l < "$d/err")" = 1 ]'
+	check "renderers: memprobe help lists the formats" eval '"$MEMPROBE" help | grep -q "markdown" &&
+		"$MEMPROBE" probe --help | grep -q "folded" && "$MEMPROBE" report --help | grep -q -- "--table"'
+
+	# the pages in a real browser
+	if [ ! -x /usr/bin/chromium ]; then
+		skip "renderers: html in a browser: no /usr/bin/chromium (scripts/deps.sh installs it)"
+	else
+		bcg=$(make_cgroup browser 2G) || { fail "renderers: make browser cgroup"; return; }
+		html_checks "$d/probe.json" "$d/probe.html" probe "$bcg"
+		html_checks "$d/rec.json" "$d/rec.html" record "$bcg"
+		remove_cgroup "$bcg"
+	fi
+	check "renderers: nothing left behind" no_leftovers
+}
+
+tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_ends truth driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers"}
 for t in $tests; do
 	echo "# test_$t"
 	"test_$t"

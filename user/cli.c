@@ -133,6 +133,8 @@ static int shared_opt(const struct mp_cli_cmd *cmd, struct mp_cli *c, int id, co
 	case MP_OPT_LIMIT: c->limit_arg = arg; c->nr_limit++; return 0;
 	case MP_OPT_FORMAT: c->format = arg; return 0;
 	case MP_OPT_OUTPUT: c->out = arg; return 0;
+	case MP_OPT_BYTES: c->bytes = true; return 0;
+	case MP_OPT_TABLE: c->table = arg; return 0;
 	/* on bad input the value stored is never read: the command exits */
 	case MP_OPT_TOP:
 		ret = mp_cli_count(cmd->name, "--top", arg, 0, MAX_COUNT, "a count",
@@ -237,6 +239,22 @@ int mp_cli_parse(const struct mp_cli_cmd *cmd, int argc, char **argv, struct mp_
 	return 0;
 }
 
+/* --bytes and --table: only with a format that reads them, then for the
+ * renderers (mp_render_opts). */
+static int render_opts(const struct mp_cli_cmd *cmd, struct mp_cli *c)
+{
+	int kinds = cmd->kind ? mp_doc_kind(cmd->kind) : MP_DOC_ALL;
+	int ret;
+
+	if (c->bytes && strcmp(c->format, "markdown") && strcmp(c->format, "html"))
+		return mp_cli_bad(cmd->name, "--bytes: --format %s has no sizes to write as "
+				  "bytes; use it with --format markdown or html", c->format);
+	if (c->table && (ret = mp_csv_table_check(cmd->name, kinds, c->format, c->table)))
+		return ret;
+	mp_render_opts = (struct mp_render_opts){ .bytes = c->bytes, .table = c->table };
+	return 0;
+}
+
 int mp_cli_finish(const struct mp_cli_cmd *cmd, struct mp_cli *c)
 {
 	unsigned long long min_mib = cmd->limit_min / MP_MIB;
@@ -252,6 +270,8 @@ int mp_cli_finish(const struct mp_cli_cmd *cmd, struct mp_cli *c)
 					  why ? ", " : "", why ? why : "", min_mib);
 	}
 	if (cmd->kind && (ret = mp_render_check(cmd->name, cmd->kind, c->format)))
+		return ret;
+	if ((ret = render_opts(cmd, c)))
 		return ret;
 	if (mp_out_check_opt(cmd->name, c->out))
 		return MP_EXIT_USAGE;

@@ -45,6 +45,8 @@ enum mp_cli_id {
 	MP_OPT_HELP,
 	MP_OPT_QUIET,
 	MP_OPT_PROGRESS,
+	MP_OPT_BYTES,
+	MP_OPT_TABLE,
 	MP_OPT_CMD = 512,
 };
 
@@ -79,9 +81,20 @@ struct mp_cli_opt {
 #define MP_CLI_OPT_BTF                                                                 \
 	{ "btf", 0, "FILE", "the kernel's BTF for CO-RE: a raw BTF file or a vmlinux "  \
 	  "with a .BTF section", "/sys/kernel/btf/vmlinux", MP_OPT_BTF }
+/* The renderers' own options (struct mp_render_opts). */
+#define MP_CLI_OPT_BYTES                                                               \
+	{ "bytes", 0, NULL, "markdown and html: sizes as exact byte counts, not 1.5 MiB", \
+	  NULL, MP_OPT_BYTES }
+#define MP_CLI_OPT_TABLE(names)                                                        \
+	{ "table", 0, "NAME", "csv: the table to write: " names, "categories",         \
+	  MP_OPT_TABLE }
 /* What probe and record, the commands that attribute, both take, in this order. */
 #define MP_CLI_OPTS_REPORT                                                             \
-	MP_CLI_OPT_FORMAT("the report as text or json"), MP_CLI_OPT_OUTPUT,            \
+	MP_CLI_OPT_FORMAT("the report as text, json, markdown, csv, folded (kernel "   \
+			  "stacks for flame graphs), html (one page with charts) or "  \
+			  "openmetrics (Prometheus)"),                                 \
+	MP_CLI_OPT_OUTPUT, MP_CLI_OPT_BYTES,                                           \
+	MP_CLI_OPT_TABLE("categories, tasks, kernel_paths, hooks (record: timeline)"), \
 	MP_CLI_OPT_STACK_SAMPLE, MP_CLI_OPT_TOP
 /* The status line of the commands that run for a while (status.h). */
 #define MP_CLI_OPTS_STATUS                                                             \
@@ -118,6 +131,8 @@ struct mp_cli {
 	const char *format;                   /* "text" unless given */
 	const char *out;                      /* -o, NULL: standard output */
 	const char *btf;                      /* --btf, checked to hold BTF */
+	bool bytes;                           /* --bytes */
+	const char *table;                    /* --table, NULL: not given */
 	int top;                              /* MP_CLI_TOP_DEFAULT unless given */
 	uint32_t stack_sample;                /* 1 unless given */
 	enum mp_status_mode status;           /* --quiet, --progress: MP_STATUS_AUTO unless given */
@@ -162,7 +177,8 @@ int mp_cli_parse(const struct mp_cli_cmd *cmd, int argc, char **argv, struct mp_
 
 /*
  * After the command's own checks of which options go together: --limit
- * parsed and held to cmd->limit_min, --format checked for cmd->kind, -o
+ * parsed and held to cmd->limit_min, --format checked for cmd->kind,
+ * --bytes and --table checked against it and set in mp_render_opts, -o
  * checked to be writable. Returns 0 or MP_EXIT_USAGE (a line said).
  */
 int mp_cli_finish(const struct mp_cli_cmd *cmd, struct mp_cli *c);

@@ -24,8 +24,12 @@
 
 static const struct mp_cli_opt report_opts[] = {
 	MP_CLI_OPT_FORMAT("text, or json (the document as it was saved); env for a "
-			  "limits document"),
+			  "limits document; markdown, csv, folded (kernel stacks for flame "
+			  "graphs) or html (one page with charts) for a probe or record "
+			  "document, markdown for limits too"),
 	MP_CLI_OPT_OUTPUT,
+	MP_CLI_OPT_BYTES,
+	MP_CLI_OPT_TABLE("categories, tasks, kernel_paths, hooks (record: timeline)"),
 	MP_CLI_OPT_HELP,
 	{ 0 },
 };
@@ -33,7 +37,7 @@ static const struct mp_cli_opt report_opts[] = {
 static const struct mp_cli_cmd report_cmd = {
 	.name = "report",
 	/* FILE: a document memprobe wrote with --format json; -: standard input */
-	.synopsis = "FILE|- [--format text|json|env] [-o OUT]",
+	.synopsis = "FILE|- [-f FORMAT] [--bytes] [--table NAME] [-o OUT]",
 	.opts = report_opts,
 	.operands = true,
 };
@@ -118,9 +122,15 @@ static int render_file(const char *path, const char *format, char **out, size_t 
 	if (!doc)
 		return bad_file(name, err);
 	if (!(r->kinds & kind)) {
-		snprintf(err, sizeof(err), "a %s document has no %s format; use --format text or json",
-			 mp_doc_kind_name(kind), format);
+		char names[256];
+
+		mp_render_names(kind, names, sizeof(names));
+		snprintf(err, sizeof(err), "a %s document has no %s format; use --format %s",
+			 mp_doc_kind_name(kind), format, names);
 		ret = bad_file(name, err);
+	} else if (mp_render_opts.table &&
+		   mp_csv_table_check("report", kind, format, mp_render_opts.table)) {
+		ret = MP_EXIT_USAGE;
 	} else if (mp_render_mem(r, doc, kind, out, outlen, err, sizeof(err))) {
 		mp_appendf(err, sizeof(err), "; give a document memprobe wrote, unchanged");
 		ret = bad_file(name, err);

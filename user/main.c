@@ -31,7 +31,8 @@ static const struct cmd cmds[] = {
 	{ "record", mp_cmd_record,
 	  "attribute a workload's or a command's memory over time: peak, shares, OOM kills" },
 	{ "report", mp_cmd_report,
-	  "render a saved report (a --format json document) again, as text or json" },
+	  "render a saved json report again as text, json, markdown, csv,\n"
+	  "           folded (flame graph stacks) or html (a page with charts)" },
 	{ "help", do_help, "this list; memprobe help COMMAND: the options of COMMAND" },
 	{ 0 },
 };

@@ -16,8 +16,14 @@ static const struct mp_renderer *const renderers[] = {
 	&mp_renderer_text,
 	&mp_renderer_json,
 	&mp_renderer_env,
+	&mp_renderer_markdown,
+	&mp_renderer_csv,
+	&mp_renderer_folded,
+	&mp_renderer_html,
 	&mp_renderer_openmetrics,
 };
+
+struct mp_render_opts mp_render_opts;
 #define NR_RENDERERS (sizeof(renderers) / sizeof(renderers[0]))
 
 const struct mp_renderer *mp_renderer_find(const char *name)
@@ -29,7 +35,7 @@ const struct mp_renderer *mp_renderer_find(const char *name)
 }
 
 /* "text or json", "text, json or env": the renderers that take kinds. */
-static void names_for(int kinds, char *buf, size_t len)
+void mp_render_names(int kinds, char *buf, size_t len)
 {
 	size_t n = 0, k = 0;
 
@@ -49,11 +55,11 @@ int mp_render_check(const char *cmd, const char *kind, const char *format)
 {
 	const struct mp_renderer *r = mp_renderer_find(format);
 	int kinds = kind ? mp_doc_kind(kind) : MP_DOC_ALL;
-	char names[128];
+	char names[256];
 
 	if (r && (r->kinds & kinds))
 		return 0;
-	names_for(kinds, names, sizeof(names));
+	mp_render_names(kinds, names, sizeof(names));
 	if (r)
 		fprintf(stderr, "memprobe %s: --format %s: not for a %s document; use %s\n", cmd,
 			format, kind, names);

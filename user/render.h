@@ -4,13 +4,15 @@
  * rendered from a document as `memprobe report` loads it (mp_doc_load), so
  * a saved report renders byte for byte as the live one did.
  *
- * A renderer is one file (render_text.c, render_json.c, render_env.c) that
+ * A renderer is one file (render_text.c, render_json.c, render_env.c,
+ * render_markdown.c, render_csv.c, render_folded.c, render_html.c) that
  * defines a struct mp_renderer, and one line in render.c's table.
  */
 #ifndef MEMPROBE_RENDER_H
 #define MEMPROBE_RENDER_H
 
 #include <cjson/cJSON.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "doc.h"
@@ -35,6 +37,30 @@ extern const struct mp_renderer mp_renderer_openmetrics;
  * loaded back first, as mp_emit does) into path, atomically (a temporary
  * file beside it, renamed over it). Returns 0, or -errno with err said. */
 int mp_openmetrics_write(const cJSON *doc, const char *path, char *err, size_t errlen);
+extern const struct mp_renderer mp_renderer_markdown;
+extern const struct mp_renderer mp_renderer_csv;
+extern const struct mp_renderer mp_renderer_folded;
+extern const struct mp_renderer mp_renderer_html;
+
+/*
+ * What some renderers take besides the document: --bytes (markdown, html:
+ * exact byte counts instead of 1.5 MiB) and --table (csv: which table).
+ * Set by the CLI layer before anything renders; zero: the defaults.
+ */
+struct mp_render_opts {
+	bool bytes;
+	const char *table; /* NULL: "categories" */
+};
+extern struct mp_render_opts mp_render_opts;
+
+/* csv's --table names for documents of kinds, "categories, tasks, ... or
+ * timeline"; and the check: 0, or one line naming them and MP_EXIT_USAGE
+ * (kinds: the document's, or MP_DOC_ALL before it is known). */
+void mp_csv_table_names(int kinds, char *buf, size_t len);
+int mp_csv_table_check(const char *cmd, int kinds, const char *format, const char *table);
+
+/* "text, json, markdown, csv, folded or html": the renderers taking kinds. */
+void mp_render_names(int kinds, char *buf, size_t len);
 
 /* The renderer --format name names, or NULL. */
 const struct mp_renderer *mp_renderer_find(const char *name);
@@ -42,7 +68,8 @@ const struct mp_renderer *mp_renderer_find(const char *name);
 /*
  * At option time: 0 when a renderer of that name takes documents of kind
  * ("limits", "features", "probe", "record"; NULL: any kind), else one line
- * "memprobe CMD: --format X: unknown; use text or json" and MP_EXIT_USAGE.
+ * "memprobe CMD: --format X: unknown; use text, json, ..." (the table's
+ * names that take kind) and MP_EXIT_USAGE.
  */
 int mp_render_check(const char *cmd, const char *kind, const char *format);
 

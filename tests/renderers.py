@@ -1,0 +1,294 @@
+#!/usr/bin/env python3
+"""Checks of memprobe's renderers against the document they rendered
+(tests/run-integration.sh's test_renderers). Each subcommand prints one
+line per finding, "ok WHAT" or "bad WHAT: got ..., want ...", and exits 1
+when anything was bad; the shell turns the lines into checks.
+
+  csv DOC.json OUT.csv TABLE      the table's rows equal the document's
+  markdown DOC.json OUT.md        one row per category, exact with --bytes
+  folded DOC.json OUT.folded      lines sum to the stacks' net bytes
+  png FILE.png                    a screenshot that is not blank
+  dom DOC.json DUMP.html          the page's own DOM query (see PROBE_JS)
+  inject PAGE.html OUT.html       the page with PROBE_JS in it
+"""
+import csv
+import json
+import re
+import struct
+import sys
+import zlib
+
+BAD = []
+
+# The DOM query, run by chromium in the page: what the charts hold, whether
+# the embedded document parses, errors thrown, and the page's width
+# against the window's (a narrow screen must not scroll sideways).
+PROBE_JS = """<script>
+window.__errors = [];
+window.addEventListener('error', function (e) { window.__errors.push(String(e.message)); });
+document.addEventListener('DOMContentLoaded', function () {
+  var q = function (s) { return Array.prototype.slice.call(document.querySelectorAll(s)); };
+  var r = {
+    series: q('svg .series').map(function (e) { return e.getAttribute('data-category'); }),
+    bars: q('svg .bar').map(function (e) { return e.getAttribute('data-category'); }),
+    bar_bytes: q('svg .bar').map(function (e) { return e.getAttribute('data-bytes'); }),
+    limit_lines: q('svg .limit-line').length,
+    oom_pids: q('svg .oom-mark').map(function (e) { return e.getAttribute('data-pid'); }),
+    scroll_width: document.documentElement.scrollWidth,
+    inner_width: window.innerWidth,
+    errors: window.__errors,
+  };
+  try {
+    var d = JSON.parse(document.getElementById('memprobe-report').textContent);
+    r.kind = d.kind; r.created = d.created;
+  } catch (x) { r.json_error = String(x); }
+  var p = document.createElement('pre');
+  p.id = 'test-result';
+  p.textContent = JSON.stringify(r);
+  document.body.appendChild(p);
+});
+</script>"""
+
+
+def say(ok, what, got=None, want=None):
+    if ok:
+        print("ok", what)
+    else:
+        BAD.append(what)
+        print("bad %s: got %r, want %r" % (what, got, want))
+
+
+def eq(what, got, want):
+    say(got == want, what, got, want)
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def sample_cat(s, cat):
+    """A timeline figure as the renderers take it: stat, else bpf_growth."""
+    if cat in s.get("stat", {}):
+        return s["stat"][cat]
+    return s.get("bpf_growth", {}).get(cat)
+
+
+def check_csv(doc, path, table):
+    with open(path, newline="") as f:
+        raw = f.read()
+    rows = list(csv.reader(raw.splitlines(True)))
+    # a newline inside a quoted field is the field's own
+    eq("csv: every line ends with CRLF", raw.count("\n") - raw.count("\r\n"),
+       sum(c.count("\n") for r in rows for c in r))
+    head, body = rows[0], rows[1:]
+    a = doc["attribution"]
+    num = lambda v: "" if v is None else str(v)
+    if table == "categories":
+        want = [[c["name"], str(c["available"]).lower(), c.get("source", ""),
+                 num(c["growth_bytes"]), num(c.get("retained_bytes"))] for c in a["categories"]]
+        eq("csv categories: header", head,
+           ["category", "available", "source", "growth_bytes", "retained_bytes"])
+    elif table == "tasks":
+        want = [[c["name"], num(t["pid"]), t["comm"], num(t["bytes"])]
+                for c in a["categories"] for t in c.get("tasks", [])]
+        eq("csv tasks: header", head, ["category", "pid", "comm", "bytes"])
+    elif table == "kernel_paths":
+        want = [[p["path"], "true", num(p["bytes"]), num(p["alloc_bytes"])]
+                for p in a["kernel_paths"]]
+        want += [[p["path"], "false", "", num(p["alloc_bytes"])] for p in a["not_charged"]]
+    elif table == "hooks":
+        want = [[h["concern"], h["name"], h["kind"] or "", h["target"] or "", h["hook"] or "",
+                 str(h["polled"]).lower(), h.get("missing_reason", ""), h.get("missing", "")]
+                for h in a["hooks"]]
+    elif table == "timeline":
+        cats = list(doc["category_sources"])
+        eq("csv timeline: header", head, ["t_ms", "usage_bytes", "faults_per_sec"] + cats)
+        want = [[str(s["t_ms"]), str(s["usage_bytes"]), str(s["faults_per_sec"])] +
+                [num(sample_cat(s, c)) for c in cats] for s in doc["timeline"]]
+    else:
+        raise SystemExit("no table " + table)
+    eq("csv %s: %d rows, equal to the document's" % (table, len(want)), body, want)
+
+
+def unspan(cell):
+    return cell.strip().strip("`").replace("\\|", "|")
+
+
+def check_markdown(doc, path):
+    with open(path) as f:
+        text = f.read()
+    rows = {}
+    in_cats = False
+    for line in text.splitlines():
+        if line.startswith("| category | growth"):
+            in_cats = True
+            continue
+        if in_cats and not line.startswith("|"):
+            break
+        if in_cats and line.startswith("| `"):
+            cells = line.strip("|").split(" | ")
+            rows[unspan(cells[0])] = [c.strip() for c in cells[1:3]]
+    cats = [c for c in doc["attribution"]["categories"]
+            if c["growth_bytes"] or c.get("retained_bytes")]
+    eq("markdown: one table row per category that grew or is left",
+       sorted(rows), sorted(c["name"] for c in cats))
+    eq("markdown --bytes: growth and left-after exact",
+       {k: v for k, v in rows.items()},
+       {c["name"]: [str(c["growth_bytes"]), str(c.get("retained_bytes", ""))] for c in cats})
+    if doc["kind"] == "probe":
+        m = re.search(r"\| \*\*overhead\*\* \| \*\*(-?\d+)\*\*", text)
+        eq("markdown --bytes: the overhead row exact", m and m.group(1), str(doc["overhead_bytes"]))
+    else:
+        m = re.search(r"\| peak \| (\d+) at", text)
+        eq("markdown --bytes: the peak row exact", m and m.group(1), str(doc["peak"]["usage_bytes"]))
+
+
+def check_folded(doc, path):
+    cats = {c["name"] for c in doc["attribution"]["categories"]}
+    total, n, roots_ok = 0, 0, True
+    with open(path) as f:
+        for line in f:
+            stack, count = line.rstrip("\n").rsplit(" ", 1)
+            total += int(count)
+            n += 1
+            roots_ok &= stack.split(";")[0] in cats and ";" in stack
+    want = sum(s["bytes"] for c in doc["attribution"]["categories"]
+               for s in c.get("top_stacks", []) if s["bytes"] > 0)
+    eq("folded: the lines' bytes sum to the stacks' net bytes", total, want)
+    say(roots_ok, "folded: every line is category;frames...", roots_ok, True)
+    say(n > 0 or want == 0, "folded: lines written", n, ">0")
+
+
+def png_pixels(path):
+    """RGB(A) 8-bit non-interlaced PNG, as chromium writes it: rows of pixels."""
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat, ihdr = 8, b"", None
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            ihdr = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    w, h, depth, ctype, _, _, interlace = ihdr
+    assert depth == 8 and ctype in (2, 6) and not interlace, "unexpected PNG type"
+    bpp = 3 if ctype == 2 else 4
+    raw, stride, prev, out = zlib.decompress(idat), w * bpp, bytearray(w * bpp), []
+    for y in range(h):
+        ft, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+            if ft == 1:
+                line[i] = (line[i] + a) & 255
+            elif ft == 2:
+                line[i] = (line[i] + b) & 255
+            elif ft == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif ft == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        out.append(bytes(line))
+        prev = line
+    return w, h, bpp, out
+
+
+def pil_pixels(path):
+    """Debian's python3-pil where installed: the same rows, faster."""
+    try:
+        from PIL import Image
+    except ImportError:
+        return None
+    im = Image.open(path).convert("RGB")
+    w, h = im.size
+    data = im.tobytes()
+    return w, h, 3, [data[y * w * 3:(y + 1) * w * 3] for y in range(h)]
+
+
+def check_png(path):
+    w, h, bpp, rows = pil_pixels(path) or png_pixels(path)
+    nonwhite = anon = 0
+    for r in rows:
+        for i in range(0, len(r), bpp):
+            px = r[i], r[i + 1], r[i + 2]
+            nonwhite += px != (255, 255, 255)
+            # the anon colour, #4e79a7, as drawn (with some opacity)
+            anon += abs(px[0] - 0x4e) < 40 and abs(px[1] - 0x79) < 40 and abs(px[2] - 0xa7) < 40
+    print("# screenshot %dx%d: %d non-white pixels, %d in the anon colour" %
+          (w, h, nonwhite, anon))
+    say(nonwhite > w * h // 50, "screenshot: not blank (over 2% non-white)", nonwhite, w * h // 50)
+    say(anon > 500, "screenshot: the chart's anon colour is drawn", anon, ">500")
+
+
+def dom_result(path):
+    with open(path) as f:
+        m = re.search(r'<pre id="test-result">(.*?)</pre>', f.read(), re.S)
+    if not m:
+        return None
+    return json.loads(m.group(1).replace("&quot;", '"').replace("&lt;", "<")
+                      .replace("&gt;", ">").replace("&amp;", "&"))
+
+
+def check_dom(doc, path, narrow):
+    r = dom_result(path)
+    say(r is not None, "dom: the page ran the query", r, "a result")
+    if r is None:
+        return
+    eq("dom: the embedded document parses, the same document", [r.get("kind"), r.get("created"),
+       r.get("json_error")], [doc["kind"], doc["created"], None])
+    eq("dom: no error thrown in the page", r["errors"], [])
+    cats = doc["attribution"]["categories"]
+    eq("dom: one bar per category that grew", r["bars"],
+       [c["name"] for c in cats if c["growth_bytes"]])
+    eq("dom: the bars' bytes are the document's", r["bar_bytes"],
+       [str(c["growth_bytes"]) for c in cats if c["growth_bytes"]])
+    if doc["kind"] == "probe":
+        want = [c for c in ("anon", "file", "kernel", "sock")
+                if any(k["name"] == c and k["growth_bytes"] > 0 for k in cats)]
+        eq("dom: the usage bar has one series per category that grew", r["series"], want)
+        eq("dom: a limit line", r["limit_lines"], 1)
+    if doc["kind"] == "record":
+        want = [c for c in ("anon", "file", "kernel", "sock")
+                if any((sample_cat(s, c) or 0) > 0 for s in doc["timeline"])]
+        eq("dom: the timeline has one series per non-zero category", r["series"], want)
+        eq("dom: a limit line", r["limit_lines"], 1)
+        eq("dom: an OOM mark per OOM kill", r["oom_pids"],
+           [str(k["pid"]) for k in doc["oom_kills"]])
+    if narrow:
+        say(r["scroll_width"] <= r["inner_width"],
+            "dom: at a %dpx window the page does not scroll sideways" % r["inner_width"],
+            r["scroll_width"], "<= %d" % r["inner_width"])
+
+
+def inject(page, out):
+    with open(page) as f:
+        html = f.read()
+    with open(out, "w") as f:
+        f.write(html.replace("<head>", "<head>" + PROBE_JS, 1))
+
+
+def main(argv):
+    cmd = argv[1]
+    if cmd == "csv":
+        check_csv(load(argv[2]), argv[3], argv[4])
+    elif cmd == "markdown":
+        check_markdown(load(argv[2]), argv[3])
+    elif cmd == "folded":
+        check_folded(load(argv[2]), argv[3])
+    elif cmd == "png":
+        check_png(argv[2])
+    elif cmd == "dom":
+        check_dom(load(argv[2]), argv[3], len(argv) > 4)
+    elif cmd == "inject":
+        inject(argv[2], argv[3])
+        return 0
+    return 1 if BAD else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --format csv: one table of a probe or record document, for a spreadsheet
+ * or a script. RFC 4180: a header row, CRLF line ends, a field quoted when
+ * it holds a comma, a quote, CR or LF (quotes doubled). Byte counts are the
+ * document's exact integers; an empty field is null or absent. --table
+ * picks the table (struct mp_render_opts): categories (the default),
+ * tasks, kernel_paths, hooks, and for record the timeline.
+ */
+#include "render.h"
+#include "util.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <string.h>
+
+struct csv_table {
+	const char *name;
+	int kinds;
+	void (*write)(const cJSON *doc, FILE *f, struct mp_rd *rd);
+};
+
+/* A row being written: the first field has no comma before it. */
+struct row {
+	FILE *f;
+	int n;
+};
+
+static void field(struct row *r, const char *s)
+{
+	bool quote = s && strpbrk(s, ",\"\r\n");
+
+	if (r->n++)
+		fputc(',', r->f);
+	if (!s)
+		return;
+	if (!quote) {
+		fputs(s, r->f);
+		return;
+	}
+	fputc('"', r->f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', r->f);
+		fputc(*s, r->f);
+	}
+	fputc('"', r->f);
+}
+
+static void end_row(struct row *r)
+{
+	fputs("\r\n", r->f);
+	r->n = 0;
+}
+
+/* A header: the names, comma-separated in one string. */
+static void header(FILE *f, const char *names)
+{
+	fprintf(f, "%s\r\n", names);
+}
+
+/* An integer member, checked (signed where sgn); an empty field when null
+ * or absent and flags allow it. */
+static void field_int(struct row *r, struct mp_rd *rd, const cJSON *o, const char *name,
+		      unsigned flags, bool sgn)
+{
+	char b[32] = "";
+	uint64_t u;
+	int64_t v;
+
+	if (sgn && mp_rd_s64(rd, o, name, flags, &v))
+		snprintf(b, sizeof(b), "%" PRId64, v);
+	else if (!sgn && mp_rd_u64(rd, o, name, flags, &u))
+		snprintf(b, sizeof(b), "%" PRIu64, u);
+	field(r, b[0] ? b : NULL);
+}
+#define field_s(r, rd, o, name, flags) field_int(r, rd, o, name, flags, true)
+#define field_u(r, rd, o, name, flags) field_int(r, rd, o, name, flags, false)
+
+static void field_bool(struct row *r, struct mp_rd *rd, const cJSON *o, const char *name)
+{
+	field(r, mp_rd_bool(rd, o, name, 0) ? "true" : "false");
+}
+
+static const cJSON *attribution(const cJSON *doc, struct mp_rd *rd)
+{
+	return mp_rd_obj(rd, doc, "attribution", 0);
+}
+
+static void t_categories(const cJSON *doc, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *it;
+	struct row r = { f, 0 };
+
+	header(f, "category,available,source,growth_bytes,retained_bytes");
+	cJSON_ArrayForEach(it, mp_rd_arr(rd, attribution(doc, rd), "categories", MP_RD_ABSENT)) {
+		if (!mp_rd_is_obj(rd, it))
+			return;
+		field(&r, mp_rd_str(rd, it, "name", 0));
+		field_bool(&r, rd, it, "available");
+		field(&r, mp_rd_str(rd, it, "source", MP_RD_ABSENT));
+		field_s(&r, rd, it, "growth_bytes", 0);
+		field_s(&r, rd, it, "retained_bytes", MP_RD_ABSENT);
+		end_row(&r);
+	}
+}
+
+static void t_tasks(const cJSON *doc, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *it, *tk;
+	struct row r = { f, 0 };
+
+	header(f, "category,pid,comm,bytes");
+	cJSON_ArrayForEach(it, mp_rd_arr(rd, attribution(doc, rd), "categories", MP_RD_ABSENT)) {
+		const char *cat;
+
+		if (!mp_rd_is_obj(rd, it))
+			return;
+		cat = mp_rd_str(rd, it, "name", 0);
+		cJSON_ArrayForEach(tk, mp_rd_arr(rd, it, "tasks", MP_RD_ABSENT)) {
+			if (!mp_rd_is_obj(rd, tk))
+				return;
+			field(&r, cat);
+			field_u(&r, rd, tk, "pid", MP_RD_NULL);
+			field(&r, mp_rd_str(rd, tk, "comm", 0));
+			field_s(&r, rd, tk, "bytes", 0);
+			end_row(&r);
+		}
+	}
+}
+
+/* Charged paths (net and allocated), then the ones not charged (allocated). */
+static void t_kernel_paths(const cJSON *doc, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *a = attribution(doc, rd), *it;
+	struct row r = { f, 0 };
+
+	header(f, "path,charged,bytes,alloc_bytes");
+	cJSON_ArrayForEach(it, mp_rd_arr(rd, a, "kernel_paths", MP_RD_ABSENT)) {
+		if (!mp_rd_is_obj(rd, it))
+			return;
+		field(&r, mp_rd_str(rd, it, "path", 0));
+		field(&r, "true");
+		field_s(&r, rd, it, "bytes", 0);
+		field_u(&r, rd, it, "alloc_bytes", 0);
+		end_row(&r);
+	}
+	cJSON_ArrayForEach(it, mp_rd_arr(rd, a, "not_charged", MP_RD_ABSENT)) {
+		if (!mp_rd_is_obj(rd, it))
+			return;
+		field(&r, mp_rd_str(rd, it, "path", 0));
+		field(&r, "false");
+		field(&r, NULL);
+		field_u(&r, rd, it, "alloc_bytes", 0);
+		end_row(&r);
+	}
+}
+
+static void t_hooks(const cJSON *doc, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *it;
+	struct row r = { f, 0 };
+
+	header(f, "concern,name,kind,target,hook,polled,missing_reason,missing");
+	cJSON_ArrayForEach(it, mp_rd_arr(rd, attribution(doc, rd), "hooks", MP_RD_ABSENT)) {
+		if (!mp_rd_is_obj(rd, it))
+			return;
+		field(&r, mp_rd_str(rd, it, "concern", 0));
+		field(&r, mp_rd_str(rd, it, "name", 0));
+		field(&r, mp_rd_str(rd, it, "kind", MP_RD_NULL));
+		field(&r, mp_rd_str(rd, it, "target", MP_RD_NULL));
+		field(&r, mp_rd_str(rd, it, "hook", MP_RD_NULL));
+		field_bool(&r, rd, it, "polled");
+		field(&r, mp_rd_str(rd, it, "missing_reason", MP_RD_ABSENT));
+		field(&r, mp_rd_str(rd, it, "missing", MP_RD_ABSENT));
+		end_row(&r);
+	}
+}
+
+/*
+ * One row per sample, a column per category of category_sources (its
+ * order): the kernel's figure (stat) where the sample has one, else BPF's
+ * growth, as the text timeline and category_sources say; empty: neither.
+ */
+static void t_timeline(const cJSON *doc, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *cats = mp_rd_obj(rd, doc, "category_sources", 0), *c, *s;
+	struct row r = { f, 0 };
+
+	fputs("t_ms,usage_bytes,faults_per_sec", f);
+	cJSON_ArrayForEach(c, cats) {
+		fputc(',', f);
+		r.n = 0;
+		field(&r, c->string);
+	}
+	fputs("\r\n", f);
+	r.n = 0;
+	cJSON_ArrayForEach(s, mp_rd_arr(rd, doc, "timeline", 0)) {
+		const cJSON *st, *bg;
+
+		if (!mp_rd_is_obj(rd, s))
+			return;
+		st = mp_rd_obj(rd, s, "stat", 0);
+		bg = mp_rd_obj(rd, s, "bpf_growth", MP_RD_ABSENT);
+		field_u(&r, rd, s, "t_ms", 0);
+		field_u(&r, rd, s, "usage_bytes", 0);
+		field_u(&r, rd, s, "faults_per_sec", 0);
+		cJSON_ArrayForEach(c, cats) {
+			if (mp_rd_item(rd, st, c->string, MP_RD_ABSENT))
+				field_u(&r, rd, st, c->string, 0);
+			else
+				field_s(&r, rd, bg, c->string, MP_RD_ABSENT);
+		}
+		end_row(&r);
+	}
+}
+
+static const struct csv_table tables[] = {
+	{ "categories", MP_DOC_PROBE | MP_DOC_RECORD, t_categories },
+	{ "tasks", MP_DOC_PROBE | MP_DOC_RECORD, t_tasks },
+	{ "kernel_paths", MP_DOC_PROBE | MP_DOC_RECORD, t_kernel_paths },
+	{ "hooks", MP_DOC_PROBE | MP_DOC_RECORD, t_hooks },
+	{ "timeline", MP_DOC_RECORD, t_timeline },
+};
+#define NR_TABLES (sizeof(tables) / sizeof(tables[0]))
+
+void mp_csv_table_names(int kinds, char *buf, size_t len)
+{
+	size_t n = 0, k = 0;
+
+	for (size_t i = 0; i < NR_TABLES; i++)
+		n += (tables[i].kinds & kinds) != 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < NR_TABLES; i++) {
+		if (!(tables[i].kinds & kinds))
+			continue;
+		k++;
+		mp_appendf(buf, len, "%s%s", k == 1 ? "" : k == n ? " or " : ", ", tables[i].name);
+	}
+}
+
+static const struct csv_table *find_table(const char *name)
+{
+	for (size_t i = 0; i < NR_TABLES; i++)
+		if (strcmp(tables[i].name, name ? name : "categories") == 0)
+			return &tables[i];
+	return NULL;
+}
+
+/* One line, "memprobe CMD: ...", and the usage exit status. */
+static int __attribute__((format(printf, 2, 3))) bad(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "memprobe %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return MP_EXIT_USAGE;
+}
+
+int mp_csv_table_check(const char *cmd, int kinds, const char *format, const char *table)
+{
+	const struct csv_table *t = find_table(table);
+	char names[160];
+
+	if (strcmp(format, "csv"))
+		return bad(cmd, "--table: --format %s has no tables to choose from; use it with "
+			   "--format csv", format);
+	mp_csv_table_names(kinds, names, sizeof(names));
+	if (!t)
+		return bad(cmd, "--table %s: no such table; use %s", table, names);
+	if (!(t->kinds & kinds))
+		return bad(cmd, "--table %s: that is for a record document; use %s", table, names);
+	return 0;
+}
+
+static void render_csv(const cJSON *doc, int kind, FILE *f, struct mp_rd *rd)
+{
+	const struct csv_table *t = find_table(mp_render_opts.table);
+
+	/* checked at option time; a caller that set no options gets categories */
+	if (!t || !(t->kinds & kind)) {
+		mp_rd_fail(rd, NULL, NULL, "no such csv table for it");
+		return;
+	}
+	t->write(doc, f, rd);
+}
+
+const struct mp_renderer mp_renderer_csv = {
+	.name = "csv",
+	.kinds = MP_DOC_PROBE | MP_DOC_RECORD,
+	.render = render_csv,
+};

@@ -1,0 +1,938 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --format html: a probe or record document as one self-contained page: no
+ * network, no script, style sheet or font from outside (the style is
+ * inline, the charts inline SVG with a viewBox, so the page scales to a
+ * phone and prints). The summary, a bar chart of the growth by category,
+ * for record a stacked area chart of the timeline with the limit (and
+ * memory.high, the throttling point) as lines and OOM kills marked, then
+ * the tables; and the document itself in <script type="application/json"
+ * id="memprobe-report">, every '<' in it written \u003c so no "</script>"
+ * can end it early, for a program to read the page back.
+ *
+ * The SVG elements carry classes and data attributes (class="series"
+ * data-category="anon", "bar", "limit-line", "high-line", "throttle-line",
+ * "oom-mark") that the tests query and that are kept stable.
+ */
+#include "render.h"
+#include "util.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define W 720   /* the charts' viewBox width */
+#define PADL 78 /* left of the plot: the y labels */
+#define PADR 12
+#define PADT 14
+#define PADB 28
+
+/* Text into HTML, element content or a quoted attribute. */
+static void esc(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		switch (c) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&#39;", f); break;
+		default: fputc(c < 0x20 && c != '\n' && c != '\t' ? '?' : c, f); break;
+		}
+	}
+}
+
+static const char *sz(int64_t v, char *buf, size_t len)
+{
+	if (mp_render_opts.bytes)
+		snprintf(buf, len, "%" PRId64, v);
+	else
+		mp_fmt_sbytes(v, buf, len);
+	return buf;
+}
+
+static const char *usz(uint64_t v, char *buf, size_t len)
+{
+	if (mp_render_opts.bytes)
+		snprintf(buf, len, "%" PRIu64, v);
+	else
+		mp_fmt_bytes(v, buf, len);
+	return buf;
+}
+
+/* A category's colour, the same in both charts and the legend. */
+static const char *colour(const char *cat)
+{
+	static const char *const map[][2] = {
+		{ "anon", "#4e79a7" }, { "file", "#59a14f" }, { "shmem", "#8cd17d" },
+		{ "kernel", "#f28e2b" }, { "pagetables", "#e15759" }, { "sec_pagetables", "#ff9d9a" },
+		{ "kernel_stack", "#b6992d" }, { "slab_reclaimable", "#9c755f" },
+		{ "slab_unreclaimable", "#d4a6c8" }, { "percpu", "#76b7b2" }, { "sock", "#b07aa1" },
+		{ "vmalloc", "#edc948" }, { "kernel_other", "#bab0ac" },
+	};
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (strcmp(map[i][0], cat) == 0)
+			return map[i][1];
+	return "#79706e";
+}
+
+static const char style[] =
+	"<style>\n"
+	":root{--fg:#1d2330;--mut:#5b6475;--line:#d5d9e0;--bg:#fff}\n"
+	"*{box-sizing:border-box}\n"
+	"body{font:15px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:var(--fg);"
+	"background:var(--bg);max-width:980px;margin:0 auto;padding:16px}\n"
+	"h1{font-size:1.45em;margin:.2em 0}h2{font-size:1.15em;margin:1.4em 0 .5em;"
+	"border-bottom:1px solid var(--line);padding-bottom:.2em}\n"
+	".sub{color:var(--mut);overflow-wrap:anywhere}\n"
+	".note{border-left:4px solid #e15759;background:#fdf1f1;padding:.4em .7em;margin:.5em 0}\n"
+	".wrap{overflow-x:auto}\n"
+	"table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}\n"
+	"th,td{text-align:left;padding:.25em .5em;border-bottom:1px solid var(--line);"
+	"vertical-align:top}\n"
+	"td.n,th.n{text-align:right;white-space:nowrap}\n"
+	"code{font:.9em ui-monospace,Menlo,Consolas,monospace;overflow-wrap:anywhere}\n"
+	"table.summary th{width:34%;font-weight:600}\n"
+	"svg.chart{width:100%;height:auto;display:block}\n"
+	"svg text{font:12px system-ui,sans-serif;fill:var(--fg)}\n"
+	"svg .axis{stroke:#8a93a3;stroke-width:1}\n"
+	"svg .grid{stroke:var(--line);stroke-width:1}\n"
+	"svg .limit-line{stroke:#c0392b;stroke-width:2}\n"
+	"svg .high-line{stroke:#e67e22;stroke-width:2;stroke-dasharray:6 4}\n"
+	"svg .throttle-line{stroke:#8e44ad;stroke-width:2;stroke-dasharray:2 3}\n"
+	"svg .usage-line{fill:none;stroke:#1d2330;stroke-width:1.5}\n"
+	"svg .oom-mark line{stroke:#c0392b;stroke-width:1.5;stroke-dasharray:3 3}\n"
+	"svg .oom-mark path{fill:#c0392b}\n"
+	".legend{display:flex;flex-wrap:wrap;gap:.3em 1em;margin:.4em 0;padding:0;"
+	"list-style:none;color:var(--mut)}\n"
+	".legend i{display:inline-block;width:.9em;height:.9em;margin-right:.3em;"
+	"vertical-align:-.1em;border-radius:2px}\n"
+	".wrap td code{white-space:nowrap}\n"
+	"@media (max-width:600px){body{font-size:14px;padding:8px}th,td{padding:.2em .3em}"
+	"svg text{font-size:17px}"
+	"table.summary th{width:45%}}\n"
+	"@media print{body{max-width:none;padding:0;font-size:11pt}.wrap{overflow:visible}"
+	"section{break-inside:avoid}*{-webkit-print-color-adjust:exact;print-color-adjust:exact}"
+	"a{color:inherit}}\n"
+	"</style>\n";
+
+/* ---- the summary ------------------------------------------------------------------ */
+
+static void row_start(FILE *f, const char *label)
+{
+	fprintf(f, "<tr><th>%s</th><td>", label);
+}
+
+static void row_size(FILE *f, const char *label, uint64_t v, const char *extra)
+{
+	char b[32];
+
+	row_start(f, label);
+	esc(f, usz(v, b, sizeof(b)));
+	fprintf(f, "%s</td></tr>\n", extra ? extra : "");
+}
+
+static void limit_rows(const cJSON *cg, FILE *f, struct mp_rd *rd)
+{
+	uint64_t v;
+
+	row_size(f, "limit", mp_rd_u64v(rd, cg, "effective_limit_bytes"), NULL);
+	if (mp_rd_u64(rd, cg, "throttle_bytes", MP_RD_NULL | MP_RD_ABSENT, &v)) {
+		const char *kind = mp_rd_str(rd, cg, "throttle_kind", MP_RD_NULL | MP_RD_ABSENT);
+
+		row_start(f, "throttling point");
+		esc(f, usz(v, (char[32]){ 0 }, 32));
+		fputs(" (", f);
+		esc(f, kind ? kind : "throttle");
+		fputs(")</td></tr>\n", f);
+	}
+	if (mp_rd_u64(rd, cg, "high_bytes", MP_RD_NULL | MP_RD_ABSENT, &v))
+		row_size(f, "memory.high", v, NULL);
+}
+
+/* The overhead object: who and what it is made of. */
+static void overhead_parts(const cJSON *o, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *it;
+	char b[32];
+
+	fputs("<div class=\"wrap\"><table class=\"overhead\"><tr><th>part</th><th>category</th>"
+	      "<th class=\"n\">bytes</th></tr>\n", f);
+	cJSON_ArrayForEach(it, mp_rd_arr(rd, o, "parts", 0)) {
+		if (!mp_rd_is_obj(rd, it))
+			return;
+		fputs("<tr><td><code>", f);
+		esc(f, mp_rd_str(rd, it, "comm", 0));
+		fprintf(f, "[%" PRIu64 "]</code></td><td>", mp_rd_u64v(rd, it, "pid"));
+		esc(f, mp_rd_str(rd, it, "category", 0));
+		fprintf(f, "</td><td class=\"n\">%s</td></tr>\n",
+			sz(mp_rd_s64v(rd, it, "bytes"), b, sizeof(b)));
+	}
+	cJSON_ArrayForEach(it, mp_rd_arr(rd, o, "probe_kernel_parts", MP_RD_ABSENT)) {
+		if (!mp_rd_is_obj(rd, it))
+			return;
+		fputs("<tr><td>the probe's kernel memory</td><td>", f);
+		esc(f, mp_rd_str(rd, it, "category", 0));
+		fprintf(f, "</td><td class=\"n\">%s</td></tr>\n",
+			sz(mp_rd_s64v(rd, it, "bytes"), b, sizeof(b)));
+	}
+	fprintf(f, "<tr><td>the probe's kernel memory, in all</td><td></td><td class=\"n\">%s"
+		"</td></tr>\n", sz(mp_rd_s64v(rd, o, "probe_kernel_bytes"), b, sizeof(b)));
+	fprintf(f, "<tr><td>unexplained</td><td></td><td class=\"n\">%s</td></tr>\n",
+		sz(mp_rd_s64v(rd, o, "unexplained_bytes"), b, sizeof(b)));
+	fprintf(f, "<tr><th>overhead</th><td></td><th class=\"n\">%s</th></tr></table></div>\n",
+		sz(mp_rd_s64v(rd, o, "bytes"), b, sizeof(b)));
+}
+
+static void overhead(const cJSON *o, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *after;
+
+	fputs("<h2>What the overhead is made of</h2>\n", f);
+	if (!o) {
+		fputs("<p>This document has no breakdown of the overhead (the memprobe that made "
+		      "it measured none); the categories below say where the growth went.</p>\n", f);
+		return;
+	}
+	overhead_parts(o, f, rd);
+	after = mp_rd_obj(rd, o, "left_after", MP_RD_ABSENT);
+	if (after) {
+		fputs("<p>Left after the probe exited:</p>\n", f);
+		overhead_parts(after, f, rd);
+	}
+}
+
+/* The probe's nine fields, as rows (probe doc, or record's probe). */
+static void nine_rows(const cJSON *r, FILE *f, struct mp_rd *rd)
+{
+	char b[32], extra[64];
+
+	row_size(f, "usage before", mp_rd_u64v(rd, r, "usage_before_bytes"), NULL);
+	snprintf(extra, sizeof(extra), " (%" PRIu64 " chunks)", mp_rd_u64v(rd, r, "probe_chunks"));
+	row_size(f, "allocated", mp_rd_u64v(rd, r, "allocated_bytes"), extra);
+	row_size(f, "usage at the peak", mp_rd_u64v(rd, r, "usage_peak_bytes"), NULL);
+	row_size(f, "usage after", mp_rd_u64v(rd, r, "usage_after_bytes"), NULL);
+	fprintf(f, "<tr><th>overhead</th><td><b>%s</b> (peak − before − allocated)</td></tr>\n",
+		sz(mp_rd_s64v(rd, r, "overhead_bytes"), b, sizeof(b)));
+}
+
+/* ---- the charts ------------------------------------------------------------------- */
+
+/* |v|, INT64_MIN's included */
+static uint64_t magnitude(int64_t v)
+{
+	return v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+}
+
+/* One bar per category row with growth (the text report's rows), scaled to
+ * the largest; a negative growth is a bar of its size, marked. */
+static void bar_chart(const cJSON *a, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *cats = mp_rd_arr(rd, a, "categories", MP_RD_ABSENT), *it;
+	uint64_t max = 1;
+	int n = 0, y, h;
+	char b[32];
+
+	cJSON_ArrayForEach(it, cats) {
+		int64_t g;
+
+		if (!mp_rd_is_obj(rd, it))
+			return;
+		g = mp_rd_s64v(rd, it, "growth_bytes");
+		n += g != 0;
+		if (magnitude(g) > max)
+			max = magnitude(g);
+	}
+	fputs("<section><h2>Growth by category</h2>\n", f);
+	if (!n) {
+		fputs("<p>No category grew.</p></section>\n", f);
+		return;
+	}
+	h = PADT + 26 * n + 6;
+	fprintf(f, "<svg class=\"chart bars\" viewBox=\"0 0 %d %d\" role=\"img\" "
+		"aria-label=\"growth by category\">\n", W, h);
+	y = PADT;
+	cJSON_ArrayForEach(it, cats) {
+		const char *name = mp_rd_str(rd, it, "name", 0);
+		int64_t g = mp_rd_s64v(rd, it, "growth_bytes");
+		double bw = (double)(W - 180 - 110) * (double)magnitude(g) / (double)max;
+
+		if (!g)
+			continue;
+		fprintf(f, "<g class=\"bar%s\" data-category=\"", g < 0 ? " negative" : "");
+		esc(f, name);
+		fprintf(f, "\" data-bytes=\"%" PRId64 "\"><text x=\"174\" y=\"%d\" "
+			"text-anchor=\"end\">", g, y + 15);
+		esc(f, name);
+		fprintf(f, "</text><rect x=\"180\" y=\"%d\" width=\"%.1f\" height=\"20\" fill=\"%s\"%s/>"
+			"<text x=\"%.1f\" y=\"%d\">%s</text></g>\n", y, bw < 1 ? 1 : bw, colour(name),
+			g < 0 ? " fill-opacity=\"0.45\"" : "", 180 + (bw < 1 ? 1 : bw) + 6, y + 15,
+			sz(g, b, sizeof(b)));
+		y += 26;
+	}
+	fputs("</svg>\n<p class=\"sub\">Net growth of each memory.stat category over the span; "
+	      "file includes shmem, kernel includes pagetables, kernel_stack, slab, percpu, "
+	      "vmalloc and kernel_other.</p></section>\n", f);
+}
+
+/* The timeline's stacked series: disjoint, so they add up to the usage. */
+static const char *const series[] = { "anon", "file", "kernel", "sock" };
+#define NR_SERIES 4
+#define MAX_POINTS 2000 /* a day at 100 ms is 864000 samples: every Nth drawn */
+
+struct tl {
+	size_t n;           /* points kept */
+	double *t, *v;      /* t[i] (ms), v[i * NR_SERIES + k] (bytes, >= 0) */
+	double *usage;
+	double t_max, y_max;
+	bool drawn[NR_SERIES];
+};
+
+static double sample_cat(const cJSON *s, const char *cat, struct mp_rd *rd)
+{
+	uint64_t u;
+	int64_t v = 0;
+
+	if (mp_rd_u64(rd, mp_rd_obj(rd, s, "stat", 0), cat, MP_RD_ABSENT, &u))
+		return (double)u;
+	mp_rd_s64(rd, mp_rd_obj(rd, s, "bpf_growth", MP_RD_ABSENT), cat, MP_RD_ABSENT, &v);
+	return v > 0 ? (double)v : 0.0; /* a net shrink stacks as nothing */
+}
+
+static int tl_read(const cJSON *doc, struct tl *tl, struct mp_rd *rd)
+{
+	const cJSON *arr = mp_rd_arr(rd, doc, "timeline", 0), *s;
+	size_t total = (size_t)cJSON_GetArraySize(arr), step, i = 0;
+
+	step = total > MAX_POINTS ? (total + MAX_POINTS - 1) / MAX_POINTS : 1;
+	tl->t = calloc(total / step + 2, sizeof(double));
+	tl->usage = calloc(total / step + 2, sizeof(double));
+	tl->v = calloc((total / step + 2) * NR_SERIES, sizeof(double));
+	if (!tl->t || !tl->v || !tl->usage)
+		return -1;
+	cJSON_ArrayForEach(s, arr) {
+		size_t j = tl->n;
+		double sum = 0;
+
+		/* every step-th, and always the last */
+		if (i++ % step && i != total)
+			continue;
+		if (!mp_rd_is_obj(rd, s))
+			return 0;
+		tl->t[j] = (double)mp_rd_u64v(rd, s, "t_ms");
+		tl->usage[j] = (double)mp_rd_u64v(rd, s, "usage_bytes");
+		for (int k = 0; k < NR_SERIES; k++) {
+			tl->v[j * NR_SERIES + k] = sample_cat(s, series[k], rd);
+			sum += tl->v[j * NR_SERIES + k];
+			tl->drawn[k] |= tl->v[j * NR_SERIES + k] > 0;
+		}
+		if (tl->t[j] > tl->t_max)
+			tl->t_max = tl->t[j];
+		if (sum > tl->y_max)
+			tl->y_max = sum;
+		if (tl->usage[j] > tl->y_max)
+			tl->y_max = tl->usage[j];
+		tl->n++;
+	}
+	return 0;
+}
+
+#define PH 260 /* the timeline plot's height */
+
+struct plot {
+	double t_max, y_top;
+};
+
+static double px(const struct plot *p, double t)
+{
+	return PADL + (W - PADL - PADR) * (p->t_max > 0 ? t / p->t_max : 0.5);
+}
+
+static double py(const struct plot *p, double v)
+{
+	return PADT + PH - PH * v / p->y_top;
+}
+
+/* A horizontal line at a limit; one far above the data (a 24 GiB host's
+ * MemTotal over a 100 MiB workload) is drawn along the top, said so. */
+static void hline(FILE *f, const struct plot *p, const char *cls, const char *label, uint64_t v)
+{
+	bool above = (double)v > p->y_top;
+	double y = above ? PADT : py(p, (double)v);
+	char b[32];
+
+	fprintf(f, "<g class=\"%s-g\"><line class=\"%s\" data-bytes=\"%" PRIu64 "\"%s x1=\"%d\" "
+		"x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/><text x=\"%d\" y=\"%.1f\">%s %s%s</text></g>\n",
+		cls, cls, v, above ? " data-off-scale=\"true\"" : "", PADL, W - PADR, y, y, PADL + 4,
+		above ? y + 14 : y - 4, label, mp_fmt_bytes(v, b, sizeof(b)),
+		above ? " (above the chart)" : "");
+}
+
+/* A chart figure back to bytes: 2^64 and beyond (a hand-made document's
+ * limit times 1.05) is the largest, not undefined. */
+static uint64_t to_u64(double v)
+{
+	return v >= 18446744073709549568.0 ? UINT64_MAX : v <= 0 ? 0 : (uint64_t)v;
+}
+
+static void axes(FILE *f, const struct plot *p)
+{
+	char b[32];
+
+	for (int i = 0; i <= 4; i++) {
+		double v = p->y_top * i / 4, y = py(p, v);
+
+		fprintf(f, "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>"
+			"<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", PADL, W - PADR,
+			y, y, PADL - 6, y + 4, mp_fmt_bytes(to_u64(v), b, sizeof(b)));
+	}
+	for (int i = 0; i <= 4; i++) {
+		double t = p->t_max * i / 4;
+
+		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">%.1f s</text>\n",
+			px(p, t), PADT + PH + 18, i == 0 ? "start" : i == 4 ? "end" : "middle",
+			t / 1000.0);
+	}
+	fprintf(f, "<line class=\"axis\" x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\"/>\n", PADL,
+		W - PADR, PADT + PH, PADT + PH);
+}
+
+/* The stacked areas, bottom up in series[] order, and the usage above them. */
+static void areas(FILE *f, const struct tl *tl, const struct plot *p)
+{
+	for (int k = 0; k < NR_SERIES; k++) {
+		if (!tl->drawn[k])
+			continue;
+		fprintf(f, "<path class=\"series\" data-category=\"%s\" fill=\"%s\" "
+			"fill-opacity=\"0.85\" d=\"", series[k], colour(series[k]));
+		for (size_t i = 0; i < tl->n; i++) {
+			double up = 0;
+
+			for (int j = 0; j <= k; j++)
+				up += tl->v[i * NR_SERIES + j];
+			fprintf(f, "%s%.1f,%.1f", i ? " L" : "M", px(p, tl->t[i]), py(p, up));
+		}
+		for (size_t i = tl->n; i-- > 0;) {
+			double low = 0;
+
+			for (int j = 0; j < k; j++)
+				low += tl->v[i * NR_SERIES + j];
+			fprintf(f, " L%.1f,%.1f", px(p, tl->t[i]), py(p, low));
+		}
+		fputs(" Z\"/>\n", f);
+	}
+	fputs("<polyline class=\"usage-line\" points=\"", f);
+	for (size_t i = 0; i < tl->n; i++)
+		fprintf(f, "%s%.1f,%.1f", i ? " " : "", px(p, tl->t[i]), py(p, tl->usage[i]));
+	fputs("\"/>\n", f);
+}
+
+static void oom_marks(const cJSON *doc, FILE *f, const struct plot *p, struct mp_rd *rd)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, mp_rd_arr(rd, doc, "oom_kills", 0)) {
+		double x;
+
+		if (!mp_rd_is_obj(rd, it))
+			return;
+		x = px(p, (double)mp_rd_u64v(rd, it, "t_ms"));
+		fprintf(f, "<g class=\"oom-mark\" data-pid=\"%" PRIu64 "\" data-t-ms=\"%" PRIu64 "\">"
+			"<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>"
+			"<path d=\"M%.1f,%d l-6,-10 h12 z\"/><text x=\"%.1f\" y=\"%d\" "
+			"text-anchor=\"end\">OOM kill: ", mp_rd_u64v(rd, it, "pid"),
+			mp_rd_u64v(rd, it, "t_ms"), x, x, PADT, PADT + PH, x, PADT + 10, x - 4,
+			PADT + PH - 8);
+		esc(f, mp_rd_str(rd, it, "comm", 0));
+		fprintf(f, "[%" PRIu64 "]</text></g>\n", mp_rd_u64v(rd, it, "pid"));
+	}
+}
+
+static void legend(FILE *f, const struct tl *tl)
+{
+	fputs("<ul class=\"legend\">", f);
+	for (int k = 0; k < NR_SERIES; k++)
+		if (tl->drawn[k])
+			fprintf(f, "<li><i style=\"background:%s\"></i>%s</li>", colour(series[k]),
+				series[k]);
+	fputs("<li><i style=\"background:#1d2330;height:2px\"></i>usage</li>"
+	      "<li><i style=\"background:#c0392b;height:3px\"></i>limit</li>"
+	      "<li><i style=\"background:#c0392b;width:2px\"></i>OOM kill</li></ul>\n", f);
+}
+
+/* The peak (the kernel's counter, or a sample between the timeline's):
+ * within the chart, and marked. */
+static void peak_read(const cJSON *doc, struct plot *p, struct mp_rd *rd)
+{
+	const cJSON *pk = mp_rd_obj(rd, doc, "peak", 0);
+	uint64_t v, t;
+
+	if (mp_rd_u64(rd, pk, "usage_bytes", MP_RD_ABSENT, &v) && (double)v > p->y_top)
+		p->y_top = (double)v;
+	if (mp_rd_u64(rd, pk, "t_ms", MP_RD_ABSENT, &t) && (double)t > p->t_max)
+		p->t_max = (double)t;
+}
+
+static void peak_mark(const cJSON *doc, FILE *f, const struct plot *p, struct mp_rd *rd)
+{
+	const cJSON *pk = mp_rd_obj(rd, doc, "peak", 0);
+	uint64_t v, t;
+	char b[32];
+
+	if (!mp_rd_u64(rd, pk, "usage_bytes", MP_RD_ABSENT, &v) ||
+	    !mp_rd_u64(rd, pk, "t_ms", 0, &t))
+		return;
+	fprintf(f, "<g class=\"peak-mark\" data-bytes=\"%" PRIu64 "\" data-t-ms=\"%" PRIu64 "\">"
+		"<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#1d2330\"/><text x=\"%.1f\" "
+		"y=\"%.1f\" text-anchor=\"end\">peak %s</text></g>\n", v, t, px(p, (double)t),
+		py(p, (double)v), px(p, (double)t) - 8, py(p, (double)v) + 28,
+		mp_fmt_bytes(v, b, sizeof(b)));
+}
+
+/* A limit, memory.high or throttling point worth a line: set, and not
+ * so far above the data that the chart would be a flat strip. */
+static bool in_scale(double v, double y_max)
+{
+	return v > 0 && (y_max <= 0 || v <= 4 * y_max);
+}
+
+static void timeline_chart(const cJSON *doc, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *t = mp_rd_obj(rd, doc, "target", 0);
+	uint64_t limit = mp_rd_u64v(rd, t, "effective_limit_bytes"), high = 0, thr = 0;
+	struct tl tl = { 0 };
+	struct plot p;
+
+	mp_rd_u64(rd, t, "high_bytes", MP_RD_NULL | MP_RD_ABSENT, &high);
+	mp_rd_u64(rd, t, "throttle_bytes", MP_RD_NULL | MP_RD_ABSENT, &thr);
+	if (tl_read(doc, &tl, rd)) {
+		mp_rd_fail(rd, NULL, "timeline", "out of memory");
+		goto out;
+	}
+	p.t_max = tl.t_max;
+	p.y_top = tl.y_max;
+	peak_read(doc, &p, rd);
+	for (int i = 0; i < 3; i++) {
+		double l = (double)(i == 0 ? limit : i == 1 ? high : thr);
+
+		if (in_scale(l, tl.y_max) && l > p.y_top)
+			p.y_top = l;
+	}
+	p.y_top = p.y_top > 0 ? p.y_top * 1.05 : 1;
+	fputs("<section><h2>Timeline</h2>\n", f);
+	fprintf(f, "<svg class=\"chart timeline\" viewBox=\"0 0 %d %d\" role=\"img\" "
+		"aria-label=\"usage over time by category\">\n", W, PADT + PH + PADB);
+	axes(f, &p);
+	areas(f, &tl, &p);
+	hline(f, &p, "limit-line", "limit", limit);
+	if (high > 0)
+		hline(f, &p, "high-line", "memory.high", high);
+	if (thr > 0)
+		hline(f, &p, "throttle-line", "throttling point", thr);
+	oom_marks(doc, f, &p, rd);
+	peak_mark(doc, f, &p, rd);
+	fputs("</svg>\n", f);
+	legend(f, &tl);
+	fprintf(f, "<p class=\"sub\">%zu of %d samples drawn; each category the kernel's figure "
+		"where it keeps one, else BPF's growth.</p></section>\n", tl.n,
+		cJSON_GetArraySize(mp_rd_arr(rd, doc, "timeline", 0)));
+out:
+	free(tl.t);
+	free(tl.v);
+	free(tl.usage);
+}
+
+/*
+ * The probe's usage at the peak as one stacked bar against the limit: the
+ * usage before, then the growth of the disjoint categories (series[]),
+ * then what no category holds; the limit, memory.high and the throttling
+ * point as vertical lines.
+ */
+struct hbar {
+	double top; /* bytes at the right edge */
+	int y;
+};
+
+static double hx(const struct hbar *hb, double v)
+{
+	return PADR + (W - 2 * PADR) * (v > hb->top ? 1.0 : v / hb->top);
+}
+
+static void hseg(FILE *f, const struct hbar *hb, const char *cls, const char *cat, double from,
+		 double bytes, const char *fill)
+{
+	fprintf(f, "<rect class=\"%s\"%s%s%s data-bytes=\"%" PRIu64 "\" x=\"%.1f\" y=\"%d\" "
+		"width=\"%.1f\" height=\"34\" fill=\"%s\"/>\n", cls, cat ? " data-category=\"" : "",
+		cat ? cat : "", cat ? "\"" : "", to_u64(bytes), hx(hb, from), hb->y,
+		hx(hb, from + bytes) - hx(hb, from), fill);
+}
+
+static void vline(FILE *f, const struct hbar *hb, const char *cls, const char *label, uint64_t v,
+		  int row)
+{
+	double x = hx(hb, (double)v);
+	char b[32];
+
+	fprintf(f, "<g class=\"%s-g\"><line class=\"%s\" data-bytes=\"%" PRIu64 "\"%s x1=\"%.1f\" "
+		"x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/><text x=\"%.1f\" y=\"%d\" text-anchor=\"end\">%s %s"
+		"</text></g>\n", cls, cls, v, (double)v > hb->top ? " data-off-scale=\"true\"" : "",
+		x, x, hb->y - 6, hb->y + 40, x - 4, hb->y + 56 + 16 * row, label,
+		mp_fmt_bytes(v, b, sizeof(b)));
+}
+
+static void probe_chart(const cJSON *r, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *t = mp_rd_obj(rd, r, "target", 0), *it;
+	const cJSON *cats = mp_rd_arr(rd, mp_rd_obj(rd, r, "attribution", 0), "categories", 0);
+	uint64_t limit = mp_rd_u64v(rd, t, "effective_limit_bytes"), high = 0, thr = 0;
+	double before = (double)mp_rd_u64v(rd, r, "usage_before_bytes"), at = before, top;
+	double peak = (double)mp_rd_u64v(rd, r, "usage_peak_bytes");
+	struct hbar hb = { .y = 24 };
+	bool drawn[NR_SERIES] = { false };
+
+	mp_rd_u64(rd, t, "high_bytes", MP_RD_NULL | MP_RD_ABSENT, &high);
+	mp_rd_u64(rd, t, "throttle_bytes", MP_RD_NULL | MP_RD_ABSENT, &thr);
+	top = before;
+	cJSON_ArrayForEach(it, cats) {
+		if (!mp_rd_is_obj(rd, it))
+			return;
+		for (int k = 0; k < NR_SERIES; k++)
+			if (!strcmp(mp_rd_str(rd, it, "name", 0), series[k]) &&
+			    mp_rd_s64v(rd, it, "growth_bytes") > 0)
+				top += (double)mp_rd_s64v(rd, it, "growth_bytes");
+	}
+	top = peak > top ? peak : top;
+	hb.top = (in_scale((double)limit, top) && (double)limit > top ? (double)limit : top) * 1.05;
+	if (hb.top <= 0)
+		hb.top = 1;
+	fputs("<section><h2>The usage at the peak, against the limit</h2>\n", f);
+	fprintf(f, "<svg class=\"chart usage\" viewBox=\"0 0 %d 120\" role=\"img\" "
+		"aria-label=\"usage at the peak by category\">\n", W);
+	hseg(f, &hb, "base", NULL, 0, before, "#c9ced6");
+	for (int k = 0; k < NR_SERIES; k++)
+		cJSON_ArrayForEach(it, cats) {
+			int64_t g;
+
+			if (!mp_rd_is_obj(rd, it) || strcmp(mp_rd_str(rd, it, "name", 0), series[k]))
+				continue;
+			g = mp_rd_s64v(rd, it, "growth_bytes");
+			if (g <= 0)
+				continue;
+			hseg(f, &hb, "series", series[k], at, (double)g, colour(series[k]));
+			at += (double)g;
+			drawn[k] = true;
+		}
+	if (peak > at)
+		hseg(f, &hb, "rest", NULL, at, peak - at, "#e9ecf1");
+	fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"end\">peak %s</text>\n", hx(&hb, peak),
+		hb.y - 8, mp_fmt_bytes(to_u64(peak), (char[32]){ 0 }, 32));
+	vline(f, &hb, "limit-line", "limit", limit, 0);
+	if (high)
+		vline(f, &hb, "high-line", "memory.high", high, 1);
+	if (thr)
+		vline(f, &hb, "throttle-line", "throttling point", thr, 2);
+	fputs("</svg>\n<ul class=\"legend\"><li><i style=\"background:#c9ced6\"></i>usage before"
+	      "</li>", f);
+	for (int k = 0; k < NR_SERIES; k++)
+		if (drawn[k])
+			fprintf(f, "<li><i style=\"background:%s\"></i>%s</li>", colour(series[k]),
+				series[k]);
+	fputs("<li><i style=\"background:#e9ecf1\"></i>in no category</li></ul></section>\n", f);
+}
+
+/* ---- the tables ------------------------------------------------------------------- */
+
+static void who(FILE *f, const cJSON *tk, struct mp_rd *rd)
+{
+	uint64_t pid = 0;
+
+	fputs("<code>", f);
+	esc(f, mp_rd_str(rd, tk, "comm", 0));
+	mp_rd_u64(rd, tk, "pid", MP_RD_NULL, &pid);
+	if (pid)
+		fprintf(f, "[%" PRIu64 "]", pid);
+	fputs("</code>", f);
+}
+
+static void categories_table(const cJSON *a, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *rec = mp_rd_obj(rd, a, "reconciliation", 0), *it, *tk;
+	char b1[32], b2[32];
+
+	fputs("<section><h2>Where the cgroup's growth went</h2>\n<p>Usage ", f);
+	esc(f, sz(mp_rd_s64v(rd, rec, "measured_growth_bytes"), b1, sizeof(b1)));
+	fputs(" ", f);
+	esc(f, mp_rd_str(rd, rec, "span", 0));
+	fputs(".</p>\n<div class=\"wrap\"><table class=\"categories\"><tr><th>category</th>"
+	      "<th class=\"n\">growth</th><th class=\"n\">left after</th><th>top tasks</th></tr>\n",
+	      f);
+	cJSON_ArrayForEach(it, mp_rd_arr(rd, a, "categories", 0)) {
+		int64_t g, ret = 0;
+		bool has_ret;
+		int n = 0;
+
+		if (!mp_rd_is_obj(rd, it))
+			return;
+		g = mp_rd_s64v(rd, it, "growth_bytes");
+		has_ret = mp_rd_s64(rd, it, "retained_bytes", MP_RD_ABSENT, &ret);
+		if (!g && !ret)
+			continue;
+		fputs("<tr><td>", f);
+		esc(f, mp_rd_str(rd, it, "name", 0));
+		fprintf(f, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td>", sz(g, b1, sizeof(b1)),
+			has_ret ? sz(ret, b2, sizeof(b2)) : "");
+		cJSON_ArrayForEach(tk, mp_rd_arr(rd, it, "tasks", 0)) {
+			if (n++ >= 3 || !mp_rd_is_obj(rd, tk))
+				break;
+			fputs(n > 1 ? ", " : "", f);
+			who(f, tk, rd);
+			fprintf(f, " %s", sz(mp_rd_s64v(rd, tk, "bytes"), b1, sizeof(b1)));
+		}
+		fputs("</td></tr>\n", f);
+	}
+	fprintf(f, "<tr><th>attributed</th><td class=\"n\">%s</td><td></td><td>",
+		sz(mp_rd_s64v(rd, rec, "attributed_bytes"), b1, sizeof(b1)));
+	esc(f, mp_rd_str(rd, rec, "attributed_as", 0));
+	fprintf(f, "</td></tr>\n<tr><th>unattributed</th><td class=\"n\">%s</td><td></td><td></td>"
+		"</tr></table></div></section>\n",
+		sz(mp_rd_s64v(rd, rec, "unattributed_bytes"), b1, sizeof(b1)));
+}
+
+static void paths_table(const cJSON *a, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *it, *st, *fr;
+	char b1[32], b2[32];
+
+	fputs("<section><h2>Kernel paths</h2>\n<div class=\"wrap\"><table class=\"kernel-paths\">"
+	      "<tr><th>path</th><th class=\"n\">net</th><th class=\"n\">allocated</th>"
+	      "<th>top stack (innermost first)</th></tr>\n", f);
+	cJSON_ArrayForEach(it, mp_rd_arr(rd, a, "kernel_paths", 0)) {
+		int i = 0;
+
+		if (!mp_rd_is_obj(rd, it))
+			return;
+		fputs("<tr><td>", f);
+		esc(f, mp_rd_str(rd, it, "path", 0));
+		fprintf(f, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td>",
+			sz(mp_rd_s64v(rd, it, "bytes"), b1, sizeof(b1)),
+			usz(mp_rd_u64v(rd, it, "alloc_bytes"), b2, sizeof(b2)));
+		st = cJSON_GetArrayItem(mp_rd_arr(rd, it, "top_stacks", 0), 0);
+		if (st && mp_rd_is_obj(rd, st))
+			cJSON_ArrayForEach(fr, mp_rd_arr(rd, st, "frames", 0)) {
+				if (i++ >= 8)
+					break;
+				fputs(i > 1 ? "<br>" : "", f);
+				fputs("<code>", f);
+				esc(f, mp_rd_elem_str(rd, fr));
+				fputs("</code>", f);
+			}
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table></div></section>\n", f);
+}
+
+static void hooks_table(const cJSON *a, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *it;
+
+	fputs("<section><h2>Hooks</h2>\n<div class=\"wrap\"><table class=\"hooks\"><tr>"
+	      "<th>concern</th><th>hook</th><th>missing</th></tr>\n", f);
+	cJSON_ArrayForEach(it, mp_rd_arr(rd, a, "hooks", MP_RD_ABSENT)) {
+		const char *hook;
+
+		if (!mp_rd_is_obj(rd, it))
+			return;
+		hook = mp_rd_str(rd, it, "hook", MP_RD_NULL);
+		fputs("<tr><td>", f);
+		esc(f, mp_rd_str(rd, it, "concern", 0));
+		fputs("</td><td>", f);
+		esc(f, hook ? hook : "none");
+		fputs("</td><td>", f);
+		esc(f, mp_rd_str(rd, it, "missing", MP_RD_ABSENT));
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table></div>\n", f);
+	cJSON_ArrayForEach(it, mp_rd_arr(rd, a, "attribution_missing", 0)) {
+		if (!mp_rd_is_obj(rd, it))
+			return;
+		fputs("<p class=\"sub\">attribution missing: ", f);
+		esc(f, mp_rd_str(rd, it, "message", 0));
+		fputs("</p>\n", f);
+	}
+	fprintf(f, "<p class=\"sub\">events lost: %" PRIu64 "</p></section>\n",
+		mp_rd_u64v(rd, mp_rd_obj(rd, a, "events_lost", 0), "total"));
+}
+
+static void oom_table(const cJSON *doc, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *kills = mp_rd_arr(rd, doc, "oom_kills", 0), *it;
+	char b[32];
+
+	if (!cJSON_GetArraySize(kills))
+		return;
+	fputs("<section><h2>OOM kills</h2>\n<div class=\"wrap\"><table class=\"oom-kills\"><tr>"
+	      "<th class=\"n\">t (s)</th><th>task</th><th class=\"n\">usage before it</th></tr>\n", f);
+	cJSON_ArrayForEach(it, kills) {
+		if (!mp_rd_is_obj(rd, it))
+			return;
+		fprintf(f, "<tr><td class=\"n\">%.1f</td><td>", mp_rd_u64v(rd, it, "t_ms") / 1000.0);
+		who(f, it, rd);
+		fprintf(f, "</td><td class=\"n\">%s</td></tr>\n",
+			usz(mp_rd_u64v(rd, mp_rd_obj(rd, it, "sample", 0), "usage_bytes"), b,
+			    sizeof(b)));
+	}
+	fputs("</table></div></section>\n", f);
+}
+
+/* ---- the page --------------------------------------------------------------------- */
+
+/* The document for programs: '<' as \u003c (only strings hold one), so
+ * nothing in it can close the script element. */
+static void embed(const cJSON *doc, FILE *f, struct mp_rd *rd)
+{
+	char *s = cJSON_PrintUnformatted(doc);
+
+	if (!s) {
+		mp_rd_fail(rd, NULL, NULL, "out of memory printing it");
+		return;
+	}
+	fputs("<script type=\"application/json\" id=\"memprobe-report\">", f);
+	for (const char *p = s; *p; p++) {
+		if (*p == '<')
+			fputs("\\u003c", f);
+		else
+			fputc(*p, f);
+	}
+	fputs("</script>\n", f);
+	cJSON_free(s);
+}
+
+static void page_head(const cJSON *doc, int kind, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *h = mp_rd_obj(rd, doc, "host", 0);
+	const char *dir = mp_rd_str(rd, mp_rd_obj(rd, doc, "target", 0), "dir", 0);
+	const char *k = kind == MP_DOC_PROBE ? "probe" : "record";
+
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	      "<meta name=\"generator\" content=\"memprobe\">\n", f);
+	fprintf(f, "<title>memprobe %s: ", k);
+	esc(f, dir);
+	fprintf(f, "</title>\n%s</head>\n<body class=\"%s\">\n<h1>memprobe %s</h1>\n<p class=\"sub\">"
+		"<code>", style, k, k);
+	esc(f, dir);
+	fputs("</code><br>host <code>", f);
+	esc(f, mp_rd_str(rd, h, "hostname", 0));
+	fputs("</code>, kernel <code>", f);
+	esc(f, mp_rd_str(rd, h, "kernel_release", 0));
+	fputs("</code>, cgroup ", f);
+	esc(f, mp_rd_str(rd, h, "cgroup_mode", 0));
+	fputs(", memprobe ", f);
+	esc(f, mp_rd_str(rd, mp_rd_obj(rd, doc, "generator", 0), "version", 0));
+	fputs(", ", f);
+	esc(f, mp_rd_str(rd, doc, "created", 0));
+	fputs("</p>\n", f);
+}
+
+static void note(FILE *f, const char *text)
+{
+	fputs("<p class=\"note\">", f);
+	esc(f, text);
+	fputs("</p>\n", f);
+}
+
+static void probe_summary(const cJSON *r, FILE *f, struct mp_rd *rd)
+{
+	const char *n = mp_rd_str(rd, r, "note", MP_RD_ABSENT);
+	uint64_t sig;
+
+	if (n)
+		note(f, n);
+	if (mp_rd_bool(rd, r, "interrupted", 0))
+		note(f, "Interrupted: the probe was stopped by a signal; figures are partial.");
+	if (mp_rd_u64(rd, r, "probe_killed_by_signal", MP_RD_NULL, &sig))
+		note(f, "Killed: the probe process was killed from outside memprobe; figures are "
+		     "partial.");
+	if (mp_rd_bool(rd, r, "probe_oom_killed", 0))
+		note(f, "The probe was OOM-killed.");
+	fputs("<section><h2>Summary</h2>\n<table class=\"summary\">\n", f);
+	limit_rows(mp_rd_obj(rd, r, "target", 0), f, rd);
+	nine_rows(r, f, rd);
+	fputs("</table></section>\n", f);
+	overhead(mp_rd_obj(rd, r, "overhead", MP_RD_ABSENT), f, rd);
+}
+
+static void record_summary(const cJSON *doc, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *run = mp_rd_obj(rd, doc, "run", 0), *pk = mp_rd_obj(rd, doc, "peak", 0);
+	const cJSON *cmd = mp_rd_arr(rd, run, "command", MP_RD_ABSENT), *a;
+	const cJSON *p = mp_rd_obj(rd, doc, "probe", MP_RD_ABSENT);
+	uint64_t v;
+
+	fputs("<section><h2>Summary</h2>\n<table class=\"summary\">\n", f);
+	if (cmd) {
+		row_start(f, "command");
+		fputs("<code>", f);
+		cJSON_ArrayForEach(a, cmd) {
+			esc(f, mp_rd_elem_str(rd, a));
+			fputc(' ', f);
+		}
+		fputs("</code></td></tr>\n", f);
+	}
+	row_start(f, "ended by");
+	esc(f, mp_rd_str(rd, run, "ended_by", 0));
+	fprintf(f, " after %.1f s", mp_rd_u64v(rd, run, "duration_ms") / 1000.0);
+	if (mp_rd_u64(rd, run, "exit_status", MP_RD_ABSENT, &v))
+		fprintf(f, " (exit status %d)", (int)v);
+	else if (mp_rd_u64(rd, run, "killed_by_signal", MP_RD_ABSENT, &v))
+		fprintf(f, " (killed by signal %d)", (int)v);
+	fputs("</td></tr>\n", f);
+	limit_rows(mp_rd_obj(rd, doc, "target", 0), f, rd);
+	if (mp_rd_u64(rd, pk, "usage_bytes", MP_RD_ABSENT, &v))
+		row_size(f, "peak", v, NULL);
+	fprintf(f, "<tr><th>OOM kills</th><td>%d</td></tr>\n",
+		cJSON_GetArraySize(mp_rd_arr(rd, doc, "oom_kills", 0)));
+	if (p && !mp_rd_str(rd, p, "error", MP_RD_ABSENT)) {
+		fputs("<tr><th colspan=\"2\">the probe (--probe-at)</th></tr>\n", f);
+		nine_rows(p, f, rd);
+	}
+	fputs("</table></section>\n", f);
+	if (p && !mp_rd_str(rd, p, "error", MP_RD_ABSENT))
+		overhead(mp_rd_obj(rd, p, "overhead", MP_RD_ABSENT), f, rd);
+}
+
+static void render_html(const cJSON *doc, int kind, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *a = mp_rd_obj(rd, doc, "attribution", 0);
+	bool bpf = mp_rd_item(rd, a, "hooks", MP_RD_ABSENT) != NULL;
+
+	page_head(doc, kind, f, rd);
+	if (kind == MP_DOC_PROBE)
+		probe_summary(doc, f, rd);
+	else
+		record_summary(doc, f, rd);
+	if (kind == MP_DOC_PROBE && bpf)
+		probe_chart(doc, f, rd);
+	if (bpf)
+		bar_chart(a, f, rd);
+	if (kind == MP_DOC_RECORD) {
+		timeline_chart(doc, f, rd);
+		oom_table(doc, f, rd);
+	}
+	if (bpf) {
+		categories_table(a, f, rd);
+		paths_table(a, f, rd);
+	}
+	hooks_table(a, f, rd);
+	embed(doc, f, rd);
+	fputs("</body></html>\n", f);
+}
+
+const struct mp_renderer mp_renderer_html = {
+	.name = "html",
+	.kinds = MP_DOC_PROBE | MP_DOC_RECORD,
+	.render = render_html,
+};

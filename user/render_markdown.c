@@ -1,0 +1,515 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --format markdown: the text report's tables as GitHub-flavoured markdown,
+ * to paste into an issue or a pull request. Sizes are for people (1.5 MiB)
+ * unless --bytes (exact byte counts). Everything the workload names (paths,
+ * comms, commands) goes into code spans with '|' escaped and backticks and
+ * controls replaced, so it cannot break a table or inject markup.
+ */
+#include "render.h"
+#include "util.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+/* A signed size, human-readable or, with --bytes, exact. */
+static const char *sz(int64_t v, char *buf, size_t len)
+{
+	if (mp_render_opts.bytes)
+		snprintf(buf, len, "%" PRId64, v);
+	else
+		mp_fmt_sbytes(v, buf, len);
+	return buf;
+}
+
+static const char *usz(uint64_t v, char *buf, size_t len)
+{
+	if (mp_render_opts.bytes)
+		snprintf(buf, len, "%" PRIu64, v);
+	else
+		mp_fmt_bytes(v, buf, len);
+	return buf;
+}
+
+/* Text the workload chose, as a code span safe in a table cell. */
+static void code(FILE *f, const char *s)
+{
+	fputc('`', f);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '|')
+			fputs("\\|", f);
+		else if (c == '`')
+			fputc('\'', f);
+		else if (c < 0x20 || c == 0x7f)
+			fputc('?', f);
+		else
+			fputc(c, f);
+	}
+	fputc('`', f);
+}
+
+/* "comm[pid]", or the comm alone where the pid is null (the rest). */
+static void who(FILE *f, const cJSON *tk, struct mp_rd *rd)
+{
+	char b[96];
+	uint64_t pid = 0;
+
+	mp_rd_u64(rd, tk, "pid", MP_RD_NULL, &pid);
+	if (pid)
+		snprintf(b, sizeof(b), "%s[%" PRIu64 "]", mp_rd_str(rd, tk, "comm", 0), pid);
+	else
+		snprintf(b, sizeof(b), "%s", mp_rd_str(rd, tk, "comm", 0));
+	code(f, b);
+}
+
+static void header_line(const cJSON *doc, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *h = mp_rd_obj(rd, doc, "host", 0);
+
+	fputs("Host ", f);
+	code(f, mp_rd_str(rd, h, "hostname", 0));
+	fputs(", kernel ", f);
+	code(f, mp_rd_str(rd, h, "kernel_release", 0));
+	fprintf(f, ", cgroup %s, memprobe ", mp_rd_str(rd, h, "cgroup_mode", 0));
+	code(f, mp_rd_str(rd, mp_rd_obj(rd, doc, "generator", 0), "version", 0));
+	fprintf(f, ", %s.\n\n", mp_rd_str(rd, doc, "created", 0));
+}
+
+/* A limit row: "max" where null. */
+static void limit_row(FILE *f, struct mp_rd *rd, const char *label, const cJSON *o,
+		      const char *name)
+{
+	uint64_t v;
+	char b[32];
+
+	if (!mp_rd_item(rd, o, name, MP_RD_ABSENT))
+		return;
+	fprintf(f, "| %s | %s |\n", label,
+		mp_rd_u64(rd, o, name, MP_RD_NULL, &v) ? usz(v, b, sizeof(b)) : "max");
+}
+
+/* The cgroup's limit and throttling point (throttle_bytes: when present). */
+static void limit_rows(const cJSON *cg, FILE *f, struct mp_rd *rd)
+{
+	uint64_t thr;
+	char b[32];
+
+	fprintf(f, "| limit | %s, set by ",
+		usz(mp_rd_u64v(rd, cg, "effective_limit_bytes"), b, sizeof(b)));
+	code(f, mp_rd_str(rd, cg, "effective_limit_from", 0));
+	fputs(" |\n", f);
+	if (mp_rd_u64(rd, cg, "throttle_bytes", MP_RD_NULL | MP_RD_ABSENT, &thr)) {
+		const char *kind = mp_rd_str(rd, cg, "throttle_kind", MP_RD_NULL | MP_RD_ABSENT);
+		const char *from = mp_rd_str(rd, cg, "throttle_from", MP_RD_NULL | MP_RD_ABSENT);
+
+		fprintf(f, "| throttling point | %s (%s", usz(thr, b, sizeof(b)),
+			kind ? kind : "throttle");
+		if (from) {
+			fputs(", set by ", f);
+			code(f, from);
+		}
+		fputs(") |\n", f);
+	}
+	limit_row(f, rd, "memory.high", cg, "high_bytes");
+}
+
+/* The overhead object (probe doc `overhead`, record's probe): its parts. */
+static void overhead_parts(const cJSON *o, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *it;
+	char b[32];
+
+	fputs("| part | category | bytes |\n|---|---|---:|\n", f);
+	cJSON_ArrayForEach(it, mp_rd_arr(rd, o, "parts", 0)) {
+		if (!mp_rd_is_obj(rd, it))
+			return;
+		fputs("| ", f);
+		who(f, it, rd);
+		fputs(" | ", f);
+		code(f, mp_rd_str(rd, it, "category", 0));
+		fprintf(f, " | %s |\n", sz(mp_rd_s64v(rd, it, "bytes"), b, sizeof(b)));
+	}
+	cJSON_ArrayForEach(it, mp_rd_arr(rd, o, "probe_kernel_parts", MP_RD_ABSENT)) {
+		if (!mp_rd_is_obj(rd, it))
+			return;
+		fputs("| the probe's kernel memory | ", f);
+		code(f, mp_rd_str(rd, it, "category", 0));
+		fprintf(f, " | %s |\n", sz(mp_rd_s64v(rd, it, "bytes"), b, sizeof(b)));
+	}
+	fprintf(f, "| the probe's kernel memory, in all | | %s |\n",
+		sz(mp_rd_s64v(rd, o, "probe_kernel_bytes"), b, sizeof(b)));
+	fprintf(f, "| unexplained | | %s |\n",
+		sz(mp_rd_s64v(rd, o, "unexplained_bytes"), b, sizeof(b)));
+	fprintf(f, "| **overhead** | | **%s** |\n\n", sz(mp_rd_s64v(rd, o, "bytes"), b, sizeof(b)));
+}
+
+static void overhead(const cJSON *o, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *after;
+
+	if (!o)
+		return;
+	fprintf(f, "## What the overhead is made of (at the %s)\n\n",
+		mp_rd_str(rd, o, "at", MP_RD_ABSENT) ? mp_rd_str(rd, o, "at", 0) : "peak");
+	overhead_parts(o, f, rd);
+	after = mp_rd_obj(rd, o, "left_after", MP_RD_ABSENT);
+	if (after) {
+		fputs("Left after the probe exited:\n\n", f);
+		overhead_parts(after, f, rd);
+	}
+}
+
+/* The probe's nine fields (probe doc, or record's --probe-at object). */
+static void summary_nine(const cJSON *r, FILE *f, struct mp_rd *rd)
+{
+	uint64_t chunks = mp_rd_u64v(rd, r, "probe_chunks");
+	char b[32];
+
+	fprintf(f, "| usage before | %s |\n",
+		usz(mp_rd_u64v(rd, r, "usage_before_bytes"), b, sizeof(b)));
+	fprintf(f, "| allocated | %s (%" PRIu64 " chunks) |\n",
+		usz(mp_rd_u64v(rd, r, "allocated_bytes"), b, sizeof(b)), chunks);
+	fprintf(f, "| usage at the peak | %s |\n",
+		usz(mp_rd_u64v(rd, r, "usage_peak_bytes"), b, sizeof(b)));
+	fprintf(f, "| usage after | %s |\n",
+		usz(mp_rd_u64v(rd, r, "usage_after_bytes"), b, sizeof(b)));
+	fprintf(f, "| **overhead** | **%s** (peak − before − allocated) |\n",
+		sz(mp_rd_s64v(rd, r, "overhead_bytes"), b, sizeof(b)));
+}
+
+/* ---- attribution ----------------------------------------------------------------- */
+
+static void category_rows(const cJSON *a, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *it, *tk;
+	char b1[32], b2[32];
+
+	cJSON_ArrayForEach(it, mp_rd_arr(rd, a, "categories", 0)) {
+		int64_t g, ret = 0;
+		bool has_ret;
+		int n = 0;
+
+		if (!mp_rd_is_obj(rd, it))
+			return;
+		g = mp_rd_s64v(rd, it, "growth_bytes");
+		has_ret = mp_rd_s64(rd, it, "retained_bytes", MP_RD_ABSENT, &ret);
+		if (!g && !ret)
+			continue;
+		fputs("| ", f);
+		code(f, mp_rd_str(rd, it, "name", 0));
+		fprintf(f, " | %s | %s | ", sz(g, b1, sizeof(b1)), has_ret ? sz(ret, b2, sizeof(b2)) : "");
+		cJSON_ArrayForEach(tk, mp_rd_arr(rd, it, "tasks", 0)) {
+			if (n++ >= 3 || !mp_rd_is_obj(rd, tk))
+				break;
+			fputs(n > 1 ? ", " : "", f);
+			who(f, tk, rd);
+			fprintf(f, " %s", sz(mp_rd_s64v(rd, tk, "bytes"), b1, sizeof(b1)));
+		}
+		fputs(" |\n", f);
+	}
+}
+
+static void categories(const cJSON *a, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *rec = mp_rd_obj(rd, a, "reconciliation", 0);
+	int64_t measured = mp_rd_s64v(rd, rec, "measured_growth_bytes");
+	int64_t unattr = mp_rd_s64v(rd, rec, "unattributed_bytes");
+	double pct = measured ? 100.0 * (double)unattr / (double)measured : 0.0;
+	char b[32];
+
+	fprintf(f, "## Where the cgroup's growth went\n\nUsage %s%s %s.\n\n", measured >= 0 ? "+" : "",
+		sz(measured, b, sizeof(b)), mp_rd_str(rd, rec, "span", 0));
+	fputs("| category | growth | left after | top tasks |\n|---|---:|---:|---|\n", f);
+	category_rows(a, f, rd);
+	fprintf(f, "| **attributed** | %s | | %s |\n",
+		sz(mp_rd_s64v(rd, rec, "attributed_bytes"), b, sizeof(b)),
+		mp_rd_str(rd, rec, "attributed_as", 0));
+	if (pct > -0.05 && pct < 0.05)
+		pct = 0.0;
+	fprintf(f, "| **unattributed** | %s | | %.1f%% of the growth |\n\n", sz(unattr, b, sizeof(b)),
+		pct);
+	fputs("_file includes shmem; kernel includes pagetables, kernel_stack, slab, percpu, "
+	      "vmalloc and kernel_other._\n\n", f);
+}
+
+static void faults(const cJSON *a, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *pf = mp_rd_obj(rd, a, "page_faults", 0);
+	const char *per_gib = mp_rd_num(rd, pf, "probe_per_gib_allocated", MP_RD_NULL | MP_RD_ABSENT);
+
+	fprintf(f, "Page faults: %" PRIu64 " in the target", mp_rd_u64v(rd, pf, "total"));
+	if (per_gib)
+		fprintf(f, "; the probe's: %" PRIu64 ", %s per GiB it allocated",
+			mp_rd_u64v(rd, pf, "probe"), per_gib);
+	fputs(".\n\n", f);
+}
+
+static void kernel_paths(const cJSON *a, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *it, *st, *fr;
+	char b1[32], b2[32];
+
+	fputs("## Kernel paths\n\nKernel page allocations with a stack, net of frees.\n\n"
+	      "| path | net | allocated | top stack (innermost first) |\n|---|---:|---:|---|\n", f);
+	cJSON_ArrayForEach(it, mp_rd_arr(rd, a, "kernel_paths", 0)) {
+		int i = 0;
+
+		if (!mp_rd_is_obj(rd, it))
+			return;
+		fputs("| ", f);
+		code(f, mp_rd_str(rd, it, "path", 0));
+		fprintf(f, " | %s | %s | ", sz(mp_rd_s64v(rd, it, "bytes"), b1, sizeof(b1)),
+			usz(mp_rd_u64v(rd, it, "alloc_bytes"), b2, sizeof(b2)));
+		st = cJSON_GetArrayItem(mp_rd_arr(rd, it, "top_stacks", 0), 0);
+		if (st && mp_rd_is_obj(rd, st))
+			cJSON_ArrayForEach(fr, mp_rd_arr(rd, st, "frames", 0)) {
+				if (i++ >= 8)
+					break;
+				fputs(i > 1 ? " ← " : "", f);
+				code(f, mp_rd_elem_str(rd, fr));
+			}
+		fputs(" |\n", f);
+	}
+	fputc('\n', f);
+}
+
+static void hooks(const cJSON *a, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *it;
+
+	fputs("## Hooks\n\n| concern | hook | missing |\n|---|---|---|\n", f);
+	cJSON_ArrayForEach(it, mp_rd_arr(rd, a, "hooks", MP_RD_ABSENT)) {
+		const char *hook, *miss;
+
+		if (!mp_rd_is_obj(rd, it))
+			return;
+		hook = mp_rd_str(rd, it, "hook", MP_RD_NULL);
+		miss = mp_rd_str(rd, it, "missing", MP_RD_ABSENT);
+		fputs("| ", f);
+		code(f, mp_rd_str(rd, it, "concern", 0));
+		fprintf(f, " | %s | ", hook ? hook : "none");
+		if (miss)
+			code(f, miss);
+		fputs(" |\n", f);
+	}
+	cJSON_ArrayForEach(it, mp_rd_arr(rd, a, "attribution_missing", 0)) {
+		if (!mp_rd_is_obj(rd, it))
+			return;
+		fputs("\n- attribution missing: ", f);
+		code(f, mp_rd_str(rd, it, "message", 0));
+	}
+	fprintf(f, "\n\nEvents lost: %" PRIu64 ".\n",
+		mp_rd_u64v(rd, mp_rd_obj(rd, a, "events_lost", 0), "total"));
+}
+
+static void attribution(const cJSON *a, FILE *f, struct mp_rd *rd)
+{
+	if (!mp_rd_item(rd, a, "hooks", MP_RD_ABSENT)) {
+		hooks(a, f, rd); /* no BPF session: only why */
+		return;
+	}
+	categories(a, f, rd);
+	faults(a, f, rd);
+	kernel_paths(a, f, rd);
+	hooks(a, f, rd);
+}
+
+/* ---- the kinds ------------------------------------------------------------------- */
+
+static void verdicts(const cJSON *r, FILE *f, struct mp_rd *rd)
+{
+	const char *note = mp_rd_str(rd, r, "note", MP_RD_ABSENT);
+	uint64_t sig;
+
+	if (note)
+		fprintf(f, "> **Note:** %s\n\n", note);
+	if (mp_rd_bool(rd, r, "interrupted", 0))
+		fputs("> **Interrupted:** the probe was stopped by a signal; figures are partial.\n\n", f);
+	if (mp_rd_u64(rd, r, "probe_killed_by_signal", MP_RD_NULL, &sig))
+		fprintf(f, "> **Killed:** the probe process was killed by signal %" PRIu64
+			" from outside memprobe; figures are partial.\n\n", sig);
+	if (mp_rd_bool(rd, r, "probe_oom_killed", 0))
+		fprintf(f, "> **OOM:** the probe was OOM-killed (at the %s's limit).\n\n",
+			mp_rd_str(rd, r, "probe_oom_limit", 0));
+}
+
+static void md_probe(const cJSON *r, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *t = mp_rd_obj(rd, r, "target", 0), *p = mp_rd_obj(rd, r, "probe", 0);
+	char b[32], b2[32];
+
+	fputs("# memprobe probe: ", f);
+	code(f, mp_rd_str(rd, t, "dir", 0));
+	fputs("\n\n", f);
+	header_line(r, f, rd);
+	verdicts(r, f, rd);
+	fputs("## Summary\n\n| | |\n|---|---|\n", f);
+	limit_rows(t, f, rd);
+	summary_nine(r, f, rd);
+	fprintf(f, "| probe | %s chunks, %s margin, thp %s |\n\n",
+		usz(mp_rd_u64v(rd, p, "chunk_bytes"), b, sizeof(b)),
+		usz(mp_rd_u64v(rd, p, "margin_bytes"), b2, sizeof(b2)),
+		mp_rd_str(rd, p, "thp", 0));
+	overhead(mp_rd_obj(rd, r, "overhead", MP_RD_ABSENT), f, rd);
+	attribution(mp_rd_obj(rd, r, "attribution", 0), f, rd);
+}
+
+static void record_head(const cJSON *doc, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *run = mp_rd_obj(rd, doc, "run", 0), *pk = mp_rd_obj(rd, doc, "peak", 0);
+	const cJSON *cmd = mp_rd_arr(rd, run, "command", MP_RD_ABSENT), *a;
+	const cJSON *t = mp_rd_obj(rd, doc, "target", 0);
+	uint64_t v, t_ms;
+	char b[32];
+
+	fputs("# memprobe record: ", f);
+	code(f, mp_rd_str(rd, t, "dir", 0));
+	fputs("\n\n", f);
+	header_line(doc, f, rd);
+	fputs("## Summary\n\n| | |\n|---|---|\n", f);
+	if (cmd) {
+		fputs("| command |", f);
+		cJSON_ArrayForEach(a, cmd) {
+			fputc(' ', f);
+			code(f, mp_rd_elem_str(rd, a));
+		}
+		fputs(" |\n", f);
+	}
+	fprintf(f, "| ended by | %s after %.1f s", mp_rd_str(rd, run, "ended_by", 0),
+		mp_rd_u64v(rd, run, "duration_ms") / 1000.0);
+	if (mp_rd_u64(rd, run, "exit_status", MP_RD_ABSENT, &v))
+		fprintf(f, " (exit status %d)", (int)v);
+	else if (mp_rd_u64(rd, run, "killed_by_signal", MP_RD_ABSENT, &v))
+		fprintf(f, " (killed by signal %d)", (int)v);
+	fputs(" |\n", f);
+	limit_rows(t, f, rd);
+	if (mp_rd_u64(rd, pk, "usage_bytes", MP_RD_ABSENT, &v) && mp_rd_u64(rd, pk, "t_ms", 0, &t_ms))
+		fprintf(f, "| peak | %s at %.1f s (%s) |\n", usz(v, b, sizeof(b)), t_ms / 1000.0,
+			mp_rd_str(rd, pk, "usage_source", 0));
+	fprintf(f, "| OOM kills | %d |\n\n", cJSON_GetArraySize(mp_rd_arr(rd, doc, "oom_kills", 0)));
+}
+
+static void record_events(const cJSON *doc, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *kills = mp_rd_arr(rd, doc, "oom_kills", 0), *it;
+	const cJSON *p = mp_rd_obj(rd, doc, "probe", MP_RD_ABSENT);
+	char b[32];
+
+	if (cJSON_GetArraySize(kills)) {
+		fputs("## OOM kills\n\n| t (s) | task | usage before it |\n|---:|---|---:|\n", f);
+		cJSON_ArrayForEach(it, kills) {
+			if (!mp_rd_is_obj(rd, it))
+				return;
+			fprintf(f, "| %.1f | ", mp_rd_u64v(rd, it, "t_ms") / 1000.0);
+			who(f, it, rd);
+			fprintf(f, " | %s |\n",
+				usz(mp_rd_u64v(rd, mp_rd_obj(rd, it, "sample", 0), "usage_bytes"), b,
+				    sizeof(b)));
+		}
+		fputc('\n', f);
+	}
+	if (!p)
+		return;
+	fputs("## The probe (--probe-at)\n\n", f);
+	if (mp_rd_str(rd, p, "error", MP_RD_ABSENT)) {
+		fputs("It failed: ", f);
+		code(f, mp_rd_str(rd, p, "error", 0));
+		fputs("\n\n", f);
+		return;
+	}
+	fputs("| | |\n|---|---|\n", f);
+	summary_nine(p, f, rd);
+	fprintf(f, "| completed | %s |\n\n", mp_rd_bool(rd, p, "completed", 0) ? "yes" : "no");
+	overhead(mp_rd_obj(rd, p, "overhead", MP_RD_ABSENT), f, rd);
+}
+
+/* A timeline figure: the kernel's where the sample has it, else BPF's. */
+static int64_t sample_cat(const cJSON *s, const char *cat, struct mp_rd *rd)
+{
+	const cJSON *st = mp_rd_obj(rd, s, "stat", 0);
+	uint64_t u;
+	int64_t v = 0;
+
+	if (mp_rd_u64(rd, st, cat, MP_RD_ABSENT, &u))
+		return (int64_t)u;
+	mp_rd_s64(rd, mp_rd_obj(rd, s, "bpf_growth", MP_RD_ABSENT), cat, MP_RD_ABSENT, &v);
+	return v;
+}
+
+static void record_timeline(const cJSON *doc, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *tl = mp_rd_arr(rd, doc, "timeline", 0), *s;
+	size_t n = (size_t)cJSON_GetArraySize(tl), step = n > 20 ? (n + 19) / 20 : 1, i = 0;
+	char b[5][32];
+
+	fputs("## Timeline\n\n| t (s) | usage | anon | file | kernel | faults/s |\n"
+	      "|---:|---:|---:|---:|---:|---:|\n", f);
+	cJSON_ArrayForEach(s, tl) {
+		if (i++ % step)
+			continue;
+		if (!mp_rd_is_obj(rd, s))
+			return;
+		fprintf(f, "| %.1f | %s | %s | %s | %s | %" PRIu64 " |\n",
+			mp_rd_u64v(rd, s, "t_ms") / 1000.0,
+			usz(mp_rd_u64v(rd, s, "usage_bytes"), b[0], sizeof(b[0])),
+			sz(sample_cat(s, "anon", rd), b[1], sizeof(b[1])),
+			sz(sample_cat(s, "file", rd), b[2], sizeof(b[2])),
+			sz(sample_cat(s, "kernel", rd), b[3], sizeof(b[3])),
+			mp_rd_u64v(rd, s, "faults_per_sec"));
+	}
+	if (step > 1)
+		fprintf(f, "\n_Every %zuth of %zu samples._\n", step, n);
+	fputc('\n', f);
+}
+
+static void md_record(const cJSON *doc, FILE *f, struct mp_rd *rd)
+{
+	record_head(doc, f, rd);
+	record_events(doc, f, rd);
+	record_timeline(doc, f, rd);
+	attribution(mp_rd_obj(rd, doc, "attribution", 0), f, rd);
+}
+
+static void md_limits(const cJSON *doc, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *cg = mp_rd_obj(rd, doc, "cgroup", 0);
+	uint64_t v;
+	char b[32];
+
+	fputs("# memprobe limits: ", f);
+	code(f, mp_rd_str(rd, cg, "path", 0));
+	fputs("\n\n", f);
+	header_line(doc, f, rd);
+	fputs("| | |\n|---|---|\n| directory | ", f);
+	code(f, mp_rd_str(rd, cg, "dir", 0));
+	fprintf(f, " |\n| cgroup | %s%s |\n", mp_rd_str(rd, cg, "version", 0),
+		mp_rd_bool(rd, cg, "host_root", 0) ? ", the host's root memory cgroup" : "");
+	limit_row(f, rd, "own limit", cg, "limit_bytes");
+	limit_rows(cg, f, rd);
+	limit_row(f, rd, "swap limit", cg, "swap_limit_bytes");
+	limit_row(f, rd, "memsw limit", cg, "memsw_limit_bytes");
+	fprintf(f, "| usage | %s |\n", usz(mp_rd_u64v(rd, cg, "usage_bytes"), b, sizeof(b)));
+	if (mp_rd_u64(rd, cg, "peak_bytes", MP_RD_NULL, &v))
+		fprintf(f, "| peak | %s |\n", usz(v, b, sizeof(b)));
+	fprintf(f, "| headroom | %s, set by ", usz(mp_rd_u64v(rd, cg, "headroom_bytes"), b, sizeof(b)));
+	code(f, mp_rd_str(rd, cg, "headroom_from", 0));
+	fputs(" |\n", f);
+}
+
+static void render_markdown(const cJSON *doc, int kind, FILE *f, struct mp_rd *rd)
+{
+	switch (kind) {
+	case MP_DOC_LIMITS: md_limits(doc, f, rd); break;
+	case MP_DOC_PROBE: md_probe(doc, f, rd); break;
+	case MP_DOC_RECORD: md_record(doc, f, rd); break;
+	default: mp_rd_fail(rd, NULL, "kind", "no markdown for it"); break;
+	}
+}
+
+const struct mp_renderer mp_renderer_markdown = {
+	.name = "markdown",
+	.kinds = MP_DOC_LIMITS | MP_DOC_PROBE | MP_DOC_RECORD,
+	.render = render_markdown,
+};
