@@ -119,6 +119,18 @@ static void snap_stat(struct mp_attr *a, struct mp_attr_snap *s)
 	}
 }
 
+/* The cgroup's files once, for a snapshot taken while the usage moves (the
+ * peak): no waiting for the kernel's lazy flush. */
+static void stat_once(struct mp_attr *a, struct mp_attr_snap *s)
+{
+	bool want = a->hooks[MP_CONCERN_FAULTS].polled;
+
+	for (int k = 0; k < MP_NR_CATS; k++)
+		want |= a->cat_polled[k];
+	if (a->have_cg && want)
+		s->have_stat = mp_cgroup_stat("", &a->cg, &s->stat) == 0;
+}
+
 /*
  * The slots and the map as of one moment: a flush moves counters from one
  * to the other. Read slots, map, slots again (into after), and retry while
@@ -191,7 +203,9 @@ static int read_stacks(struct mp_attr *a, struct mp_attr_snap *s)
 	return 0;
 }
 
-int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *s)
+/* stacks: read the per-stack map too; else the tasks (and memory.stat read
+ * once, without waiting for it to settle) only */
+static int snapshot(struct mp_attr *a, struct mp_attr_snap *s, bool stacks)
 {
 	int ncpu = a->ncpus, ret = 0;
 	size_t cap;
@@ -200,7 +214,10 @@ int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *s)
 
 	memset(s, 0, sizeof(*s));
 	if (!a->skel) {
-		snap_stat(a, s);
+		if (stacks)
+			snap_stat(a, s);
+		else
+			stat_once(a, s);
 		return 0;
 	}
 	cap = bpf_map__max_entries(a->skel->maps.task_stats) + (size_t)ncpu + 1;
@@ -218,8 +235,12 @@ int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *s)
 	add_slots(s, cap, after, ncpu);
 	for (size_t i = 0; i < s->ntasks; i++)
 		fill_comm(a, &s->tasks[i]);
-	snap_stat(a, s);
-	ret = read_stacks(a, s);
+	if (stacks) {
+		snap_stat(a, s);
+		ret = read_stacks(a, s);
+	} else {
+		stat_once(a, s);
+	}
 out:
 	free(tv);
 	free(before);
@@ -227,6 +248,60 @@ out:
 	if (ret)
 		mp_attr_snap_free(s);
 	return ret;
+}
+
+int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *s)
+{
+	return snapshot(a, s, true);
+}
+
+int mp_attr_snapshot_tasks(struct mp_attr *a, struct mp_attr_snap *s)
+{
+	return snapshot(a, s, false);
+}
+
+/* Replace *dst with a tasks snapshot taken now; false (dst kept) on a failure. */
+static bool keep(struct mp_attr *a, struct mp_attr_snap *dst)
+{
+	struct mp_attr_snap s;
+
+	if (mp_attr_snapshot_tasks(a, &s))
+		return false;
+	mp_attr_snap_free(dst);
+	*dst = s;
+	return true;
+}
+
+void mp_overhead_keep_base(struct mp_overhead_snaps *o, struct mp_attr *a, uint64_t usage)
+{
+	if ((!o->have_base || usage < o->base_usage_bytes) && keep(a, &o->base)) {
+		o->have_base = true;
+		o->base_usage_bytes = usage;
+	}
+}
+
+void mp_overhead_keep_peak(struct mp_overhead_snaps *o, struct mp_attr *a, uint64_t usage)
+{
+	if ((!o->have_peak || usage >= o->peak_usage_bytes) && keep(a, &o->peak)) {
+		o->have_peak = true;
+		o->peak_usage_bytes = usage;
+	}
+}
+
+void mp_overhead_keep_left(struct mp_overhead_snaps *o, struct mp_attr *a, uint64_t usage)
+{
+	if (keep(a, &o->left)) {
+		o->have_left = true;
+		o->left_usage_bytes = usage;
+	}
+}
+
+void mp_overhead_snaps_free(struct mp_overhead_snaps *o)
+{
+	mp_attr_snap_free(&o->base);
+	mp_attr_snap_free(&o->peak);
+	mp_attr_snap_free(&o->left);
+	memset(o, 0, sizeof(*o));
 }
 
 void mp_attr_snap_sub(struct mp_attr_snap *after, const struct mp_attr_snap *before)

@@ -13,6 +13,7 @@
 #include "doc.h"
 #include "target.h"
 #include "lock.h"
+#include "overhead.h"
 #include "probe_doc.h"
 #include "render.h"
 #include "util.h"
@@ -134,6 +135,8 @@ static int parse_opts(int argc, char **argv, struct probe_opts *o)
 struct snaps {
 	struct mp_attr *attr;
 	struct mp_attr_snap start, stop, freed;
+	struct mp_overhead_snaps ovh;  /* the baseline's and the peak's vectors */
+	const struct mp_probe_result *res;
 };
 
 static void take_snapshot(enum mp_probe_phase ph, void *arg)
@@ -141,6 +144,16 @@ static void take_snapshot(enum mp_probe_phase ph, void *arg)
 	struct snaps *s = arg;
 
 	if (!s->attr)
+		return;
+	/* the overhead's vectors: at the baseline's low, at the usage's peak
+	 * (the stop is one more candidate), after the probe freed */
+	if (ph == MP_PROBE_BASELINE)
+		mp_overhead_keep_base(&s->ovh, s->attr, s->res->phase_usage_bytes);
+	else if (ph == MP_PROBE_PEAK || ph == MP_PROBE_STOP)
+		mp_overhead_keep_peak(&s->ovh, s->attr, s->res->phase_usage_bytes);
+	else if (ph == MP_PROBE_FREED)
+		mp_overhead_keep_left(&s->ovh, s->attr, s->res->f.usage_after_bytes);
+	if (ph == MP_PROBE_BASELINE || ph == MP_PROBE_PEAK)
 		return;
 	mp_attr_snapshot(s->attr, ph == MP_PROBE_START ? &s->start :
 				  ph == MP_PROBE_STOP ? &s->stop : &s->freed);
@@ -276,6 +289,7 @@ static int fill(const struct probe_opts *o, const struct mp_host *host,
 		.stop = &g_stop_signal, .on_phase = take_snapshot, .arg = sn,
 	};
 
+	sn->res = res;
 	if (mp_probe_run(host, target, &cfg, res) && !res->interrupted)
 		return MP_EXIT_RUNTIME;
 	return 0;
@@ -325,7 +339,7 @@ int mp_cmd_probe(int argc, char **argv)
 		.chunk = o.chunk, .margin = o.margin, .thp = o.thp, .threads = o.threads,
 		.populate = o.populate, .stack_sample_period = o.stack_sample_period, .top = o.top,
 		.attr = sn.attr, .attr_err = errbuf, .start = &sn.start, .stop = &sn.stop,
-		.freed = &sn.freed, .target_oom0 = target_oom0,
+		.freed = &sn.freed, .ovh = &sn.ovh, .target_oom0 = target_oom0,
 	});
 	ret = mp_emit("probe", doc, o.format, out.f);
 	if (!ret && (ret = mp_out_commit(&out))) {
@@ -340,6 +354,7 @@ out:
 	mp_attr_snap_free(&sn.start);
 	mp_attr_snap_free(&sn.stop);
 	mp_attr_snap_free(&sn.freed);
+	mp_overhead_snaps_free(&sn.ovh);
 	mp_attr_stop(sn.attr);
 	if (target_created && (err = mp_cgroup_remove(&target)))
 		fprintf(stderr, "memprobe probe: could not remove %s: %s\n", target.dir,

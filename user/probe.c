@@ -586,15 +586,55 @@ static int fork_child(struct run_state *r)
 	return 0;
 }
 
+static uint64_t ns_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)(t.tv_sec - t0->tv_sec) * 1000000000ULL + (uint64_t)t.tv_nsec -
+	       (uint64_t)t0->tv_nsec;
+}
+
+/*
+ * usage_before: the lowest usage over MP_PROBE_BASELINE_MS, read every 5 ms,
+ * with the caller's snapshot at each new low (BASELINE). One read would take
+ * a workload's burst held at that moment as its base, and the overhead
+ * would come out short by the burst, or negative.
+ */
+static void baseline(struct run_state *r)
+{
+	struct mp_probe_result *res = r->res;
+	struct timespec t0;
+	uint64_t low = UINT64_MAX;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		uint64_t u = usage_of(r->usage_fd);
+
+		res->baseline_samples++;
+		if (u < low) {
+			low = u;
+			res->phase_usage_bytes = u;
+			phase(r->cfg, MP_PROBE_BASELINE);
+		}
+		if (stopped(r->cfg))
+			break;
+		usleep(5000);
+	} while (ns_since(&t0) < MP_PROBE_BASELINE_MS * 1000000ULL);
+	res->baseline_ns = ns_since(&t0);
+	res->f.usage_before_bytes = low;
+}
+
 /* Baselines, taken as late as possible before the first chunk; then go. */
 static int start_fill(struct run_state *r)
 {
 	struct mp_probe_result *res = r->res;
 
 	r->peak0 = peak_counter(r->target);
-	res->f.usage_before_bytes = usage_of(r->usage_fd);
+	baseline(r);
+	res->usage_at_go_bytes = usage_of(r->usage_fd);
 	phase(r->cfg, MP_PROBE_START);
-	r->peak_sampled = res->f.usage_before_bytes;
+	r->peak_sampled = res->usage_at_go_bytes;
 	clock_gettime(CLOCK_MONOTONIC, &r->t_go);
 	if (write(r->to_child, "g", 1) != 1) {
 		fprintf(stderr, "memprobe: the probe process died before starting\n");
@@ -604,7 +644,9 @@ static int start_fill(struct run_state *r)
 }
 
 /* Count the chunks the child reports, sampling the target's usage for the
- * peak every 2 ms, until it is done, dies or a stop comes. */
+ * peak every 2 ms, until it is done, dies or a stop comes. At each new
+ * highest usage the caller snapshots (PEAK): the vector at the peak, which
+ * a workload's burst can put anywhere in the fill, not only at its end. */
 static void fill_loop(struct run_state *r)
 {
 	struct mp_probe_result *res = r->res;
@@ -615,8 +657,11 @@ static void fill_loop(struct run_state *r)
 		int n = poll(&pfd, 1, 2);
 		uint64_t u = usage_of(r->usage_fd);
 
-		if (u > r->peak_sampled)
+		if (u > r->peak_sampled) {
 			r->peak_sampled = u;
+			res->phase_usage_bytes = u;
+			phase(r->cfg, MP_PROBE_PEAK);
+		}
 		if (n <= 0)
 			continue;
 		if (!read_msg(r->from_child, &m, r->cfg))
@@ -643,6 +688,7 @@ static void fill_loop(struct run_state *r)
 	res->usage_at_stop_bytes = usage_of(r->usage_fd);
 	if (res->usage_at_stop_bytes > r->peak_sampled)
 		r->peak_sampled = res->usage_at_stop_bytes;
+	res->phase_usage_bytes = res->usage_at_stop_bytes;
 	phase(r->cfg, MP_PROBE_STOP);
 }
 

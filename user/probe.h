@@ -30,11 +30,23 @@ int64_t mp_probe_overhead_bytes(const struct mp_probe_fields *f);
  */
 void mp_probe_defaults(uint64_t effective_limit, uint64_t *chunk, uint64_t *margin);
 
+/*
+ * The phases, for the caller's snapshots. BASELINE and PEAK may come many
+ * times: each is a new lowest usage in the baseline window, or a new
+ * highest usage while the probe fills; res->phase_usage_bytes holds that
+ * usage, and the caller keeps the last one of each (a cheap snapshot).
+ */
 enum mp_probe_phase {
-	MP_PROBE_START, /* the probe joined its cgroup; usage_before just read */
+	MP_PROBE_BASELINE, /* a new lowest usage before the fill (usage_before) */
+	MP_PROBE_START, /* the probe joined its cgroup; the fill starts (usage_at_go) */
+	MP_PROBE_PEAK,  /* a new highest usage while the probe fills */
 	MP_PROBE_STOP,  /* the probe holds everything it allocated (the peak) */
 	MP_PROBE_FREED, /* the probe unmapped everything and exited */
 };
+
+/* The baseline window: usage_before is the lowest usage sampled over it,
+ * so a workload's burst held at one moment cannot be taken as its base. */
+#define MP_PROBE_BASELINE_MS 500
 
 #define MP_PROBE_MAX_THREADS 64
 
@@ -51,6 +63,10 @@ struct mp_probe_cfg {
 struct mp_probe_result {
 	struct mp_probe_fields f;
 	uint64_t usage_at_stop_bytes;  /* the target's usage when the probe stopped */
+	uint64_t usage_at_go_bytes;    /* ... when the fill started (START) */
+	uint64_t phase_usage_bytes;    /* the usage that made this BASELINE or PEAK */
+	uint64_t baseline_ns;          /* the baseline window, as sampled */
+	uint32_t baseline_samples;     /* usage reads in it */
 	uint64_t probe_limit_bytes;    /* the limit of the probe's own cgroup */
 	uint64_t fill_ns;              /* from the go to the last chunk, wall clock */
 	bool completed;                /* stopped at the margin */
