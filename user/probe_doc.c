@@ -135,6 +135,7 @@ cJSON *mp_probe_doc(const struct mp_probe_doc_in *in)
 		mp_json_add_fixed(p, "fill_gib_per_sec",
 				  res->fill_ns ? (double)res->f.allocated_bytes / MP_GIB / (res->fill_ns / 1e9) : 0, 3);
 		mp_json_add_u64(p, "usage_at_stop_bytes", res->usage_at_stop_bytes);
+		mp_json_add_u64(p, "usage_at_go_bytes", res->usage_at_go_bytes);
 		cJSON_AddNumberToObject(p, "stack_sample_period", in->stack_sample_period);
 		cJSON_AddItemToObject(doc, "probe", p);
 	}
