@@ -166,10 +166,11 @@ struct mp_overhead_snaps {
 	struct mp_attr_snap base, peak, left;
 	bool have_base, have_peak, have_left;
 	uint64_t base_usage_bytes, peak_usage_bytes, left_usage_bytes;
+	int64_t peak_vector_sum;  /* what the peak vector's charges add up to */
 };
 
 /* Keep a vector taken now, at this usage: as the base when it is the first
- * or a lower one, as the peak when the first or a higher (or equal) one,
+ * or a lower one, as the peak when its charges add up to the most so far,
  * as the left-after one always. */
 void mp_overhead_keep_base(struct mp_overhead_snaps *o, struct mp_attr *a, uint64_t usage);
 void mp_overhead_keep_peak(struct mp_overhead_snaps *o, struct mp_attr *a, uint64_t usage);

@@ -280,12 +280,46 @@ void mp_overhead_keep_base(struct mp_overhead_snaps *o, struct mp_attr *a, uint6
 	}
 }
 
+/* The vector's own measure of the usage: what its charges add up to (anon,
+ * file, sock, kernel; kernel's itemised parts where the kernel keeps no
+ * total), an offset apart from the usage counter. */
+static int64_t vector_sum(const struct mp_attr *a, const struct mp_attr_snap *s)
+{
+	int64_t sum = 0;
+
+	for (size_t i = 0; i < s->ntasks; i++)
+		for (int k = 0; k < MP_NR_CATS; k++)
+			if (mp_cats[k].part == MP_PART_USAGE ? a->cat_ok[MP_CAT_KERNEL] ||
+							       k != MP_CAT_KERNEL
+							     : !a->cat_ok[MP_CAT_KERNEL] &&
+							       mp_cats[k].part == MP_PART_KERNEL)
+				sum += s->tasks[i].charge_bytes[k];
+	return sum;
+}
+
+/*
+ * Called at each new highest usage read: the vector kept is the one whose
+ * own sum is the highest, not the one taken after the highest read. A
+ * burst freed between the read and the map's (a munmap takes milliseconds)
+ * would otherwise pair the peak's usage with a vector after the free.
+ */
 void mp_overhead_keep_peak(struct mp_overhead_snaps *o, struct mp_attr *a, uint64_t usage)
 {
-	if ((!o->have_peak || usage >= o->peak_usage_bytes) && keep(a, &o->peak)) {
-		o->have_peak = true;
-		o->peak_usage_bytes = usage;
+	struct mp_attr_snap s;
+	int64_t sum;
+
+	if (mp_attr_snapshot_tasks(a, &s))
+		return;
+	sum = vector_sum(a, &s);
+	if (o->have_peak && sum < o->peak_vector_sum) {
+		mp_attr_snap_free(&s);
+		return;
 	}
+	mp_attr_snap_free(&o->peak);
+	o->peak = s;
+	o->have_peak = true;
+	o->peak_vector_sum = sum;
+	o->peak_usage_bytes = usage;
 }
 
 void mp_overhead_keep_left(struct mp_overhead_snaps *o, struct mp_attr *a, uint64_t usage)
