@@ -1301,7 +1301,33 @@ test_overhead() {
 		kill -9 "$pid"; wait "$pid" 2>/dev/null
 		remove_cgroup "$cg"
 	done
+	overhead_record
 	check "overhead: nothing left behind" no_leftovers
+}
+
+# record --probe-at: the probe's overhead over its own window, in .probe
+overhead_record() {
+	local cg out=$TMP/overhead-record.json pid over
+	cg=$(make_cgroup overhead-record $((3 * GIB / 2))) || { fail "overhead record: make cgroup"; return; }
+	pid=$(run_in_cgroup "$cg" "$BIN/benchmark" 600 100 50 10 0 300 "$TMP/bench-cache" 1600)
+	check "overhead record: the benchmark holds its anon and page cache" wait_usage "$cg" $((700 * MIB))
+	"$MEMPROBE" record --cgroup "$cg" --duration 5 --probe-at 1 --format json -o "$out" 2>/dev/null
+	check "overhead record: exits 0" [ $? = 0 ]
+	over=$(jqv "$out" .probe.overhead_bytes)
+	echo "# record: probe overhead $over unexplained $(jqv "$out" .probe.overhead.unexplained_bytes) parts $(jq -c '[.probe.overhead.parts[] | select((.bytes | fabs) >= 65536) | [.comm, .category, .bytes]]' "$out")"
+	check_eq "overhead record: .probe.overhead explains the probe's overhead_bytes" \
+		"$(jqv "$out" .probe.overhead.bytes)" "$over"
+	check_eq "overhead record: ... exactly" \
+		"$(jqv "$out" '[.probe.overhead.parts[].bytes] + [.probe.overhead.probe_kernel_bytes, .probe.overhead.unexplained_bytes] | add')" "$over"
+	check_le "overhead record: ... unexplained <= max(5%, 8 MiB)" \
+		"$(jqv "$out" '.probe.overhead.unexplained_bytes | fabs')" "$(jqv "$out" "[(.probe.overhead_bytes / 20 | floor), $((8 * MIB))] | max")"
+	check_ge "overhead record: ... the benchmark's anon growth named" \
+		"$(jqv "$out" "[.probe.overhead.parts[] | select(.pid == $pid and .category == \"anon\") | .bytes] | add // null")" $((2 * MIB))
+	check "overhead record: the recording's own attribution stays" [ "$(jqv "$out" '.attribution.reconciliation | has("measured_growth_bytes")')" = true ]
+	"$MEMPROBE" report "$out" > "$TMP/overhead-record.txt"
+	check "overhead record: the text says it" grep -q "^overhead [0-9.-]* MiB at the peak: benchmark\[$pid\]" "$TMP/overhead-record.txt"
+	kill -9 "$pid"; wait "$pid" 2>/dev/null
+	remove_cgroup "$cg"
 }
 
 tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_ends truth driver hooks targets record_opts bad_input cli output report text overhead"}

@@ -86,6 +86,7 @@ struct rec {
 	int probe_ret;
 	struct mp_probe_result probe_res;
 	uint64_t probe_chunk, probe_margin;
+	struct mp_overhead_snaps probe_ovh; /* its overhead's vectors (its thread's) */
 };
 
 /* The last stop signal, and how many came (a second one kills a command). */

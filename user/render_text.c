@@ -328,10 +328,16 @@ static void record_events(const cJSON *doc, FILE *f, struct mp_rd *rd)
 				     b1, sizeof(b1)));
 	}
 	if (p) {
-		char *s = cJSON_PrintUnformatted(p);
+		/* the probe's fields on a line, its overhead in words below */
+		cJSON *q = cJSON_Duplicate(p, 1);
+		char *s;
 
+		cJSON_DeleteItemFromObjectCaseSensitive(q, "overhead");
+		s = cJSON_PrintUnformatted(q);
 		fprintf(f, "probe: %s\n", s ? s : "");
 		cJSON_free(s);
+		cJSON_Delete(q);
+		probe_overhead(p, f, rd);
 	}
 }
 
