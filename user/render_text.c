@@ -197,6 +197,20 @@ static void ovh_group(const cJSON *parts, int i0, bool *used, FILE *f, struct mp
 			mib(rest));
 }
 
+/* Has the process of parts[i0] a part big enough for words? */
+static bool ovh_worth(const cJSON *parts, int i0, struct mp_rd *rd)
+{
+	const cJSON *p0 = cJSON_GetArrayItem(parts, i0), *p;
+	uint64_t pid = mp_rd_u64v(rd, p0, "pid");
+	const char *comm = mp_rd_str(rd, p0, "comm", 0);
+
+	cJSON_ArrayForEach(p, parts)
+		if (mp_rd_u64v(rd, p, "pid") == pid && !strcmp(mp_rd_str(rd, p, "comm", 0), comm) &&
+		    !tiny(mp_rd_s64v(rd, p, "bytes")))
+			return true;
+	return false;
+}
+
 /* "WHAT 100.0 MiB AT: benchmark[9927] anon 98.0 MiB, pagetables 0.2 MiB;
  * the probe's pagetables 1.8 MiB; unexplained 0.1 MiB" */
 static void ovh_line(const cJSON *o, const char *what, const char *at, FILE *f, struct mp_rd *rd)
@@ -213,7 +227,7 @@ static void ovh_line(const cJSON *o, const char *what, const char *at, FILE *f, 
 	for (int i = 0; i < n && mp_rd_ok(rd); i++) {
 		if (used[i])
 			continue;
-		if (groups == OVH_GROUPS) {
+		if (groups == OVH_GROUPS || !ovh_worth(parts, i, rd)) {
 			rest += mp_rd_s64v(rd, cJSON_GetArrayItem(parts, i), "bytes");
 			others++;
 			continue;
@@ -221,8 +235,9 @@ static void ovh_line(const cJSON *o, const char *what, const char *at, FILE *f, 
 		fprintf(f, "%s ", groups++ ? ";" : sep);
 		ovh_group(parts, i, used, f, rd);
 	}
-	if (others)
-		fprintf(f, "; %" PRId64 " more parts %.1f MiB", others, mib(rest));
+	if (others && !tiny(rest))
+		fprintf(f, "%s %" PRId64 " more parts %.1f MiB", groups++ ? ";" : sep, others,
+			mib(rest));
 	fprintf(f, "%s the probe's", groups ? ";" : sep);
 	groups = 0;
 	cJSON_ArrayForEach(p, kp)
