@@ -692,6 +692,33 @@ static void fill_loop(struct run_state *r)
 	phase(r->cfg, MP_PROBE_STOP);
 }
 
+/*
+ * Wait for the child's MSG_FREED, sampling the usage for the peak as the
+ * fill loop does: until the probe's free shows, the workload may still
+ * raise the peak (a burst being touched), and the peak's vector must be
+ * taken then too (PEAK).
+ */
+static bool wait_freed(struct run_state *r, struct msg *m)
+{
+	for (;;) {
+		struct pollfd pfd = { .fd = r->from_child, .events = POLLIN };
+		int n = poll(&pfd, 1, 2);
+		uint64_t u = usage_of(r->usage_fd);
+
+		if (u > r->peak_sampled) {
+			r->peak_sampled = u;
+			r->res->phase_usage_bytes = u;
+			phase(r->cfg, MP_PROBE_PEAK);
+		}
+		if (n < 0 && errno != EINTR)
+			return false;
+		if (n > 0)
+			return read_msg(r->from_child, m, r->cfg);
+		if (stopped(r->cfg))
+			return false;
+	}
+}
+
 /* Let the child free everything and exit (or kill it), and tell how it
  * ended: OOM-killed, and at whose limit, or killed by someone else. */
 static void stop_and_wait(struct run_state *r)
@@ -701,7 +728,7 @@ static void stop_and_wait(struct run_state *r)
 	struct msg m;
 
 	if (res->completed && !stopped(r->cfg) && write(r->to_child, "f", 1) == 1)
-		read_msg(r->from_child, &m, r->cfg); /* MSG_FREED */
+		wait_freed(r, &m); /* MSG_FREED */
 	else
 		kill(r->child, SIGKILL);
 	if (waitpid(r->child, &status, 0) == r->child) {
