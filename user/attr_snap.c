@@ -7,6 +7,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,9 +155,12 @@ static int read_tasks_and_slots(struct mp_attr *a, struct mp_attr_snap *s, size_
 		for (int c = 0; c < a->ncpus; c++)
 			same &= before[c].seq == after[c].seq && !(after[c].seq & 1);
 		if (same)
-			break;
+			return 0;
+		/* a program preempted mid-flush (tracing programs run
+		 * preemptible) finishes only once this thread lets it run */
+		usleep(50);
 	}
-	return 0;
+	return -EAGAIN; /* still moving: the caller may take it as it is */
 }
 
 /* The slots' pending counters go to their tasks; charges made in other
@@ -229,7 +233,12 @@ static int snapshot(struct mp_attr *a, struct mp_attr_snap *s, bool stacks)
 		ret = -ENOMEM;
 		goto out;
 	}
-	if ((ret = read_tasks_and_slots(a, s, cap, tv, before, after)))
+	/* a full snapshot takes the last reading even if a flush was still
+	 * running; the overhead's cheap ones are taken again instead */
+	ret = read_tasks_and_slots(a, s, cap, tv, before, after);
+	if (ret == -EAGAIN && stacks)
+		ret = 0;
+	if (ret)
 		goto out;
 	sum_totals(after, ncpu, &s->totals);
 	add_slots(s, cap, after, ncpu);
@@ -305,13 +314,17 @@ static int64_t vector_sum(const struct mp_attr *a, const struct mp_attr_snap *s)
  */
 void mp_overhead_keep_peak(struct mp_overhead_snaps *o, struct mp_attr *a, uint64_t usage)
 {
+	/* the probe's sampler thread and its stop both call here */
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	struct mp_attr_snap s;
 	int64_t sum;
 
 	if (mp_attr_snapshot_tasks(a, &s))
 		return;
 	sum = vector_sum(a, &s);
+	pthread_mutex_lock(&lock);
 	if (o->have_peak && sum < o->peak_vector_sum) {
+		pthread_mutex_unlock(&lock);
 		mp_attr_snap_free(&s);
 		return;
 	}
@@ -320,6 +333,7 @@ void mp_overhead_keep_peak(struct mp_overhead_snaps *o, struct mp_attr *a, uint6
 	o->have_peak = true;
 	o->peak_vector_sum = sum;
 	o->peak_usage_bytes = usage;
+	pthread_mutex_unlock(&lock);
 }
 
 void mp_overhead_keep_left(struct mp_overhead_snaps *o, struct mp_attr *a, uint64_t usage)

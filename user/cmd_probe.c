@@ -149,8 +149,10 @@ static void take_snapshot(enum mp_probe_phase ph, void *arg)
 	 * (the stop is one more candidate), after the probe freed */
 	if (ph == MP_PROBE_BASELINE)
 		mp_overhead_keep_base(&s->ovh, s->attr, s->res->phase_usage_bytes);
-	else if (ph == MP_PROBE_PEAK || ph == MP_PROBE_STOP)
+	else if (ph == MP_PROBE_PEAK)
 		mp_overhead_keep_peak(&s->ovh, s->attr, s->res->phase_usage_bytes);
+	else if (ph == MP_PROBE_STOP)
+		mp_overhead_keep_peak(&s->ovh, s->attr, s->res->usage_at_stop_bytes);
 	else if (ph == MP_PROBE_FREED)
 		mp_overhead_keep_left(&s->ovh, s->attr, s->res->f.usage_after_bytes);
 	if (ph == MP_PROBE_BASELINE || ph == MP_PROBE_PEAK)

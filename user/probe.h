@@ -33,13 +33,15 @@ void mp_probe_defaults(uint64_t effective_limit, uint64_t *chunk, uint64_t *marg
 /*
  * The phases, for the caller's snapshots. BASELINE and PEAK may come many
  * times: each is a new lowest usage in the baseline window, or a new
- * highest usage while the probe fills; res->phase_usage_bytes holds that
- * usage, and the caller keeps the last one of each (a cheap snapshot).
+ * highest usage from the go until the probe has freed;
+ * res->phase_usage_bytes holds that usage (a cheap snapshot is all they
+ * are for). PEAK comes from a sampler thread of its own, possibly while
+ * the main thread is in STOP or FREED: the callback must allow that.
  */
 enum mp_probe_phase {
 	MP_PROBE_BASELINE, /* a new lowest usage before the fill (usage_before) */
 	MP_PROBE_START, /* the probe joined its cgroup; the fill starts (usage_at_go) */
-	MP_PROBE_PEAK,  /* a new highest usage while the probe fills */
+	MP_PROBE_PEAK,  /* a new highest usage while the probe runs (sampler thread) */
 	MP_PROBE_STOP,  /* the probe holds everything it allocated (the peak) */
 	MP_PROBE_FREED, /* the probe unmapped everything and exited */
 };

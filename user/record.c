@@ -217,8 +217,10 @@ static void probe_stop(enum mp_probe_phase ph, void *arg)
 	 * low to its peak), beside the recording's attribution */
 	if (r->attr && ph == MP_PROBE_BASELINE)
 		mp_overhead_keep_base(&r->probe_ovh, r->attr, r->probe_res.phase_usage_bytes);
-	else if (r->attr && (ph == MP_PROBE_PEAK || ph == MP_PROBE_STOP))
+	else if (r->attr && ph == MP_PROBE_PEAK)
 		mp_overhead_keep_peak(&r->probe_ovh, r->attr, r->probe_res.phase_usage_bytes);
+	else if (r->attr && ph == MP_PROBE_STOP)
+		mp_overhead_keep_peak(&r->probe_ovh, r->attr, r->probe_res.usage_at_stop_bytes);
 	else if (r->attr && ph == MP_PROBE_FREED)
 		mp_overhead_keep_left(&r->probe_ovh, r->attr, r->probe_res.f.usage_after_bytes);
 	if (ph != MP_PROBE_STOP)
