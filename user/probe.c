@@ -305,7 +305,7 @@ struct run_state {
 	uint64_t peak0;          /* the target's peak counter before the run */
 	uint64_t peak_sampled;   /* the highest usage read while it ran */
 	pthread_mutex_t peak_lock; /* peak_sampled: the sampler and the stop */
-	pthread_t sampler;       /* reads the usage every 2 ms, fill to free */
+	pthread_t sampler;       /* reads the usage every 0.5 ms, go to free */
 	bool sampling;
 	volatile bool sampler_done;
 	struct timespec t_go;
