@@ -269,16 +269,22 @@ int mp_attr_snapshot_tasks(struct mp_attr *a, struct mp_attr_snap *s)
 	return snapshot(a, s, false);
 }
 
-/* Replace *dst with a tasks snapshot taken now; false (dst kept) on a failure. */
+/* Replace *dst with a tasks snapshot taken now, tried a few times (a
+ * refused one, its slots still moving, is taken again): the baseline's and
+ * the left-after vector must be of this moment, not of an earlier one.
+ * False (dst kept) when none could be read. */
 static bool keep(struct mp_attr *a, struct mp_attr_snap *dst)
 {
 	struct mp_attr_snap s;
 
-	if (mp_attr_snapshot_tasks(a, &s))
-		return false;
-	mp_attr_snap_free(dst);
-	*dst = s;
-	return true;
+	for (int tries = 0; tries < 5; tries++) {
+		if (mp_attr_snapshot_tasks(a, &s))
+			continue;
+		mp_attr_snap_free(dst);
+		*dst = s;
+		return true;
+	}
+	return false;
 }
 
 void mp_overhead_keep_base(struct mp_overhead_snaps *o, struct mp_attr *a, uint64_t usage)
@@ -338,10 +344,9 @@ void mp_overhead_keep_peak(struct mp_overhead_snaps *o, struct mp_attr *a, uint6
 
 void mp_overhead_keep_left(struct mp_overhead_snaps *o, struct mp_attr *a, uint64_t usage)
 {
-	if (keep(a, &o->left)) {
-		o->have_left = true;
-		o->left_usage_bytes = usage;
-	}
+	/* none of this moment: none at all, rather than one of another */
+	o->have_left = keep(a, &o->left);
+	o->left_usage_bytes = usage;
 }
 
 void mp_overhead_snaps_free(struct mp_overhead_snaps *o)

@@ -153,9 +153,9 @@ static void take_snapshot(enum mp_probe_phase ph, void *arg)
 		mp_overhead_keep_peak(&s->ovh, s->attr, s->res->phase_usage_bytes);
 	else if (ph == MP_PROBE_STOP)
 		mp_overhead_keep_peak(&s->ovh, s->attr, s->res->usage_at_stop_bytes);
-	else if (ph == MP_PROBE_FREED)
-		mp_overhead_keep_left(&s->ovh, s->attr, s->res->f.usage_after_bytes);
-	if (ph == MP_PROBE_BASELINE || ph == MP_PROBE_PEAK)
+	else if (ph == MP_PROBE_LEFT)
+		mp_overhead_keep_left(&s->ovh, s->attr, s->res->phase_usage_bytes);
+	if (ph == MP_PROBE_BASELINE || ph == MP_PROBE_PEAK || ph == MP_PROBE_LEFT)
 		return;
 	mp_attr_snapshot(s->attr, ph == MP_PROBE_START ? &s->start :
 				  ph == MP_PROBE_STOP ? &s->stop : &s->freed);

@@ -753,6 +753,27 @@ static void fill_loop(struct run_state *r)
 	phase(r->cfg, MP_PROBE_STOP);
 }
 
+/*
+ * usage_after, with the caller's vector at the same moment (LEFT): read,
+ * snapshot, read again, and again (up to 10 times) while the two reads
+ * differ by more than 1 MiB: a workload's burst between them would leave
+ * the vector unlike the usage it is to explain.
+ */
+static void left_after(struct run_state *r)
+{
+	struct mp_probe_result *res = r->res;
+
+	for (int tries = 0; tries < 10; tries++) {
+		uint64_t u = usage_of(r->usage_fd), u2;
+
+		res->f.usage_after_bytes = res->phase_usage_bytes = u;
+		phase(r->cfg, MP_PROBE_LEFT);
+		u2 = usage_of(r->usage_fd);
+		if ((u2 > u ? u2 - u : u - u2) <= MP_MIB || stopped(r->cfg))
+			break;
+	}
+}
+
 /* Let the child free everything and exit (or kill it), and tell how it
  * ended: OOM-killed, and at whose limit, or killed by someone else. */
 static void stop_and_wait(struct run_state *r)
@@ -784,7 +805,7 @@ static void stop_and_wait(struct run_state *r)
 			res->killed_by_signal = WTERMSIG(status);
 		r->child = 0;
 	}
-	res->f.usage_after_bytes = usage_of(r->usage_fd);
+	left_after(r);
 	phase(r->cfg, MP_PROBE_FREED);
 }
 

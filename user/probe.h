@@ -43,6 +43,7 @@ enum mp_probe_phase {
 	MP_PROBE_START, /* the probe joined its cgroup; the fill starts (usage_at_go) */
 	MP_PROBE_PEAK,  /* a new highest usage while the probe runs (sampler thread) */
 	MP_PROBE_STOP,  /* the probe holds everything it allocated (the peak) */
+	MP_PROBE_LEFT,  /* the probe has exited; usage_after just read (may repeat) */
 	MP_PROBE_FREED, /* the probe unmapped everything and exited */
 };
 

@@ -221,8 +221,8 @@ static void probe_stop(enum mp_probe_phase ph, void *arg)
 		mp_overhead_keep_peak(&r->probe_ovh, r->attr, r->probe_res.phase_usage_bytes);
 	else if (r->attr && ph == MP_PROBE_STOP)
 		mp_overhead_keep_peak(&r->probe_ovh, r->attr, r->probe_res.usage_at_stop_bytes);
-	else if (r->attr && ph == MP_PROBE_FREED)
-		mp_overhead_keep_left(&r->probe_ovh, r->attr, r->probe_res.f.usage_after_bytes);
+	else if (r->attr && ph == MP_PROBE_LEFT)
+		mp_overhead_keep_left(&r->probe_ovh, r->attr, r->probe_res.phase_usage_bytes);
 	if (ph != MP_PROBE_STOP)
 		return;
 	pthread_mutex_lock(&r->sample_lock);
