@@ -153,6 +153,30 @@ const char *mp_attr_cat_polled_reason(const struct mp_attr *a, int cat);
  * Returns 0 or -errno. */
 int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *snap);
 
+/* The same without the per-stack map, memory.stat read once (no waiting for
+ * it to settle): cheap enough to take at every new peak of the usage. */
+int mp_attr_snapshot_tasks(struct mp_attr *a, struct mp_attr_snap *snap);
+
+/*
+ * The vectors the overhead is explained from (overhead.c), tasks-only
+ * snapshots: at the lowest usage of the probe's baseline window, at the
+ * highest usage while it filled, and after it freed.
+ */
+struct mp_overhead_snaps {
+	struct mp_attr_snap base, peak, left;
+	bool have_base, have_peak, have_left;
+	uint64_t base_usage_bytes, peak_usage_bytes, left_usage_bytes;
+	int64_t peak_vector_sum;  /* what the peak vector's charges add up to */
+};
+
+/* Keep a vector taken now, at this usage: as the base when it is the first
+ * or a lower one, as the peak when its charges add up to the most so far,
+ * as the left-after one always. */
+void mp_overhead_keep_base(struct mp_overhead_snaps *o, struct mp_attr *a, uint64_t usage);
+void mp_overhead_keep_peak(struct mp_overhead_snaps *o, struct mp_attr *a, uint64_t usage);
+void mp_overhead_keep_left(struct mp_overhead_snaps *o, struct mp_attr *a, uint64_t usage);
+void mp_overhead_snaps_free(struct mp_overhead_snaps *o);
+
 /* Read only the whole-target counters (cheap: one lookup). Returns 0 or -errno. */
 int mp_attr_totals(struct mp_attr *a, struct mp_totals *t);
 

@@ -7,6 +7,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +120,18 @@ static void snap_stat(struct mp_attr *a, struct mp_attr_snap *s)
 	}
 }
 
+/* The cgroup's files once, for a snapshot taken while the usage moves (the
+ * peak): no waiting for the kernel's lazy flush. */
+static void stat_once(struct mp_attr *a, struct mp_attr_snap *s)
+{
+	bool want = a->hooks[MP_CONCERN_FAULTS].polled;
+
+	for (int k = 0; k < MP_NR_CATS; k++)
+		want |= a->cat_polled[k];
+	if (a->have_cg && want)
+		s->have_stat = mp_cgroup_stat("", &a->cg, &s->stat) == 0;
+}
+
 /*
  * The slots and the map as of one moment: a flush moves counters from one
  * to the other. Read slots, map, slots again (into after), and retry while
@@ -142,9 +155,12 @@ static int read_tasks_and_slots(struct mp_attr *a, struct mp_attr_snap *s, size_
 		for (int c = 0; c < a->ncpus; c++)
 			same &= before[c].seq == after[c].seq && !(after[c].seq & 1);
 		if (same)
-			break;
+			return 0;
+		/* a program preempted mid-flush (tracing programs run
+		 * preemptible) finishes only once this thread lets it run */
+		usleep(50);
 	}
-	return 0;
+	return -EAGAIN; /* still moving: the caller may take it as it is */
 }
 
 /* The slots' pending counters go to their tasks; charges made in other
@@ -191,7 +207,9 @@ static int read_stacks(struct mp_attr *a, struct mp_attr_snap *s)
 	return 0;
 }
 
-int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *s)
+/* stacks: read the per-stack map too; else the tasks (and memory.stat read
+ * once, without waiting for it to settle) only */
+static int snapshot(struct mp_attr *a, struct mp_attr_snap *s, bool stacks)
 {
 	int ncpu = a->ncpus, ret = 0;
 	size_t cap;
@@ -200,7 +218,10 @@ int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *s)
 
 	memset(s, 0, sizeof(*s));
 	if (!a->skel) {
-		snap_stat(a, s);
+		if (stacks)
+			snap_stat(a, s);
+		else
+			stat_once(a, s);
 		return 0;
 	}
 	cap = bpf_map__max_entries(a->skel->maps.task_stats) + (size_t)ncpu + 1;
@@ -212,14 +233,23 @@ int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *s)
 		ret = -ENOMEM;
 		goto out;
 	}
-	if ((ret = read_tasks_and_slots(a, s, cap, tv, before, after)))
+	/* a full snapshot takes the last reading even if a flush was still
+	 * running; the overhead's cheap ones are taken again instead */
+	ret = read_tasks_and_slots(a, s, cap, tv, before, after);
+	if (ret == -EAGAIN && stacks)
+		ret = 0;
+	if (ret)
 		goto out;
 	sum_totals(after, ncpu, &s->totals);
 	add_slots(s, cap, after, ncpu);
 	for (size_t i = 0; i < s->ntasks; i++)
 		fill_comm(a, &s->tasks[i]);
-	snap_stat(a, s);
-	ret = read_stacks(a, s);
+	if (stacks) {
+		snap_stat(a, s);
+		ret = read_stacks(a, s);
+	} else {
+		stat_once(a, s);
+	}
 out:
 	free(tv);
 	free(before);
@@ -227,6 +257,104 @@ out:
 	if (ret)
 		mp_attr_snap_free(s);
 	return ret;
+}
+
+int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *s)
+{
+	return snapshot(a, s, true);
+}
+
+int mp_attr_snapshot_tasks(struct mp_attr *a, struct mp_attr_snap *s)
+{
+	return snapshot(a, s, false);
+}
+
+/* Replace *dst with a tasks snapshot taken now, tried a few times (a
+ * refused one, its slots still moving, is taken again): the baseline's and
+ * the left-after vector must be of this moment, not of an earlier one.
+ * False (dst kept) when none could be read. */
+static bool keep(struct mp_attr *a, struct mp_attr_snap *dst)
+{
+	struct mp_attr_snap s;
+
+	for (int tries = 0; tries < 5; tries++) {
+		if (mp_attr_snapshot_tasks(a, &s))
+			continue;
+		mp_attr_snap_free(dst);
+		*dst = s;
+		return true;
+	}
+	return false;
+}
+
+void mp_overhead_keep_base(struct mp_overhead_snaps *o, struct mp_attr *a, uint64_t usage)
+{
+	if ((!o->have_base || usage < o->base_usage_bytes) && keep(a, &o->base)) {
+		o->have_base = true;
+		o->base_usage_bytes = usage;
+	}
+}
+
+/* The vector's own measure of the usage: what its charges add up to (anon,
+ * file, sock, kernel; kernel's itemised parts where the kernel keeps no
+ * total), an offset apart from the usage counter. */
+static int64_t vector_sum(const struct mp_attr *a, const struct mp_attr_snap *s)
+{
+	int64_t sum = 0;
+
+	for (size_t i = 0; i < s->ntasks; i++)
+		for (int k = 0; k < MP_NR_CATS; k++)
+			if (mp_cats[k].part == MP_PART_USAGE ? a->cat_ok[MP_CAT_KERNEL] ||
+							       k != MP_CAT_KERNEL
+							     : !a->cat_ok[MP_CAT_KERNEL] &&
+							       mp_cats[k].part == MP_PART_KERNEL)
+				sum += s->tasks[i].charge_bytes[k];
+	return sum;
+}
+
+/*
+ * Called at each new highest usage read: the vector kept is the one whose
+ * own sum is the highest, not the one taken after the highest read. A
+ * burst freed between the read and the map's (a munmap takes milliseconds)
+ * would otherwise pair the peak's usage with a vector after the free.
+ */
+void mp_overhead_keep_peak(struct mp_overhead_snaps *o, struct mp_attr *a, uint64_t usage)
+{
+	/* the probe's sampler thread and its stop both call here */
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	struct mp_attr_snap s;
+	int64_t sum;
+
+	if (mp_attr_snapshot_tasks(a, &s))
+		return;
+	sum = vector_sum(a, &s);
+	pthread_mutex_lock(&lock);
+	if (o->have_peak && sum < o->peak_vector_sum) {
+		pthread_mutex_unlock(&lock);
+		mp_attr_snap_free(&s);
+		return;
+	}
+	mp_attr_snap_free(&o->peak);
+	o->peak = s;
+	o->have_peak = true;
+	o->peak_vector_sum = sum;
+	o->peak_usage_bytes = usage;
+	pthread_mutex_unlock(&lock);
+}
+
+void mp_overhead_keep_left(struct mp_overhead_snaps *o, struct mp_attr *a, uint64_t usage)
+{
+	/* none of this moment: none at all, rather than one of another */
+	o->have_left = keep(a, &o->left);
+	o->left_usage_bytes = usage;
+}
+
+void mp_overhead_snaps_free(struct mp_overhead_snaps *o)
+{
+	mp_attr_snap_free(&o->base);
+	mp_attr_snap_free(&o->peak);
+	mp_attr_snap_free(&o->left);
+	memset(o, 0, sizeof(*o));
 }
 
 void mp_attr_snap_sub(struct mp_attr_snap *after, const struct mp_attr_snap *before)

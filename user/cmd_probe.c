@@ -13,6 +13,7 @@
 #include "doc.h"
 #include "target.h"
 #include "lock.h"
+#include "overhead.h"
 #include "probe_doc.h"
 #include "render.h"
 #include "status.h"
@@ -137,6 +138,8 @@ static int parse_opts(int argc, char **argv, struct probe_opts *o)
 struct snaps {
 	struct mp_attr *attr;
 	struct mp_attr_snap start, stop, freed;
+	struct mp_overhead_snaps ovh;  /* the baseline's and the peak's vectors */
+	const struct mp_probe_result *res;
 };
 
 static void take_snapshot(enum mp_probe_phase ph, void *arg)
@@ -144,6 +147,18 @@ static void take_snapshot(enum mp_probe_phase ph, void *arg)
 	struct snaps *s = arg;
 
 	if (!s->attr)
+		return;
+	/* the overhead's vectors: at the baseline's low, at the usage's peak
+	 * (the stop is one more candidate), after the probe freed */
+	if (ph == MP_PROBE_BASELINE)
+		mp_overhead_keep_base(&s->ovh, s->attr, s->res->phase_usage_bytes);
+	else if (ph == MP_PROBE_PEAK)
+		mp_overhead_keep_peak(&s->ovh, s->attr, s->res->phase_usage_bytes);
+	else if (ph == MP_PROBE_STOP)
+		mp_overhead_keep_peak(&s->ovh, s->attr, s->res->usage_at_stop_bytes);
+	else if (ph == MP_PROBE_LEFT)
+		mp_overhead_keep_left(&s->ovh, s->attr, s->res->phase_usage_bytes);
+	if (ph == MP_PROBE_BASELINE || ph == MP_PROBE_PEAK || ph == MP_PROBE_LEFT)
 		return;
 	mp_attr_snapshot(s->attr, ph == MP_PROBE_START ? &s->start :
 				  ph == MP_PROBE_STOP ? &s->stop : &s->freed);
@@ -335,6 +350,7 @@ static int fill(const struct probe_opts *o, const struct mp_host *host,
 	};
 	int ret;
 
+	sn->res = res;
 	mp_status_begin(&fs.st, o->status_mode, STDERR_FILENO);
 	ret = mp_probe_run(host, target, &cfg, res);
 	mp_status_clear(&fs.st); /* before anything else is printed: the report */
@@ -387,7 +403,7 @@ int mp_cmd_probe(int argc, char **argv)
 		.chunk = o.chunk, .margin = o.margin, .thp = o.thp, .threads = o.threads,
 		.populate = o.populate, .stack_sample_period = o.stack_sample_period, .top = o.top,
 		.attr = sn.attr, .attr_err = errbuf, .start = &sn.start, .stop = &sn.stop,
-		.freed = &sn.freed, .target_oom0 = target_oom0,
+		.freed = &sn.freed, .ovh = &sn.ovh, .target_oom0 = target_oom0,
 	});
 	ret = mp_emit("probe", doc, o.format, out.f);
 	if (!ret && (ret = mp_out_commit(&out))) {
@@ -402,6 +418,7 @@ out:
 	mp_attr_snap_free(&sn.start);
 	mp_attr_snap_free(&sn.stop);
 	mp_attr_snap_free(&sn.freed);
+	mp_overhead_snaps_free(&sn.ovh);
 	mp_attr_stop(sn.attr);
 	if (target_created && (err = mp_cgroup_remove(&target)))
 		fprintf(stderr, "memprobe probe: could not remove %s: %s\n", target.dir,

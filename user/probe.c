@@ -21,6 +21,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -304,6 +305,10 @@ struct run_state {
 	uint64_t oom0, hits0;    /* the probe cgroup's counters before the run */
 	uint64_t peak0;          /* the target's peak counter before the run */
 	uint64_t peak_sampled;   /* the highest usage read while it ran */
+	pthread_mutex_t peak_lock; /* peak_sampled: the sampler and the stop */
+	pthread_t sampler;       /* reads the usage every 0.5 ms, go to free */
+	bool sampling;
+	volatile bool sampler_done;
 	struct timespec t_go;
 };
 
@@ -587,20 +592,123 @@ static int fork_child(struct run_state *r)
 	return 0;
 }
 
+static uint64_t ns_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)(t.tv_sec - t0->tv_sec) * 1000000000ULL + (uint64_t)t.tv_nsec -
+	       (uint64_t)t0->tv_nsec;
+}
+
+/*
+ * usage_before: the lowest usage over MP_PROBE_BASELINE_MS, read every 5 ms,
+ * with the caller's snapshot at each new low (BASELINE). One read would take
+ * a workload's burst held at that moment as its base, and the overhead
+ * would come out short by the burst, or negative.
+ */
+static void baseline(struct run_state *r)
+{
+	struct mp_probe_result *res = r->res;
+	struct timespec t0;
+	uint64_t low = UINT64_MAX;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		uint64_t u = usage_of(r->usage_fd);
+
+		res->baseline_samples++;
+		if (u < low) {
+			low = u;
+			res->phase_usage_bytes = u;
+			phase(r->cfg, MP_PROBE_BASELINE);
+		}
+		if (stopped(r->cfg))
+			break;
+		usleep(5000);
+	} while (ns_since(&t0) < MP_PROBE_BASELINE_MS * 1000000ULL);
+	res->baseline_ns = ns_since(&t0);
+	res->f.usage_before_bytes = low;
+}
+
+/*
+ * The peak's sampler, a thread from the go until the probe has freed: the
+ * target's usage every 0.5 ms, and at each new highest the caller's snapshot
+ * (PEAK), the vector at the peak, which a workload's burst can put anywhere
+ * in the fill or in the moments after the stop (while the stop's full
+ * snapshot is read, before the probe's free shows). A thread, so that no
+ * snapshot of the main thread leaves the usage unwatched.
+ */
+static void sample_peak(struct run_state *r)
+{
+	uint64_t u = usage_of(r->usage_fd);
+
+	pthread_mutex_lock(&r->peak_lock);
+	if (u > r->peak_sampled) {
+		r->peak_sampled = u;
+		r->res->phase_usage_bytes = u;
+		phase(r->cfg, MP_PROBE_PEAK);
+	}
+	pthread_mutex_unlock(&r->peak_lock);
+}
+
+static void *sampler_main(void *arg)
+{
+	struct run_state *r = arg;
+
+	while (!r->sampler_done) {
+		sample_peak(r);
+		usleep(500);
+	}
+	return NULL;
+}
+
+/*
+ * The sampler runs SCHED_FIFO where it may (root): it sleeps 0.5 ms between
+ * reads and a read is a few microseconds, but on a loaded host a normal
+ * thread waits its turn for 10 ms and more while a burst touches 30 MiB,
+ * and the peak's vector is missed. Without the right, a normal thread;
+ * without a thread, the stop's reading is the peak, as it is anyway.
+ */
+static void start_sampler(struct run_state *r)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+	pthread_attr_t at;
+
+	pthread_attr_init(&at);
+	pthread_attr_setinheritsched(&at, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&at, SCHED_FIFO);
+	pthread_attr_setschedparam(&at, &sp);
+	r->sampling = pthread_create(&r->sampler, &at, sampler_main, r) == 0 ||
+		      pthread_create(&r->sampler, NULL, sampler_main, r) == 0;
+	pthread_attr_destroy(&at);
+}
+
+static void stop_sampler(struct run_state *r)
+{
+	if (!r->sampling)
+		return;
+	r->sampler_done = true;
+	pthread_join(r->sampler, NULL);
+	r->sampling = false;
+}
+
 /* Baselines, taken as late as possible before the first chunk; then go. */
 static int start_fill(struct run_state *r)
 {
 	struct mp_probe_result *res = r->res;
 
 	r->peak0 = peak_counter(r->target);
-	res->f.usage_before_bytes = usage_of(r->usage_fd);
+	baseline(r);
+	res->usage_at_go_bytes = usage_of(r->usage_fd);
 	phase(r->cfg, MP_PROBE_START);
-	r->peak_sampled = res->f.usage_before_bytes;
+	r->peak_sampled = res->usage_at_go_bytes;
 	clock_gettime(CLOCK_MONOTONIC, &r->t_go);
 	if (write(r->to_child, "g", 1) != 1) {
 		fprintf(stderr, "memprobe: the probe process died before starting\n");
 		return -ECHILD;
 	}
+	start_sampler(r);
 	return 0;
 }
 
@@ -624,8 +732,8 @@ static void progress(const struct run_state *r, uint64_t usage, bool last)
 	r->cfg->on_progress(&p, r->cfg->progress_arg);
 }
 
-/* Count the chunks the child reports, sampling the target's usage for the
- * peak every 2 ms, until it is done, dies or a stop comes. */
+/* Count the chunks the child reports until it is done, dies or a stop
+ * comes (the sampler thread watches the usage meanwhile). */
 static void fill_loop(struct run_state *r)
 {
 	struct mp_probe_result *res = r->res;
@@ -634,11 +742,9 @@ static void fill_loop(struct run_state *r)
 	while (!stopped(r->cfg)) {
 		struct pollfd pfd = { .fd = r->from_child, .events = POLLIN };
 		int n = poll(&pfd, 1, 2);
-		uint64_t u = usage_of(r->usage_fd);
 
-		if (u > r->peak_sampled)
-			r->peak_sampled = u;
-		progress(r, u, false);
+		if (r->cfg->on_progress) /* the status line: it keeps its own pace */
+			progress(r, usage_of(r->usage_fd), false);
 		if (n <= 0)
 			continue;
 		if (!read_msg(r->from_child, &m, r->cfg))
@@ -664,10 +770,33 @@ static void fill_loop(struct run_state *r)
 		drain_stopped_child(r, res);
 	/* the peak: everything the probe allocated is still held here */
 	res->usage_at_stop_bytes = usage_of(r->usage_fd);
+	pthread_mutex_lock(&r->peak_lock);
 	if (res->usage_at_stop_bytes > r->peak_sampled)
 		r->peak_sampled = res->usage_at_stop_bytes;
+	pthread_mutex_unlock(&r->peak_lock);
 	progress(r, res->usage_at_stop_bytes, true);
 	phase(r->cfg, MP_PROBE_STOP);
+}
+
+/*
+ * usage_after, with the caller's vector at the same moment (LEFT): read,
+ * snapshot, read again, and again (up to 10 times) while the two reads
+ * differ by more than 1 MiB: a workload's burst between them would leave
+ * the vector unlike the usage it is to explain.
+ */
+static void left_after(struct run_state *r)
+{
+	struct mp_probe_result *res = r->res;
+
+	for (int tries = 0; tries < 10; tries++) {
+		uint64_t u = usage_of(r->usage_fd), u2;
+
+		res->f.usage_after_bytes = res->phase_usage_bytes = u;
+		phase(r->cfg, MP_PROBE_LEFT);
+		u2 = usage_of(r->usage_fd);
+		if ((u2 > u ? u2 - u : u - u2) <= MP_MIB || stopped(r->cfg))
+			break;
+	}
 }
 
 /* Let the child free everything and exit (or kill it), and tell how it
@@ -678,6 +807,10 @@ static void stop_and_wait(struct run_state *r)
 	int status = 0;
 	struct msg m;
 
+	/* the last moment the probe holds everything: a workload's burst
+	 * rising then makes the peak right here */
+	if (res->completed && !stopped(r->cfg))
+		sample_peak(r);
 	if (res->completed && !stopped(r->cfg) && write(r->to_child, "f", 1) == 1)
 		read_msg(r->from_child, &m, r->cfg); /* MSG_FREED */
 	else
@@ -697,7 +830,7 @@ static void stop_and_wait(struct run_state *r)
 			res->killed_by_signal = WTERMSIG(status);
 		r->child = 0;
 	}
-	res->f.usage_after_bytes = usage_of(r->usage_fd);
+	left_after(r);
 	phase(r->cfg, MP_PROBE_FREED);
 }
 
@@ -720,6 +853,7 @@ int mp_probe_run(const struct mp_host *h, const struct mp_cgroup *target,
 			.threads = cfg->threads > 0 ? cfg->threads : 1,
 			.populate = cfg->populate },
 		.to_child = -1, .from_child = -1, .usage_fd = -1,
+		.peak_lock = PTHREAD_MUTEX_INITIALIZER,
 	};
 	int ret;
 
@@ -731,8 +865,11 @@ int mp_probe_run(const struct mp_host *h, const struct mp_cgroup *target,
 	    !(ret = fork_child(&r)) && !(ret = start_fill(&r))) {
 		fill_loop(&r);
 		stop_and_wait(&r);
+		stop_sampler(&r);
 		read_peak(&r);
 	}
+	stop_sampler(&r);
 	run_cleanup(&r);
+	pthread_mutex_destroy(&r.peak_lock);
 	return ret > 0 ? 0 : ret; /* > 0: stopped before the fill began */
 }

@@ -30,11 +30,26 @@ int64_t mp_probe_overhead_bytes(const struct mp_probe_fields *f);
  */
 void mp_probe_defaults(uint64_t effective_limit, uint64_t *chunk, uint64_t *margin);
 
+/*
+ * The phases, for the caller's snapshots. BASELINE and PEAK may come many
+ * times: each is a new lowest usage in the baseline window, or a new
+ * highest usage from the go until the probe has freed;
+ * res->phase_usage_bytes holds that usage (a cheap snapshot is all they
+ * are for). PEAK comes from a sampler thread of its own, possibly while
+ * the main thread is in STOP or FREED: the callback must allow that.
+ */
 enum mp_probe_phase {
-	MP_PROBE_START, /* the probe joined its cgroup; usage_before just read */
+	MP_PROBE_BASELINE, /* a new lowest usage before the fill (usage_before) */
+	MP_PROBE_START, /* the probe joined its cgroup; the fill starts (usage_at_go) */
+	MP_PROBE_PEAK,  /* a new highest usage while the probe runs (sampler thread) */
 	MP_PROBE_STOP,  /* the probe holds everything it allocated (the peak) */
+	MP_PROBE_LEFT,  /* the probe has exited; usage_after just read (may repeat) */
 	MP_PROBE_FREED, /* the probe unmapped everything and exited */
 };
+
+/* The baseline window: usage_before is the lowest usage sampled over it,
+ * so a workload's burst held at one moment cannot be taken as its base. */
+#define MP_PROBE_BASELINE_MS 500
 
 #define MP_PROBE_MAX_THREADS 64
 
@@ -67,6 +82,10 @@ struct mp_probe_cfg {
 struct mp_probe_result {
 	struct mp_probe_fields f;
 	uint64_t usage_at_stop_bytes;  /* the target's usage when the probe stopped */
+	uint64_t usage_at_go_bytes;    /* ... when the fill started (START) */
+	uint64_t phase_usage_bytes;    /* the usage that made this BASELINE or PEAK */
+	uint64_t baseline_ns;          /* the baseline window, as sampled */
+	uint32_t baseline_samples;     /* usage reads in it */
 	uint64_t probe_limit_bytes;    /* the limit of the probe's own cgroup */
 	uint64_t fill_ns;              /* from the go to the last chunk, wall clock */
 	bool completed;                /* stopped at the margin */

@@ -4,6 +4,7 @@
 #include "doc.h"
 #include "json.h"
 #include "ksyms.h"
+#include "overhead.h"
 #include "attribution.h"
 #include "render.h"
 #include "util.h"
@@ -77,6 +78,27 @@ static void workload_ooms(cJSON *doc, const struct mp_probe_doc_in *in)
 	}
 }
 
+void mp_probe_overhead_json(cJSON *obj, struct mp_attr *attr, const struct mp_probe_result *res,
+			    const struct mp_overhead_snaps *ovh)
+{
+	struct mp_overhead_doc_in d = {
+		.overhead_bytes = mp_probe_overhead_bytes(&res->f),
+		.left_bytes = (int64_t)res->f.usage_after_bytes - (int64_t)res->f.usage_before_bytes,
+		.allocated_bytes = res->f.allocated_bytes, .probe_pid = (uint32_t)res->child_pid,
+		.snaps = ovh, .baseline_ns = res->baseline_ns,
+		.baseline_samples = res->baseline_samples,
+	};
+	cJSON *o;
+
+	if (!attr || !ovh)
+		return;
+	for (int k = 0; k < MP_NR_CATS; k++)
+		d.polled[k] = mp_attr_cat_polled(attr, k);
+	d.have_kernel_total = mp_attr_cat_available(attr, MP_CAT_KERNEL, NULL);
+	if ((o = mp_overhead_doc(&d)))
+		cJSON_AddItemToObject(obj, "overhead", o);
+}
+
 cJSON *mp_probe_doc(const struct mp_probe_doc_in *in)
 {
 	const struct mp_probe_result *res = in->res;
@@ -85,6 +107,8 @@ cJSON *mp_probe_doc(const struct mp_probe_doc_in *in)
 	/* the header, then the brief's nine fields, then the rest */
 	cJSON *doc = mp_doc_new("probe", in->host);
 	mp_probe_fields_json(doc, &res->f);
+	/* the overhead explained, before the snapshots become differences */
+	mp_probe_overhead_json(doc, in->attr, res, in->ovh);
 	cJSON_AddBoolToObject(doc, "interrupted", res->interrupted);
 	cJSON_AddBoolToObject(doc, "probe_oom_killed", res->oom_killed);
 	if (res->killed_by_signal)
@@ -111,6 +135,7 @@ cJSON *mp_probe_doc(const struct mp_probe_doc_in *in)
 		mp_json_add_fixed(p, "fill_gib_per_sec",
 				  res->fill_ns ? (double)res->f.allocated_bytes / MP_GIB / (res->fill_ns / 1e9) : 0, 3);
 		mp_json_add_u64(p, "usage_at_stop_bytes", res->usage_at_stop_bytes);
+		mp_json_add_u64(p, "usage_at_go_bytes", res->usage_at_go_bytes);
 		cJSON_AddNumberToObject(p, "stack_sample_period", in->stack_sample_period);
 		cJSON_AddItemToObject(doc, "probe", p);
 	}
@@ -118,8 +143,9 @@ cJSON *mp_probe_doc(const struct mp_probe_doc_in *in)
 		struct mp_ksyms *ks = mp_ksyms_load("/proc/kallsyms");
 		struct mp_attr_input ai = {
 			.ksyms = ks, .growth = in->stop, .retained = in->freed,
+			/* from the start snapshot's moment, not the baseline's low */
 			.measured_growth_bytes = (int64_t)res->usage_at_stop_bytes -
-						 (int64_t)res->f.usage_before_bytes,
+						 (int64_t)res->usage_at_go_bytes,
 			.allocated_bytes = res->f.allocated_bytes, .top = in->top,
 			.probe_pid = res->child_pid,
 			.span = "from the first chunk to the probe's stop",

@@ -15,6 +15,11 @@
  */
 void mp_probe_fields_json(cJSON *obj, const struct mp_probe_fields *f);
 
+/* The "overhead" object (overhead.c) of a probe run into obj, from the
+ * session's plan and the vectors kept while it ran; nothing without them. */
+void mp_probe_overhead_json(cJSON *obj, struct mp_attr *attr, const struct mp_probe_result *res,
+			    const struct mp_overhead_snaps *ovh);
+
 /* What the probe document is built from. */
 struct mp_probe_doc_in {
 	const struct mp_host *host;
@@ -30,6 +35,7 @@ struct mp_probe_doc_in {
 	struct mp_attr *attr;          /* NULL: no session */
 	const char *attr_err;          /* why there is none, or why BPF is off */
 	struct mp_attr_snap *start, *stop, *freed; /* made differences here */
+	const struct mp_overhead_snaps *ovh; /* the overhead's vectors; NULL: none */
 	uint64_t target_oom0;          /* the target's OOM-kill counter before */
 };
 

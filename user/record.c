@@ -217,6 +217,16 @@ static void probe_stop(enum mp_probe_phase ph, void *arg)
 	struct rec *r = arg;
 	struct sample s = { 0 };
 
+	/* the probe's overhead explained over its own window (its baseline's
+	 * low to its peak), beside the recording's attribution */
+	if (r->attr && ph == MP_PROBE_BASELINE)
+		mp_overhead_keep_base(&r->probe_ovh, r->attr, r->probe_res.phase_usage_bytes);
+	else if (r->attr && ph == MP_PROBE_PEAK)
+		mp_overhead_keep_peak(&r->probe_ovh, r->attr, r->probe_res.phase_usage_bytes);
+	else if (r->attr && ph == MP_PROBE_STOP)
+		mp_overhead_keep_peak(&r->probe_ovh, r->attr, r->probe_res.usage_at_stop_bytes);
+	else if (r->attr && ph == MP_PROBE_LEFT)
+		mp_overhead_keep_left(&r->probe_ovh, r->attr, r->probe_res.phase_usage_bytes);
 	if (ph != MP_PROBE_STOP)
 		return;
 	pthread_mutex_lock(&r->sample_lock);
@@ -467,6 +477,7 @@ void mp_rec_cleanup(struct rec *r)
 	mp_attr_snap_free(&r->start);
 	mp_attr_snap_free(&r->at_peak);
 	mp_attr_snap_free(&r->end);
+	mp_overhead_snaps_free(&r->probe_ovh);
 	mp_attr_stop(r->attr);
 	if (r->usage_fd >= 0)
 		close(r->usage_fd);

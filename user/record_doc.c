@@ -130,6 +130,8 @@ cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks)
 		cJSON_AddBoolToObject(o, "probe_oom_killed", r->probe_res.oom_killed);
 		mp_json_add_u64(o, "chunk_bytes", r->probe_chunk);
 		mp_json_add_u64(o, "margin_bytes", r->probe_margin);
+		/* over the probe's window, where .attribution spans the recording */
+		mp_probe_overhead_json(o, r->attr, &r->probe_res, &r->probe_ovh);
 	}
 
 	if (r->attr && r->have_peak_snap && peak && first) {

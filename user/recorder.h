@@ -93,6 +93,7 @@ struct rec {
 	/* called after each timeline sample (record --openmetrics), or NULL */
 	void (*on_sample)(struct rec *r);
 	bool on_sample_failed;  /* said once */
+	struct mp_overhead_snaps probe_ovh; /* its overhead's vectors (its thread's) */
 };
 
 /* The last stop signal, and how many came (a second one kills a command). */

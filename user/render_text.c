@@ -150,6 +150,121 @@ static void probe_verdicts(const cJSON *r, FILE *f, struct mp_rd *rd)
 				"while it ran (the probe, at oom_score_adj 1000, was the victim)\n", f);
 }
 
+/* ---- the overhead, explained (overhead.c's object) ------------------------------ */
+
+#define OVH_GROUPS 4   /* processes named; the rest are summed */
+#define OVH_CATS 4     /* categories named per process */
+
+static double mib(int64_t b)
+{
+	return (double)b / MP_MIB;
+}
+
+/* too small to show as "0.1 MiB": left out of the words (never the sums) */
+static bool tiny(int64_t b)
+{
+	return b < (int64_t)MP_MIB / 20 && b > -(int64_t)MP_MIB / 20;
+}
+
+/* One process's parts: "comm[pid] anon 98.0 MiB, pagetables 0.2 MiB";
+ * marks them used. Parts of one process are adjacent or not, in any order. */
+static void ovh_group(const cJSON *parts, int i0, bool *used, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *p0 = cJSON_GetArrayItem(parts, i0);
+	uint64_t pid = mp_rd_u64v(rd, p0, "pid");
+	const char *comm = mp_rd_str(rd, p0, "comm", 0);
+	int64_t rest = 0;
+	int shown = 0, n = cJSON_GetArraySize(parts);
+
+	fprintf(f, pid ? "%s[%" PRIu64 "]" : "%s", comm, pid);
+	for (int i = i0; i < n; i++) {
+		const cJSON *p = cJSON_GetArrayItem(parts, i);
+		int64_t b;
+
+		if (used[i] || mp_rd_u64v(rd, p, "pid") != pid ||
+		    strcmp(mp_rd_str(rd, p, "comm", 0), comm))
+			continue;
+		used[i] = true;
+		b = mp_rd_s64v(rd, p, "bytes");
+		if (shown < OVH_CATS && !tiny(b))
+			fprintf(f, "%s %s %.1f MiB", shown++ ? "," : "",
+				mp_rd_str(rd, p, "category", 0), mib(b));
+		else
+			rest += b;
+	}
+	if (!shown || !tiny(rest))
+		fprintf(f, "%s %s %.1f MiB", shown ? "," : "", shown ? "the rest" : "in all",
+			mib(rest));
+}
+
+/* Has the process of parts[i0] a part big enough for words? */
+static bool ovh_worth(const cJSON *parts, int i0, struct mp_rd *rd)
+{
+	const cJSON *p0 = cJSON_GetArrayItem(parts, i0), *p;
+	uint64_t pid = mp_rd_u64v(rd, p0, "pid");
+	const char *comm = mp_rd_str(rd, p0, "comm", 0);
+
+	cJSON_ArrayForEach(p, parts)
+		if (mp_rd_u64v(rd, p, "pid") == pid && !strcmp(mp_rd_str(rd, p, "comm", 0), comm) &&
+		    !tiny(mp_rd_s64v(rd, p, "bytes")))
+			return true;
+	return false;
+}
+
+/* "WHAT 100.0 MiB AT: benchmark[9927] anon 98.0 MiB, pagetables 0.2 MiB;
+ * the probe's pagetables 1.8 MiB; unexplained 0.1 MiB" */
+static void ovh_line(const cJSON *o, const char *what, const char *at, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *parts = mp_rd_arr(rd, o, "parts", 0);
+	const cJSON *kp = mp_rd_arr(rd, o, "probe_kernel_parts", 0), *p;
+	int n = cJSON_GetArraySize(parts), groups = 0;
+	bool used[n + 1];
+	int64_t rest = 0, others = 0;
+	const char *sep = ":";
+
+	memset(used, 0, sizeof(used));
+	fprintf(f, "%s %.1f MiB%s", what, mib(mp_rd_s64v(rd, o, "bytes")), at);
+	for (int i = 0; i < n && mp_rd_ok(rd); i++) {
+		if (used[i])
+			continue;
+		if (groups == OVH_GROUPS || !ovh_worth(parts, i, rd)) {
+			rest += mp_rd_s64v(rd, cJSON_GetArrayItem(parts, i), "bytes");
+			others++;
+			continue;
+		}
+		fprintf(f, "%s ", groups++ ? ";" : sep);
+		ovh_group(parts, i, used, f, rd);
+	}
+	if (others && !tiny(rest))
+		fprintf(f, "%s %" PRId64 " more parts %.1f MiB", groups++ ? ";" : sep, others,
+			mib(rest));
+	fprintf(f, "%s the probe's", groups ? ";" : sep);
+	groups = 0;
+	cJSON_ArrayForEach(p, kp)
+		if (!tiny(mp_rd_s64v(rd, p, "bytes")))
+			fprintf(f, "%s %s %.1f MiB", groups++ ? "," : "",
+				mp_rd_str(rd, p, "category", 0), mib(mp_rd_s64v(rd, p, "bytes")));
+	if (!groups)
+		fprintf(f, " kernel cost %.1f MiB", mib(mp_rd_s64v(rd, o, "probe_kernel_bytes")));
+	fprintf(f, "; unexplained %.1f MiB\n", mib(mp_rd_s64v(rd, o, "unexplained_bytes")));
+}
+
+/* The overhead in words, when the document explains it (older ones do not). */
+static void probe_overhead(const cJSON *r, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *o = mp_rd_item(rd, r, "overhead", MP_RD_ABSENT), *l;
+
+	if (!o)
+		return;
+	if (!mp_rd_is_obj(rd, o))
+		return;
+	ovh_line(o, "overhead", " at the peak", f, rd);
+	l = mp_rd_item(rd, o, "left_after", MP_RD_NULL);
+	if (l && mp_rd_is_obj(rd, l))
+		ovh_line(l, "left after", "", f, rd);
+	fputc('\n', f);
+}
+
 void mp_text_probe(const cJSON *r, FILE *f, struct mp_rd *rd)
 {
 	static const char *const nine[] = {
@@ -166,6 +281,7 @@ void mp_text_probe(const cJSON *r, FILE *f, struct mp_rd *rd)
 		fprintf(f, "%s\"%s\": %s", i ? ", " : "", nine[i], mp_rd_num(rd, r, nine[i], 0));
 	fputs("}\n\n", f);
 
+	probe_overhead(r, f, rd);
 	probe_verdicts(r, f, rd);
 	fprintf(f, "target     %s (cgroup %s)%s\n", mp_rd_str(rd, t, "dir", 0),
 		mp_rd_str(rd, t, "version", 0),
@@ -227,10 +343,16 @@ static void record_events(const cJSON *doc, FILE *f, struct mp_rd *rd)
 				     b1, sizeof(b1)));
 	}
 	if (p) {
-		char *s = cJSON_PrintUnformatted(p);
+		/* the probe's fields on a line, its overhead in words below */
+		cJSON *q = cJSON_Duplicate(p, 1);
+		char *s;
 
+		cJSON_DeleteItemFromObjectCaseSensitive(q, "overhead");
+		s = cJSON_PrintUnformatted(q);
 		fprintf(f, "probe: %s\n", s ? s : "");
 		cJSON_free(s);
+		cJSON_Delete(q);
+		probe_overhead(p, f, rd);
 	}
 }
 

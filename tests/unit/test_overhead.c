@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The overhead builder (overhead.c) on hand-built vectors, no session: the
+ * sum identity, the probe's row apart (its anon beyond what it allocated),
+ * kernel_other, a process gone since the baseline, polled categories, the
+ * peak's burst, the document's object and left_after.
+ */
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+
+#include "overhead.h"
+#include "unit.h"
+
+#define MIB (1024 * 1024LL)
+
+#define CHECK_S64(got, want, what)                                         \
+	do {                                                               \
+		int64_t g_ = (got), w_ = (want);                           \
+		CHECK(g_ == w_, "%s: got %" PRId64 ", want %" PRId64, what, g_, w_); \
+	} while (0)
+
+static struct mp_task_row rows[3][8];
+
+/* A row of tgid with anon, file, pagetables and slab_unreclaimable bytes;
+ * kernel is their kernel parts plus extra_kernel. */
+static struct mp_task_row row(uint32_t tgid, const char *comm, int64_t anon, int64_t file,
+			      int64_t pt, int64_t slab, int64_t extra_kernel)
+{
+	struct mp_task_row r = { .tgid = tgid };
+
+	snprintf(r.comm, sizeof(r.comm), "%s", comm);
+	r.charge_bytes[MP_CAT_ANON] = anon;
+	r.charge_bytes[MP_CAT_FILE] = file;
+	r.charge_bytes[MP_CAT_SHMEM] = file / 2; /* inside file: never counted twice */
+	r.charge_bytes[MP_CAT_PAGETABLES] = pt;
+	r.charge_bytes[MP_CAT_SLAB_UNRECLAIMABLE] = slab;
+	r.charge_bytes[MP_CAT_KERNEL] = pt + slab + extra_kernel;
+	return r;
+}
+
+static struct mp_attr_snap snap(struct mp_task_row *r, size_t n)
+{
+	return (struct mp_attr_snap){ .tasks = r, .ntasks = n };
+}
+
+static int64_t part(const struct mp_overhead *o, uint32_t pid, int cat)
+{
+	for (size_t i = 0; i < o->nparts; i++)
+		if (o->parts[i].pid == pid && o->parts[i].cat == cat)
+			return o->parts[i].bytes;
+	return 0;
+}
+
+static int64_t sum_identity(const struct mp_overhead *o)
+{
+	int64_t s = o->probe_kernel_bytes + o->unexplained_bytes;
+
+	for (size_t i = 0; i < o->nparts; i++)
+		s += o->parts[i].bytes;
+	return s;
+}
+
+/* The issue's steady stand-in: the benchmark's anon and page tables, the
+ * probe's page tables and slab, a little unexplained. */
+static void test_steady(void)
+{
+	struct mp_attr_snap base, at;
+	struct mp_overhead o;
+	struct mp_overhead_in in = { .probe_pid = 200, .allocated_bytes = 1000 * MIB,
+				     .have_kernel_total = true };
+
+	rows[0][0] = row(100, "benchmark", 1500 * MIB, 300 * MIB, 3 * MIB, 1 * MIB, 4096);
+	rows[0][1] = row(200, "memprobe-probe", 1 * MIB, 0, 8192, 4096, 0);
+	rows[1][0] = row(100, "benchmark", 1598 * MIB, 300 * MIB, 3 * MIB + 200704, 1 * MIB, 4096);
+	rows[1][1] = row(200, "memprobe-probe", 1001 * MIB + 8192, 0, 1929216 + 8192, 4096, 0);
+	base = snap(rows[0], 2);
+	at = snap(rows[1], 2);
+	in.base = &base;
+	in.at = &at;
+	in.bytes = 98 * MIB + 200704 + 8192 + 1929216 + 53000;
+	CHECK(mp_overhead_build(&in, &o) == 0, "steady: builds");
+	CHECK_S64(sum_identity(&o), in.bytes, "steady: parts + probe + unexplained = bytes");
+	CHECK_S64(part(&o, 100, MP_CAT_ANON), 98 * MIB, "steady: the benchmark's anon");
+	CHECK_S64(part(&o, 100, MP_CAT_PAGETABLES), 200704, "steady: ... its page tables");
+	CHECK_S64(part(&o, 100, MP_CAT_FILE), 0, "steady: ... no file growth");
+	CHECK_S64(part(&o, 200, MP_CAT_ANON), 0, "steady: the probe is no part");
+	CHECK_S64(o.probe_cat_bytes[MP_CAT_ANON], 8192, "steady: the probe's anon beyond allocated");
+	CHECK_S64(o.probe_cat_bytes[MP_CAT_PAGETABLES], 1929216, "steady: the probe's page tables");
+	CHECK_S64(o.probe_kernel_bytes, 8192 + 1929216, "steady: the probe's cost");
+	CHECK_S64(o.unexplained_bytes, 53000, "steady: unexplained");
+	CHECK(o.nparts == 2 && o.parts[0].cat == MP_CAT_ANON, "steady: two parts, largest first");
+	mp_overhead_free(&o);
+}
+
+/* Kernel beyond its itemised parts is kernel_other; without a kernel total
+ * there is none. A process gone since the baseline counts minus what it
+ * held; one new since, all it holds. */
+static void test_kernel_other_and_gone(void)
+{
+	struct mp_attr_snap base, at;
+	struct mp_overhead o;
+	struct mp_overhead_in in = { .have_kernel_total = true, .bytes = 10 * MIB };
+
+	rows[0][0] = row(100, "a", 0, 0, 0, 0, 0);
+	rows[0][1] = row(101, "gone", 5 * MIB, 0, 0, 0, 0);
+	rows[1][0] = row(100, "a", 2 * MIB, 0, 4096, 0, 3 * 4096);
+	rows[1][1] = row(102, "new", 7 * MIB, 0, 0, 0, 0);
+	base = snap(rows[0], 2);
+	at = snap(rows[1], 2);
+	in.base = &base;
+	in.at = &at;
+	CHECK(mp_overhead_build(&in, &o) == 0, "kernel_other: builds");
+	CHECK_S64(part(&o, 100, MP_OVH_KERNEL_OTHER), 3 * 4096, "kernel_other: kernel - its parts");
+	CHECK_S64(part(&o, 101, MP_CAT_ANON), -5 * MIB, "gone: minus what it held");
+	CHECK_S64(part(&o, 102, MP_CAT_ANON), 7 * MIB, "new: all it holds");
+	CHECK_S64(sum_identity(&o), in.bytes, "kernel_other: the identity");
+	CHECK_S64(o.unexplained_bytes, 10 * MIB - 2 * MIB - 4 * 4096 + 5 * MIB - 7 * MIB,
+		  "kernel_other: unexplained");
+	mp_overhead_free(&o);
+	in.have_kernel_total = false;
+	CHECK(mp_overhead_build(&in, &o) == 0, "itemised: builds");
+	CHECK_S64(part(&o, 100, MP_OVH_KERNEL_OTHER), 0, "itemised: no kernel_other");
+	CHECK_S64(sum_identity(&o), in.bytes, "itemised: the identity");
+	mp_overhead_free(&o);
+}
+
+/* A polled category has no per-process split: one part of pid 0 from
+ * memory.stat's growth; a polled kernel part stays in kernel_other. */
+static void test_polled(void)
+{
+	struct mp_attr_snap base, at;
+	struct mp_overhead o;
+	struct mp_overhead_in in = { .have_kernel_total = true, .bytes = 5 * MIB };
+
+	rows[0][0] = row(100, "a", 0, 0, 0, 0, 0);
+	rows[1][0] = row(100, "a", 1 * MIB, 0, 0, 0, 8192);
+	rows[1][0].charge_bytes[MP_CAT_FILE] = 0;
+	base = snap(rows[0], 1);
+	at = snap(rows[1], 1);
+	base.have_stat = at.have_stat = true;
+	base.stat.have[MP_CAT_FILE] = at.stat.have[MP_CAT_FILE] = true;
+	base.stat.bytes[MP_CAT_FILE] = 10 * MIB;
+	at.stat.bytes[MP_CAT_FILE] = 12 * MIB;
+	base.stat.have[MP_CAT_PERCPU] = at.stat.have[MP_CAT_PERCPU] = true;
+	at.stat.bytes[MP_CAT_PERCPU] = 8192;
+	in.polled[MP_CAT_FILE] = in.polled[MP_CAT_PERCPU] = true;
+	in.base = &base;
+	in.at = &at;
+	CHECK(mp_overhead_build(&in, &o) == 0, "polled: builds");
+	CHECK_S64(part(&o, 0, MP_CAT_FILE), 2 * MIB, "polled: file from memory.stat, pid 0");
+	CHECK_STR(o.parts[0].comm, "(memory.stat)", "polled: named as such");
+	CHECK_S64(part(&o, 0, MP_CAT_PERCPU), 0, "polled: a kernel part stays in kernel_other");
+	CHECK_S64(part(&o, 100, MP_OVH_KERNEL_OTHER), 8192, "polled: ... there");
+	CHECK_S64(sum_identity(&o), in.bytes, "polled: the identity");
+	mp_overhead_free(&o);
+}
+
+/* The peak came in a burst before the probe's last chunk: the burst is the
+ * benchmark's part, the chunk not yet touched is the probe's anon below 0;
+ * nothing is unexplained. The document's object says the same, and
+ * left_after is null without a vector after the free. */
+static void test_peak_in_burst_and_doc(void)
+{
+	struct mp_overhead_snaps s = { .have_base = true, .have_peak = true };
+	struct mp_overhead_doc_in d = { .probe_pid = 200, .allocated_bytes = 600 * MIB,
+					.have_kernel_total = true, .snaps = &s,
+					.baseline_ns = 500000000, .baseline_samples = 90 };
+	const cJSON *parts, *it;
+	cJSON *j;
+	int64_t sum = 0;
+
+	rows[0][0] = row(100, "benchmark", 600 * MIB, 0, 0, 0, 0);
+	rows[2][0] = row(100, "benchmark", 760 * MIB, 0, 0, 0, 0);
+	rows[2][1] = row(200, "memprobe-probe", 552 * MIB, 0, 1 * MIB, 0, 0);
+	s.base = snap(rows[0], 1);
+	s.peak = snap(rows[2], 2);
+	s.base_usage_bytes = 600 * MIB;
+	s.peak_usage_bytes = 1313 * MIB;
+	d.overhead_bytes = 1313 * MIB - 600 * MIB - 600 * MIB;
+	j = mp_overhead_doc(&d);
+	CHECK(j != NULL, "doc: built");
+	CHECK_STR(cJSON_GetObjectItem(j, "at")->valuestring, "peak", "doc: at the peak");
+	CHECK(cJSON_IsNull(cJSON_GetObjectItem(j, "left_after")), "doc: no left_after vector: null");
+	parts = cJSON_GetObjectItem(j, "parts");
+	CHECK(cJSON_GetArraySize(parts) == 1, "doc: one part");
+	it = cJSON_GetArrayItem(parts, 0);
+	CHECK_STR(cJSON_GetObjectItem(it, "category")->valuestring, "anon", "doc: anon");
+	CHECK_STR(cJSON_GetObjectItem(it, "comm")->valuestring, "benchmark", "doc: benchmark's");
+	CHECK_S64(strtoll(cJSON_GetObjectItem(it, "bytes")->valuestring, NULL, 10), 160 * MIB,
+		  "doc: the burst held at the peak");
+	sum += strtoll(cJSON_GetObjectItem(it, "bytes")->valuestring, NULL, 10);
+	sum += strtoll(cJSON_GetObjectItem(j, "probe_kernel_bytes")->valuestring, NULL, 10);
+	CHECK_S64(strtoll(cJSON_GetObjectItem(j, "probe_kernel_bytes")->valuestring, NULL, 10),
+		  -48 * MIB + 1 * MIB, "doc: the probe's anon not yet touched, and its page tables");
+	CHECK_S64(strtoll(cJSON_GetObjectItem(j, "unexplained_bytes")->valuestring, NULL, 10), 0,
+		  "doc: nothing unexplained");
+	sum += strtoll(cJSON_GetObjectItem(j, "unexplained_bytes")->valuestring, NULL, 10);
+	CHECK_S64(sum, d.overhead_bytes, "doc: the identity");
+	cJSON_Delete(j);
+
+	/* left after: the probe freed; its row holds what it did not give back */
+	rows[1][0] = row(100, "benchmark", 610 * MIB, 0, 0, 0, 0);
+	rows[1][1] = row(200, "memprobe-probe", 0, 0, 4096, 0, 0);
+	s.left = snap(rows[1], 2);
+	s.have_left = true;
+	d.left_bytes = 10 * MIB + 4096;
+	j = mp_overhead_doc(&d);
+	it = cJSON_GetObjectItem(j, "left_after");
+	CHECK(cJSON_IsObject(it), "left_after: an object");
+	CHECK_S64(strtoll(cJSON_GetObjectItem(it, "probe_kernel_bytes")->valuestring, NULL, 10), 4096,
+		  "left_after: the probe's page tables left, no allocation taken out");
+	CHECK_S64(strtoll(cJSON_GetObjectItem(it, "unexplained_bytes")->valuestring, NULL, 10), 0,
+		  "left_after: nothing unexplained");
+	cJSON_Delete(j);
+	s.have_peak = false;
+	CHECK(mp_overhead_doc(&d) == NULL, "doc: no peak vector: not measured");
+}
+
+int main(void)
+{
+	test_steady();
+	test_kernel_other_and_gone();
+	test_polled();
+	test_peak_in_burst_and_doc();
+	return unit_done("overhead");
+}

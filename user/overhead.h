@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The overhead, explained: overhead_bytes (or usage_after - usage_before)
+ * split into the workload's growth by process and category, the probe's own
+ * cost beyond its allocation, and what is left unexplained, so that
+ *
+ *   sum(parts) + probe_kernel_bytes + unexplained_bytes == bytes
+ *
+ * exactly. Pure: built from two attribution vectors (snapshots of the BPF
+ * per-task map: at the baseline and at the moment explained) and the
+ * probe's figures; unit tests build it from hand-made snapshots.
+ */
+#ifndef MEMPROBE_OVERHEAD_H
+#define MEMPROBE_OVERHEAD_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "attr.h"
+
+/* The rest of kernel (MEMCG_KMEM) beyond its itemised parts: a category
+ * index of its own, after enum mp_cat's. */
+#define MP_OVH_KERNEL_OTHER MP_NR_CATS
+#define MP_OVH_NR_CATS (MP_NR_CATS + 1)
+
+struct mp_overhead_in {
+	int64_t bytes;                 /* what is explained */
+	uint64_t allocated_bytes;      /* the probe's allocation, taken out of its anon
+					* (0 for what is left after it freed) */
+	uint32_t probe_pid;            /* its process; 0: none */
+	const struct mp_attr_snap *base; /* the vector at the baseline */
+	const struct mp_attr_snap *at; /* ... at the moment explained */
+	bool polled[MP_NR_CATS];       /* taken from memory.stat: no per-process split */
+	bool have_kernel_total;        /* the kernel keeps kernel (MEMCG_KMEM) per memcg */
+};
+
+struct mp_overhead_part {
+	uint32_t pid;                  /* 0: other contexts, or memory.stat (polled) */
+	char comm[16];
+	int cat;                       /* enum mp_cat, or MP_OVH_KERNEL_OTHER */
+	int64_t bytes;
+};
+
+struct mp_overhead {
+	int64_t bytes;
+	struct mp_overhead_part *parts; /* the workload's, largest first, none zero */
+	size_t nparts;
+	int64_t probe_kernel_bytes;
+	int64_t probe_cat_bytes[MP_OVH_NR_CATS]; /* its parts; anon: beyond allocated */
+	int64_t unexplained_bytes;
+};
+
+/* Build *out from in. Returns 0 or -ENOMEM; release with mp_overhead_free. */
+int mp_overhead_build(const struct mp_overhead_in *in, struct mp_overhead *out);
+void mp_overhead_free(struct mp_overhead *o);
+
+/* The name of a category index of struct mp_overhead_part. */
+const char *mp_overhead_cat_name(int cat);
+
+/*
+ * The document's object: {bytes, at (when not NULL), parts,
+ * probe_kernel_bytes, probe_kernel_parts, unexplained_bytes}. Caller frees.
+ */
+cJSON *mp_overhead_json(const struct mp_overhead *o, const char *at);
+
+/* What the probe document's "overhead" object is built from. */
+struct mp_overhead_doc_in {
+	int64_t overhead_bytes;        /* usage_peak - usage_before - allocated */
+	int64_t left_bytes;            /* usage_after - usage_before */
+	uint64_t allocated_bytes;
+	uint32_t probe_pid;
+	const struct mp_overhead_snaps *snaps;
+	bool polled[MP_NR_CATS];
+	bool have_kernel_total;
+	uint64_t baseline_ns;          /* the baseline window, as sampled */
+	uint32_t baseline_samples;
+};
+
+/*
+ * The "overhead" object: {bytes, at: "peak", parts, probe_kernel_bytes,
+ * probe_kernel_parts, unexplained_bytes, left_after (the same for
+ * usage_after - usage_before, or null without a vector after the free),
+ * vector_usage_bytes, baseline_usage_bytes, baseline_window_ns,
+ * baseline_samples}. NULL when not measured (no baseline or peak vector)
+ * or out of memory.
+ */
+cJSON *mp_overhead_doc(const struct mp_overhead_doc_in *in);
+
+#endif
