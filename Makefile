@@ -32,8 +32,22 @@ MP_VERSION := $(shell [ -e "$(CURDIR)/.git" ] && git -C "$(CURDIR)" describe --a
 MP_CFLAGS += -DMP_VERSION='"$(MP_VERSION)"'
 VERSION_OBJS := $(patsubst user/%.c,$(BUILD)/%.o,$(shell grep -l MP_VERSION user/*.c))
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Ivmlinux -Ibpf
-# libbpf, libelf and zlib statically (Debian ships the .a files); cJSON has none.
-LDLIBS   := -Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic -lcjson
+# memprobe is one static executable (issue 13): copied to any Linux host or
+# container image it runs, whatever libraries and glibc that has. libbpf,
+# libelf and zlib are Debian's .a files; cJSON, which Debian ships only as a
+# shared library, is compiled here from Debian's cjson source package, which
+# scripts/cjson.sh fetches into build/cjson/ once (both builds share it).
+# The unit tests and test programs stay dynamic, linked with the same .a
+# files; under SANITIZE=1 memprobe is dynamic too (ASan cannot link static).
+CJSON_DIR := build/cjson
+CJSON_LIB := $(BUILD)/lib/libcjson.a
+MP_CFLAGS += -I$(CJSON_DIR)/include
+LDLIBS   := $(CJSON_LIB) -Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic -lm
+ifeq ($(SANITIZE),1)
+MEMPROBE_LDLIBS := $(LDLIBS)
+else
+MEMPROBE_LDLIBS := -static $(CJSON_LIB) -lbpf -lelf -lz -lm
+endif
 
 USER_SRCS := $(wildcard user/*.c)
 USER_OBJS := $(patsubst user/%.c,$(BUILD)/%.o,$(USER_SRCS))
@@ -60,8 +74,21 @@ $(BUILD)/memprobe.bpf.o: bpf/memprobe.bpf.c $(wildcard bpf/*.h) vmlinux/vmlinux.
 $(BUILD)/memprobe.skel.h: $(BUILD)/memprobe.bpf.o
 	$(BPFTOOL) gen skeleton $< name memprobe_bpf > $@
 
-$(BUILD)/%.o: user/%.c $(wildcard user/*.h) $(wildcard bpf/*.h) $(BUILD)/memprobe.skel.h
+$(BUILD)/%.o: user/%.c $(wildcard user/*.h) $(wildcard bpf/*.h) $(BUILD)/memprobe.skel.h \
+		$(CJSON_DIR)/.complete
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# Debian's cjson source, patched (scripts/cjson.sh: apt-get source through a
+# private apt state; the network once, then this cache until make clean).
+$(CJSON_DIR)/.complete: | $(BUILD)/.deps
+	@scripts/cjson.sh $(CJSON_DIR)
+
+# cJSON.c is not memprobe's code: compiled with the user's CFLAGS (and the
+# sanitizers, so that ASan sees its accesses too), not with -Werror.
+$(CJSON_LIB): $(CJSON_DIR)/.complete
+	@mkdir -p $(BUILD)/lib
+	$(CC) $(CFLAGS) $(SAN_FLAGS) -c $(CJSON_DIR)/src/cJSON.c -o $(BUILD)/lib/cJSON.o
+	$(AR) rcs $@ $(BUILD)/lib/cJSON.o
 
 $(BUILD)/version: FORCE
 	@mkdir -p $(BUILD)
@@ -69,10 +96,10 @@ $(BUILD)/version: FORCE
 $(VERSION_OBJS): $(BUILD)/version
 .PHONY: FORCE
 
-$(BUILD)/memprobe: $(USER_OBJS)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+$(BUILD)/memprobe: $(USER_OBJS) $(CJSON_LIB)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(USER_OBJS) -o $@ $(MEMPROBE_LDLIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(LIB_OBJS)
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(LIB_OBJS) $(CJSON_LIB)
 	@mkdir -p $(BUILD)/tests
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -DFIXTURES=\"$(CURDIR)/tests/fixtures\" -Itests/unit $< $(LIB_OBJS) -o $@ $(LDLIBS)
 

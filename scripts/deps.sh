@@ -5,8 +5,11 @@
 set -eu
 # python3-jsonschema: the tests check every document against
 # docs/report.schema.json (its jsonschema command, draft 2020-12)
-pkgs="make gcc clang llvm libbpf-dev bpftool libcjson-dev libelf-dev zlib1g-dev
-      stress-ng jq busybox-static qemu-system-x86 cpio xz-utils python3-jsonschema"
+# dpkg-dev: scripts/cjson.sh unpacks Debian's cjson source (dpkg-source) for
+# the static build, so libcjson-dev is not needed; mandoc: the man page's lint
+pkgs="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
+      stress-ng jq busybox-static qemu-system-x86 cpio xz-utils python3-jsonschema
+      dpkg-dev mandoc"
 [ $# -eq 0 ] || pkgs="$*"
 missing=""
 for p in $pkgs; do
