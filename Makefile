@@ -119,6 +119,7 @@ TEST_ENV := MEMPROBE=$(CURDIR)/$(BUILD)/memprobe MEMPROBE_TEST_BIN=$(CURDIR)/$(B
 # leaves memset, memcpy and memmove unchecked (loads, stores, the heap and
 # leaks still are).
 ifeq ($(SANITIZE),1)
+TEST_ENV += MEMPROBE_STATIC=0
 TEST_ENV += ASAN_OPTIONS=replace_intrin=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
 endif
 

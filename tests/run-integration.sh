@@ -1242,7 +1242,74 @@ test_text() {
 	check "text: nothing left behind" no_leftovers
 }
 
-tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_ends truth driver hooks targets record_opts bad_input cli output report text"}
+# ---------------------------------------------------------------------------
+# The static binary (issue 13): no shared library, no loader, and it runs in
+# an empty chroot that holds only the binary, with /proc and /sys (and so
+# /sys/fs/cgroup, /sys/kernel/btf) mounted, as in a bare container image.
+# The mounts live in a private mount namespace (unshare -m): they are
+# unmounted there, and gone with the namespace even if a step fails.
+test_static() {
+	local root cg rc lim
+	if [ "${MEMPROBE_STATIC:-1}" = 0 ]; then
+		skip "static: this build is dynamic by design (SANITIZE=1: ASan cannot link static)"
+		return
+	fi
+	if command -v ldd > /dev/null; then
+		check "static: ldd says not a dynamic executable" \
+			eval 'ldd "$MEMPROBE" 2>&1 | grep -q "not a dynamic executable"'
+	else
+		skip "static: ldd check: no ldd here"
+	fi
+	if command -v file > /dev/null; then
+		check "static: file says statically linked" \
+			eval 'file -L "$MEMPROBE" | grep -q "statically linked"'
+	else
+		skip "static: file check: no file command here"
+	fi
+	# no PT_INTERP, i.e. no .interp section: nothing for a loader to load
+	if command -v readelf > /dev/null; then
+		check "static: no program interpreter" eval '! readelf -l "$MEMPROBE" | grep -q INTERP'
+	fi
+	lim=$((256 * MIB))
+	cg=$(make_cgroup static $lim) || { fail "static: make cgroup"; return; }
+	root=$TMP/chroot
+	mkdir -p "$root/proc" "$root/sys"
+	cp "$MEMPROBE" "$root/memprobe"
+	# The documents are checked on the host side (the chroot has no $TMP):
+	# the outputs come back through stdout.
+	unshare -m --propagation private sh -c '
+		root=$1 cg=$2 out=$3 ch=$(command -v chroot)
+		mount -t proc proc "$root/proc" && mount -o rbind /sys "$root/sys" || exit 97
+		rc=0
+		env -i "$ch" "$root" /memprobe limits --cgroup "$cg" --format json > "$out/limits.json" 2> "$out/limits.err" || rc=1
+		env -i "$ch" "$root" /memprobe limits > "$out/limits.txt" 2>> "$out/limits.err" || rc=1
+		env -i "$ch" "$root" /memprobe probe --cgroup "$cg" --format json > "$out/probe.json" 2> "$out/probe.err" || rc=1
+		# -l detaches /sys with every mount below it (busybox has no -R)
+		umount -l "$root/sys"; umount "$root/proc"
+		exit $rc' sh "$root" "$cg" "$TMP" > "$TMP/static.log" 2>&1
+	rc=$?
+	check_eq "static: limits and probe in the empty chroot exit 0" "$rc" 0
+	[ "$rc" = 0 ] || cat "$TMP/static.log" "$TMP/limits.err" "$TMP/probe.err" 2>/dev/null | head -n 20 | sed 's/^/# /'
+	check "static: the chroot's mounts are gone" eval '! grep -qF " $root/" /proc/self/mountinfo'
+	# the schema check (check_docs) of what the chroot's memprobe wrote
+	[ ! -s "$TMP/limits.json" ] || cp "$TMP/limits.json" "$TMP/docs/static-limits.json"
+	[ ! -s "$TMP/probe.json" ] || cp "$TMP/probe.json" "$TMP/docs/static-probe.json"
+	echo "# chroot: $(jqv "$TMP/limits.json" '"limits: effective limit \(.cgroup.effective_limit_bytes), usage \(.cgroup.usage_bytes), headroom \(.cgroup.headroom_bytes), distribution \(.host.distribution)"')"
+	echo "# chroot: $(jq -c '{cgroup_limit_bytes, usage_before_bytes, allocated_bytes, usage_peak_bytes, overhead_bytes, probe_chunks}' "$TMP/probe.json")"
+	check_eq "static: limits in the chroot: the test cgroup's effective limit" \
+		"$(jqv "$TMP/limits.json" .cgroup.effective_limit_bytes)" "$lim"
+	check "static: limits in the chroot: the text names memprobe's own cgroup" grep -q '^  effective limit' "$TMP/limits.txt"
+	check_eq "static: probe in the chroot: the target's limit" "$(jqv "$TMP/probe.json" .cgroup_limit_bytes)" "$lim"
+	check_ge "static: probe in the chroot: allocated > 0" "$(jqv "$TMP/probe.json" .allocated_bytes)" 1
+	check_ge "static: probe in the chroot: chunks filled" "$(jqv "$TMP/probe.json" .probe_chunks)" 1
+	check_ge "static: probe in the chroot: the probe's own faults counted" \
+		"$(jqv "$TMP/probe.json" '[.attribution.page_faults.by_task[] | select(.comm == "memprobe-probe") | .faults] | add // 0')" 1
+	remove_cgroup "$cg"
+	rm -rf "$root"
+	check "static: nothing left behind" no_leftovers
+}
+
+tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_ends truth driver hooks targets record_opts bad_input cli output report text static"}
 for t in $tests; do
 	echo "# test_$t"
 	"test_$t"
