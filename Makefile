@@ -58,8 +58,8 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 PROG_SRCS := $(wildcard tests/programs/*.c)
 PROG_BINS := $(patsubst tests/programs/%.c,$(BUILD)/tests/bin/%,$(PROG_SRCS))
 
-.PHONY: all deps check unit integration clean
-all: $(BUILD)/memprobe
+.PHONY: all deps check unit integration clean install uninstall
+all: $(BUILD)/memprobe $(BUILD)/memprobe.bash
 
 # Install what is missing (the script is idempotent and quiet when all is there).
 $(BUILD)/.deps: scripts/deps.sh
@@ -132,6 +132,31 @@ check: $(BUILD)/memprobe $(UNIT_BINS) $(PROG_BINS)
 
 clean:
 	rm -rf build
+
+# The bash completion, generated from the binary's own --help and its
+# messages for a bad --format and --thp (scripts/completion.sh): it follows
+# the command and option tables with no list kept by hand.
+$(BUILD)/memprobe.bash: $(BUILD)/memprobe scripts/completion.sh
+	scripts/completion.sh $(BUILD)/memprobe > $@.tmp && mv $@.tmp $@
+
+# make install [PREFIX=/usr/local] [DESTDIR=]: the static binary into sbin
+# (it needs root), the man page, the bash completion; make uninstall removes
+# the three. The SANITIZE=1 build is for the tests, not for installing.
+PREFIX  ?= /usr/local
+INSTALL ?= install
+INSTALLED := $(DESTDIR)$(PREFIX)/sbin/memprobe $(DESTDIR)$(PREFIX)/share/man/man8/memprobe.8 \
+	     $(DESTDIR)$(PREFIX)/share/bash-completion/completions/memprobe
+install: $(BUILD)/memprobe $(BUILD)/memprobe.bash docs/memprobe.8
+ifeq ($(SANITIZE),1)
+	$(error make install installs the static memprobe: run it without SANITIZE=1)
+endif
+	$(INSTALL) -D -m 0755 $(BUILD)/memprobe $(DESTDIR)$(PREFIX)/sbin/memprobe
+	$(INSTALL) -D -m 0644 docs/memprobe.8 $(DESTDIR)$(PREFIX)/share/man/man8/memprobe.8
+	$(INSTALL) -D -m 0644 $(BUILD)/memprobe.bash \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/memprobe
+
+uninstall:
+	rm -f $(INSTALLED)
 
 # The README's first command: the probe on its built-in default, a 1 GiB
 # stand-in container made under memprobe's own cgroup. Needs root.

@@ -1309,7 +1309,90 @@ test_static() {
 	check "static: nothing left behind" no_leftovers
 }
 
-tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_ends truth driver hooks targets record_opts bad_input cli output report text static"}
+# ---------------------------------------------------------------------------
+# The man page (docs/memprobe.8) against the binary, both ways: every
+# command `memprobe --help` lists has its entry under COMMANDS and its .SS
+# under OPTIONS, and the long options there (the .TP tag lines) are exactly
+# those `memprobe CMD --help` lists. Both sides are read, never listed here:
+# a new command or option only needs its man-page lines.
+man_cmds() { "$MEMPROBE" --help | awk '/^  [a-z]+  / { print $1 }'; }
+# help_opts CMD: the long options of CMD's --help, one a line, sorted
+help_opts() {
+	"$MEMPROBE" "$1" --help | awk '/^  -[A-Za-z], --[a-z]/ || /^      --[a-z]/' |
+		grep -o -- '--[a-z][a-z0-9-]*' | sort -u
+}
+# man_tags SECTION [SUBSECTION]: the .TP tag lines of a section (of one
+# .SS of it), with \- as -
+man_tags() {
+	awk -v sec="$2" -v ss="${3:-}" '
+		/^\.SH / { in_sec = ($2 == sec); cur = ""; next }
+		/^\.SS / { cur = $2; next }
+		!in_sec { next }
+		tp { if (ss == "" || cur == ss) print; tp = 0; next }
+		/^\.TP/ { tp = 1 }' "$1" | sed 's/\\-/-/g'
+}
+test_man() {
+	local src man c want got
+	src=$(cd "$(dirname "$0")/.." && pwd)
+	man=$src/docs/memprobe.8
+	[ -f "$man" ] || { skip "man: no docs/memprobe.8 here (a guest)"; return; }
+	if command -v mandoc > /dev/null; then
+		check_eq "man: mandoc -T lint is clean" "$(mandoc -T lint "$man" 2>&1)" ""
+	else
+		skip "man: lint: no mandoc here (scripts/deps.sh installs it)"
+	fi
+	for c in $(man_cmds); do
+		check "man: COMMANDS has $c" eval 'man_tags "$man" COMMANDS | grep -qE "^\.B $c\$"'
+		[ "$c" = help ] && continue
+		want=$(help_opts "$c")
+		got=$(man_tags "$man" OPTIONS "$c" | grep -o -- '--[a-z][a-z0-9-]*' | sort -u)
+		check "man: $c --help lists some options" [ -n "$want" ]
+		check_eq "man: OPTIONS' $c: the long options of $c --help, no more, no fewer" \
+			"only in --help: $(comm -23 <(echo "$want") <(echo "$got") | tr '\n' ' '); only in the man page: $(comm -13 <(echo "$want") <(echo "$got") | tr '\n' ' ')" \
+			"only in --help: ; only in the man page: "
+	done
+	check "man: nothing left behind" no_leftovers
+}
+
+# make install DESTDIR PREFIX: the three files in place, the completion from
+# the binary's own tables; make uninstall removes them.
+test_install() {
+	local src d c
+	src=$(cd "$(dirname "$0")/.." && pwd)
+	if [ ! -f "$src/Makefile" ] || ! command -v make > /dev/null; then
+		skip "install: no Makefile or make here (a guest)"; return
+	fi
+	if ! [ "$MEMPROBE" -ef "$src/build/memprobe" ]; then
+		skip "install: make install installs build/memprobe; this run tests $MEMPROBE"; return
+	fi
+	d=$TMP/install
+	make -s -C "$src" install DESTDIR="$d" PREFIX=/usr > "$TMP/install.log" 2>&1
+	check_eq "install: make install exits 0" "$?" 0
+	check "install: sbin/memprobe is the binary" cmp -s "$d/usr/sbin/memprobe" "$MEMPROBE"
+	check "install: ... executable" [ -x "$d/usr/sbin/memprobe" ]
+	check "install: share/man/man8/memprobe.8 is docs/memprobe.8" \
+		cmp -s "$d/usr/share/man/man8/memprobe.8" "$src/docs/memprobe.8"
+	c=$d/usr/share/bash-completion/completions/memprobe
+	check "install: the bash completion, valid bash" bash -n "$c"
+	# what it completes, by calling it as bash does
+	comp() {
+		bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+			_memprobe; echo "${COMPREPLY[*]}"' sh "$c" memprobe "$@"
+	}
+	check_eq "install: completion: the commands" "$(comp '')" "$(man_cmds | tr '\n' ' ')--help --version"
+	check_eq "install: completion: --thp's values" "$(comp probe --thp '')" "auto never always"
+	check_eq "install: completion: limits --format's values" "$(comp limits --format '')" "text json env"
+	check_eq "install: completion: probe's options" "$(comp probe --th)" "--thp --threads"
+	check_eq "install: completion: after record --, a command" "$(comp record -- stress-n)" \
+		"$(compgen -c -- stress-n | tr '\n' ' ' | sed 's/ $//')"
+	make -s -C "$src" uninstall DESTDIR="$d" PREFIX=/usr >> "$TMP/install.log" 2>&1
+	check_eq "install: make uninstall exits 0" "$?" 0
+	check_eq "install: ... and removes the three files" "$(find "$d" -type f | wc -l)" 0
+	rm -rf "$d"
+	check "install: nothing left behind" no_leftovers
+}
+
+tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_ends truth driver hooks targets record_opts bad_input cli output report text static man install"}
 for t in $tests; do
 	echo "# test_$t"
 	"test_$t"
