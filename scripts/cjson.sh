@@ -79,7 +79,7 @@ opts="-o Dir::Etc::SourceList=$papt/sources.list -o Dir::Etc::SourceParts=$papt/
       -o Dir::State=$papt/state -o Dir::State::Lists=$papt/state/lists
       -o Dir::State::status=/var/lib/dpkg/status -o Dir::Cache=$papt/cache
       -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache="
-say "updating a private apt state in $papt (deb-src: $(awk '{print $4}' "$papt/sources.list" | tr '\n' ' '))"
+say "updating a private apt state in $papt (deb-src: $(awk '{print $4}' "$papt/sources.list" | tr '\n' ' ' | sed 's/ $//'))"
 # shellcheck disable=SC2086
 apt-get -q $opts update >>"$log" 2>&1 || die "apt-get update of the deb-src lists failed"
 want=cjson
