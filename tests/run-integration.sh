@@ -1366,7 +1366,8 @@ test_install() {
 		skip "install: make install installs build/memprobe; this run tests $MEMPROBE"; return
 	fi
 	d=$TMP/install
-	make -s -C "$src" install DESTDIR="$d" PREFIX=/usr > "$TMP/install.log" 2>&1
+	# not the outer make's variables (make check SANITIZE=1 ...): a make of its own
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$src" install DESTDIR="$d" PREFIX=/usr > "$TMP/install.log" 2>&1
 	check_eq "install: make install exits 0" "$?" 0
 	check "install: sbin/memprobe is the binary" cmp -s "$d/usr/sbin/memprobe" "$MEMPROBE"
 	check "install: ... executable" [ -x "$d/usr/sbin/memprobe" ]
@@ -1385,7 +1386,7 @@ test_install() {
 	check_eq "install: completion: probe's options" "$(comp probe --th)" "--thp --threads"
 	check_eq "install: completion: after record --, a command" "$(comp record -- stress-n)" \
 		"$(compgen -c -- stress-n | tr '\n' ' ' | sed 's/ $//')"
-	make -s -C "$src" uninstall DESTDIR="$d" PREFIX=/usr >> "$TMP/install.log" 2>&1
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$src" uninstall DESTDIR="$d" PREFIX=/usr >> "$TMP/install.log" 2>&1
 	check_eq "install: make uninstall exits 0" "$?" 0
 	check_eq "install: ... and removes the three files" "$(find "$d" -type f | wc -l)" 0
 	rm -rf "$d"
