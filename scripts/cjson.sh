@@ -90,7 +90,8 @@ want=cjson
 # shellcheck disable=SC2086
 (cd "$dir/fetch" && apt-get -q $opts source --download-only "$want" >>"$log" 2>&1) ||
 	die "apt-get source $want failed"
-dsc=$(ls "$dir"/fetch/cjson_*.dsc 2>/dev/null | head -n 1)
+dsc=
+for f in "$dir"/fetch/cjson_*.dsc; do [ -f "$f" ] && dsc=$f; done
 [ -n "$dsc" ] || die "apt-get source left no cjson_*.dsc in $dir/fetch"
 ver=${dsc##*/cjson_}; ver=${ver%.dsc}
 rm -rf "$dir/fetch/tree"
@@ -99,8 +100,9 @@ rm -rf "$dir/fetch/tree"
 # checked the .dsc's hash against the signed Release file.
 (cd "$dir/fetch" && dpkg-source -x "$dsc" tree >>"$log" 2>&1) ||
 	die "dpkg-source -x $dsc failed"
-[ -f "$dir/fetch/tree/cJSON.c" ] && [ -f "$dir/fetch/tree/cJSON.h" ] ||
+if [ ! -f "$dir/fetch/tree/cJSON.c" ] || [ ! -f "$dir/fetch/tree/cJSON.h" ]; then
 	die "$dsc has no cJSON.c and cJSON.h at its top"
+fi
 
 rm -rf "$dir/src" "$dir/include"
 mkdir -p "$dir/src" "$dir/include/cjson"
