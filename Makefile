@@ -32,8 +32,22 @@ MP_VERSION := $(shell [ -e "$(CURDIR)/.git" ] && git -C "$(CURDIR)" describe --a
 MP_CFLAGS += -DMP_VERSION='"$(MP_VERSION)"'
 VERSION_OBJS := $(patsubst user/%.c,$(BUILD)/%.o,$(shell grep -l MP_VERSION user/*.c))
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Ivmlinux -Ibpf
-# libbpf, libelf and zlib statically (Debian ships the .a files); cJSON has none.
-LDLIBS   := -Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic -lcjson
+# memprobe is one static executable (issue 13): copied to any Linux host or
+# container image it runs, whatever libraries and glibc that has. libbpf,
+# libelf and zlib are Debian's .a files; cJSON, which Debian ships only as a
+# shared library, is compiled here from Debian's cjson source package, which
+# scripts/cjson.sh fetches into build/cjson/ once (both builds share it).
+# The unit tests and test programs stay dynamic, linked with the same .a
+# files; under SANITIZE=1 memprobe is dynamic too (ASan cannot link static).
+CJSON_DIR := build/cjson
+CJSON_LIB := $(BUILD)/lib/libcjson.a
+MP_CFLAGS += -I$(CJSON_DIR)/include
+LDLIBS   := $(CJSON_LIB) -Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic -lm
+ifeq ($(SANITIZE),1)
+MEMPROBE_LDLIBS := $(LDLIBS)
+else
+MEMPROBE_LDLIBS := -static $(CJSON_LIB) -lbpf -lelf -lz -lm
+endif
 
 USER_SRCS := $(wildcard user/*.c)
 USER_OBJS := $(patsubst user/%.c,$(BUILD)/%.o,$(USER_SRCS))
@@ -44,8 +58,8 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 PROG_SRCS := $(wildcard tests/programs/*.c)
 PROG_BINS := $(patsubst tests/programs/%.c,$(BUILD)/tests/bin/%,$(PROG_SRCS))
 
-.PHONY: all deps check unit integration clean
-all: $(BUILD)/memprobe
+.PHONY: all deps check unit integration clean install uninstall
+all: $(BUILD)/memprobe $(BUILD)/memprobe.bash
 
 # Install what is missing (the script is idempotent and quiet when all is there).
 $(BUILD)/.deps: scripts/deps.sh
@@ -60,8 +74,21 @@ $(BUILD)/memprobe.bpf.o: bpf/memprobe.bpf.c $(wildcard bpf/*.h) vmlinux/vmlinux.
 $(BUILD)/memprobe.skel.h: $(BUILD)/memprobe.bpf.o
 	$(BPFTOOL) gen skeleton $< name memprobe_bpf > $@
 
-$(BUILD)/%.o: user/%.c $(wildcard user/*.h) $(wildcard bpf/*.h) $(BUILD)/memprobe.skel.h
+$(BUILD)/%.o: user/%.c $(wildcard user/*.h) $(wildcard bpf/*.h) $(BUILD)/memprobe.skel.h \
+		$(CJSON_DIR)/.complete
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# Debian's cjson source, patched (scripts/cjson.sh: apt-get source through a
+# private apt state; the network once, then this cache until make clean).
+$(CJSON_DIR)/.complete: | $(BUILD)/.deps
+	@scripts/cjson.sh $(CJSON_DIR)
+
+# cJSON.c is not memprobe's code: compiled with the user's CFLAGS (and the
+# sanitizers, so that ASan sees its accesses too), not with -Werror.
+$(CJSON_LIB): $(CJSON_DIR)/.complete
+	@mkdir -p $(BUILD)/lib
+	$(CC) $(CFLAGS) $(SAN_FLAGS) -c $(CJSON_DIR)/src/cJSON.c -o $(BUILD)/lib/cJSON.o
+	$(AR) rcs $@ $(BUILD)/lib/cJSON.o
 
 $(BUILD)/version: FORCE
 	@mkdir -p $(BUILD)
@@ -69,10 +96,10 @@ $(BUILD)/version: FORCE
 $(VERSION_OBJS): $(BUILD)/version
 .PHONY: FORCE
 
-$(BUILD)/memprobe: $(USER_OBJS)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+$(BUILD)/memprobe: $(USER_OBJS) $(CJSON_LIB)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(USER_OBJS) -o $@ $(MEMPROBE_LDLIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(LIB_OBJS)
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(LIB_OBJS) $(CJSON_LIB)
 	@mkdir -p $(BUILD)/tests
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -DFIXTURES=\"$(CURDIR)/tests/fixtures\" -Itests/unit $< $(LIB_OBJS) -o $@ $(LDLIBS)
 
@@ -92,6 +119,7 @@ TEST_ENV := MEMPROBE=$(CURDIR)/$(BUILD)/memprobe MEMPROBE_TEST_BIN=$(CURDIR)/$(B
 # leaves memset, memcpy and memmove unchecked (loads, stores, the heap and
 # leaks still are).
 ifeq ($(SANITIZE),1)
+TEST_ENV += MEMPROBE_STATIC=0
 TEST_ENV += ASAN_OPTIONS=replace_intrin=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
 endif
 
@@ -104,6 +132,31 @@ check: $(BUILD)/memprobe $(UNIT_BINS) $(PROG_BINS)
 
 clean:
 	rm -rf build
+
+# The bash completion, generated from the binary's own --help and its
+# messages for a bad --format and --thp (scripts/completion.sh): it follows
+# the command and option tables with no list kept by hand.
+$(BUILD)/memprobe.bash: $(BUILD)/memprobe scripts/completion.sh
+	scripts/completion.sh $(BUILD)/memprobe > $@.tmp && mv $@.tmp $@
+
+# make install [PREFIX=/usr/local] [DESTDIR=]: the static binary into sbin
+# (it needs root), the man page, the bash completion; make uninstall removes
+# the three. The SANITIZE=1 build is for the tests, not for installing.
+PREFIX  ?= /usr/local
+INSTALL ?= install
+INSTALLED := $(DESTDIR)$(PREFIX)/sbin/memprobe $(DESTDIR)$(PREFIX)/share/man/man8/memprobe.8 \
+	     $(DESTDIR)$(PREFIX)/share/bash-completion/completions/memprobe
+install: $(BUILD)/memprobe $(BUILD)/memprobe.bash docs/memprobe.8
+ifeq ($(SANITIZE),1)
+	$(error make install installs the static memprobe: run it without SANITIZE=1)
+endif
+	$(INSTALL) -D -m 0755 $(BUILD)/memprobe $(DESTDIR)$(PREFIX)/sbin/memprobe
+	$(INSTALL) -D -m 0644 docs/memprobe.8 $(DESTDIR)$(PREFIX)/share/man/man8/memprobe.8
+	$(INSTALL) -D -m 0644 $(BUILD)/memprobe.bash \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/memprobe
+
+uninstall:
+	rm -f $(INSTALLED)
 
 # The README's first command: the probe on its built-in default, a 1 GiB
 # stand-in container made under memprobe's own cgroup. Needs root.

@@ -5,8 +5,11 @@
 set -eu
 # python3-jsonschema: the tests check every document against
 # docs/report.schema.json (its jsonschema command, draft 2020-12)
-pkgs="make gcc clang llvm libbpf-dev bpftool libcjson-dev libelf-dev zlib1g-dev
-      stress-ng jq busybox-static qemu-system-x86 cpio xz-utils python3-jsonschema"
+# dpkg-dev: scripts/cjson.sh unpacks Debian's cjson source (dpkg-source) for
+# the static build, so libcjson-dev is not needed; mandoc: the man page's lint
+pkgs="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
+      stress-ng jq busybox-static qemu-system-x86 cpio xz-utils python3-jsonschema
+      dpkg-dev mandoc"
 # bsdutils: script(1), the pseudo-terminal of test_progress (Essential, named anyway)
 pkgs="$pkgs bsdutils"
 # test_openmetrics: a real Prometheus (promtool too) and node_exporter; the

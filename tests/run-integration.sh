@@ -1818,7 +1818,157 @@ overhead_record() {
 	remove_cgroup "$cg"
 }
 
-tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_ends truth driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead"}
+# The static binary (issue 13): no shared library, no loader, and it runs in
+# an empty chroot that holds only the binary, with /proc and /sys (and so
+# /sys/fs/cgroup, /sys/kernel/btf) mounted, as in a bare container image.
+# The mounts live in a private mount namespace (unshare -m): they are
+# unmounted there, and gone with the namespace even if a step fails.
+test_static() {
+	local root cg rc lim
+	if [ "${MEMPROBE_STATIC:-1}" = 0 ]; then
+		skip "static: this build is dynamic by design (SANITIZE=1: ASan cannot link static)"
+		return
+	fi
+	if command -v ldd > /dev/null; then
+		check "static: ldd says not a dynamic executable" \
+			eval 'ldd "$MEMPROBE" 2>&1 | grep -q "not a dynamic executable"'
+	else
+		skip "static: ldd check: no ldd here"
+	fi
+	if command -v file > /dev/null; then
+		check "static: file says statically linked" \
+			eval 'file -L "$MEMPROBE" | grep -q "statically linked"'
+	else
+		skip "static: file check: no file command here"
+	fi
+	# no PT_INTERP, i.e. no .interp section: nothing for a loader to load
+	if command -v readelf > /dev/null; then
+		check "static: no program interpreter" eval '! readelf -l "$MEMPROBE" | grep -q INTERP'
+	fi
+	lim=$((256 * MIB))
+	cg=$(make_cgroup static $lim) || { fail "static: make cgroup"; return; }
+	root=$TMP/chroot
+	mkdir -p "$root/proc" "$root/sys"
+	cp "$MEMPROBE" "$root/memprobe"
+	# The documents are checked on the host side (the chroot has no $TMP):
+	# the outputs come back through stdout.
+	unshare -m --propagation private sh -c '
+		root=$1 cg=$2 out=$3 ch=$(command -v chroot)
+		mount -t proc proc "$root/proc" && mount -o rbind /sys "$root/sys" || exit 97
+		rc=0
+		env -i "$ch" "$root" /memprobe limits --cgroup "$cg" --format json > "$out/limits.json" 2> "$out/limits.err" || rc=1
+		env -i "$ch" "$root" /memprobe limits > "$out/limits.txt" 2>> "$out/limits.err" || rc=1
+		env -i "$ch" "$root" /memprobe probe --cgroup "$cg" --format json > "$out/probe.json" 2> "$out/probe.err" || rc=1
+		# -l detaches /sys with every mount below it (busybox has no -R)
+		umount -l "$root/sys"; umount "$root/proc"
+		exit $rc' sh "$root" "$cg" "$TMP" > "$TMP/static.log" 2>&1
+	rc=$?
+	check_eq "static: limits and probe in the empty chroot exit 0" "$rc" 0
+	[ "$rc" = 0 ] || cat "$TMP/static.log" "$TMP/limits.err" "$TMP/probe.err" 2>/dev/null | head -n 20 | sed 's/^/# /'
+	check "static: the chroot's mounts are gone" eval '! grep -qF " $root/" /proc/self/mountinfo'
+	# the schema check (check_docs) of what the chroot's memprobe wrote
+	[ ! -s "$TMP/limits.json" ] || cp "$TMP/limits.json" "$TMP/docs/static-limits.json"
+	[ ! -s "$TMP/probe.json" ] || cp "$TMP/probe.json" "$TMP/docs/static-probe.json"
+	echo "# chroot: $(jqv "$TMP/limits.json" '"limits: effective limit \(.cgroup.effective_limit_bytes), usage \(.cgroup.usage_bytes), headroom \(.cgroup.headroom_bytes), distribution \(.host.distribution)"')"
+	echo "# chroot: $(jq -c '{cgroup_limit_bytes, usage_before_bytes, allocated_bytes, usage_peak_bytes, overhead_bytes, probe_chunks}' "$TMP/probe.json")"
+	check_eq "static: limits in the chroot: the test cgroup's effective limit" \
+		"$(jqv "$TMP/limits.json" .cgroup.effective_limit_bytes)" "$lim"
+	check "static: limits in the chroot: the text names memprobe's own cgroup" grep -q '^  effective limit' "$TMP/limits.txt"
+	check_eq "static: probe in the chroot: the target's limit" "$(jqv "$TMP/probe.json" .cgroup_limit_bytes)" "$lim"
+	check_ge "static: probe in the chroot: allocated > 0" "$(jqv "$TMP/probe.json" .allocated_bytes)" 1
+	check_ge "static: probe in the chroot: chunks filled" "$(jqv "$TMP/probe.json" .probe_chunks)" 1
+	check_ge "static: probe in the chroot: the probe's own faults counted" \
+		"$(jqv "$TMP/probe.json" '[.attribution.page_faults.by_task[] | select(.comm == "memprobe-probe") | .faults] | add // 0')" 1
+	remove_cgroup "$cg"
+	rm -rf "$root"
+	check "static: nothing left behind" no_leftovers
+}
+
+# ---------------------------------------------------------------------------
+# The man page (docs/memprobe.8) against the binary, both ways: every
+# command `memprobe --help` lists has its entry under COMMANDS and its .SS
+# under OPTIONS, and the long options there (the .TP tag lines) are exactly
+# those `memprobe CMD --help` lists. Both sides are read, never listed here:
+# a new command or option only needs its man-page lines.
+man_cmds() { "$MEMPROBE" --help | awk '/^  [a-z]+  / { print $1 }'; }
+# help_opts CMD: the long options of CMD's --help, one a line, sorted
+help_opts() {
+	"$MEMPROBE" "$1" --help | awk '/^  -[A-Za-z], --[a-z]/ || /^      --[a-z]/' |
+		grep -o -- '--[a-z][a-z0-9-]*' | sort -u
+}
+# man_tags SECTION [SUBSECTION]: the .TP tag lines of a section (of one
+# .SS of it), with \- as -
+man_tags() {
+	awk -v sec="$2" -v ss="${3:-}" '
+		/^\.SH / { in_sec = ($2 == sec); cur = ""; next }
+		/^\.SS / { cur = $2; next }
+		!in_sec { next }
+		tp { if (ss == "" || cur == ss) print; tp = 0; next }
+		/^\.TP/ { tp = 1 }' "$1" | sed 's/\\-/-/g'
+}
+test_man() {
+	local src man c want got
+	src=$(cd "$(dirname "$0")/.." && pwd)
+	man=$src/docs/memprobe.8
+	[ -f "$man" ] || { skip "man: no docs/memprobe.8 here (a guest)"; return; }
+	if command -v mandoc > /dev/null; then
+		check_eq "man: mandoc -T lint is clean" "$(mandoc -T lint "$man" 2>&1)" ""
+	else
+		skip "man: lint: no mandoc here (scripts/deps.sh installs it)"
+	fi
+	for c in $(man_cmds); do
+		check "man: COMMANDS has $c" eval 'man_tags "$man" COMMANDS | grep -qE "^\.B $c\$"'
+		[ "$c" = help ] && continue
+		want=$(help_opts "$c")
+		got=$(man_tags "$man" OPTIONS "$c" | grep -o -- '--[a-z][a-z0-9-]*' | sort -u)
+		check "man: $c --help lists some options" [ -n "$want" ]
+		check_eq "man: OPTIONS' $c: the long options of $c --help, no more, no fewer" \
+			"only in --help: $(comm -23 <(echo "$want") <(echo "$got") | tr '\n' ' '); only in the man page: $(comm -13 <(echo "$want") <(echo "$got") | tr '\n' ' ')" \
+			"only in --help: ; only in the man page: "
+	done
+	check "man: nothing left behind" no_leftovers
+}
+
+# make install DESTDIR PREFIX: the three files in place, the completion from
+# the binary's own tables; make uninstall removes them.
+test_install() {
+	local src d c
+	src=$(cd "$(dirname "$0")/.." && pwd)
+	if [ ! -f "$src/Makefile" ] || ! command -v make > /dev/null; then
+		skip "install: no Makefile or make here (a guest)"; return
+	fi
+	if ! [ "$MEMPROBE" -ef "$src/build/memprobe" ]; then
+		skip "install: make install installs build/memprobe; this run tests $MEMPROBE"; return
+	fi
+	d=$TMP/install
+	# not the outer make's variables (make check SANITIZE=1 ...): a make of its own
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$src" install DESTDIR="$d" PREFIX=/usr > "$TMP/install.log" 2>&1
+	check_eq "install: make install exits 0" "$?" 0
+	check "install: sbin/memprobe is the binary" cmp -s "$d/usr/sbin/memprobe" "$MEMPROBE"
+	check "install: ... executable" [ -x "$d/usr/sbin/memprobe" ]
+	check "install: share/man/man8/memprobe.8 is docs/memprobe.8" \
+		cmp -s "$d/usr/share/man/man8/memprobe.8" "$src/docs/memprobe.8"
+	c=$d/usr/share/bash-completion/completions/memprobe
+	check "install: the bash completion, valid bash" bash -n "$c"
+	# what it completes, by calling it as bash does
+	comp() {
+		bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+			_memprobe; echo "${COMPREPLY[*]}"' sh "$c" memprobe "$@"
+	}
+	check_eq "install: completion: the commands" "$(comp '')" "$(man_cmds | tr '\n' ' ')--help --version"
+	check_eq "install: completion: --thp's values" "$(comp probe --thp '')" "auto never always"
+	check_eq "install: completion: limits --format's values" "$(comp limits --format '')" "text json env"
+	check_eq "install: completion: probe's options" "$(comp probe --th)" "--thp --threads"
+	check_eq "install: completion: after record --, a command" "$(comp record -- stress-n)" \
+		"$(compgen -c -- stress-n | tr '\n' ' ' | sed 's/ $//')"
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$src" uninstall DESTDIR="$d" PREFIX=/usr >> "$TMP/install.log" 2>&1
+	check_eq "install: make uninstall exits 0" "$?" 0
+	check_eq "install: ... and removes the three files" "$(find "$d" -type f | wc -l)" 0
+	rm -rf "$d"
+	check "install: nothing left behind" no_leftovers
+}
+
+tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_ends truth driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install"}
 for t in $tests; do
 	echo "# test_$t"
 	"test_$t"

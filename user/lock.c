@@ -41,7 +41,12 @@ int mp_lock_probe(const struct mp_cgroup *cg, struct mp_lock *l, pid_t *holder)
 	*holder = 0;
 	if (stat(cg->dir, &cst))
 		return -errno;
-	if (mkdir(MP_LOCK_DIR, 0755) && errno != EEXIST)
+	/* A static memprobe copied into a bare container image (FROM scratch)
+	 * may find no /run at all: make it, as a container runtime would. */
+	n = mkdir(MP_LOCK_DIR, 0755);
+	if (n && errno == ENOENT && (!mkdir("/run", 0755) || errno == EEXIST))
+		n = mkdir(MP_LOCK_DIR, 0755);
+	if (n && errno != EEXIST)
 		return -errno;
 	snprintf(l->path, sizeof(l->path), MP_LOCK_DIR "/probe-%llx-%llx.lock",
 		 (unsigned long long)cst.st_dev, (unsigned long long)cst.st_ino);

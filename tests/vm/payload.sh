@@ -1,8 +1,8 @@
 #!/bin/sh
 # tests/vm/payload.sh: the guest side of scripts/vm/vmtest.sh, run as
 # /etc/init.user (busybox sh) in the initramfs that vmtest.sh builds with
-# scripts/vm/mkinitramfs.sh. The image holds /memprobe/build/memprobe (with
-# its shared libraries), /memprobe/tests/{run-integration.sh,lib.sh}, and
+# scripts/vm/mkinitramfs.sh. The image holds /memprobe/build/memprobe (static:
+# no library of its own), /memprobe/tests/{run-integration.sh,lib.sh}, and
 # bash, jq, stress-ng, procps's pgrep and util-linux's setpriv for the
 # integration tests.
 #
