@@ -111,31 +111,32 @@ static cJSON *finish(cJSON *doc, uint64_t margin)
 	return b;
 }
 
+/* A saved report, whole (NUL-terminated); NULL with errno set. A probe
+ * report is a few MiB at most: a file past 256 MiB is not one. */
 static char *slurp(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t cap = 0;
+	size_t cap = 1 << 20, n;
+	char *buf = NULL, *nb;
 
 	*len = 0;
 	if (!f)
 		return NULL;
-	for (;;) {
-		char *nb;
-
-		if (*len + 65536 + 1 > cap) {
-			if (cap > 256 * MP_MIB || !(nb = realloc(buf, cap += 65536 * 4)))
-				break;
-			buf = nb;
-		}
-		size_t n = fread(buf + *len, 1, cap - *len - 1, f);
+	while ((nb = cap <= 256 * MP_MIB ? realloc(buf, cap + 1) : NULL)) {
+		buf = nb;
+		n = fread(buf + *len, 1, cap - *len, f);
 		*len += n;
-		if (!n) {
+		if (*len < cap) {
+			if (ferror(f))
+				break;
 			buf[*len] = '\0';
 			fclose(f);
 			return buf;
 		}
+		cap *= 2;
 	}
+	if (!nb)
+		errno = EFBIG;
 	free(buf);
 	fclose(f);
 	return NULL;
@@ -163,10 +164,13 @@ static int budget_from(int argc, char **argv)
 				  "report", o.from, strerror(errno));
 	doc = mp_doc_load(text, len, &kind, err, sizeof(err));
 	free(text);
-	if (!doc || kind != MP_DOC_PROBE) {
+	if (!doc) /* the loader's problem carries its fix */
+		return mp_cli_bad("budget", "--from %s: %s", o.from, err);
+	if (kind != MP_DOC_PROBE) {
 		cJSON_Delete(doc);
-		return mp_cli_bad("budget", "--from %s: %s; give a report of memprobe probe "
-				  "--format json", o.from, doc ? "not a probe report" : err);
+		return mp_cli_bad("budget", "--from %s: a %s document, not a probe report; give a "
+				  "report of memprobe probe --format json", o.from,
+				  mp_doc_kind_name(kind));
 	}
 	b = budget_of(doc, o.from, o.margin_arg ? &margin : NULL);
 	cJSON_Delete(doc);
