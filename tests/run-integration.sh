@@ -1303,7 +1303,7 @@ test_headroom_cache() {
 	want=$((hard / MIB + 100))
 	local a oom0
 	oom0=$(oom_kills "$cg")
-	a=$(run_in_cgroup "$cg" "$MEMPROBE_TEST_BIN/alloc" "$want")
+	a=$(run_in_cgroup "$cg" "$BIN/alloc" "$want")
 	# usage holds the cache too: wait for the anonymous memory itself
 	local anon i
 	for i in $(seq 600); do
@@ -1409,12 +1409,13 @@ test_budget() {
 	# limit (its peak counter starts at zero)
 	cg2=$(make_cgroup budget-run $lim)
 	oom0=$(oom_kills "$cg2")
-	a=$(run_in_cgroup "$cg2" "$MEMPROBE_TEST_BIN/alloc" $((MEMPROBE_BUDGET_BYTES / MIB)))
+	a=$(run_in_cgroup "$cg2" "$BIN/alloc" $((MEMPROBE_BUDGET_BYTES / MIB)))
 	wait_usage "$cg2" "$MEMPROBE_BUDGET_BYTES" || true
 	sleep 1
 	if [ -e "$cg2/memory.max_usage_in_bytes" ]; then peak=$(cat "$cg2/memory.max_usage_in_bytes"); else peak=$(cat "$cg2/memory.peak"); fi
 	echo "# budget $MEMPROBE_BUDGET_BYTES allocated: peak $peak, limit - margin $((lim - MEMPROBE_BUDGET_MARGIN_BYTES)), free at peak $((lim - peak))"
 	check "budget: the workload allocating the budget is alive" kill -0 "$a"
+	check_ge "budget: ... it holds the budget" "$peak" "$MEMPROBE_BUDGET_BYTES"
 	check_eq "budget: ... not OOM-killed" "$(oom_kills "$cg2")" "$oom0"
 	check_le "budget: ... its peak leaves the margin free" "$peak" $((lim - MEMPROBE_BUDGET_MARGIN_BYTES))
 	kill -9 "$a"; wait "$a" 2>/dev/null
