@@ -790,7 +790,7 @@ test_cli() {
 	"$MEMPROBE" > "$TMP/cli.out" 2> "$TMP/cli.err"; rc=$?
 	check_eq "cli: no command: exit status" "$rc" 2
 	check "cli: no command: the usage on stderr, nothing on stdout" [ ! -s "$TMP/cli.out" -a -s "$TMP/cli.err" ]
-	for c in limits probe record report help; do
+	for c in limits probe record budget report help; do
 		check "cli: the usage lists $c" grep -qE "^  $c +[a-z]" "$TMP/cli.err"
 	done
 	check_eq "cli: --help is the usage, on stdout" "$("$MEMPROBE" --help 2>&1)" "$(cat "$TMP/cli.err")"
@@ -798,10 +798,10 @@ test_cli() {
 	"$MEMPROBE" frobnicate > "$TMP/cli.out" 2> "$TMP/cli.err"; rc=$?
 	check_eq "cli: unknown command: exit status" "$rc" 2
 	check_eq "cli: unknown command: one line naming the commands" "$(cat "$TMP/cli.err")" \
-		"memprobe: unknown command 'frobnicate'; use limits, probe, record or report (memprobe --help)"
+		"memprobe: unknown command 'frobnicate'; use limits, probe, record, budget or report (memprobe --help)"
 	check "cli: unknown command: nothing on stdout" [ ! -s "$TMP/cli.out" ]
 	# each command's --help: exit 0, on stdout, every option with its default
-	for c in limits probe record; do
+	for c in limits probe record budget; do
 		"$MEMPROBE" $c --help > "$TMP/cli.out" 2> "$TMP/cli.err"; rc=$?
 		check_eq "cli: $c --help exits 0" "$rc" 0
 		check "cli: $c --help on stdout only" [ -s "$TMP/cli.out" -a ! -s "$TMP/cli.err" ]
@@ -813,7 +813,7 @@ test_cli() {
 		check "cli: $c --help: -p, --pid" grep -q -- "-p, --pid PID" "$TMP/cli.out"
 		check "cli: $c --help: -h, --help" grep -q -- "-h, --help" "$TMP/cli.out"
 	done
-	for c in probe record; do
+	for c in probe record budget; do
 		check "cli: $c --help: -o, --output" grep -q -- "-o, --output FILE .*(default: standard output)" <<< "$(help_opt $c --output)"
 		check "cli: $c --help: -l, --limit" grep -q -- "-l, --limit SIZE" <<< "$(help_opt $c --limit)"
 		check "cli: $c --help: --top defaults to 10" grep -q -- "--top N .*(default: 10)$" <<< "$(help_opt $c --top)"
@@ -822,7 +822,7 @@ test_cli() {
 	done
 	check "cli: limits --help lists -o, as every command's does" grep -qE -- "^  -o, --output FILE" <<< "$("$MEMPROBE" limits --help)"
 	"$MEMPROBE" probe --help > "$TMP/cli.out"
-	for opt in --cgroup --pid --limit --chunk --margin --thp --format --output --stack-sample --top --threads --populate --btf --fill-host --help; do
+	for opt in --cgroup --pid --limit --chunk --margin --thp --format --output --stack-sample --top --threads --populate --btf --fill-host --to-limit --reclaim-cache --help; do
 		check "cli: probe --help lists $opt" grep -qE -- "^  (-[a-z], |    )$opt( |\$)" "$TMP/cli.out"
 	done
 	check "cli: probe --help: --chunk's default" grep -q -- "--chunk SIZE .*(default: limit/32 in 2 MiB steps, 2 MiB to 1 GiB)" <<< "$(help_opt probe --chunk)"
@@ -1968,7 +1968,188 @@ test_install() {
 	check "install: nothing left behind" no_leftovers
 }
 
-tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_ends truth driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install"}
+# ---- headroom (issue 11 §2, 3, 6) -----------------------------------------
+# oom_kills DIR: the cgroup's OOM-kill counter
+oom_kills() {
+	if [ -e "$1/memory.oom_control" ]; then awk '/^oom_kill / {print $2}' "$1/memory.oom_control"
+	else awk '/^oom_kill / {print $2}' "$1/memory.events"; fi
+}
+
+# v1: the soft limit is reported as one, and is no stop point
+test_headroom_soft() {
+	local cg out=$TMP/soft.json
+	cg=$(make_cgroup soft $((512 * MIB))) || { fail "headroom: make cgroup"; return; }
+	if [ "$(cg_version "$cg")" != 1 ]; then
+		skip "headroom: the v1 soft limit: cgroup v2 here (memory.high: test_headroom_high)"
+		remove_cgroup "$cg"; return
+	fi
+	echo $((256 * MIB)) > "$cg/memory.soft_limit_in_bytes"
+	"$MEMPROBE" limits --cgroup "$cg" --format json > "$out"
+	check_eq "soft: throttle_bytes is the soft limit" "$(jqv "$out" .cgroup.throttle_bytes)" $((256 * MIB))
+	check_eq "soft: throttle_kind" "$(jqv "$out" .cgroup.throttle_kind)" soft_limit
+	check_eq "soft: throttle_from" "$(jqv "$out" .cgroup.throttle_from)" "$cg"
+	check "soft: the text says it is a soft limit" grep -q "throttling point .*soft_limit.*a soft limit: it acts only under global memory pressure" <<< "$("$MEMPROBE" limits --cgroup "$cg")"
+	check "soft: env has MEMPROBE_THROTTLE_BYTES" grep -qx "MEMPROBE_THROTTLE_BYTES=$((256 * MIB))" <<< "$("$MEMPROBE" limits --cgroup "$cg" --format env)"
+	"$MEMPROBE" probe --cgroup "$cg" --format json -o "$out" 2> "$TMP/soft.err"
+	check_eq "soft: the probe aims at the hard limit" "$(jqv "$out" .probe.aim)" limit
+	check "soft: ... and says why (v1 soft limit, global pressure)" grep -q "global memory pressure" <<< "$(jqv "$out" .probe.aim_why)"
+	check "soft: the throttle signal says v1 has none" grep -q "^none: cgroup v1" <<< "$(jqv "$out" .probe.throttle_signal)"
+	check_eq "soft: stopped at the margin" "$(jqv "$out" .probe.stop_reason)" margin
+	check_ge "soft: the probe went past the soft limit" "$(jqv "$out" .usage_peak_bytes)" $((256 * MIB))
+	remove_cgroup "$cg"
+	check "soft: nothing left behind" no_leftovers
+}
+
+# page cache made inside a test cgroup: soft headroom, a plain allocation
+# beyond the hard headroom without an OOM kill, and --reclaim-cache
+test_headroom_cache() {
+	local cg out=$TMP/cache.json d hard soft rec pid want fs
+	if ! d=$(mktemp -d /var/tmp/memprobe-test-cache.XXXXXX 2>/dev/null); then
+		skip "headroom: page cache: no /var/tmp to write a file on disk"
+		return
+	fi
+	fs=$(stat -f -c %T "$d")
+	if [ "$fs" = tmpfs ] || [ "$fs" = ramfs ]; then
+		skip "headroom: page cache: /var/tmp is $fs here, its pages are not reclaimable"
+		rm -rf "$d"; return
+	fi
+	cg=$(make_cgroup cache $((512 * MIB))) || { fail "cache: make cgroup"; rm -rf "$d"; return; }
+	# 300 MiB of clean page cache, charged to the test cgroup
+	pid=$(run_in_cgroup "$cg" sh -c "dd if=/dev/zero of=$d/f bs=1M count=300 conv=fsync 2>/dev/null; exec sleep 600")
+	wait_usage "$cg" $((290 * MIB)); sleep 0.5
+	"$MEMPROBE" limits --cgroup "$cg" --format json > "$out"
+	hard=$(jqv "$out" .cgroup.headroom_bytes); soft=$(jqv "$out" .cgroup.soft_headroom_bytes)
+	rec=$(jqv "$out" .cgroup.reclaimable_bytes)
+	echo "# page cache: hard headroom $hard, reclaimable $rec, soft headroom $soft"
+	check_ge "cache: reclaimable page cache >= 290 MiB" "$rec" $((290 * MIB))
+	check_eq "cache: soft = hard + reclaimable" "$soft" $((hard + rec))
+	check "cache: text shows the soft headroom" grep -q "soft headroom .*of reclaimable page cache" <<< "$("$MEMPROBE" limits --cgroup "$cg")"
+	# a plain process allocates more than the hard headroom: the kernel
+	# reclaims the cache, nobody is OOM-killed
+	want=$((hard / MIB + 100))
+	local a oom0
+	oom0=$(oom_kills "$cg")
+	a=$(run_in_cgroup "$cg" "$BIN/alloc" "$want")
+	# usage holds the cache too: wait for the anonymous memory itself
+	local anon i
+	for i in $(seq 600); do
+		anon=$(awk '/^(total_rss|anon) / {print $2; exit}' "$cg/memory.stat")
+		[ "$anon" -ge $(((want - 2) * MIB)) ] && break
+		kill -0 "$a" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "# a plain allocation of $want MiB (hard headroom $((hard / MIB)) MiB): anon $((anon / MIB)) MiB, alive $(kill -0 "$a" 2>/dev/null && echo yes || echo no)"
+	check "cache: a plain allocation of hard headroom + 100 MiB survives" kill -0 "$a"
+	check_eq "cache: ... no OOM kill" "$(oom_kills "$cg")" "$oom0"
+	check_ge "cache: ... and got it all" "$anon" $(((want - 2) * MIB))
+	kill -9 "$a"; wait "$a" 2>/dev/null
+	# page cache again, then a probe that pushes through it
+	run_in_cgroup "$cg" sh -c "cat $d/f > /dev/null" > /dev/null; sleep 1
+	run_in_cgroup "$cg" sh -c "dd if=/dev/zero of=$d/g bs=1M count=200 conv=fsync 2>/dev/null" > /dev/null
+	sleep 2
+	"$MEMPROBE" limits --cgroup "$cg" --format json > "$TMP/cache-l.json"
+	hard=$(jqv "$TMP/cache-l.json" .cgroup.headroom_bytes)
+	"$MEMPROBE" probe --cgroup "$cg" --reclaim-cache --format json -o "$out" 2> "$TMP/cache.err"
+	echo "# --reclaim-cache: hard headroom $hard, allocated $(jqv "$out" .allocated_bytes), file before $(jqv "$out" .probe.file_before_bytes), at stop $(jqv "$out" .probe.file_at_stop_bytes), reclaimed $(jqv "$out" .probe.cache_reclaimed_bytes)"
+	check_eq "cache: --reclaim-cache in the report" "$(jqv "$out" .probe.reclaim_cache)" true
+	check_ge "cache: --reclaim-cache allocates more than the hard headroom" "$(jqv "$out" .allocated_bytes)" "$hard"
+	check_ge "cache: ... the kernel reclaimed >= 100 MiB of cache" "$(jqv "$out" .probe.cache_reclaimed_bytes)" $((100 * MIB))
+	check_eq "cache: ... the workload was not OOM-killed" "$(jqv "$out" '.workload_oom_kills | length')" 0
+	check "cache: the text says how much was reclaimed" grep -q "reclaimed by the kernel to make room" <<< "$("$MEMPROBE" report "$out")"
+	kill -9 "$pid"; wait "$pid" 2>/dev/null
+	remove_cgroup "$cg"; rm -rf "$d"
+	check "cache: nothing left behind" no_leftovers
+}
+
+# v2: memory.high below memory.max. The probe stops below it by default;
+# with --to-limit it is throttled and says so
+test_headroom_high() {
+	local cg out=$TMP/high.json t0 t1
+	cg=$(make_cgroup high $((640 * MIB))) || { fail "high: make cgroup"; return; }
+	if [ "$(cg_version "$cg")" != 2 ]; then
+		skip "headroom: memory.high: cgroup v1 here (v2 runs in the QEMU guests)"
+		remove_cgroup "$cg"; return
+	fi
+	echo $((320 * MIB)) > "$cg/memory.high"
+	echo +memory > "$cg/cgroup.subtree_control"
+	"$MEMPROBE" limits --cgroup "$cg" --format json > "$out"
+	check_eq "high: throttle_bytes" "$(jqv "$out" .cgroup.throttle_bytes)" $((320 * MIB))
+	check_eq "high: throttle_kind" "$(jqv "$out" .cgroup.throttle_kind)" memory.high
+	t0=$(date +%s.%N)
+	"$MEMPROBE" probe --cgroup "$cg" --thp never --format json -o "$out" 2> "$TMP/high.err"
+	t1=$(date +%s.%N)
+	echo "# memory.high default: peak $(jqv "$out" .usage_peak_bytes), allocated $(jqv "$out" .allocated_bytes), stop_at $(jqv "$out" .probe.stop_at_bytes), reason $(jqv "$out" .probe.stop_reason), $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", b - a}') s"
+	check_eq "high: the probe aims below memory.high" "$(jqv "$out" .probe.aim)" throttle
+	check_eq "high: stops at memory.high - margin" "$(jqv "$out" .probe.stop_at_bytes)" $((320 * MIB - $(jqv "$out" .probe.margin_bytes)))
+	check_eq "high: stopped at the margin, not throttled" "$(jqv "$out" .probe.stop_reason)" margin
+	check_le "high: the peak stays below memory.high" "$(jqv "$out" .usage_peak_bytes)" $((320 * MIB))
+	check "high: the text says where it aimed" grep -q "^aim        throttle: stop at" <<< "$("$MEMPROBE" report "$out")"
+	t0=$(date +%s.%N)
+	"$MEMPROBE" probe --cgroup "$cg" --thp never --to-limit --format json -o "$out" 2> "$TMP/high.err"
+	t1=$(date +%s.%N)
+	echo "# memory.high --to-limit: peak $(jqv "$out" .usage_peak_bytes), allocated $(jqv "$out" .allocated_bytes), reason $(jqv "$out" .probe.stop_reason), high events $(jqv "$out" .probe.throttle_high_events), pressure $(jqv "$out" .probe.throttle_pressure_some_us) us, $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", b - a}') s"
+	check_eq "high --to-limit: aims at the limit" "$(jqv "$out" .probe.aim)" limit
+	check_eq "high --to-limit: stopped, throttled" "$(jqv "$out" .probe.stop_reason)" throttled
+	check_eq "high --to-limit: throttled in the report" "$(jqv "$out" .probe.throttled)" true
+	check "high --to-limit: said on stderr" grep -q "throttled at memory.high" "$TMP/high.err"
+	check "high --to-limit: the text says THROTTLED" grep -q "THROTTLED at memory.high" <<< "$("$MEMPROBE" report "$out")"
+	remove_cgroup "$cg"
+	check "high: nothing left behind" no_leftovers
+}
+
+# v2: the root can be probed (usage as limits reads it), only with --fill-host
+test_headroom_root() {
+	local root out=$TMP/root.json
+	root=$(own_memcg_dir); while [ "$(stat -c %i "$root")" != 1 ] && [ "$root" != / ]; do root=$(dirname "$root"); done
+	if [ "$(cg_version "$root")" != 2 ] || [ "$(own_memcg_dir)" != "$root" ]; then
+		skip "headroom: probe of the v2 root: not a v2 host whose tests run in the root"
+		return
+	fi
+	expect_bad "probe of the v2 root without --fill-host" "$MEMPROBE" probe --cgroup "$root"
+	"$MEMPROBE" probe --cgroup "$root" --fill-host --margin $(( $(awk '/^MemAvailable:/ {print $2}' /proc/meminfo) * 1024 - 256 * MIB )) --thp never --format json -o "$out" 2> "$TMP/root.err"
+	check_eq "root: the v2 root probed" "$(jqv "$out" .probe.stop_reason)" margin
+	check_ge "root: something allocated" "$(jqv "$out" .allocated_bytes)" 1
+	check "root: nothing left behind" no_leftovers
+}
+
+# budget: probe a test cgroup, then a workload allocates exactly the budget
+test_budget() {
+	local cg cg2 out=$TMP/budget.json lim=$((512 * MIB)) a peak oom0
+	cg=$(make_cgroup budget $lim) || { fail "budget: make cgroup"; return; }
+	[ "$(cg_version "$cg")" = 2 ] && echo +memory > "$cg/cgroup.subtree_control"
+	"$MEMPROBE" budget --cgroup "$cg" --thp never --format json -o "$out" 2> "$TMP/budget.err"
+	check_eq "budget: a budget document" "$(jqv "$out" .kind)" budget
+	eval "$("$MEMPROBE" report "$out" --format env)"
+	echo "# budget: $(tr '\n' ' ' <<< "$("$MEMPROBE" report "$out" --format env)")"
+	check_ge "budget: MEMPROBE_BUDGET_BYTES set" "${MEMPROBE_BUDGET_BYTES:-}" $((256 * MIB))
+	check_eq "budget: the margin is the probe's" "${MEMPROBE_BUDGET_MARGIN_BYTES:-}" $((32 * MIB))
+	check "budget: text shows it" grep -q "^budget     .*bytes) for $cg" <<< "$("$MEMPROBE" report "$out")"
+	"$MEMPROBE" report "$out" --format json > "$TMP/budget2.json"
+	# --from a saved probe report gives the same figures
+	"$MEMPROBE" probe --cgroup "$cg" --thp never --format json -o "$TMP/budget-probe.json" 2>/dev/null
+	"$MEMPROBE" budget --from "$TMP/budget-probe.json" --format json -o "$TMP/budget-from.json"
+	check_eq "budget --from: from the file" "$(jqv "$TMP/budget-from.json" .source)" file
+	check_ge "budget --from: a budget" "$(jqv "$TMP/budget-from.json" .budget_bytes)" $((256 * MIB))
+	expect_bad "budget --from a limits document" sh -c "\"$MEMPROBE\" limits --format json > $TMP/lim.json && exec \"$MEMPROBE\" budget --from $TMP/lim.json"
+	# the workload allocates exactly the budget in a fresh cgroup of the same
+	# limit (its peak counter starts at zero)
+	cg2=$(make_cgroup budget-run $lim)
+	oom0=$(oom_kills "$cg2")
+	a=$(run_in_cgroup "$cg2" "$BIN/alloc" $((MEMPROBE_BUDGET_BYTES / MIB)))
+	wait_usage "$cg2" "$MEMPROBE_BUDGET_BYTES" || true
+	sleep 1
+	if [ -e "$cg2/memory.max_usage_in_bytes" ]; then peak=$(cat "$cg2/memory.max_usage_in_bytes"); else peak=$(cat "$cg2/memory.peak"); fi
+	echo "# budget $MEMPROBE_BUDGET_BYTES allocated: peak $peak, limit - margin $((lim - MEMPROBE_BUDGET_MARGIN_BYTES)), free at peak $((lim - peak))"
+	check "budget: the workload allocating the budget is alive" kill -0 "$a"
+	check_ge "budget: ... it holds the budget" "$peak" "$MEMPROBE_BUDGET_BYTES"
+	check_eq "budget: ... not OOM-killed" "$(oom_kills "$cg2")" "$oom0"
+	check_le "budget: ... its peak leaves the margin free" "$peak" $((lim - MEMPROBE_BUDGET_MARGIN_BYTES))
+	kill -9 "$a"; wait "$a" 2>/dev/null
+	remove_cgroup "$cg2"; remove_cgroup "$cg"
+	check "budget: nothing left behind" no_leftovers
+}
+
+tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_ends truth driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget"}
 for t in $tests; do
 	echo "# test_$t"
 	"test_$t"

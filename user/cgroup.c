@@ -262,8 +262,9 @@ static int place(const char *root, const struct mp_host *h, struct mp_cgroup *cg
 
 	/* The mount shows the hierarchy from mroot down: strip it from the path. */
 	if (strcmp(mroot, "/") != 0) {
+		/* outside the subtree the mount shows (a bind-mounted subtree) */
 		if (strncmp(rel, mroot, rlen) != 0 || (rel[rlen] && rel[rlen] != '/'))
-			return -ENOENT;
+			return -EXDEV;
 		rel += rlen;
 	}
 	if ((err = mp_path(cg->dir, sizeof(cg->dir), "%s%s", mnt,
@@ -503,6 +504,65 @@ int mp_cgroup_usage(const char *root, const struct mp_cgroup *cg, uint64_t *usag
 	return err;
 }
 
+int mp_cgroup_file_bytes(const char *root, const struct mp_cgroup *cg, uint64_t *bytes)
+{
+	const char *keys[2] = { "inactive_file", "active_file" };
+	char p[PATH_MAX], k[32];
+	uint64_t v;
+
+	*bytes = 0;
+	for (int i = 0; i < 2; i++) {
+		int err;
+
+		snprintf(k, sizeof(k), "%s%s", cg->version == 1 ? "total_" : "", keys[i]);
+		if (mp_path(p, sizeof(p), "%s%s/memory.stat", root ? root : "", cg->dir))
+			return -ENAMETOOLONG;
+		if ((err = mp_read_keyed_u64(p, k, &v)))
+			return err;
+		*bytes += v;
+	}
+	return 0;
+}
+
+/*
+ * The throttling point: the lowest memory.high (v2) or soft limit (v1) from
+ * cg up to the hierarchy's mount point, kept when below the effective limit.
+ * Then the page cache the kernel can reclaim, and the soft headroom.
+ */
+static void read_throttle(const char *root, struct mp_cgroup *cg)
+{
+	const char *file = cg->version == 1 ? "memory.soft_limit_in_bytes" : "memory.high";
+	uint64_t low = MP_UNLIMITED, v;
+	char dir[PATH_MAX], from[PATH_MAX] = "";
+
+	strlcpy0(dir, cg->dir, sizeof(dir));
+	for (;;) {
+		char *slash;
+
+		if (!read_cg_u64(root, dir, file, &v) && v != MP_UNLIMITED && v < low) {
+			low = v;
+			strlcpy0(from, dir, sizeof(from));
+		}
+		if (strcmp(dir, cg->mount) == 0 || !(slash = strrchr(dir, '/')) || slash == dir)
+			break;
+		*slash = '\0';
+		if (strlen(dir) < strlen(cg->mount))
+			break;
+	}
+	cg->throttle_bytes = 0;
+	cg->throttle_from[0] = cg->throttle_kind[0] = '\0';
+	if (low < cg->effective_limit_bytes) {
+		cg->throttle_bytes = low;
+		strlcpy0(cg->throttle_from, from, sizeof(cg->throttle_from));
+		strlcpy0(cg->throttle_kind, cg->version == 1 ? "soft_limit" : "memory.high",
+			 sizeof(cg->throttle_kind));
+	}
+	cg->has_reclaimable = !mp_cgroup_file_bytes(root, cg, &cg->reclaimable_bytes);
+	if (!cg->has_reclaimable)
+		cg->reclaimable_bytes = 0;
+	cg->soft_headroom_bytes = cg->headroom_bytes + cg->reclaimable_bytes;
+}
+
 int mp_cgroup_read(const char *root, const struct mp_host *h, struct mp_cgroup *cg)
 {
 	char p[PATH_MAX];
@@ -575,6 +635,7 @@ int mp_cgroup_read(const char *root, const struct mp_host *h, struct mp_cgroup *
 	}
 	if (cg->headroom_bytes > cg->effective_limit_bytes - MP_MIN(cg->usage_bytes, cg->effective_limit_bytes))
 		cg->headroom_bytes = cg->effective_limit_bytes - MP_MIN(cg->usage_bytes, cg->effective_limit_bytes);
+	read_throttle(root, cg);
 	return 0;
 }
 

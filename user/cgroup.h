@@ -95,6 +95,16 @@ struct mp_cgroup {
 	bool children_counted;      /* a child cgroup's memory is charged here too and
 				     * can have its own limit: v1 use_hierarchy, v2
 				     * memory in cgroup.subtree_control */
+	/* The throttling point: v2 the lowest memory.high on the path to the
+	 * root, v1 the lowest memory.soft_limit_in_bytes (a soft limit: it acts
+	 * only under global memory pressure), when below the effective limit;
+	 * 0 when there is none. */
+	uint64_t throttle_bytes;
+	char throttle_from[PATH_MAX]; /* the directory that sets it */
+	char throttle_kind[16];       /* "memory.high", "soft_limit"; "" when none */
+	bool has_reclaimable;
+	uint64_t reclaimable_bytes;   /* memory.stat inactive_file + active_file (v1: total_*) */
+	uint64_t soft_headroom_bytes; /* headroom_bytes + reclaimable_bytes */
 };
 
 /* A cgroup on the path to the root that has a memory limit. */
@@ -129,7 +139,9 @@ bool mp_cgroup_is_host_root(const char *root, const struct mp_cgroup *cg);
  * Find the memory cgroup of a process: /proc/PID/cgroup's v1 line naming the
  * memory controller, else its "0::" line when cgroup2 has the memory
  * controller. pid 0 means "self". Fills path, dir, mount, version.
- * Returns 0, -ESRCH (no such process), -ENOENT (no memory cgroup) or -errno.
+ * Returns 0, -ESRCH (no such process), -ENOENT (no memory cgroup), -EXDEV
+ * (its cgroup lies outside what the mount shows: a bind-mounted subtree; path
+ * holds the cgroup's path then) or -errno.
  */
 int mp_cgroup_of_pid(const char *root, const struct mp_host *host, pid_t pid,
 		     struct mp_cgroup *cg);
@@ -179,7 +191,13 @@ struct mp_cg_stat {
  */
 int mp_cgroup_stat(const char *root, const struct mp_cgroup *cg, struct mp_cg_stat *st);
 
-/* Read the cgroup's current usage in bytes. Returns 0 or -errno. */
+/* The cgroup's page cache the kernel can reclaim before an OOM kill:
+ * memory.stat inactive_file + active_file (v1: total_inactive_file +
+ * total_active_file). Returns 0 or -errno. */
+int mp_cgroup_file_bytes(const char *root, const struct mp_cgroup *cg, uint64_t *bytes);
+
+/* Read the cgroup's current usage in bytes (the v2 root, which keeps no
+ * memory.current: MemTotal - MemAvailable). Returns 0 or -errno. */
 int mp_cgroup_usage(const char *root, const struct mp_cgroup *cg, uint64_t *usage);
 
 /*

@@ -5,6 +5,7 @@
  * and the probe document.
  */
 #include "probe.h"
+#include "cmd_probe.h"
 #include "attr.h"
 #include "cgroup.h"
 #include "cli.h"
@@ -44,50 +45,40 @@ struct probe_opts {
 	uint64_t limit, chunk, margin;
 	uint32_t stack_sample_period;
 	int top, threads;
-	bool populate, fill_host;
+	bool populate, fill_host, to_limit, reclaim_cache;
 	enum mp_status_mode status_mode;
+	const char *cmd;            /* "probe", "budget": in messages */
 };
-
-enum { OPT_CHUNK = MP_OPT_CMD, OPT_MARGIN, OPT_THP, OPT_THREADS, OPT_POPULATE, OPT_FILL_HOST };
 
 static const struct mp_cli_opt probe_opts_table[] = {
 	MP_CLI_OPT_CGROUP("probe", NULL),
 	MP_CLI_OPT_PID("probe the cgroup of this process"),
 	MP_CLI_OPT_LIMIT("probe a stand-in container of this limit, made under memprobe's own "
 			 "cgroup (16M at least)", "1G, when no --cgroup or --pid"),
-	{ "chunk", 0, "SIZE", "fill in chunks of SIZE, a multiple of the page size",
-	  "limit/32 in 2 MiB steps, 2 MiB to 1 GiB", OPT_CHUNK },
-	{ "margin", 0, "SIZE", "stop while more than SIZE is left below the limit",
-	  "limit/16 in 2 MiB steps, 2 MiB to 2 GiB", OPT_MARGIN },
-	{ "thp", 0, "MODE", "transparent huge pages for the fill: auto (the host's setting), "
-	  "never or always", "auto", OPT_THP },
-	MP_CLI_OPTS_REPORT,
-	{ "threads", 0, "N", "threads filling each chunk, 1 to " MP_CLI_STR(MP_PROBE_MAX_THREADS),
-	  "1", OPT_THREADS },
-	{ "populate", 0, NULL, "fault the chunks in with MADV_POPULATE_WRITE (Linux 5.14+) "
-	  "instead of writing them (memset)", NULL, OPT_POPULATE },
-	MP_CLI_OPTS_STATUS,
-	MP_CLI_OPT_BTF,
-	{ "fill-host", 0, NULL, "allow a probe of the host's root memory cgroup (it fills the "
-	  "host); with --cgroup or --pid", NULL, OPT_FILL_HOST },
+	MP_PROBE_OPTS("the report as text, json, markdown, csv, folded (kernel stacks for "
+		      "flame graphs), html (one page with charts) or openmetrics (Prometheus)"),
+	MP_CLI_OPT_BYTES,
+	MP_CLI_OPT_TABLE("categories, tasks, kernel_paths, hooks"),
 	MP_CLI_OPT_HELP,
 	{ 0 },
 };
 
-static int probe_opt(void *ctx, int id, const char *arg)
+int mp_probe_opt(void *ctx, int id, const char *arg)
 {
 	struct probe_opts *o = ctx;
 	long v;
 	int ret;
 
 	switch (id) {
-	case OPT_CHUNK: o->chunk_arg = arg; break;
-	case OPT_MARGIN: o->margin_arg = arg; break;
-	case OPT_THP: o->thp = arg; break;
-	case OPT_POPULATE: o->populate = true; break;
-	case OPT_FILL_HOST: o->fill_host = true; break;
-	case OPT_THREADS:
-		ret = mp_cli_count("probe", "--threads", arg, 1, MP_PROBE_MAX_THREADS,
+	case MP_PROBE_OPT_CHUNK: o->chunk_arg = arg; break;
+	case MP_PROBE_OPT_MARGIN: o->margin_arg = arg; break;
+	case MP_PROBE_OPT_THP: o->thp = arg; break;
+	case MP_PROBE_OPT_POPULATE: o->populate = true; break;
+	case MP_PROBE_OPT_FILL_HOST: o->fill_host = true; break;
+	case MP_PROBE_OPT_TO_LIMIT: o->to_limit = true; break;
+	case MP_PROBE_OPT_RECLAIM_CACHE: o->reclaim_cache = true; break;
+	case MP_PROBE_OPT_THREADS:
+		ret = mp_cli_count(o->cmd, "--threads", arg, 1, MP_PROBE_MAX_THREADS,
 				   "a thread count",
 				   "give 1 to " MP_CLI_STR(MP_PROBE_MAX_THREADS), &v);
 		o->threads = (int)v;
@@ -103,31 +94,31 @@ static const struct mp_cli_cmd probe_cmd = {
 	.opts = probe_opts_table,
 	.limit_min = 16 * MP_MIB,
 	.limit_min_why = "too small to hold the probe process",
-	.opt = probe_opt,
+	.opt = mp_probe_opt,
 };
 
-static int parse_opts(int argc, char **argv, struct probe_opts *o)
+static int parse_opts(const struct mp_cli_cmd *cmd, int argc, char **argv, struct probe_opts *o)
 {
 	struct mp_cli c;
 	int ret;
 
-	*o = (struct probe_opts){ .thp = "auto", .threads = 1 };
-	if ((ret = mp_cli_parse(&probe_cmd, argc, argv, &c, o)))
+	*o = (struct probe_opts){ .thp = "auto", .threads = 1, .cmd = cmd->name };
+	if ((ret = mp_cli_parse(cmd, argc, argv, &c, o)))
 		return ret;
 	if (mp_cli_targets(&c) > 1)
-		return mp_cli_bad("probe", "--cgroup, --pid and --limit are exclusive; "
+		return mp_cli_bad(o->cmd, "--cgroup, --pid and --limit are exclusive; "
 				  "give one of them");
 	if (o->fill_host && c.limit_arg)
-		return mp_cli_bad("probe", "--fill-host goes with --cgroup or --pid; "
+		return mp_cli_bad(o->cmd, "--fill-host goes with --cgroup or --pid; "
 				  "drop it: --limit makes a limited cgroup of its own");
 	if (strcmp(o->thp, "auto") && strcmp(o->thp, "never") && strcmp(o->thp, "always"))
-		return mp_cli_bad("probe", "--thp %s: unknown mode; use auto, never or always",
+		return mp_cli_bad(o->cmd, "--thp %s: unknown mode; use auto, never or always",
 				  o->thp);
-	if ((ret = mp_cli_finish(&probe_cmd, &c)))
+	if ((ret = mp_cli_finish(cmd, &c)))
 		return ret;
-	if (o->chunk_arg && (ret = mp_cli_size("probe", "--chunk", o->chunk_arg, &o->chunk)))
+	if (o->chunk_arg && (ret = mp_cli_size(o->cmd, "--chunk", o->chunk_arg, &o->chunk)))
 		return ret;
-	if (o->margin_arg && (ret = mp_cli_size("probe", "--margin", o->margin_arg, &o->margin)))
+	if (o->margin_arg && (ret = mp_cli_size(o->cmd, "--margin", o->margin_arg, &o->margin)))
 		return ret;
 	MP_CLI_TAKE(o, &c);
 	if (!o->cgroup_path && !o->pid && !o->limit_arg)
@@ -176,26 +167,26 @@ static int probe_target(struct probe_opts *o, const struct mp_host *host,
 	int ret;
 
 	if (!o->cgroup_path && !o->pid) {
-		if ((ret = mp_resolve_target("probe", "", host, NULL, NULL, target)))
+		if ((ret = mp_resolve_target(o->cmd, "", host, NULL, NULL, target)))
 			return ret;
 		if (o->limit > target->effective_limit_bytes)
-			return mp_cli_bad("probe", "--limit %s: above the effective limit of "
+			return mp_cli_bad(o->cmd, "--limit %s: above the effective limit of "
 					  "memprobe's own cgroup; give a smaller --limit",
 					  o->limit_arg ? o->limit_arg : "1G");
 		target->effective_limit_bytes = o->limit; /* for the size checks */
 		return 0;
 	}
-	if ((ret = mp_resolve_target("probe", "", host, o->cgroup_path, o->pid, target)))
+	if ((ret = mp_resolve_target(o->cmd, "", host, o->cgroup_path, o->pid, target)))
 		return ret;
 	if (target->host_root && !o->fill_host)
-		return mp_cli_bad("probe", "%s is the host's root memory cgroup: a probe there "
+		return mp_cli_bad(o->cmd, "%s is the host's root memory cgroup: a probe there "
 				  "fills the host; give a container's cgroup, or --fill-host to "
 				  "fill the host", target->dir);
 	/* before anything is made: one probe per cgroup */
-	if ((ret = mp_lock_probe_or_say("probe", target, lock)))
+	if ((ret = mp_lock_probe_or_say(o->cmd, target, lock)))
 		return ret;
 	if (mp_cgroup_contains_self("", host, target))
-		mp_cli_warn("probe", "memprobe itself runs in %s: its own memory (BPF maps, "
+		mp_cli_warn(o->cmd, "memprobe itself runs in %s: its own memory (BPF maps, "
 			    "buffers) is charged to what it measures", target->dir);
 	return 0;
 }
@@ -214,14 +205,14 @@ static int probe_sizes(struct probe_opts *o, const struct mp_host *host,
 	if (!o->margin_arg)
 		o->margin = dmargin;
 	if (o->chunk % (uint64_t)host->page_size)
-		return mp_cli_bad("probe", "--chunk %s: not a multiple of the page size; give a "
+		return mp_cli_bad(o->cmd, "--chunk %s: not a multiple of the page size; give a "
 				  "multiple of 4 KiB such as 64M", o->chunk_arg);
 	if (lim < o->chunk)
-		return mp_cli_bad("probe", "limit %s is below one chunk (%s); raise the limit or "
+		return mp_cli_bad(o->cmd, "limit %s is below one chunk (%s); raise the limit or "
 				  "give a smaller --chunk", mp_fmt_bytes(lim, b1, sizeof(b1)),
 				  mp_fmt_bytes(o->chunk, b2, sizeof(b2)));
 	if (lim <= o->margin)
-		return mp_cli_bad("probe", "limit %s is not above the margin (%s); raise the limit "
+		return mp_cli_bad(o->cmd, "limit %s is not above the margin (%s); raise the limit "
 				  "or give a smaller --margin", mp_fmt_bytes(lim, b1, sizeof(b1)),
 				  mp_fmt_bytes(o->margin, b2, sizeof(b2)));
 	return 0;
@@ -229,14 +220,15 @@ static int probe_sizes(struct probe_opts *o, const struct mp_host *host,
 
 /* What killed memprobes left, beside us and in the target; a probe of an
  * older memprobe, without the lock, still shows there. Returns 0 or 1. */
-static int probe_reap(const struct mp_host *host, const struct mp_cgroup *target)
+static int probe_reap(const struct probe_opts *o, const struct mp_host *host,
+		      const struct mp_cgroup *target)
 {
 	pid_t other;
 
 	mp_cgroup_reap_own("", host);
 	mp_cgroup_reap_stale(target->dir, &other);
 	if (other)
-		return mp_cli_fail("probe", "a memprobe (probe pid %d) is probing %s already; wait "
+		return mp_cli_fail(o->cmd, "a memprobe (probe pid %d) is probing %s already; wait "
 				   "for it to finish", (int)other, target->dir);
 	return 0;
 }
@@ -254,13 +246,13 @@ static int make_standin(const struct probe_opts *o, const struct mp_host *host,
 	snprintf(name, sizeof(name), "memprobe-target-%d", (int)getpid());
 	ret = mp_cgroup_create(host, &self, name, o->limit, target);
 	if (ret == -EOPNOTSUPP)
-		return mp_cli_fail("probe", "%s does not delegate the memory controller, so "
+		return mp_cli_fail(o->cmd, "%s does not delegate the memory controller, so "
 				   "--limit cannot make a limited child there; enable it (+memory "
 				   "in its cgroup.subtree_control) or probe an existing cgroup "
 				   "with --cgroup", self.dir);
 	if (ret || (*created = true, mp_cgroup_delegate_memory(target)) ||
 	    mp_cgroup_read("", host, target))
-		return mp_cli_fail("probe", "cannot create %s/%s: %s", self.dir, name,
+		return mp_cli_fail(o->cmd, "cannot create %s/%s: %s", self.dir, name,
 				   strerror(ret ? -ret : errno));
 	return 0;
 }
@@ -277,10 +269,10 @@ static void bpf_start(const struct probe_opts *o, const struct mp_cgroup *target
 
 	if (mp_cgroup_id(target, &ao.target_cgid) ||
 	    mp_attr_start(&ao, &sn->attr, errbuf, len))
-		mp_cli_warn("probe", "attribution off: %s",
+		mp_cli_warn(o->cmd, "attribution off: %s",
 			    errbuf[0] ? errbuf : "cannot get the target's cgroup id");
 	else if (errbuf[0]) /* no BPF: the cgroup's files only */
-		mp_cli_warn("probe", "%s; polling the cgroup's files instead", errbuf);
+		mp_cli_warn(o->cmd, "%s; polling the cgroup's files instead", errbuf);
 }
 
 /* The status line's state while the probe fills. */
@@ -345,6 +337,7 @@ static int fill(const struct probe_opts *o, const struct mp_host *host,
 	struct mp_probe_cfg cfg = {
 		.chunk = o->chunk, .margin = o->margin, .thp = o->thp,
 		.threads = o->threads, .populate = o->populate,
+		.to_limit = o->to_limit, .reclaim_cache = o->reclaim_cache,
 		.stop = &g_stop_signal, .on_phase = take_snapshot, .arg = sn,
 		.on_progress = show_progress, .progress_arg = &fs,
 	};
@@ -361,6 +354,12 @@ static int fill(const struct probe_opts *o, const struct mp_host *host,
 
 int mp_cmd_probe(int argc, char **argv)
 {
+	return mp_probe_main(&probe_cmd, NULL, argc, argv);
+}
+
+int mp_probe_main(const struct mp_cli_cmd *cmd, cJSON *(*finish)(cJSON *doc, uint64_t margin),
+		  int argc, char **argv)
+{
 	struct probe_opts o;
 	struct mp_host host;
 	struct mp_cgroup target;
@@ -376,16 +375,16 @@ int mp_cmd_probe(int argc, char **argv)
 
 	/* First: a stop asked for at any moment still gets a report. */
 	mp_cli_on_stop(on_signal);
-	ret = parse_opts(argc, argv, &o);
+	ret = parse_opts(cmd, argc, argv, &o);
 	if (ret)
 		return ret < 0 ? 0 : ret;
-	if ((ret = mp_cli_need_root("probe")) || (ret = mp_cli_host("probe", &host)))
+	if ((ret = mp_cli_need_root(o.cmd)) || (ret = mp_cli_host(o.cmd, &host)))
 		return ret;
 	if ((ret = probe_target(&o, &host, &target, &lock)) ||
-	    (ret = probe_sizes(&o, &host, &target)) || (ret = probe_reap(&host, &target)))
+	    (ret = probe_sizes(&o, &host, &target)) || (ret = probe_reap(&o, &host, &target)))
 		goto out;
 	if ((ret = mp_out_open(&out, o.out))) {
-		ret = mp_cli_bad("probe", "-o %s: cannot create it; give a writable path", o.out);
+		ret = mp_cli_bad(o.cmd, "-o %s: cannot create it; give a writable path", o.out);
 		goto out;
 	}
 
@@ -404,11 +403,16 @@ int mp_cmd_probe(int argc, char **argv)
 		.populate = o.populate, .stack_sample_period = o.stack_sample_period, .top = o.top,
 		.attr = sn.attr, .attr_err = errbuf, .start = &sn.start, .stop = &sn.stop,
 		.freed = &sn.freed, .ovh = &sn.ovh, .target_oom0 = target_oom0,
+		.reclaim_cache = o.reclaim_cache,
 	});
-	ret = mp_emit("probe", doc, o.format, out.f);
+	if (finish && !(doc = finish(doc, o.margin))) {
+		ret = MP_EXIT_RUNTIME;
+		goto out;
+	}
+	ret = mp_emit(o.cmd, doc, o.format, out.f);
 	if (!ret && (ret = mp_out_commit(&out))) {
-		fprintf(stderr, "memprobe probe: cannot write the report to %s: %s\n",
-			o.out ? o.out : "standard output", strerror(-ret));
+		fprintf(stderr, "memprobe %s: cannot write the report to %s: %s\n",
+			o.cmd, o.out ? o.out : "standard output", strerror(-ret));
 		ret = MP_EXIT_RUNTIME;
 	} else if (!ret && res.killed_by_signal) {
 		ret = MP_EXIT_RUNTIME; /* the measurement did not happen as asked */
@@ -421,7 +425,7 @@ out:
 	mp_overhead_snaps_free(&sn.ovh);
 	mp_attr_stop(sn.attr);
 	if (target_created && (err = mp_cgroup_remove(&target)))
-		fprintf(stderr, "memprobe probe: could not remove %s: %s\n", target.dir,
+		fprintf(stderr, "memprobe %s: could not remove %s: %s\n", o.cmd, target.dir,
 			strerror(-err));
 	mp_out_abort(&out);
 	mp_lock_release(&lock);

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *const kind_names[] = { "limits", "features", "probe", "record" };
+static const char *const kind_names[] = { "limits", "features", "probe", "record", "budget" };
 
 int mp_doc_kind(const char *name)
 {
@@ -76,6 +76,20 @@ cJSON *mp_cgroup_json(const struct mp_cgroup *cg)
 		cJSON_AddNullToObject(o, "peak_bytes");
 	mp_json_add_u64(o, "headroom_bytes", cg->headroom_bytes);
 	cJSON_AddStringToObject(o, "headroom_from", cg->headroom_from);
+	/* the throttling point and the soft headroom beside the hard one */
+	if (cg->throttle_bytes)
+		mp_json_add_u64(o, "throttle_bytes", cg->throttle_bytes);
+	else
+		cJSON_AddNullToObject(o, "throttle_bytes");
+	mp_json_add_str_or_null(o, "throttle_from", cg->throttle_from);
+	mp_json_add_str_or_null(o, "throttle_kind", cg->throttle_kind);
+	if (cg->has_reclaimable) {
+		mp_json_add_u64(o, "reclaimable_bytes", cg->reclaimable_bytes);
+		mp_json_add_u64(o, "soft_headroom_bytes", cg->soft_headroom_bytes);
+	} else {
+		cJSON_AddNullToObject(o, "reclaimable_bytes");
+		cJSON_AddNullToObject(o, "soft_headroom_bytes");
+	}
 	return o;
 }
 

@@ -23,8 +23,9 @@ enum mp_doc_kind {
 	MP_DOC_FEATURES = 1 << 1,
 	MP_DOC_PROBE = 1 << 2,
 	MP_DOC_RECORD = 1 << 3,
+	MP_DOC_BUDGET = 1 << 4,
 };
-#define MP_DOC_ALL (MP_DOC_LIMITS | MP_DOC_FEATURES | MP_DOC_PROBE | MP_DOC_RECORD)
+#define MP_DOC_ALL (MP_DOC_LIMITS | MP_DOC_FEATURES | MP_DOC_PROBE | MP_DOC_RECORD | MP_DOC_BUDGET)
 
 /* "limits" -> MP_DOC_LIMITS; 0 for a name that is no kind. */
 int mp_doc_kind(const char *name);

@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "cmd_limits.h"
 #include "cmd_report.h"
+#include "cmd_probe.h"
 #include "probe.h"
 #include "record.h"
 #include "util.h"
@@ -30,6 +31,8 @@ static const struct cmd cmds[] = {
 	  "fill a cgroup to its margin from a child cgroup and attribute the growth" },
 	{ "record", mp_cmd_record,
 	  "attribute a workload's or a command's memory over time: peak, shares, OOM kills" },
+	{ "budget", mp_cmd_budget,
+	  "the bytes a workload may allocate, for an entrypoint's eval: probe, then budget" },
 	{ "report", mp_cmd_report,
 	  "render a saved json report again as text, json, markdown, csv,\n"
 	  "           folded (flame graph stacks) or html (a page with charts)" },

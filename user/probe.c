@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
@@ -77,7 +78,9 @@ struct msg {
  */
 struct bound {
 	int fd;              /* usage file, or /proc/meminfo when meminfo */
-	bool meminfo;
+	int stat_fd;         /* --reclaim-cache: its memory.stat, whose page cache
+			      * counts as room; -1 otherwise */
+	bool meminfo, v1;
 	uint64_t limit, margin;
 };
 
@@ -188,6 +191,30 @@ static void send_msg(int fd, uint32_t type, int err, uint64_t bytes)
 		_exit(3);
 }
 
+/* A memory.stat key's value at the start of a line of buf; 0 when absent. */
+static uint64_t stat_value(const char *buf, const char *key)
+{
+	size_t n = strlen(key);
+
+	for (const char *l = buf; l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (strncmp(l, key, n) == 0 && l[n] == ' ')
+			return strtoull(l + n + 1, NULL, 10);
+	return 0;
+}
+
+/* The page cache the kernel can reclaim, from a memory.stat fd. */
+static uint64_t stat_file_bytes(int fd, bool v1)
+{
+	char buf[8192];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return stat_value(buf, v1 ? "total_inactive_file" : "inactive_file") +
+	       stat_value(buf, v1 ? "total_active_file" : "active_file");
+}
+
 /* Room left under one bound, or UINT64_MAX when it cannot be read. */
 static uint64_t bound_room(const struct bound *b)
 {
@@ -205,6 +232,8 @@ static uint64_t bound_room(const struct bound *b)
 		used = b->limit - MP_MIN(b->limit, strtoull(p + 13, NULL, 10) * 1024);
 	} else {
 		used = strtoull(buf, NULL, 10);
+		if (b->stat_fd >= 0)
+			used -= MP_MIN(used, stat_file_bytes(b->stat_fd, b->v1));
 	}
 	return used + b->margin < b->limit ? b->limit - b->margin - used : 0;
 }
@@ -302,6 +331,9 @@ struct run_state {
 	struct child_args ca;    /* the bounds and chunk table the child is given */
 	pid_t child;
 	int to_child, from_child, usage_fd;
+	bool usage_meminfo;      /* the v2 root: MemTotal - MemAvailable */
+	uint64_t high0, psi0;    /* memory.events high, memory.pressure some total at the go */
+	struct timespec t_watch; /* the last throttle check */
 	uint64_t oom0, hits0;    /* the probe cgroup's counters before the run */
 	uint64_t peak0;          /* the target's peak counter before the run */
 	uint64_t peak_sampled;   /* the highest usage read while it ran */
@@ -321,9 +353,12 @@ static void run_cleanup(struct run_state *r)
 		waitpid(r->child, &st, 0);
 		r->child = 0;
 	}
-	for (int i = 0; i < r->ca.nbounds; i++)
+	for (int i = 0; i < r->ca.nbounds; i++) {
 		if (r->ca.bounds[i].fd >= 0)
 			close(r->ca.bounds[i].fd);
+		if (r->ca.bounds[i].stat_fd >= 0)
+			close(r->ca.bounds[i].stat_fd);
+	}
 	r->ca.nbounds = 0;
 	free(r->ca.maps);
 	free(r->ca.sizes);
@@ -342,11 +377,20 @@ static void run_cleanup(struct run_state *r)
 	r->probe_created = false;
 }
 
-/* Usage of the target, or 0 when it cannot be read (it vanished). */
-static uint64_t usage_of(int fd)
+/* Usage of the target, or 0 when it cannot be read (it vanished); the v2
+ * root's from /proc/meminfo, as mp_cgroup_usage reads it for `limits`. */
+static uint64_t usage_of(const struct run_state *r)
 {
-	uint64_t u = pread_u64(fd);
+	uint64_t u;
 
+	if (r->usage_meminfo) {
+		struct bound b = { .fd = r->usage_fd, .stat_fd = -1, .meminfo = true,
+				   .limit = r->h->mem_total_bytes };
+		uint64_t room = bound_room(&b);
+
+		return room == UINT64_MAX ? 0 : r->h->mem_total_bytes - room;
+	}
+	u = pread_u64(r->usage_fd);
 	return u == UINT64_MAX ? 0 : u;
 }
 
@@ -423,12 +467,78 @@ static int open_usage(struct run_state *r)
 	if (mp_path(p, sizeof(p), "%s/%s", r->target->dir, mp_cgroup_file(r->target, "usage")))
 		return -ENAMETOOLONG;
 	r->usage_fd = open(p, O_RDONLY | O_CLOEXEC);
+	/* the v2 root keeps no memory.current: the host's use stands for it */
+	if (r->usage_fd < 0 && errno == ENOENT && r->target->version == 2 &&
+	    strcmp(r->target->dir, r->target->mount) == 0) {
+		snprintf(p, sizeof(p), "/proc/meminfo");
+		r->usage_fd = open(p, O_RDONLY | O_CLOEXEC);
+		r->usage_meminfo = true;
+	}
 	if (r->usage_fd < 0) {
 		ret = -errno;
 		fprintf(stderr, "memprobe: cannot open %s: %s\n", p, strerror(errno));
 		return ret;
 	}
 	return 0;
+}
+
+/* The usage of a directory's memory cgroup (memory.current / usage_in_bytes). */
+static uint64_t usage_of_dir(const struct mp_cgroup *like, const char *dir)
+{
+	char p[PATH_MAX];
+	uint64_t v;
+
+	if (mp_path(p, sizeof(p), "%s/%s", dir, mp_cgroup_file(like, "usage")) ||
+	    mp_read_u64_file(p, &v))
+		return 0;
+	return v;
+}
+
+/*
+ * Where the probe aims, in res (aim, aim_why, stop_at_*): below the lowest
+ * memory.high on the path (minus the margin) unless --to-limit; up to the
+ * hard limit otherwise, and with --reclaim-cache through the page cache the
+ * kernel can reclaim. Returns the room the probe's cgroup may have before
+ * the margin is taken off.
+ */
+static uint64_t aim(struct run_state *r, const struct mp_cgroup *now)
+{
+	struct mp_probe_result *res = r->res;
+	uint64_t room = r->cfg->reclaim_cache ? now->soft_headroom_bytes : now->headroom_bytes;
+	bool high = strcmp(now->throttle_kind, "memory.high") == 0;
+
+	res->aim = "limit";
+	res->stop_at_bytes = now->effective_limit_bytes - MP_MIN(r->cfg->margin,
+								  now->effective_limit_bytes);
+	snprintf(res->stop_at_from, sizeof(res->stop_at_from), "%s", now->effective_from);
+	if (high && !r->cfg->to_limit) {
+		uint64_t used = usage_of_dir(now, now->throttle_from);
+		uint64_t below = now->throttle_bytes > used ? now->throttle_bytes - used : 0;
+
+		res->aim = "throttle";
+		res->stop_at_bytes = now->throttle_bytes - MP_MIN(r->cfg->margin,
+								  now->throttle_bytes);
+		snprintf(res->stop_at_from, sizeof(res->stop_at_from), "%s", now->throttle_from);
+		snprintf(res->aim_why, sizeof(res->aim_why), "memory.high %" PRIu64 " set by %s: "
+			 "above it the kernel throttles; --to-limit probes up to the hard limit",
+			 now->throttle_bytes, now->throttle_from);
+		return MP_MIN(room, below);
+	}
+	if (high)
+		snprintf(res->aim_why, sizeof(res->aim_why), "--to-limit: past memory.high %"
+			 PRIu64 " (%s); a throttled probe stops", now->throttle_bytes,
+			 now->throttle_from);
+	else if (now->throttle_bytes)
+		snprintf(res->aim_why, sizeof(res->aim_why), "the hard limit; the v1 soft limit "
+			 "%" PRIu64 " (%s) acts only under global memory pressure, so it is no "
+			 "stop point", now->throttle_bytes, now->throttle_from);
+	else
+		snprintf(res->aim_why, sizeof(res->aim_why), "the hard limit: no memory.high "
+			 "below it on the path");
+	if (r->cfg->reclaim_cache)
+		mp_appendf(res->aim_why, sizeof(res->aim_why), "%s", "; --reclaim-cache: the "
+			   "page cache counts as room");
+	return room;
 }
 
 /*
@@ -446,8 +556,8 @@ static int make_probe_cgroup(struct run_state *r)
 	int err;
 
 	mp_cgroup_read("", r->h, &now);
-	headroom = now.headroom_bytes;
-	res->f.usage_before_bytes = usage_of(r->usage_fd);
+	headroom = aim(r, &now);
+	res->f.usage_before_bytes = usage_of(r);
 	res->probe_limit_bytes = headroom > margin + 4 * MP_MIB ? headroom - margin : 4 * MP_MIB;
 	/* never above the target's own limit: a floor of 4 MiB on a tiny target */
 	res->probe_limit_bytes = MP_MIN(res->probe_limit_bytes, target->effective_limit_bytes);
@@ -497,21 +607,33 @@ static int set_bounds(struct run_state *r)
 	char q[PATH_MAX];
 	int ret;
 
-	for (int i = 0; i < n && ca->nbounds < MAX_BOUNDS - 2; i++) {
+	for (int i = 0; i < n && ca->nbounds < MAX_BOUNDS - 3; i++) {
 		if (mp_path(q, sizeof(q), "%s/%s", lv[i].dir, usage))
 			continue;
 		ca->bounds[ca->nbounds++] = (struct bound){
-			.fd = open(q, O_RDONLY | O_CLOEXEC),
+			.fd = open(q, O_RDONLY | O_CLOEXEC), .stat_fd = -1,
 			.limit = lv[i].limit_bytes, .margin = margin,
 		};
+		if (r->cfg->reclaim_cache &&
+		    !mp_path(q, sizeof(q), "%s/memory.stat", lv[i].dir)) {
+			ca->bounds[ca->nbounds - 1].stat_fd = open(q, O_RDONLY | O_CLOEXEC);
+			ca->bounds[ca->nbounds - 1].v1 = r->target->version == 1;
+		}
 	}
+	/* below memory.high: the cgroup that sets it, by its own usage */
+	if (strcmp(r->res->aim, "throttle") == 0 &&
+	    !mp_path(q, sizeof(q), "%s/%s", r->res->stop_at_from, usage))
+		ca->bounds[ca->nbounds++] = (struct bound){
+			.fd = open(q, O_RDONLY | O_CLOEXEC), .stat_fd = -1,
+			.limit = r->res->stop_at_bytes + margin, .margin = margin,
+		};
 	ca->bounds[ca->nbounds++] = (struct bound){
-		.fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC), .meminfo = true,
+		.fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC), .stat_fd = -1, .meminfo = true,
 		.limit = r->h->mem_total_bytes, .margin = margin,
 	};
 	if (!r->res->in_target && !mp_path(q, sizeof(q), "%s/%s", r->probe_cg.dir, usage))
 		ca->bounds[ca->nbounds++] = (struct bound){
-			.fd = open(q, O_RDONLY | O_CLOEXEC),
+			.fd = open(q, O_RDONLY | O_CLOEXEC), .stat_fd = -1,
 			.limit = r->res->probe_limit_bytes, .margin = 0,
 		};
 	ca->max_chunks = (size_t)(r->res->probe_limit_bytes / r->cfg->chunk) + 2;
@@ -615,7 +737,7 @@ static void baseline(struct run_state *r)
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
-		uint64_t u = usage_of(r->usage_fd);
+		uint64_t u = usage_of(r);
 
 		res->baseline_samples++;
 		if (u < low) {
@@ -641,7 +763,7 @@ static void baseline(struct run_state *r)
  */
 static void sample_peak(struct run_state *r)
 {
-	uint64_t u = usage_of(r->usage_fd);
+	uint64_t u = usage_of(r);
 
 	pthread_mutex_lock(&r->peak_lock);
 	if (u > r->peak_sampled) {
@@ -693,6 +815,78 @@ static void stop_sampler(struct run_state *r)
 	r->sampling = false;
 }
 
+/* memory.events "high" of the cgroup that sets memory.high (it counts its
+ * descendants' too) and the some total (us) of the probe cgroup's
+ * memory.pressure: false when unreadable. */
+static bool read_high_events(const struct run_state *r, uint64_t *v)
+{
+	char p[PATH_MAX];
+
+	return !mp_path(p, sizeof(p), "%s/memory.events", r->target->throttle_from) &&
+	       !mp_read_keyed_u64(p, "high", v);
+}
+
+static bool read_pressure(const struct run_state *r, uint64_t *v)
+{
+	char p[PATH_MAX], buf[512], *t;
+
+	if (mp_path(p, sizeof(p), "%s/memory.pressure", r->probe_cg.dir) ||
+	    mp_read_file(p, buf, sizeof(buf)) <= 0 || strncmp(buf, "some ", 5) ||
+	    !(t = strstr(buf, "total=")))
+		return false;
+	*v = strtoull(t + 6, NULL, 10);
+	return true;
+}
+
+/* What is watched for throttling: memory.high's events, on v2 only. */
+static void watch_start(struct run_state *r)
+{
+	struct mp_probe_result *res = r->res;
+	const struct mp_cgroup *t = r->target;
+
+	if (strcmp(t->throttle_kind, "memory.high") == 0) {
+		res->throttle_signal = "memory.events high of the cgroup setting memory.high, "
+				       "with the probe cgroup's memory.pressure some total";
+		res->have_high_events = read_high_events(r, &r->high0);
+		res->have_pressure = read_pressure(r, &r->psi0);
+	} else if (t->throttle_bytes) {
+		res->throttle_signal = "none: cgroup v1 has no memory.high, and its soft limit "
+				       "acts only under global memory pressure (no throttle event)";
+	} else {
+		res->throttle_signal = "none: no memory.high on the path";
+	}
+	r->t_watch = r->t_go;
+}
+
+/*
+ * Every 100 ms: is the probe throttled at memory.high? The kernel counts a
+ * "high" event each time it routes a charge over memory.high to reclaim;
+ * without anything to reclaim the task then sleeps, which memory.pressure
+ * shows. Both rising (or high alone where PSI is off): throttled.
+ */
+static bool watch_throttled(struct run_state *r)
+{
+	struct mp_probe_result *res = r->res;
+	struct timespec t;
+	uint64_t high, psi;
+	long ms;
+
+	if (!res->have_high_events)
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	ms = (t.tv_sec - r->t_watch.tv_sec) * 1000 + (t.tv_nsec - r->t_watch.tv_nsec) / 1000000;
+	if (ms < 100)
+		return false;
+	r->t_watch = t;
+	if (!read_high_events(r, &high))
+		return false;
+	res->high_events = high - MP_MIN(high, r->high0);
+	if (res->have_pressure && read_pressure(r, &psi))
+		res->pressure_some_us = psi - MP_MIN(psi, r->psi0);
+	return res->high_events > 0 &&
+	       (!res->have_pressure || res->pressure_some_us >= 100 * 1000);
+}
+
 /* Baselines, taken as late as possible before the first chunk; then go. */
 static int start_fill(struct run_state *r)
 {
@@ -700,10 +894,12 @@ static int start_fill(struct run_state *r)
 
 	r->peak0 = peak_counter(r->target);
 	baseline(r);
-	res->usage_at_go_bytes = usage_of(r->usage_fd);
+	res->usage_at_go_bytes = usage_of(r);
 	phase(r->cfg, MP_PROBE_START);
 	r->peak_sampled = res->usage_at_go_bytes;
+	res->have_file = !mp_cgroup_file_bytes("", r->target, &res->file_before_bytes);
 	clock_gettime(CLOCK_MONOTONIC, &r->t_go);
+	watch_start(r);
 	if (write(r->to_child, "g", 1) != 1) {
 		fprintf(stderr, "memprobe: the probe process died before starting\n");
 		return -ECHILD;
@@ -744,7 +940,11 @@ static void fill_loop(struct run_state *r)
 		int n = poll(&pfd, 1, 2);
 
 		if (r->cfg->on_progress) /* the status line: it keeps its own pace */
-			progress(r, usage_of(r->usage_fd), false);
+			progress(r, usage_of(r), false);
+		if (watch_throttled(r)) {
+			res->throttled = true;
+			break;
+		}
 		if (n <= 0)
 			continue;
 		if (!read_msg(r->from_child, &m, r->cfg))
@@ -766,10 +966,20 @@ static void fill_loop(struct run_state *r)
 		}
 	}
 	res->interrupted = stopped(r->cfg);
-	if (res->interrupted && !res->completed)
+	if ((res->interrupted || res->throttled) && !res->completed)
 		drain_stopped_child(r, res);
+	if (res->throttled) {
+		/* a stop of its own: the fill ends here, as at the margin */
+		struct timespec t_done;
+
+		clock_gettime(CLOCK_MONOTONIC, &t_done);
+		res->fill_ns = (uint64_t)(t_done.tv_sec - r->t_go.tv_sec) * 1000000000ULL +
+			       (uint64_t)t_done.tv_nsec - (uint64_t)r->t_go.tv_nsec;
+	}
 	/* the peak: everything the probe allocated is still held here */
-	res->usage_at_stop_bytes = usage_of(r->usage_fd);
+	res->usage_at_stop_bytes = usage_of(r);
+	if (res->have_file && mp_cgroup_file_bytes("", r->target, &res->file_at_stop_bytes))
+		res->have_file = false;
 	pthread_mutex_lock(&r->peak_lock);
 	if (res->usage_at_stop_bytes > r->peak_sampled)
 		r->peak_sampled = res->usage_at_stop_bytes;
@@ -789,11 +999,11 @@ static void left_after(struct run_state *r)
 	struct mp_probe_result *res = r->res;
 
 	for (int tries = 0; tries < 10; tries++) {
-		uint64_t u = usage_of(r->usage_fd), u2;
+		uint64_t u = usage_of(r), u2;
 
 		res->f.usage_after_bytes = res->phase_usage_bytes = u;
 		phase(r->cfg, MP_PROBE_LEFT);
-		u2 = usage_of(r->usage_fd);
+		u2 = usage_of(r);
 		if ((u2 > u ? u2 - u : u - u2) <= MP_MIB || stopped(r->cfg))
 			break;
 	}
@@ -826,7 +1036,8 @@ static void stop_and_wait(struct run_state *r)
 		 * only when the charge failed there */
 		res->oom_at_own_limit = res->oom_killed && !res->in_target &&
 					mp_cgroup_limit_hits(&r->probe_cg) > r->hits0;
-		if (!res->completed && !res->interrupted && !res->oom_killed && WIFSIGNALED(status))
+		if (!res->completed && !res->interrupted && !res->throttled && !res->oom_killed &&
+		    WIFSIGNALED(status))
 			res->killed_by_signal = WTERMSIG(status);
 		r->child = 0;
 	}
@@ -869,6 +1080,9 @@ int mp_probe_run(const struct mp_host *h, const struct mp_cgroup *target,
 		read_peak(&r);
 	}
 	stop_sampler(&r);
+	res->stop_reason = res->throttled ? "throttled" : res->interrupted ? "interrupted" :
+			   res->oom_killed ? "oom_killed" : res->killed_by_signal ? "killed" :
+			   res->completed ? "margin" : "error";
 	run_cleanup(&r);
 	pthread_mutex_destroy(&r.peak_lock);
 	return ret > 0 ? 0 : ret; /* > 0: stopped before the fill began */

@@ -2,6 +2,7 @@
 #ifndef MEMPROBE_PROBE_H
 #define MEMPROBE_PROBE_H
 
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -70,6 +71,8 @@ struct mp_probe_cfg {
 	const char *thp;            /* "auto", "never", "always" */
 	int threads;                /* threads filling each chunk (0 or 1: one) */
 	bool populate;              /* MADV_POPULATE_WRITE (5.14+) instead of memset */
+	bool to_limit;              /* probe up to the hard limit, past memory.high */
+	bool reclaim_cache;         /* count the reclaimable page cache as room */
 	const volatile sig_atomic_t *stop; /* non-zero: stop early (a signal) */
 	void (*on_phase)(enum mp_probe_phase ph, void *arg); /* may be NULL */
 	void *arg;
@@ -97,6 +100,20 @@ struct mp_probe_result {
 	bool in_target;                /* ran in the target itself, not a child cgroup */
 	char in_target_why[160];
 	char cgroup_dir[4096];         /* memprobe-probe-<pid>, removed by now */
+	/* where it aimed and why it stopped */
+	const char *aim;               /* "throttle" (below memory.high) or "limit" */
+	char aim_why[PATH_MAX + 256];
+	uint64_t stop_at_bytes;        /* the usage of stop_at_from at which it stops */
+	char stop_at_from[PATH_MAX + 32];
+	const char *stop_reason;       /* "margin", "throttled", "interrupted", "oom_killed",
+					* "killed", "error" */
+	bool throttled;                /* stopped because the kernel throttled it */
+	const char *throttle_signal;   /* what was watched, or why nothing could be */
+	bool have_high_events, have_pressure;
+	uint64_t high_events;          /* memory.events "high" rise while it ran */
+	uint64_t pressure_some_us;     /* the probe cgroup's memory.pressure some total rise */
+	bool have_file;                /* page cache figures read */
+	uint64_t file_before_bytes, file_at_stop_bytes; /* the target's inactive+active file */
 };
 
 /*

@@ -99,6 +99,44 @@ void mp_probe_overhead_json(cJSON *obj, struct mp_attr *attr, const struct mp_pr
 		cJSON_AddItemToObject(obj, "overhead", o);
 }
 
+/* Where the probe aimed, why it stopped, throttling, the page cache reclaimed. */
+static void probe_stop_json(cJSON *p, const struct mp_probe_doc_in *in)
+{
+	const struct mp_probe_result *res = in->res;
+
+	cJSON_AddStringToObject(p, "aim", res->aim ? res->aim : "limit");
+	cJSON_AddStringToObject(p, "aim_why", res->aim_why);
+	mp_json_add_u64(p, "stop_at_bytes", res->stop_at_bytes);
+	cJSON_AddStringToObject(p, "stop_at_from", res->stop_at_from);
+	cJSON_AddStringToObject(p, "stop_reason", res->stop_reason ? res->stop_reason : "error");
+	cJSON_AddBoolToObject(p, "throttled", res->throttled);
+	cJSON_AddStringToObject(p, "throttle_signal",
+				res->throttle_signal ? res->throttle_signal : "none");
+	if (res->have_high_events)
+		mp_json_add_u64(p, "throttle_high_events", res->high_events);
+	else
+		cJSON_AddNullToObject(p, "throttle_high_events");
+	if (res->have_pressure)
+		mp_json_add_u64(p, "throttle_pressure_some_us", res->pressure_some_us);
+	else
+		cJSON_AddNullToObject(p, "throttle_pressure_some_us");
+	cJSON_AddBoolToObject(p, "reclaim_cache", in->reclaim_cache);
+	if (res->have_file) {
+		mp_json_add_u64(p, "file_before_bytes", res->file_before_bytes);
+		mp_json_add_u64(p, "file_at_stop_bytes", res->file_at_stop_bytes);
+		mp_json_add_u64(p, "cache_reclaimed_bytes", res->file_before_bytes -
+				MP_MIN(res->file_before_bytes, res->file_at_stop_bytes));
+	} else {
+		cJSON_AddNullToObject(p, "file_before_bytes");
+		cJSON_AddNullToObject(p, "file_at_stop_bytes");
+		cJSON_AddNullToObject(p, "cache_reclaimed_bytes");
+	}
+	if (res->throttled)
+		fprintf(stderr, "memprobe probe: throttled at memory.high (%s): stopped at %"
+			PRIu64 " bytes allocated instead of crawling\n", in->target->throttle_from,
+			res->f.allocated_bytes);
+}
+
 cJSON *mp_probe_doc(const struct mp_probe_doc_in *in)
 {
 	const struct mp_probe_result *res = in->res;
@@ -137,6 +175,7 @@ cJSON *mp_probe_doc(const struct mp_probe_doc_in *in)
 		mp_json_add_u64(p, "usage_at_stop_bytes", res->usage_at_stop_bytes);
 		mp_json_add_u64(p, "usage_at_go_bytes", res->usage_at_go_bytes);
 		cJSON_AddNumberToObject(p, "stack_sample_period", in->stack_sample_period);
+		probe_stop_json(p, in);
 		cJSON_AddItemToObject(doc, "probe", p);
 	}
 	if (in->attr) {

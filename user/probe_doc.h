@@ -30,6 +30,7 @@ struct mp_probe_doc_in {
 	const char *thp;
 	int threads;
 	bool populate;
+	bool reclaim_cache;            /* --reclaim-cache */
 	uint32_t stack_sample_period;
 	int top;
 	struct mp_attr *attr;          /* NULL: no session */

@@ -96,6 +96,10 @@ int mp_render_mem(const struct mp_renderer *r, const cJSON *doc, int kind, char 
 void mp_text_limits(const cJSON *doc, FILE *f, struct mp_rd *rd);
 void mp_text_features(const cJSON *doc, FILE *f, struct mp_rd *rd);
 void mp_text_probe(const cJSON *doc, FILE *f, struct mp_rd *rd);
+/* the throttling point and soft headroom lines of a cgroup object */
+void mp_text_soft(const cJSON *cg, FILE *f, struct mp_rd *rd, const char *indent);
+void mp_text_budget(const cJSON *doc, FILE *f, struct mp_rd *rd);
+void mp_env_budget(const cJSON *doc, FILE *f, struct mp_rd *rd);
 void mp_text_record(const cJSON *doc, FILE *f, struct mp_rd *rd);
 /* An "attribution" object, as probe and record print it. */
 void mp_text_attribution(const cJSON *a, FILE *f, struct mp_rd *rd);

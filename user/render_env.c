@@ -37,12 +37,40 @@ static void env_str(struct mp_rd *rd, FILE *f, const char *var, const cJSON *o, 
 	fputs("'\n", f);
 }
 
-static void render_env(const cJSON *doc, int kind, FILE *f, struct mp_rd *rd)
+/* An integer that may be null (empty value) or absent (no line). */
+static void env_opt_u64(struct mp_rd *rd, FILE *f, const char *var, const cJSON *o,
+			const char *name)
 {
-	const cJSON *h = mp_rd_obj(rd, doc, "host", 0), *cg = mp_rd_obj(rd, doc, "cgroup", 0);
 	uint64_t v;
 
-	(void)kind;
+	if (!mp_rd_item(rd, o, name, MP_RD_ABSENT))
+		return;
+	if (mp_rd_u64(rd, o, name, MP_RD_NULL, &v))
+		fprintf(f, "MEMPROBE_%s=%" PRIu64 "\n", var, v);
+	else
+		fprintf(f, "MEMPROBE_%s=\n", var);
+}
+
+static void env_opt_str(struct mp_rd *rd, FILE *f, const char *var, const cJSON *o,
+			const char *name)
+{
+	if (mp_rd_str(rd, o, name, MP_RD_NULL))
+		env_str(rd, f, var, o, name);
+	else
+		fprintf(f, "MEMPROBE_%s=\n", var);
+}
+
+static void render_env(const cJSON *doc, int kind, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *h, *cg;
+	uint64_t v;
+
+	if (kind == MP_DOC_BUDGET) {
+		mp_env_budget(doc, f, rd);
+		return;
+	}
+	h = mp_rd_obj(rd, doc, "host", 0);
+	cg = mp_rd_obj(rd, doc, "cgroup", 0);
 	env_u64(rd, f, "MEM_TOTAL_BYTES", h, "mem_total_bytes");
 	env_u64(rd, f, "MEM_AVAILABLE_BYTES", h, "mem_available_bytes");
 	env_str(rd, f, "CGROUP_MODE", h, "cgroup_mode");
@@ -61,10 +89,18 @@ static void render_env(const cJSON *doc, int kind, FILE *f, struct mp_rd *rd)
 	if (mp_rd_u64(rd, cg, "peak_bytes", MP_RD_NULL, &v))
 		fprintf(f, "MEMPROBE_PEAK_BYTES=%" PRIu64 "\n", v);
 	env_u64(rd, f, "HEADROOM_BYTES", cg, "headroom_bytes");
+	/* absent in older documents; null: none (empty) */
+	env_opt_u64(rd, f, "THROTTLE_BYTES", cg, "throttle_bytes");
+	if (mp_rd_item(rd, cg, "throttle_kind", MP_RD_ABSENT))
+		env_opt_str(rd, f, "THROTTLE_KIND", cg, "throttle_kind");
+	if (mp_rd_item(rd, cg, "throttle_from", MP_RD_ABSENT))
+		env_opt_str(rd, f, "THROTTLE_FROM", cg, "throttle_from");
+	env_opt_u64(rd, f, "RECLAIMABLE_BYTES", cg, "reclaimable_bytes");
+	env_opt_u64(rd, f, "SOFT_HEADROOM_BYTES", cg, "soft_headroom_bytes");
 }
 
 const struct mp_renderer mp_renderer_env = {
 	.name = "env",
-	.kinds = MP_DOC_LIMITS,
+	.kinds = MP_DOC_LIMITS | MP_DOC_BUDGET,
 	.render = render_env,
 };

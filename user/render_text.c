@@ -78,6 +78,28 @@ void mp_text_limits(const cJSON *doc, FILE *f, struct mp_rd *rd)
 		fprintf(f, "  peak                %s\n", mp_fmt_bytes(peak, b, sizeof(b)));
 	fprintf(f, "  headroom            %s (%" PRIu64 " bytes), set by %s\n",
 		mp_fmt_bytes(head, b, sizeof(b)), head, mp_rd_str(rd, cg, "headroom_from", 0));
+	mp_text_soft(cg, f, rd, "  ");
+}
+
+/* The throttling point and the soft headroom, where the document has them
+ * (older documents do not). */
+void mp_text_soft(const cJSON *cg, FILE *f, struct mp_rd *rd, const char *ind)
+{
+	const char *kind = mp_rd_str(rd, cg, "throttle_kind", MP_RD_NULL | MP_RD_ABSENT);
+	uint64_t thr, rec, soft;
+	char b[32], b2[32];
+
+	if (mp_rd_u64(rd, cg, "throttle_bytes", MP_RD_NULL | MP_RD_ABSENT, &thr))
+		fprintf(f, "%sthrottling point    %s (%" PRIu64 " bytes), %s set by %s%s\n", ind,
+			mp_fmt_bytes(thr, b, sizeof(b)), thr, kind ? kind : "",
+			mp_rd_str(rd, cg, "throttle_from", MP_RD_NULL),
+			kind && strcmp(kind, "soft_limit") == 0
+				? " (a soft limit: it acts only under global memory pressure)" : "");
+	if (mp_rd_u64(rd, cg, "reclaimable_bytes", MP_RD_NULL | MP_RD_ABSENT, &rec) &&
+	    mp_rd_u64(rd, cg, "soft_headroom_bytes", MP_RD_NULL, &soft))
+		fprintf(f, "%ssoft headroom       %s (%" PRIu64 " bytes): the headroom and %s of "
+			"reclaimable page cache\n", ind, mp_fmt_bytes(soft, b, sizeof(b)), soft,
+			mp_fmt_bytes(rec, b2, sizeof(b2)));
 }
 
 /* ---- limits --features ----------------------------------------------------------- */
@@ -265,6 +287,34 @@ static void probe_overhead(const cJSON *r, FILE *f, struct mp_rd *rd)
 	fputc('\n', f);
 }
 
+/* Where the probe aimed and why it stopped (absent in older documents). */
+static void probe_stop(const cJSON *t, const cJSON *p, FILE *f, struct mp_rd *rd)
+{
+	const char *aim = mp_rd_str(rd, p, "aim", MP_RD_ABSENT);
+	uint64_t at, before, stop, rec;
+	char b1[32], b2[32], b3[32];
+
+	fprintf(f, "headroom   %s hard (%s)\n",
+		mp_fmt_bytes(mp_rd_u64v(rd, t, "headroom_bytes"), b1, sizeof(b1)),
+		mp_rd_str(rd, t, "headroom_from", 0));
+	mp_text_soft(t, f, rd, "           ");
+	if (!aim)
+		return;
+	at = mp_rd_u64v(rd, p, "stop_at_bytes");
+	fprintf(f, "aim        %s: stop at %s of %s; %s\n", aim, mp_fmt_bytes(at, b1, sizeof(b1)),
+		mp_rd_str(rd, p, "stop_at_from", 0), mp_rd_str(rd, p, "aim_why", 0));
+	fprintf(f, "stopped    %s%s\n", mp_rd_str(rd, p, "stop_reason", 0),
+		mp_rd_bool(rd, p, "throttled", 0) ? ": THROTTLED at memory.high (the kernel "
+		"slowed the fill), stopped instead of crawling" : "");
+	if (mp_rd_u64(rd, p, "file_before_bytes", MP_RD_NULL, &before) &&
+	    mp_rd_u64(rd, p, "file_at_stop_bytes", MP_RD_NULL, &stop) &&
+	    mp_rd_u64(rd, p, "cache_reclaimed_bytes", MP_RD_NULL, &rec))
+		fprintf(f, "page cache %s before, %s at the stop: %s reclaimed by the kernel%s\n",
+			mp_fmt_bytes(before, b1, sizeof(b1)), mp_fmt_bytes(stop, b2, sizeof(b2)),
+			mp_fmt_bytes(rec, b3, sizeof(b3)),
+			mp_rd_bool(rd, p, "reclaim_cache", 0) ? " to make room (--reclaim-cache)" : "");
+}
+
 void mp_text_probe(const cJSON *r, FILE *f, struct mp_rd *rd)
 {
 	static const char *const nine[] = {
@@ -294,6 +344,7 @@ void mp_text_probe(const cJSON *r, FILE *f, struct mp_rd *rd)
 		mp_fmt_bytes(mp_rd_u64v(rd, p, "margin_bytes"), b2, sizeof(b2)),
 		mp_rd_str(rd, p, "thp", 0), mp_rd_str(rd, p, "cgroup", 0),
 		mp_fmt_bytes(mp_rd_u64v(rd, p, "limit_bytes"), b3, sizeof(b3)));
+	probe_stop(t, p, f, rd);
 	mp_text_attribution(mp_rd_obj(rd, r, "attribution", 0), f, rd);
 }
 
@@ -429,6 +480,7 @@ static void render_kind(const cJSON *doc, int kind, FILE *f, struct mp_rd *rd)
 	case MP_DOC_FEATURES: mp_text_features(doc, f, rd); break;
 	case MP_DOC_PROBE: mp_text_probe(doc, f, rd); break;
 	case MP_DOC_RECORD: mp_text_record(doc, f, rd); break;
+	case MP_DOC_BUDGET: mp_text_budget(doc, f, rd); break;
 	default: mp_rd_fail(rd, NULL, "kind", "unknown"); break;
 	}
 }

@@ -68,6 +68,15 @@ int mp_resolve_target(const char *cmd, const char *root, const struct mp_host *h
 				"give the pid of a running process\n", cmd, pid);
 			return MP_EXIT_USAGE;
 		}
+		if (err == -EXDEV) {
+			/* a bind-mounted subtree: the cgroup is not under the mount */
+			fprintf(stderr, "memprobe %s: the memory cgroup of %s (%s) lies outside "
+				"the hierarchy mounted at %s (which shows %s); give the cgroup "
+				"with --cgroup DIR\n", cmd, pid ? pid_arg : "memprobe", cg->path,
+				cg->version == 1 ? h->v1_memory_mount : h->v2_mount,
+				cg->version == 1 ? h->v1_memory_root : h->v2_root);
+			return MP_EXIT_USAGE;
+		}
 		if (err) {
 			fprintf(stderr, "memprobe %s: cannot find the memory cgroup of %s: %s\n",
 				cmd, pid ? pid_arg : "memprobe", strerror(-err));

@@ -89,6 +89,16 @@ static bool check_fixture(const char *name)
 	check_key(name, text, "swap_limit_bytes",
 		  fmt_val(cg.has_swap_limit, cg.swap_limit_bytes, v, sizeof(v)));
 	check_key(name, text, "peak_bytes", fmt_val(cg.has_peak, cg.peak_bytes, v, sizeof(v)));
+	/* the throttling point (lowest memory.high / soft limit on the path) and
+	 * the reclaimable page cache */
+	check_key(name, text, "throttle_bytes",
+		  fmt_val(cg.throttle_bytes != 0, cg.throttle_bytes, v, sizeof(v)));
+	check_key(name, text, "throttle_from", cg.throttle_from);
+	check_key(name, text, "throttle_kind", cg.throttle_kind);
+	check_key(name, text, "reclaimable_bytes",
+		  fmt_val(cg.has_reclaimable, cg.reclaimable_bytes, v, sizeof(v)));
+	check_key(name, text, "soft_headroom_bytes",
+		  fmt_val(cg.has_reclaimable, cg.soft_headroom_bytes, v, sizeof(v)));
 
 	/* memory.stat by category (v1: total_* keys, kmem usage as kernel) */
 	struct mp_cg_stat st;
@@ -132,7 +142,7 @@ int main(void)
 	}
 	if (d)
 		closedir(d);
-	CHECK(n >= 7, "fixtures found: %d", n);
+	CHECK(n >= 8, "fixtures found: %d", n);
 
 	/* Depth below the hierarchy root, which the BPF filter compares. */
 	CHECK(mp_host_read(FIXTURES "/v2-vm-nested", &h) == 0, "read v2-vm-nested");
@@ -140,6 +150,19 @@ int main(void)
 	CHECK_U64((uint64_t)cg.level, 2, "level of /outer/inner");
 	CHECK(mp_cgroup_of_pid(FIXTURES "/v2-vm-nested", &h, 999999, &cg) == -ESRCH,
 	      "missing pid is -ESRCH");
+	/* A process whose cgroup is outside what the mount shows (the mount's
+	 * root is /sub, a bind-mounted subtree): -EXDEV, its path kept for
+	 * the message that names --cgroup. */
+	CHECK(mp_host_read(FIXTURES "/v2-outside-root", &h) == 0, "read v2-outside-root");
+	CHECK(mp_cgroup_of_pid(FIXTURES "/v2-outside-root", &h, 0, &cg) == -EXDEV,
+	      "a cgroup outside the mount's root is -EXDEV");
+	CHECK_STR(cg.path, "/job", "its path is kept");
+	/* memory.high on an ancestor is the throttling point of its child */
+	CHECK(mp_host_read(FIXTURES "/v2-high-ancestor", &h) == 0, "read v2-high-ancestor");
+	CHECK(mp_cgroup_of_pid(FIXTURES "/v2-high-ancestor", &h, 0, &cg) == 0 &&
+	      mp_cgroup_read(FIXTURES "/v2-high-ancestor", &h, &cg) == 0, "locate and read");
+	CHECK_U64(cg.throttle_bytes, 209715200, "the ancestor's memory.high");
+	CHECK(cg.throttle_bytes < cg.effective_limit_bytes, "below the effective limit");
 	/* An empty root has no meminfo. */
 	CHECK(mp_host_read(FIXTURES "/no-such-tree", &h) < 0, "missing tree fails");
 	return unit_done("cgroup");

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The budget document: from a probe document (loaded, so every number is
+ * read exactly), the bytes a container's workload may allocate, and the
+ * figures it came from. docs/attribution.md has the derivation.
+ */
+#include "budget_doc.h"
+#include "doc.h"
+#include "json.h"
+#include "util.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+/* A new process's own cost beyond what it allocates: its binary's and
+ * libraries' pages, stack, the first page tables. Not measured by the
+ * probe (its process exists before the baseline), so allowed for. */
+#define PROCESS_ALLOWANCE_BYTES (2 * MP_MIB)
+
+/* The probe's own kernel cost (page tables, slab, ...): the overhead
+ * object's when present, else the attribution's "kernel" rows of the probe
+ * process; false when the document has neither. */
+static bool probe_kernel(struct mp_rd *rd, const cJSON *doc, uint64_t *v, const char **src)
+{
+	const cJSON *ov = mp_rd_obj(rd, doc, "overhead", MP_RD_ABSENT | MP_RD_NULL);
+	const cJSON *a = mp_rd_obj(rd, doc, "attribution", 0);
+	const cJSON *cats = mp_rd_arr(rd, a, "categories", MP_RD_ABSENT), *c, *t;
+
+	if (ov && mp_rd_u64(rd, ov, "probe_kernel_bytes", MP_RD_ABSENT | MP_RD_NULL, v)) {
+		*src = "overhead.probe_kernel_bytes";
+		return true;
+	}
+	cJSON_ArrayForEach(c, cats) {
+		const cJSON *tasks;
+
+		if (!mp_rd_is_obj(rd, c) || strcmp(mp_rd_str(rd, c, "name", 0), "kernel"))
+			continue;
+		tasks = mp_rd_arr(rd, c, "tasks", 0);
+		*v = 0;
+		cJSON_ArrayForEach(t, tasks) {
+			uint64_t b;
+
+			if (mp_rd_is_obj(rd, t) &&
+			    !strcmp(mp_rd_str(rd, t, "comm", 0), "memprobe-probe") &&
+			    mp_rd_u64(rd, t, "bytes", MP_RD_NULL | MP_RD_ABSENT, &b))
+				*v += b;
+		}
+		*src = "attribution: the kernel category of memprobe-probe";
+		return true;
+	}
+	return false;
+}
+
+cJSON *mp_budget_doc(const struct mp_host *h, const cJSON *p, const char *from_file,
+		     const uint64_t *margin_opt, char *err, size_t errlen)
+{
+	struct mp_rd rd = { .root = p };
+	const cJSON *t = mp_rd_obj(&rd, p, "target", 0), *pr = mp_rd_obj(&rd, p, "probe", 0);
+	uint64_t limit = mp_rd_u64v(&rd, t, "effective_limit_bytes");
+	uint64_t head = mp_rd_u64v(&rd, t, "headroom_bytes");
+	uint64_t usage = mp_rd_u64v(&rd, p, "usage_before_bytes");
+	uint64_t alloc = mp_rd_u64v(&rd, p, "allocated_bytes");
+	uint64_t margin = margin_opt ? *margin_opt : mp_rd_u64v(&rd, pr, "margin_bytes");
+	int64_t over = mp_rd_s64v(&rd, p, "overhead_bytes");
+	const char *kind = mp_rd_str(&rd, t, "throttle_kind", MP_RD_NULL | MP_RD_ABSENT);
+	const char *ksrc = "overhead_bytes (no attribution: all of it counted as kernel cost)";
+	uint64_t thr = 0, soft = 0, pk = 0, work, room, budget = 0, per_gib = 0;
+	bool have_thr = false, have_soft;
+	cJSON *d, *f;
+
+	have_thr = mp_rd_u64(&rd, t, "throttle_bytes", MP_RD_NULL | MP_RD_ABSENT, &thr);
+	have_soft = mp_rd_u64(&rd, t, "soft_headroom_bytes", MP_RD_NULL | MP_RD_ABSENT, &soft);
+	if (!probe_kernel(&rd, p, &pk, &ksrc))
+		pk = over > 0 ? (uint64_t)over : 0;
+	if (!mp_rd_ok(&rd)) {
+		snprintf(err, errlen, "%s", rd.err);
+		return NULL;
+	}
+	/* the ceiling: the hard limit, or memory.high below it (a v1 soft limit
+	 * is no ceiling: it acts only under global pressure) */
+	room = MP_MIN(head, limit - MP_MIN(limit, usage));
+	if (have_thr && kind && !strcmp(kind, "memory.high"))
+		room = MP_MIN(room, thr - MP_MIN(thr, usage));
+	work = over > 0 && (uint64_t)over > pk ? (uint64_t)over - pk : 0;
+	if (alloc)
+		per_gib = (uint64_t)((double)pk * MP_GIB / (double)alloc + 0.5);
+	if (room > work + PROCESS_ALLOWANCE_BYTES + margin) {
+		double net = (double)(room - work - PROCESS_ALLOWANCE_BYTES - margin);
+
+		/* budget + per_gib * budget / GiB = net, solved for budget */
+		budget = (uint64_t)(net / (1.0 + (double)per_gib / MP_GIB));
+		budget = mp_round_down(budget, MP_MIB);
+	}
+
+	d = mp_doc_new("budget", h);
+	cJSON_ReplaceItemInObject(d, "host", cJSON_Duplicate(mp_rd_obj(&rd, p, "host", 0), 1));
+	mp_json_add_u64(d, "budget_bytes", budget);
+	cJSON_AddStringToObject(d, "source", from_file ? "file" : "probe");
+	mp_json_add_str_or_null(d, "from_file", from_file ? from_file : "");
+	cJSON_AddItemToObject(d, "target", cJSON_Duplicate(t, 1));
+	f = cJSON_AddObjectToObject(d, "figures");
+	mp_json_add_u64(f, "effective_limit_bytes", limit);
+	if (have_thr)
+		mp_json_add_u64(f, "throttle_bytes", thr);
+	else
+		cJSON_AddNullToObject(f, "throttle_bytes");
+	mp_json_add_str_or_null(f, "throttle_kind", kind ? kind : "");
+	mp_json_add_u64(f, "usage_bytes", usage);
+	mp_json_add_u64(f, "hard_headroom_bytes", head);
+	if (have_soft)
+		mp_json_add_u64(f, "soft_headroom_bytes", soft);
+	else
+		cJSON_AddNullToObject(f, "soft_headroom_bytes");
+	mp_json_add_u64(f, "room_bytes", room);
+	mp_json_add_u64(f, "probe_allocated_bytes", alloc);
+	mp_json_add_u64(f, "probe_kernel_bytes", pk);
+	cJSON_AddStringToObject(f, "kernel_cost_source", ksrc);
+	mp_json_add_u64(f, "kernel_per_gib_bytes", per_gib);
+	mp_json_add_s64(f, "overhead_bytes", over);
+	mp_json_add_u64(f, "workload_overhead_bytes", work);
+	mp_json_add_u64(f, "process_allowance_bytes", PROCESS_ALLOWANCE_BYTES);
+	mp_json_add_u64(f, "margin_bytes", margin);
+	cJSON_AddStringToObject(d, "derivation",
+				"budget = (room - workload_overhead - process_allowance - margin) / "
+				"(1 + kernel_per_gib / 2^30), rounded down to 1 MiB; room = "
+				"min(hard_headroom, effective_limit - usage, memory.high - usage)");
+	return d;
+}

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memprobe budget: the bytes a container's workload may allocate, for an
+ * entrypoint's eval. Runs the probe (probe's options, cmd_probe.c) or reads
+ * a saved probe report (--from FILE), and emits a budget document
+ * (budget_doc.c), rendered as text, json or env.
+ */
+#include "budget_doc.h"
+#include "cgroup.h"
+#include "cli.h"
+#include "cmd_probe.h"
+#include "doc.h"
+#include "render.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { OPT_FROM = MP_PROBE_OPT_NEXT };
+
+#define BUDGET_FORMAT "the budget as text, json, or env (shell assignments for eval)"
+#define OPT_FROM_ROW { "from", 0, "FILE", "no probe: the budget from a saved probe report "    \
+		       "(probe --format json), with --margin, --format and -o only", NULL, OPT_FROM }
+
+static const struct mp_cli_opt budget_opts[] = {
+	MP_CLI_OPT_CGROUP("budget for", NULL),
+	MP_CLI_OPT_PID("budget for the cgroup of this process"),
+	MP_CLI_OPT_LIMIT("budget for a stand-in container of this limit (16M at least)",
+			 "1G, when no --cgroup or --pid"),
+	MP_PROBE_OPTS(BUDGET_FORMAT),
+	OPT_FROM_ROW,
+	MP_CLI_OPT_HELP,
+	{ 0 },
+};
+
+static const struct mp_cli_cmd budget_cmd = {
+	.name = "budget",
+	.kind = "budget",
+	.synopsis = "[--cgroup PATH | --pid PID | --limit SIZE] [PROBE OPTIONS]\n"
+		    "--from REPORT.json [--margin SIZE] [--format text|json|env] [-o FILE]",
+	.opts = budget_opts,
+	.limit_min = 16 * MP_MIB,
+	.limit_min_why = "too small to hold the probe process",
+	.opt = mp_probe_opt,
+};
+
+/* The form with --from: no probe, so only these options. */
+struct from_opts {
+	const char *from, *margin_arg;
+};
+
+static int from_opt(void *ctx, int id, const char *arg)
+{
+	struct from_opts *o = ctx;
+
+	if (id == OPT_FROM)
+		o->from = arg;
+	else if (id == MP_PROBE_OPT_MARGIN)
+		o->margin_arg = arg;
+	return 0;
+}
+
+static const struct mp_cli_opt from_opts_table[] = {
+	{ "margin", 0, "SIZE", "the margin kept free", "the probe's", MP_PROBE_OPT_MARGIN },
+	MP_CLI_OPT_FORMAT(BUDGET_FORMAT), MP_CLI_OPT_OUTPUT, OPT_FROM_ROW, MP_CLI_OPT_HELP,
+	{ 0 },
+};
+
+static const struct mp_cli_cmd from_cmd = {
+	.name = "budget", .kind = "budget",
+	.synopsis = "--from REPORT.json [--margin SIZE] [--format text|json|env] [-o FILE]",
+	.opts = from_opts_table, .opt = from_opt,
+};
+
+/* A loaded probe document into a budget document; NULL with a line said. */
+static cJSON *budget_of(const cJSON *probe, const char *from, const uint64_t *margin)
+{
+	struct mp_host h;
+	char err[400];
+	cJSON *d;
+
+	if (mp_host_read("", &h)) {
+		fprintf(stderr, "memprobe budget: cannot read /proc/meminfo\n");
+		return NULL;
+	}
+	d = mp_budget_doc(&h, probe, from, margin, err, sizeof(err));
+	if (!d)
+		fprintf(stderr, "memprobe budget: %s%s: %s; give a probe report memprobe wrote\n",
+			from ? "--from " : "the probe report", from ? from : "", err);
+	return d;
+}
+
+/* After a live probe: its document, printed and loaded back as a saved one is. */
+static cJSON *finish(cJSON *doc, uint64_t margin)
+{
+	char *text = cJSON_PrintUnformatted(doc), err[400];
+	cJSON *back = NULL, *b = NULL;
+	int kind;
+
+	cJSON_Delete(doc);
+	if (text)
+		back = mp_doc_load(text, strlen(text), &kind, err, sizeof(err));
+	cJSON_free(text);
+	if (back)
+		b = budget_of(back, NULL, &margin);
+	else
+		fprintf(stderr, "memprobe budget: the probe's document does not load (a bug)\n");
+	cJSON_Delete(back);
+	return b;
+}
+
+/* A saved report, whole (NUL-terminated); NULL with errno set. A probe
+ * report is a few MiB at most: a file past 256 MiB is not one. */
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "re");
+	size_t cap = 1 << 20, n;
+	char *buf = NULL, *nb;
+
+	*len = 0;
+	if (!f)
+		return NULL;
+	while ((nb = cap <= 256 * MP_MIB ? realloc(buf, cap + 1) : NULL)) {
+		buf = nb;
+		n = fread(buf + *len, 1, cap - *len, f);
+		*len += n;
+		if (*len < cap) {
+			if (ferror(f))
+				break;
+			buf[*len] = '\0';
+			fclose(f);
+			return buf;
+		}
+		cap *= 2;
+	}
+	if (!nb)
+		errno = EFBIG;
+	free(buf);
+	fclose(f);
+	return NULL;
+}
+
+static int budget_from(int argc, char **argv)
+{
+	struct from_opts o = { 0 };
+	struct mp_out out = { 0 };
+	struct mp_cli c;
+	uint64_t margin;
+	char err[400], *text;
+	cJSON *doc = NULL, *b = NULL;
+	size_t len;
+	int ret, kind = 0;
+
+	if ((ret = mp_cli_parse(&from_cmd, argc, argv, &c, &o)))
+		return ret < 0 ? 0 : ret;
+	if ((ret = mp_cli_finish(&from_cmd, &c)))
+		return ret;
+	if (o.margin_arg && (ret = mp_cli_size("budget", "--margin", o.margin_arg, &margin)))
+		return ret;
+	if (!(text = slurp(o.from, &len)))
+		return mp_cli_bad("budget", "--from %s: cannot read it (%s); give a saved probe "
+				  "report", o.from, strerror(errno));
+	doc = mp_doc_load(text, len, &kind, err, sizeof(err));
+	free(text);
+	if (!doc) /* the loader's problem carries its fix */
+		return mp_cli_bad("budget", "--from %s: %s", o.from, err);
+	if (kind != MP_DOC_PROBE) {
+		cJSON_Delete(doc);
+		return mp_cli_bad("budget", "--from %s: a %s document, not a probe report; give a "
+				  "report of memprobe probe --format json", o.from,
+				  mp_doc_kind_name(kind));
+	}
+	b = budget_of(doc, o.from, o.margin_arg ? &margin : NULL);
+	cJSON_Delete(doc);
+	if (!b)
+		return MP_EXIT_USAGE;
+	if ((ret = mp_out_open(&out, c.out)))
+		ret = mp_cli_bad("budget", "-o %s: cannot create it; give a writable path", c.out);
+	else if (!(ret = mp_emit("budget", b, c.format, out.f)) && (ret = mp_out_commit(&out)))
+		ret = mp_cli_fail("budget", "cannot write the budget: %s", strerror(-ret));
+	mp_out_abort(&out);
+	cJSON_Delete(b);
+	return ret;
+}
+
+int mp_cmd_budget(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--from") || !strncmp(argv[i], "--from=", 7))
+			return budget_from(argc, argv);
+	return mp_probe_main(&budget_cmd, finish, argc, argv);
+}
