@@ -1957,7 +1957,7 @@ test_install() {
 	}
 	check_eq "install: completion: the commands" "$(comp '')" "$(man_cmds | tr '\n' ' ')--help --version"
 	check_eq "install: completion: --thp's values" "$(comp probe --thp '')" "auto never always"
-	check_eq "install: completion: limits --format's values" "$(comp limits --format '')" "text json env"
+	check_eq "install: completion: limits --format's values" "$(comp limits --format '')" "text json env markdown openmetrics"
 	check_eq "install: completion: probe's options" "$(comp probe --th)" "--thp --threads"
 	check_eq "install: completion: after record --, a command" "$(comp record -- stress-n)" \
 		"$(compgen -c -- stress-n | tr '\n' ' ' | sed 's/ $//')"
