@@ -1242,7 +1242,47 @@ test_text() {
 	check "text: nothing left behind" no_leftovers
 }
 
-tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_ends truth driver hooks targets record_opts bad_input cli output report text"}
+# Pinned memory: a stand-in for a pinned host pool (64 MiB of shared
+# anonymous memory, mlocked, and a 32 MiB tmpfs file kept mapped, both
+# touched) in a test cgroup, during a record and a probe of that cgroup.
+pinned_checks() {
+	local what=$1 out=$2 pid=$3 p
+	p=".pinned.tasks[]? | select(.pid == $pid)"
+	check_eq "pinned $what: the stand-in is named" "$(jqv "$out" "[$p | .comm] | first")" pinned
+	check_eq "pinned $what: ... in category shmem" "$(jqv "$out" "[$p | .category] | first")" shmem
+	check_within "pinned $what: ... VmLck 64 MiB within 5%" "$(jqv "$out" "[$p | .vm_lck_bytes] | first")" $((64 * MIB)) 0.05
+	check_within "pinned $what: ... locked shmem 64 MiB within 5%" "$(jqv "$out" "[$p | .locked.shmem_bytes] | first")" $((64 * MIB)) 0.05
+	check_within "pinned $what: ... RssShmem 96 MiB (pool + tmpfs file) within 5%" "$(jqv "$out" "[$p | .rss_shmem_bytes] | first")" $((96 * MIB)) 0.05
+	check_within "pinned $what: memory.stat unevictable 64 MiB within 5%" "$(jqv "$out" .pinned.unevictable_bytes)" $((64 * MIB)) 0.05
+	check_ge "pinned $what: memory.stat shmem holds both (96 MiB - 5%)" "$(jqv "$out" .pinned.shmem_bytes)" $((96 * MIB * 95 / 100))
+}
+
+test_pinned() {
+	local cg pid out mnt=$TMP/pinned-tmpfs
+	mkdir -p "$mnt" && mount -t tmpfs -o size=64m memprobe-test "$mnt" || { fail "pinned: mount tmpfs"; return; }
+	cg=$(make_cgroup pinned $((400 * MIB)))
+	pid=$(run_in_cgroup "$cg" "$BIN/pinned" 64 "$mnt/pool" 32 120)
+	wait_usage "$cg" $((96 * MIB)) || fail "pinned: the stand-in did not get to 96 MiB"
+	sleep 0.5
+	out=$TMP/pinned-record.json
+	"$MEMPROBE" record --cgroup "$cg" --duration 2 --format json -o "$out" 2>/dev/null
+	pinned_checks record "$out" "$pid"
+	check_eq "pinned record: taken at the peak" "$(jqv "$out" .pinned.at)" peak
+	"$MEMPROBE" report "$out" > "$TMP/pinned.txt"
+	check "pinned: the text names the process, the category and the locked bytes" \
+		grep -Eq "^  pinned\[$pid\] +shmem +locked 64\.0 MiB \(shmem 64\.0 MiB" "$TMP/pinned.txt"
+	out=$TMP/pinned-probe.json
+	"$MEMPROBE" probe --cgroup "$cg" --format json -o "$out" 2>/dev/null
+	pinned_checks probe "$out" "$pid"
+	check_eq "pinned probe: taken at the probe's stop" "$(jqv "$out" .pinned.at)" stop
+	kill -9 "$pid"; wait "$pid" 2>/dev/null
+	remove_cgroup "$cg"
+	rm -f "$mnt/pool"
+	umount "$mnt"
+	check "pinned: nothing left behind" no_leftovers
+}
+
+tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_ends truth driver hooks targets record_opts bad_input cli output report text pinned"}
 for t in $tests; do
 	echo "# test_$t"
 	"test_$t"

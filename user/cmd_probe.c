@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "json.h"
 #include "ksyms.h"
+#include "pinned.h"
 #include "doc.h"
 #include "target.h"
 #include "lock.h"
@@ -134,12 +135,16 @@ static int parse_opts(int argc, char **argv, struct probe_opts *o)
 struct snaps {
 	struct mp_attr *attr;
 	struct mp_attr_snap start, stop, freed;
+	const struct mp_cgroup *target; /* for the pinned memory at the stop */
+	struct mp_pinned pinned;
 };
 
 static void take_snapshot(enum mp_probe_phase ph, void *arg)
 {
 	struct snaps *s = arg;
 
+	if (ph == MP_PROBE_STOP && s->target)
+		mp_pinned_read(s->target, "stop", &s->pinned);
 	if (!s->attr)
 		return;
 	mp_attr_snapshot(s->attr, ph == MP_PROBE_START ? &s->start :
@@ -317,6 +322,7 @@ int mp_cmd_probe(int argc, char **argv)
 		goto out;
 	bpf_start(&o, &target, &sn, errbuf, sizeof(errbuf));
 	target_oom0 = mp_cgroup_oom_kills(&target);
+	sn.target = &target;
 	if ((ret = fill(&o, &host, &target, &sn, &res)))
 		goto out;
 
@@ -325,7 +331,7 @@ int mp_cmd_probe(int argc, char **argv)
 		.chunk = o.chunk, .margin = o.margin, .thp = o.thp, .threads = o.threads,
 		.populate = o.populate, .stack_sample_period = o.stack_sample_period, .top = o.top,
 		.attr = sn.attr, .attr_err = errbuf, .start = &sn.start, .stop = &sn.stop,
-		.freed = &sn.freed, .target_oom0 = target_oom0,
+		.freed = &sn.freed, .target_oom0 = target_oom0, .pinned = &sn.pinned,
 	});
 	ret = mp_emit("probe", doc, o.format, out.f);
 	if (!ret && (ret = mp_out_commit(&out))) {
@@ -340,6 +346,7 @@ out:
 	mp_attr_snap_free(&sn.start);
 	mp_attr_snap_free(&sn.stop);
 	mp_attr_snap_free(&sn.freed);
+	mp_pinned_free(&sn.pinned);
 	mp_attr_stop(sn.attr);
 	if (target_created && (err = mp_cgroup_remove(&target)))
 		fprintf(stderr, "memprobe probe: could not remove %s: %s\n", target.dir,

@@ -6,6 +6,7 @@
 #include "attr.h"
 #include "cgroup.h"
 #include "probe.h"
+#include "pinned.h"
 
 /*
  * Add the brief's nine fields, with its names and in its order, to obj:
@@ -31,6 +32,7 @@ struct mp_probe_doc_in {
 	const char *attr_err;          /* why there is none, or why BPF is off */
 	struct mp_attr_snap *start, *stop, *freed; /* made differences here */
 	uint64_t target_oom0;          /* the target's OOM-kill counter before */
+	const struct mp_pinned *pinned; /* at the probe's stop; NULL or not taken: none */
 };
 
 /* The probe document (caller frees); also says on stderr what went wrong

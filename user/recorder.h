@@ -17,6 +17,7 @@
 #include "attr.h"
 #include "cgroup.h"
 #include "lock.h"
+#include "pinned.h"
 #include "probe.h"
 
 struct mp_ksyms;
@@ -69,6 +70,7 @@ struct rec {
 	bool have_kpeak0;
 	struct mp_attr_snap start, at_peak, end;
 	bool have_peak_snap;
+	struct mp_pinned pinned;            /* at the peak (else at the end) */
 	struct mp_lock lock;                /* --probe-at on an existing cgroup */
 	struct oom *ooms;
 	size_t nooms;
