@@ -480,6 +480,25 @@ static void test_top_tasks(void)
 	CHECK_U64(cJSON_GetArraySize(jobj(cat_of(a, "anon"), "tasks")), 1,
 		  "a rest of 0 bytes is left out");
 	cJSON_Delete(a);
+
+	/* a process that moved out: named, with its pid, as such */
+	static const uint32_t moved[] = { 2 };
+
+	fx_init(&f);
+	add_task(&f, 1, "stays")->charge_bytes[MP_CAT_ANON] = PG(10);
+	add_task(&f, 2, "left")->charge_bytes[MP_CAT_ANON] = PG(8);
+	add_task(&f, 0, "(other context)")->charge_bytes[MP_CAT_ANON] = -PG(1);
+	f.in.moved_out = moved;
+	f.in.nmoved = 1;
+	a = mp_report_attribution(&f.in);
+	tk = jobj(cat_of(a, "anon"), "tasks");
+	e = cJSON_GetArrayItem(tk, 1);
+	CHECK_S64(jint(e, "pid"), 2, "the moved-out process keeps its pid");
+	CHECK_STR(jstr(e, "comm"), "left", "... and its comm");
+	CHECK(cJSON_IsTrue(jobj(e, "moved_out")), "... and says it moved out");
+	CHECK(!jobj(cJSON_GetArrayItem(tk, 0), "moved_out"), "one that stays says nothing");
+	CHECK(!jobj(cJSON_GetArrayItem(tk, 2), "moved_out"), "nor (other context)");
+	cJSON_Delete(a);
 }
 
 static void test_missing_ids(void)
