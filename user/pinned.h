@@ -18,6 +18,7 @@
 
 /* What the locked bytes of a mapping are (smaps). */
 enum mp_pin_kind { MP_PIN_SHMEM, MP_PIN_ANON, MP_PIN_FILE, MP_NR_PIN_KINDS };
+extern const char *const mp_pin_kind_names[MP_NR_PIN_KINDS]; /* "shmem", "anon", "file" */
 
 struct mp_pinned_task {
 	uint32_t pid;
@@ -44,9 +45,9 @@ struct mp_pinned {
 int mp_pinned_read(const struct mp_cgroup *cg, const char *at, struct mp_pinned *p);
 void mp_pinned_free(struct mp_pinned *p);
 
-/* The "pinned" object (docs/report-format.md): the top processes, and the
- * drivers' pages from attribution's kernel_paths and not_charged (NULL:
- * drivers null). */
+/* The "pinned" object (docs/report-format.md; pinned_doc.c, the model
+ * layer): the top processes, and the drivers' pages from attribution's
+ * kernel_paths and not_charged (NULL: drivers null). */
 cJSON *mp_pinned_json(const struct mp_pinned *p, const cJSON *attribution, int top);
 
 #endif
