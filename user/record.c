@@ -129,7 +129,12 @@ static int read_usage(const struct rec *r, uint64_t *usage)
 static void keep_peak(struct rec *r, const struct sample *s)
 {
 	r->peak = *s;
-	mp_pinned_read(&r->cg, "peak", &r->pinned);
+	/* every process's status (and smaps where it locks memory): at most
+	 * once a second while the usage keeps rising */
+	if (!r->pinned.taken || s->t_ms >= r->pinned_ms + 1000) {
+		mp_pinned_read(&r->cg, "peak", &r->pinned);
+		r->pinned_ms = s->t_ms;
+	}
 	if (r->attr) {
 		mp_attr_snap_free(&r->at_peak);
 		r->have_peak_snap = mp_attr_snapshot(r->attr, &r->at_peak) == 0;
