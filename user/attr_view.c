@@ -70,9 +70,9 @@ static int pid_in_target(const struct mp_cgroup *cg, uint32_t pid)
 
 		if (!p)
 			continue;
+		*ctl++ = '\0'; /* line: the hierarchy id; ctl: its controllers */
 		*p++ = '\0';
 		p[strcspn(p, "\n")] = '\0';
-		ctl++;
 		memory = cg->version == 1 ? strstr(ctl, "memory") != NULL : !strcmp(line, "0");
 		if (!memory || (cg->version == 1 && !ctl[0]))
 			continue;
