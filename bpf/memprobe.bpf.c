@@ -312,11 +312,22 @@ static __always_inline int on_memcg_stat(struct mem_cgroup *memcg, int item,
 	bytes = (__s64)val * unit;
 	/* A charge or uncharge made while a task outside the target runs (an
 	 * RCU callback freeing its objects, reclaim, an interrupt) is not that
-	 * task's doing: it goes to "another context". */
-	if (c->in_target)
+	 * task's doing: it goes to "another context". But a task the map has
+	 * counted in the target has moved out of it: what it charges or frees
+	 * of the target's memory now is its own (its row; user space names it
+	 * moved out). Only tasks of the target make rows (flush), so the
+	 * lookup finds no other. */
+	if (c->in_target) {
 		c->pending.charge_bytes[cat] += bytes;
-	else
-		c->other_charge_bytes[cat] += bytes;
+	} else {
+		__u32 tgid = c->tgid;
+		struct mp_task_stat *ts = tgid ? bpf_map_lookup_elem(&task_stats, &tgid) : NULL;
+
+		if (ts)
+			ts->charge_bytes[cat] += bytes;
+		else
+			c->other_charge_bytes[cat] += bytes;
+	}
 	c->totals.charge_bytes[cat] += bytes;
 	c->totals.memcg_events++;
 	return 0;

@@ -2149,7 +2149,78 @@ test_budget() {
 	check "budget: nothing left behind" no_leftovers
 }
 
-tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_ends truth driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget"}
+# Charges left behind: a process allocates 64 MiB in the target, moves to a
+# sibling cgroup, frees 32 MiB of what it left; then another allocates 100
+# MiB in the target (the peak). The report names the one that moved out,
+# with its pid, comm and the 32 MiB it left, not "(other context)".
+test_moved_out() {
+	local a b out=$TMP/moved.json rec pid i other
+	a=$(make_cgroup movedA $((512 * MIB))) && b=$(make_cgroup movedB $((512 * MIB))) ||
+		{ fail "moved out: make cgroups"; return; }
+	"$MEMPROBE" record --cgroup "$a" --duration 6 --format json -o "$out" --ready-fd 3 3> "$TMP/ready-moved" 2>/dev/null &
+	rec=$!
+	for i in $(seq 1200); do [ -s "$TMP/ready-moved" ] && break; sleep 0.05; done
+	pid=$(run_in_cgroup "$a" "$BIN/leave" 64 32)
+	wait_usage "$a" $((64 * MIB)) || fail "moved out: leave did not get to 64 MiB"
+	echo "$pid" > "$b/cgroup.procs"
+	kill -USR1 "$pid"
+	for i in $(seq 600); do [ "$(cg_usage "$a")" -lt $((40 * MIB)) ] && break; sleep 0.01; done
+	run_in_cgroup "$a" "$BIN/alloc" 100 > /dev/null
+	wait $rec 2>/dev/null
+	jqv "$out" '.attribution.categories[] | select(.name == "anon") | .tasks[] | "# anon: \(.comm)[\(.pid)] \(.bytes)\(if .moved_out then " moved out" else "" end)"'
+	check_eq "moved out: named by pid and comm" "$(jqv "$out" "[.attribution.categories[] | select(.name == \"anon\") | .tasks[] | select(.pid == $pid) | .comm] | first")" leave
+	check_eq "moved out: said to have moved out" "$(jqv "$out" "[.attribution.categories[] | select(.name == \"anon\") | .tasks[] | select(.pid == $pid) | .moved_out] | first")" true
+	check_within "moved out: the 32 MiB it left, net of what it freed outside" "$(jqv "$out" "[.attribution.categories[] | select(.name == \"anon\") | .tasks[] | select(.pid == $pid) | .bytes] | first")" $((32 * MIB)) 0.05
+	other=$(task_bytes "$out" anon "(other context)")
+	check_le "moved out: its free is not (other context)'s (${other#-} bytes there)" "${other#-}" $((4 * MIB))
+	"$MEMPROBE" report "$out" > "$TMP/moved.txt"
+	check "moved out: the text says so" grep -q "leave\[$pid\] (moved out)" "$TMP/moved.txt"
+	kill -9 "$pid"; wait "$pid" 2>/dev/null
+	remove_cgroup "$a"; remove_cgroup "$b"
+	check "moved out: nothing left behind" no_leftovers
+}
+
+# Pinned memory: a stand-in for a pinned host pool (64 MiB of shared
+# anonymous memory, mlocked, and a 32 MiB tmpfs file kept mapped, both
+# touched) in a test cgroup, during a record and a probe of that cgroup.
+pinned_checks() {
+	local what=$1 out=$2 pid=$3 p
+	p=".pinned.tasks[]? | select(.pid == $pid)"
+	check_eq "pinned $what: the stand-in is named" "$(jqv "$out" "[$p | .comm] | first")" pinned
+	check_eq "pinned $what: ... in category shmem" "$(jqv "$out" "[$p | .category] | first")" shmem
+	check_within "pinned $what: ... VmLck 64 MiB within 5%" "$(jqv "$out" "[$p | .vm_lck_bytes] | first")" $((64 * MIB)) 0.05
+	check_within "pinned $what: ... locked shmem 64 MiB within 5%" "$(jqv "$out" "[$p | .locked.shmem_bytes] | first")" $((64 * MIB)) 0.05
+	check_within "pinned $what: ... RssShmem 96 MiB (pool + tmpfs file) within 5%" "$(jqv "$out" "[$p | .rss_shmem_bytes] | first")" $((96 * MIB)) 0.05
+	check_within "pinned $what: memory.stat unevictable 64 MiB within 5%" "$(jqv "$out" .pinned.unevictable_bytes)" $((64 * MIB)) 0.05
+	check_ge "pinned $what: memory.stat shmem holds both (96 MiB - 5%)" "$(jqv "$out" .pinned.shmem_bytes)" $((96 * MIB * 95 / 100))
+}
+
+test_pinned() {
+	local cg pid out mnt=$TMP/pinned-tmpfs
+	mkdir -p "$mnt" && mount -t tmpfs -o size=64m memprobe-test "$mnt" || { fail "pinned: mount tmpfs"; return; }
+	cg=$(make_cgroup pinned $((400 * MIB)))
+	pid=$(run_in_cgroup "$cg" "$BIN/pinned" 64 "$mnt/pool" 32 120)
+	wait_usage "$cg" $((96 * MIB)) || fail "pinned: the stand-in did not get to 96 MiB"
+	sleep 0.5
+	out=$TMP/pinned-record.json
+	"$MEMPROBE" record --cgroup "$cg" --duration 2 --format json -o "$out" 2>/dev/null
+	pinned_checks record "$out" "$pid"
+	check_eq "pinned record: taken at the peak" "$(jqv "$out" .pinned.at)" peak
+	"$MEMPROBE" report "$out" > "$TMP/pinned.txt"
+	check "pinned: the text names the process, the category and the locked bytes" \
+		grep -Eq "^  pinned\[$pid\] +shmem +locked 64\.0 MiB \(shmem 64\.0 MiB" "$TMP/pinned.txt"
+	out=$TMP/pinned-probe.json
+	"$MEMPROBE" probe --cgroup "$cg" --format json -o "$out" 2>/dev/null
+	pinned_checks probe "$out" "$pid"
+	check_eq "pinned probe: taken at the probe's stop" "$(jqv "$out" .pinned.at)" stop
+	kill -9 "$pid"; wait "$pid" 2>/dev/null
+	remove_cgroup "$cg"
+	rm -f "$mnt/pool"
+	umount "$mnt"
+	check "pinned: nothing left behind" no_leftovers
+}
+
+tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_ends truth driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget pinned moved_out"}
 for t in $tests; do
 	echo "# test_$t"
 	"test_$t"

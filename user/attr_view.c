@@ -50,6 +50,58 @@ static int view_frames(struct mp_attr *a, const struct mp_attr_snap *s, struct m
 	return 0;
 }
 
+/*
+ * Is pid's memory cgroup (the v1 memory line of /proc/PID/cgroup, or the
+ * v2 0:: line) the target or below it? 1 yes, 0 no, -1 gone or unreadable.
+ */
+static int pid_in_target(const struct mp_cgroup *cg, uint32_t pid)
+{
+	char path[64], line[PATH_MAX + 64];
+	size_t tl = strlen(cg->path);
+	int in = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/cgroup", pid);
+	if (!(f = fopen(path, "re")))
+		return -1;
+	while (in < 0 && fgets(line, sizeof(line), f)) {
+		char *ctl = strchr(line, ':'), *p = ctl ? strchr(ctl + 1, ':') : NULL;
+		bool memory;
+
+		if (!p)
+			continue;
+		*ctl++ = '\0'; /* line: the hierarchy id; ctl: its controllers */
+		*p++ = '\0';
+		p[strcspn(p, "\n")] = '\0';
+		memory = cg->version == 1 ? strstr(ctl, "memory") != NULL : !strcmp(line, "0");
+		if (!memory || (cg->version == 1 && !ctl[0]))
+			continue;
+		/* "/" is the root: everything lies below it */
+		in = !strcmp(cg->path, "/") ||
+		     (!strncmp(p, cg->path, tl) && (p[tl] == '\0' || p[tl] == '/'));
+	}
+	fclose(f);
+	return in;
+}
+
+/* The processes counted in the target that live outside it now: the BPF
+ * side gives them what they charge or free of the target's memory since
+ * (bpf/memprobe.bpf.c, on_memcg_stat), and the report names them. */
+static int view_moved(struct mp_attr *a, const struct mp_attr_snap *s, struct mp_attr_input *in)
+{
+	uint32_t *m = calloc(s->ntasks + 1, sizeof(*m));
+	size_t n = 0;
+
+	if (!m)
+		return -ENOMEM;
+	for (size_t i = 0; a->have_cg && i < s->ntasks; i++)
+		if (s->tasks[i].tgid && pid_in_target(&a->cg, s->tasks[i].tgid) == 0)
+			m[n++] = s->tasks[i].tgid;
+	in->moved_out = m;
+	in->nmoved = n;
+	return 0;
+}
+
 /* Runs the kernel skipped, per loaded program (names live as long as a). */
 static int view_misses(struct mp_attr *a, struct mp_attr_input *in)
 {
@@ -98,7 +150,9 @@ int mp_attr_view_fill(struct mp_attr *a, struct mp_attr_input *in)
 	in->nframes = 0;
 	in->progs = NULL;
 	in->nprogs = 0;
-	if (view_frames(a, ps, in) || view_misses(a, in))
+	in->moved_out = NULL;
+	in->nmoved = 0;
+	if (view_frames(a, ps, in) || view_misses(a, in) || view_moved(a, in->growth, in))
 		return -ENOMEM;
 	return 0;
 }
@@ -108,8 +162,11 @@ void mp_attr_view_release(struct mp_attr_input *in)
 	/* the view allocated these; the builder only reads them */
 	free((void *)in->frames);
 	free((void *)in->progs);
+	free((void *)in->moved_out);
 	in->frames = NULL;
 	in->progs = NULL;
+	in->moved_out = NULL;
+	in->nmoved = 0;
 	in->nframes = in->nprogs = 0;
 }
 

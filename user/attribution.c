@@ -259,8 +259,17 @@ static int cmp_share_desc(const void *a, const void *b)
 	return ax < ay ? 1 : ax > ay ? -1 : 0;
 }
 
-/* rest: the "(rest)" entry, whose pid is null (tgid 0 is a real row's) */
-static cJSON *share_json(const struct task_share *sh, bool rest)
+static bool moved_out(const struct mp_attr_input *in, uint32_t tgid)
+{
+	for (size_t i = 0; tgid && i < in->nmoved; i++)
+		if (in->moved_out[i] == tgid)
+			return true;
+	return false;
+}
+
+/* rest: the "(rest)" entry, whose pid is null (tgid 0 is a real row's);
+ * moved: the process lives outside the target now, its charges left in it */
+static cJSON *share_json(const struct task_share *sh, bool rest, bool moved)
 {
 	cJSON *o = cJSON_CreateObject();
 
@@ -270,6 +279,8 @@ static cJSON *share_json(const struct task_share *sh, bool rest)
 		cJSON_AddNumberToObject(o, "pid", sh->tgid);
 	cJSON_AddStringToObject(o, "comm", sh->comm);
 	mp_json_add_s64(o, "bytes", sh->bytes);
+	if (moved)
+		cJSON_AddBoolToObject(o, "moved_out", true);
 	return o;
 }
 
@@ -294,12 +305,13 @@ static cJSON *task_shares(const struct build *b, int cat)
 		if ((int)i >= b->in->top)
 			rest += sh[i].bytes;
 		else
-			cJSON_AddItemToArray(arr, share_json(&sh[i], false));
+			cJSON_AddItemToArray(arr, share_json(&sh[i], false,
+							     moved_out(b->in, sh[i].tgid)));
 	}
 	if (rest) {
 		struct task_share r = { 0, "(rest)", rest };
 
-		cJSON_AddItemToArray(arr, share_json(&r, true));
+		cJSON_AddItemToArray(arr, share_json(&r, true, false));
 	}
 	free(sh);
 	return arr;

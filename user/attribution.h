@@ -58,6 +58,9 @@ struct mp_attr_input {
 	size_t nprogs;
 	long page_size;                    /* bytes: the BPF side counts pages */
 	const struct mp_ksyms *ksyms;      /* NULL: stacks unsymbolized (no_kallsyms) */
+	const uint32_t *moved_out;         /* processes counted in the target that live
+					    * outside it now, any order */
+	size_t nmoved;
 
 	/* the snapshots (differences: start to ...) */
 	const struct mp_attr_snap *growth; /* counters from start to the peak */

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "json.h"
 #include "ksyms.h"
+#include "pinned.h"
 #include "doc.h"
 #include "target.h"
 #include "lock.h"
@@ -131,12 +132,16 @@ struct snaps {
 	struct mp_attr_snap start, stop, freed;
 	struct mp_overhead_snaps ovh;  /* the baseline's and the peak's vectors */
 	const struct mp_probe_result *res;
+	const struct mp_cgroup *target; /* for the pinned memory at the stop */
+	struct mp_pinned pinned;
 };
 
 static void take_snapshot(enum mp_probe_phase ph, void *arg)
 {
 	struct snaps *s = arg;
 
+	if (ph == MP_PROBE_STOP && s->target)
+		mp_pinned_read(s->target, "stop", &s->pinned);
 	if (!s->attr)
 		return;
 	/* the overhead's vectors: at the baseline's low, at the usage's peak
@@ -394,6 +399,7 @@ int mp_probe_main(const struct mp_cli_cmd *cmd, cJSON *(*finish)(cJSON *doc, uin
 		goto out;
 	bpf_start(&o, &target, &sn, errbuf, sizeof(errbuf));
 	target_oom0 = mp_cgroup_oom_kills(&target);
+	sn.target = &target;
 	if ((ret = fill(&o, &host, &target, &sn, &res)))
 		goto out;
 
@@ -403,7 +409,7 @@ int mp_probe_main(const struct mp_cli_cmd *cmd, cJSON *(*finish)(cJSON *doc, uin
 		.populate = o.populate, .stack_sample_period = o.stack_sample_period, .top = o.top,
 		.attr = sn.attr, .attr_err = errbuf, .start = &sn.start, .stop = &sn.stop,
 		.freed = &sn.freed, .ovh = &sn.ovh, .target_oom0 = target_oom0,
-		.reclaim_cache = o.reclaim_cache,
+		.reclaim_cache = o.reclaim_cache, .pinned = &sn.pinned,
 	});
 	if (finish && !(doc = finish(doc, o.margin))) {
 		ret = MP_EXIT_RUNTIME;
@@ -423,6 +429,7 @@ out:
 	mp_attr_snap_free(&sn.stop);
 	mp_attr_snap_free(&sn.freed);
 	mp_overhead_snaps_free(&sn.ovh);
+	mp_pinned_free(&sn.pinned);
 	mp_attr_stop(sn.attr);
 	if (target_created && (err = mp_cgroup_remove(&target)))
 		fprintf(stderr, "memprobe %s: could not remove %s: %s\n", o.cmd, target.dir,

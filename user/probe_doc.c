@@ -197,6 +197,10 @@ cJSON *mp_probe_doc(const struct mp_probe_doc_in *in)
 	} else {
 		cJSON_AddItemToObject(doc, "attribution", mp_attribution_no_bpf(in->attr_err));
 	}
+	if (in->pinned && in->pinned->taken)
+		cJSON_AddItemToObject(doc, "pinned",
+				      mp_pinned_json(in->pinned, cJSON_GetObjectItemCaseSensitive(
+						     doc, "attribution"), in->top));
 	if (res->completed && !res->f.probe_chunks) {
 		fprintf(stderr, "memprobe probe: no room for a chunk: the target is within its margin "
 			"already (headroom %s)\n", mp_fmt_bytes(in->target->headroom_bytes, b1, sizeof(b1)));

@@ -6,6 +6,7 @@
 #include "attr.h"
 #include "cgroup.h"
 #include "probe.h"
+#include "pinned.h"
 
 /*
  * Add the brief's nine fields, with its names and in its order, to obj:
@@ -38,6 +39,7 @@ struct mp_probe_doc_in {
 	struct mp_attr_snap *start, *stop, *freed; /* made differences here */
 	const struct mp_overhead_snaps *ovh; /* the overhead's vectors; NULL: none */
 	uint64_t target_oom0;          /* the target's OOM-kill counter before */
+	const struct mp_pinned *pinned; /* at the probe's stop; NULL or not taken: none */
 };
 
 /* The probe document (caller frees); also says on stderr what went wrong

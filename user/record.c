@@ -129,6 +129,12 @@ static int read_usage(const struct rec *r, uint64_t *usage)
 static void keep_peak(struct rec *r, const struct sample *s)
 {
 	r->peak = *s;
+	/* every process's status (and smaps where it locks memory): at most
+	 * once a second while the usage keeps rising */
+	if (!r->pinned.taken || s->t_ms >= r->pinned_ms + 1000) {
+		mp_pinned_read(&r->cg, "peak", &r->pinned);
+		r->pinned_ms = s->t_ms;
+	}
 	if (r->attr) {
 		mp_attr_snap_free(&r->at_peak);
 		r->have_peak_snap = mp_attr_snapshot(r->attr, &r->at_peak) == 0;
@@ -455,6 +461,8 @@ void mp_rec_finish(struct rec *r)
 			fprintf(stderr, "memprobe record: the --probe-at probe failed: %s\n",
 				strerror(-r->probe_ret));
 	}
+	if (!r->pinned.taken)
+		mp_pinned_read(&r->cg, "end", &r->pinned);
 	if (!r->attr)
 		return;
 	mp_attr_poll_oom(r->attr, 0, on_oom, r);
@@ -478,6 +486,7 @@ void mp_rec_cleanup(struct rec *r)
 	mp_attr_snap_free(&r->at_peak);
 	mp_attr_snap_free(&r->end);
 	mp_overhead_snaps_free(&r->probe_ovh);
+	mp_pinned_free(&r->pinned);
 	mp_attr_stop(r->attr);
 	if (r->usage_fd >= 0)
 		close(r->usage_fd);

@@ -149,6 +149,9 @@ cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks)
 				: "BPF unavailable"));
 	}
 
+	if (r->pinned.taken)
+		cJSON_AddItemToObject(doc, "pinned", mp_pinned_json(
+			&r->pinned, cJSON_GetObjectItemCaseSensitive(doc, "attribution"), r->o.top));
 	arr = cJSON_AddArrayToObject(doc, "timeline");
 	for (size_t i = 0; i < r->nsamples; i++)
 		cJSON_AddItemToArray(arr, sample_json(r, &r->samples[i]));

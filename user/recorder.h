@@ -17,6 +17,7 @@
 #include "attr.h"
 #include "cgroup.h"
 #include "lock.h"
+#include "pinned.h"
 #include "probe.h"
 #include "status.h"
 
@@ -73,6 +74,8 @@ struct rec {
 	bool have_kpeak0;
 	struct mp_attr_snap start, at_peak, end;
 	bool have_peak_snap;
+	struct mp_pinned pinned;            /* at the peak (else at the end) */
+	uint64_t pinned_ms;                 /* when it was read */
 	struct mp_lock lock;                /* --probe-at on an existing cgroup */
 	struct oom *ooms;
 	size_t nooms;

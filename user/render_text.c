@@ -346,6 +346,7 @@ void mp_text_probe(const cJSON *r, FILE *f, struct mp_rd *rd)
 		mp_fmt_bytes(mp_rd_u64v(rd, p, "limit_bytes"), b3, sizeof(b3)));
 	probe_stop(t, p, f, rd);
 	mp_text_attribution(mp_rd_obj(rd, r, "attribution", 0), f, rd);
+	mp_text_pinned(mp_rd_obj(rd, r, "pinned", MP_RD_ABSENT), f, rd);
 }
 
 /* ---- record ---------------------------------------------------------------------- */
@@ -449,6 +450,7 @@ void mp_text_record(const cJSON *doc, FILE *f, struct mp_rd *rd)
 		record_row(s, f, rd);
 	}
 	mp_text_attribution(mp_rd_obj(rd, doc, "attribution", 0), f, rd);
+	mp_text_pinned(mp_rd_obj(rd, doc, "pinned", MP_RD_ABSENT), f, rd);
 }
 
 /*

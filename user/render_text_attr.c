@@ -7,15 +7,18 @@
 #include <stdbool.h>
 #include <string.h>
 
-/* Who: "comm[pid]", or the comm alone for the rest and other contexts. */
+/* Who: "comm[pid]" ("comm[pid] (moved out)" for a process that left the
+ * target), or the comm alone for the rest and other contexts. */
 static void who_of(struct mp_rd *rd, const cJSON *tk, char *buf, size_t len)
 {
 	uint64_t pid = 0;
 	const char *comm = mp_rd_str(rd, tk, "comm", 0);
+	bool moved = mp_rd_item(rd, tk, "moved_out", MP_RD_ABSENT) &&
+		     mp_rd_bool(rd, tk, "moved_out", 0);
 
 	mp_rd_u64(rd, tk, "pid", MP_RD_NULL, &pid);
 	if (pid > 0)
-		snprintf(buf, len, "%s[%d]", comm, (int)pid);
+		snprintf(buf, len, "%s[%d]%s", comm, (int)pid, moved ? " (moved out)" : "");
 	else
 		snprintf(buf, len, "%s", comm);
 }

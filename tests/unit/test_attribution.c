@@ -480,6 +480,25 @@ static void test_top_tasks(void)
 	CHECK_U64(cJSON_GetArraySize(jobj(cat_of(a, "anon"), "tasks")), 1,
 		  "a rest of 0 bytes is left out");
 	cJSON_Delete(a);
+
+	/* a process that moved out: named, with its pid, as such */
+	static const uint32_t moved[] = { 2 };
+
+	fx_init(&f);
+	add_task(&f, 1, "stays")->charge_bytes[MP_CAT_ANON] = PG(10);
+	add_task(&f, 2, "left")->charge_bytes[MP_CAT_ANON] = PG(8);
+	add_task(&f, 0, "(other context)")->charge_bytes[MP_CAT_ANON] = -PG(1);
+	f.in.moved_out = moved;
+	f.in.nmoved = 1;
+	a = mp_report_attribution(&f.in);
+	tk = jobj(cat_of(a, "anon"), "tasks");
+	e = cJSON_GetArrayItem(tk, 1);
+	CHECK_S64(jint(e, "pid"), 2, "the moved-out process keeps its pid");
+	CHECK_STR(jstr(e, "comm"), "left", "... and its comm");
+	CHECK(cJSON_IsTrue(jobj(e, "moved_out")), "... and says it moved out");
+	CHECK(!jobj(cJSON_GetArrayItem(tk, 0), "moved_out"), "one that stays says nothing");
+	CHECK(!jobj(cJSON_GetArrayItem(tk, 2), "moved_out"), "nor (other context)");
+	cJSON_Delete(a);
 }
 
 static void test_missing_ids(void)
@@ -623,12 +642,14 @@ static void test_kernel_paths(void)
 		return;
 	paths_fx(&f, fr);
 	a = mp_report_attribution(&f.in);
-	CHECK_U64(nitems(a, "kernel_paths"), 3, "three classes");
+	CHECK_U64(nitems(a, "kernel_paths"), 4, "four classes");
 	CHECK_STR(jstr(item(a, "kernel_paths", 0), "path"), "slab",
 		  "ordered by their largest stack: slab first");
 	CHECK_STR(jstr(item(a, "kernel_paths", 1), "path"), "pagetables", "then pagetables");
-	CHECK_STR(jstr(item(a, "kernel_paths", 2), "path"), "other",
-		  "then other (unsymbolized and unknown stacks)");
+	CHECK_STR(jstr(item(a, "kernel_paths", 2), "path"), "unknown",
+		  "then unknown (frames, none of them named)");
+	CHECK_STR(jstr(item(a, "kernel_paths", 3), "path"), "other",
+		  "then other (a stack without frames)");
 	p = path_of(a, "kernel_paths", "pagetables");
 	CHECK_S64(jint(p, "bytes"), PG(3 + 1), "pagetables net: both processes' rows");
 	CHECK_S64(jint(p, "alloc_bytes"), PG(4 + 1), "pagetables allocated");
@@ -645,12 +666,15 @@ static void test_kernel_paths(void)
 	p = path_of(a, "kernel_paths", "slab");
 	CHECK_S64(jint(p, "bytes"), PG(5), "slab net");
 	CHECK_U64(nitems(p, "top_stacks"), 1, "a stack with nothing allocated left out");
-	p = path_of(a, "kernel_paths", "other");
-	CHECK_S64(jint(p, "bytes"), PG(2 - 1), "other net");
-	CHECK_S64(jint(p, "alloc_bytes"), PG(3), "other allocated");
+	p = path_of(a, "kernel_paths", "unknown");
+	CHECK_S64(jint(p, "bytes"), PG(2), "unknown net");
+	CHECK_S64(jint(p, "alloc_bytes"), PG(2), "unknown allocated");
 	CHECK_STR(sitem(item(p, "top_stacks", 0), "frames", 0), "0x1000",
 		  "an address below every symbol printed bare");
-	CHECK_U64(nitems(item(p, "top_stacks", 1), "frames"), 0, "a stack without frames: none");
+	p = path_of(a, "kernel_paths", "other");
+	CHECK_S64(jint(p, "bytes"), PG(-1), "other net");
+	CHECK_S64(jint(p, "alloc_bytes"), PG(1), "other allocated");
+	CHECK_U64(nitems(item(p, "top_stacks", 0), "frames"), 0, "a stack without frames: none");
 
 	/* the categories' top stacks are their class's */
 	CHECK_S64(jint(item(cat_of(a, "pagetables"), "top_stacks", 0), "bytes"), PG(3),
@@ -659,15 +683,17 @@ static void test_kernel_paths(void)
 		  "slab_unreclaimable's from class slab");
 	CHECK_U64(nitems(cat_of(a, "slab_reclaimable"), "top_stacks"), 1,
 		  "slab_reclaimable's from class slab");
-	CHECK_U64(nitems(cat_of(a, "kernel_other"), "top_stacks"), 2,
+	CHECK_U64(nitems(cat_of(a, "kernel_other"), "top_stacks"), 1,
 		  "kernel_other's from class other");
 	CHECK_U64(nitems(cat_of(a, "vmalloc"), "top_stacks"), 0, "no vmalloc stack");
 
 	/* without __GFP_ACCOUNT, slab left out (charged per object) */
-	CHECK_U64(nitems(a, "not_charged"), 2, "not_charged: pagetables, other");
+	CHECK_U64(nitems(a, "not_charged"), 3, "not_charged: pagetables, unknown, other");
 	CHECK_S64(jint(path_of(a, "not_charged", "pagetables"), "alloc_bytes"), PG(1),
 		  "not_charged pagetables");
-	CHECK_S64(jint(path_of(a, "not_charged", "other"), "alloc_bytes"), PG(3),
+	CHECK_S64(jint(path_of(a, "not_charged", "unknown"), "alloc_bytes"), PG(2),
+		  "not_charged unknown");
+	CHECK_S64(jint(path_of(a, "not_charged", "other"), "alloc_bytes"), PG(1),
 		  "not_charged other");
 	CHECK(!path_of(a, "not_charged", "slab"), "not_charged: no slab");
 	CHECK_U64(says_missing(a, NULL, NULL, "no_kallsyms"), 0, "kallsyms given: not missing");

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Pinned memory of a target (pinned.h): read at one snapshot from the
+ * cgroup's memory.stat and its processes' /proc files (the object is
+ * pinned_doc.c's). A CUDA pinned pool (cudaHostAlloc) shows as RssShmem and memcg
+ * shmem with VmLck flat; mlock as VmLck and unevictable; a driver that
+ * pins pages it never charges only in the kernel paths' not_charged.
+ */
+#include "pinned.h"
+#include "util.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/vfs.h>
+
+#ifndef TMPFS_MAGIC
+#define TMPFS_MAGIC 0x01021994
+#endif
+
+const char *const mp_pin_kind_names[MP_NR_PIN_KINDS] = { "shmem", "anon", "file" };
+
+/* memory.stat's unevictable and shmem; v1's hierarchical total_ keys, as
+ * the target's children (the probe's cgroup) count too. */
+static void read_stat(const struct mp_cgroup *cg, struct mp_pinned *p)
+{
+	bool v1 = cg->version == 1;
+	char path[PATH_MAX], line[256], key[64];
+	unsigned long long v;
+	FILE *f;
+
+	if (mp_path(path, sizeof(path), "%s/memory.stat", cg->dir) || !(f = fopen(path, "re")))
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63s %llu", key, &v) != 2)
+			continue;
+		if (!strcmp(key, v1 ? "total_unevictable" : "unevictable")) {
+			p->unevictable_bytes = v;
+			p->have_unevictable = true;
+		} else if (!strcmp(key, v1 ? "total_shmem" : "shmem")) {
+			p->shmem_bytes = v;
+			p->have_shmem = true;
+		}
+	}
+	fclose(f);
+}
+
+/* A shared mapping's pages are shmem when its file is: shared anonymous
+ * memory (/dev/zero), SysV shm, memfd, or a file on tmpfs. */
+static bool shmem_mapping(const char *name)
+{
+	struct statfs sf;
+	char path[PATH_MAX];
+	const char *del;
+
+	if (!strcmp(name, "/dev/zero (deleted)") || !strncmp(name, "/SYSV", 5) ||
+	    !strncmp(name, "/memfd:", 7))
+		return true;
+	if (name[0] != '/')
+		return false;
+	snprintf(path, sizeof(path), "%s", name);
+	del = strstr(path, " (deleted)");
+	if (del)
+		path[del - path] = '\0';
+	return statfs(path, &sf) == 0 && sf.f_type == TMPFS_MAGIC;
+}
+
+/* Locked bytes by kind, mapping by mapping: shared on shmem, else private
+ * (anon as smaps counts Anonymous, the rest file). */
+static void read_smaps(struct mp_pinned_task *t)
+{
+	char path[64], line[PATH_MAX + 128], name[PATH_MAX], perms[8] = "";
+	unsigned long long kb, anon_kb = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/smaps", t->pid);
+	if (!(f = fopen(path, "re")))
+		return;
+	name[0] = '\0';
+	while (fgets(line, sizeof(line), f)) {
+		/* a mapping's line starts with its range in lower-case hex; the
+		 * fields' names start with a capital */
+		if (islower(line[0]) || isdigit(line[0])) {
+			if (sscanf(line, "%*x-%*x %7s %*x %*s %*u %[^\n]", perms, name) < 2)
+				name[0] = '\0';
+			anon_kb = 0;
+		} else if (sscanf(line, "Anonymous: %llu kB", &kb) == 1) {
+			anon_kb = kb;
+		} else if (sscanf(line, "Locked: %llu kB", &kb) == 1 && kb) {
+			if (perms[3] == 's') {
+				t->locked_bytes[shmem_mapping(name) ? MP_PIN_SHMEM : MP_PIN_FILE] +=
+					kb << 10;
+			} else {
+				unsigned long long a = anon_kb < kb ? anon_kb : kb;
+
+				t->locked_bytes[MP_PIN_ANON] += a << 10;
+				t->locked_bytes[MP_PIN_FILE] += (kb - a) << 10;
+			}
+		}
+	}
+	fclose(f);
+	t->have_locked = true;
+}
+
+/* /proc/PID/status: Name, VmLck, VmPin, RssShmem. False: gone, or a
+ * kernel thread (no Vm lines). */
+static bool read_status(uint32_t pid, struct mp_pinned_task *t)
+{
+	char path[64], line[256];
+	unsigned long long kb;
+	bool vm = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/status", pid);
+	if (!(f = fopen(path, "re")))
+		return false;
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Name:\t%15[^\n]", t->comm) == 1)
+			continue;
+		if (sscanf(line, "VmLck: %llu kB", &kb) == 1)
+			t->vm_lck_bytes = kb << 10, vm = true;
+		else if (sscanf(line, "VmPin: %llu kB", &kb) == 1)
+			t->vm_pin_bytes = kb << 10;
+		else if (sscanf(line, "RssShmem: %llu kB", &kb) == 1)
+			t->rss_shmem_bytes = kb << 10;
+	}
+	fclose(f);
+	if (vm && t->vm_lck_bytes)
+		read_smaps(t);
+	return vm;
+}
+
+static uint64_t task_pinned(const struct mp_pinned_task *t)
+{
+	return t->vm_lck_bytes + t->vm_pin_bytes + t->rss_shmem_bytes;
+}
+
+static int add_pid(struct mp_pinned *p, uint32_t pid, size_t *cap)
+{
+	struct mp_pinned_task t;
+
+	for (size_t i = 0; i < p->ntasks; i++)
+		if (p->tasks[i].pid == pid)
+			return 0;
+	if (!read_status(pid, &t))
+		return 0;
+	p->nprocs++;
+	p->vm_lck_bytes += t.vm_lck_bytes;
+	p->vm_pin_bytes += t.vm_pin_bytes;
+	p->rss_shmem_bytes += t.rss_shmem_bytes;
+	if (!task_pinned(&t))
+		return 0;
+	if (p->ntasks == *cap) {
+		size_t nc = *cap ? *cap * 2 : 16;
+		struct mp_pinned_task *n = realloc(p->tasks, nc * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		p->tasks = n;
+		*cap = nc;
+	}
+	p->tasks[p->ntasks++] = t;
+	return 0;
+}
+
+/* The processes of dir and of the cgroups below it. */
+static int walk(struct mp_pinned *p, const char *dir, int depth, size_t *cap)
+{
+	char path[PATH_MAX];
+	unsigned long pid;
+	struct dirent *de;
+	FILE *f;
+	DIR *d;
+	int ret = 0;
+
+	if (depth > 32 || mp_path(path, sizeof(path), "%s/cgroup.procs", dir))
+		return 0;
+	if ((f = fopen(path, "re"))) {
+		while (!ret && fscanf(f, "%lu", &pid) == 1)
+			ret = add_pid(p, (uint32_t)pid, cap);
+		fclose(f);
+	}
+	if (ret || !(d = opendir(dir)))
+		return ret;
+	while (!ret && (de = readdir(d))) {
+		if (de->d_type != DT_DIR || de->d_name[0] == '.' ||
+		    mp_path(path, sizeof(path), "%s/%s", dir, de->d_name))
+			continue;
+		ret = walk(p, path, depth + 1, cap);
+	}
+	closedir(d);
+	return ret;
+}
+
+static int cmp_pinned_desc(const void *a, const void *b)
+{
+	uint64_t x = task_pinned(a), y = task_pinned(b);
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+int mp_pinned_read(const struct mp_cgroup *cg, const char *at, struct mp_pinned *p)
+{
+	size_t cap = 0;
+	int ret;
+
+	mp_pinned_free(p);
+	p->at = at;
+	read_stat(cg, p);
+	ret = walk(p, cg->dir, 0, &cap);
+	if (p->ntasks)
+		qsort(p->tasks, p->ntasks, sizeof(*p->tasks), cmp_pinned_desc);
+	p->taken = true;
+	return ret;
+}
+
+void mp_pinned_free(struct mp_pinned *p)
+{
+	free(p->tasks);
+	memset(p, 0, sizeof(*p));
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Pinned memory in a target cgroup: what neither reclaim nor the cgroup's
+ * limit can take back. The cgroup's memory.stat unevictable and shmem, and
+ * per process VmLck (mlock), VmPin (pin_user_pages: RDMA, io_uring, vfio),
+ * RssShmem, and the locked bytes by kind from /proc/PID/smaps; the
+ * drivers' pages charged or not come from the attribution object.
+ */
+#ifndef MEMPROBE_PINNED_H
+#define MEMPROBE_PINNED_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cgroup.h"
+
+/* What the locked bytes of a mapping are (smaps). */
+enum mp_pin_kind { MP_PIN_SHMEM, MP_PIN_ANON, MP_PIN_FILE, MP_NR_PIN_KINDS };
+extern const char *const mp_pin_kind_names[MP_NR_PIN_KINDS]; /* "shmem", "anon", "file" */
+
+struct mp_pinned_task {
+	uint32_t pid;
+	char comm[16];
+	uint64_t vm_lck_bytes, vm_pin_bytes, rss_shmem_bytes; /* /proc/PID/status */
+	bool have_locked;                       /* smaps read (it is, when VmLck > 0) */
+	uint64_t locked_bytes[MP_NR_PIN_KINDS]; /* smaps Locked: by mapping kind */
+};
+
+struct mp_pinned {
+	bool taken;
+	const char *at;              /* the snapshot: "stop", "peak", "end" */
+	bool have_unevictable, have_shmem;
+	uint64_t unevictable_bytes;  /* memory.stat unevictable (v1 total_unevictable) */
+	uint64_t shmem_bytes;        /* memory.stat shmem (v1 total_shmem) */
+	size_t nprocs;               /* processes read */
+	uint64_t vm_lck_bytes, vm_pin_bytes, rss_shmem_bytes; /* their sums */
+	struct mp_pinned_task *tasks; /* those with any of the three, largest first */
+	size_t ntasks;
+};
+
+/* Read the target's memory.stat and every process in it and below it.
+ * Returns 0 or -ENOMEM; unreadable files leave their figures unset. */
+int mp_pinned_read(const struct mp_cgroup *cg, const char *at, struct mp_pinned *p);
+void mp_pinned_free(struct mp_pinned *p);
+
+/* The "pinned" object (docs/report-format.md; pinned_doc.c, the model
+ * layer): the top processes, and the drivers' pages from attribution's
+ * kernel_paths and not_charged (NULL: drivers null). */
+cJSON *mp_pinned_json(const struct mp_pinned *p, const cJSON *attribution, int top);
+
+#endif

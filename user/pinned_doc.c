@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The "pinned" object (docs/report-format.md) from a reading (pinned.c). */
+#include "pinned.h"
+#include "json.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *task_category(const struct mp_pinned_task *t)
+{
+	/* the kind that holds most of it; unlocked RssShmem is shmem too (what
+	 * a pinned pool like CUDA's looks like), VmPin alone says no kind */
+	uint64_t shmem = t->locked_bytes[MP_PIN_SHMEM] > t->rss_shmem_bytes ?
+			 t->locked_bytes[MP_PIN_SHMEM] : t->rss_shmem_bytes;
+	const char *best = "shmem";
+	uint64_t most = shmem;
+
+	for (int k = MP_PIN_ANON; k < MP_NR_PIN_KINDS; k++) {
+		if (t->locked_bytes[k] > most) {
+			most = t->locked_bytes[k];
+			best = mp_pin_kind_names[k];
+		}
+	}
+	if (t->vm_pin_bytes > most)
+		best = "pinned";
+	return best;
+}
+
+static cJSON *task_json(const struct mp_pinned_task *t)
+{
+	cJSON *o = cJSON_CreateObject(), *l;
+
+	cJSON_AddNumberToObject(o, "pid", t->pid);
+	cJSON_AddStringToObject(o, "comm", t->comm);
+	cJSON_AddStringToObject(o, "category", task_category(t));
+	mp_json_add_u64(o, "vm_lck_bytes", t->vm_lck_bytes);
+	mp_json_add_u64(o, "vm_pin_bytes", t->vm_pin_bytes);
+	mp_json_add_u64(o, "rss_shmem_bytes", t->rss_shmem_bytes);
+	if (!t->have_locked) {
+		cJSON_AddNullToObject(o, "locked");
+		return o;
+	}
+	l = cJSON_AddObjectToObject(o, "locked");
+	for (int k = 0; k < MP_NR_PIN_KINDS; k++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "%s_bytes", mp_pin_kind_names[k]);
+		mp_json_add_u64(l, name, t->locked_bytes[k]);
+	}
+	return o;
+}
+
+/* The alloc_bytes of a driver's class in one of attribution's path lists. */
+static uint64_t path_alloc(const cJSON *arr, const char *path)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, arr) {
+		const cJSON *p = cJSON_GetObjectItemCaseSensitive(it, "path");
+		const cJSON *b = cJSON_GetObjectItemCaseSensitive(it, "alloc_bytes");
+
+		if (!cJSON_IsString(p) || strcmp(p->valuestring, path))
+			continue;
+		/* the builder's exact integers are raw items (json.h) */
+		if (cJSON_IsRaw(b))
+			return strtoull(b->valuestring, NULL, 10);
+		if (cJSON_IsNumber(b))
+			return (uint64_t)b->valuedouble;
+	}
+	return 0;
+}
+
+/* Per driver (a kernel path driver:<module>): pages its stacks allocated
+ * in the target's tasks, and those without __GFP_ACCOUNT, which the host
+ * pays for; null without kernel stacks. */
+static cJSON *drivers_json(const cJSON *attribution)
+{
+	const cJSON *paths = cJSON_GetObjectItemCaseSensitive(attribution, "kernel_paths");
+	const cJSON *nc = cJSON_GetObjectItemCaseSensitive(attribution, "not_charged"), *it;
+	cJSON *arr;
+
+	if (!cJSON_IsArray(paths))
+		return cJSON_CreateNull();
+	arr = cJSON_CreateArray();
+	cJSON_ArrayForEach(it, paths) {
+		const cJSON *p = cJSON_GetObjectItemCaseSensitive(it, "path");
+		uint64_t alloc, unacc;
+		cJSON *o;
+
+		if (!cJSON_IsString(p) || strncmp(p->valuestring, "driver:", 7))
+			continue;
+		alloc = path_alloc(paths, p->valuestring);
+		unacc = path_alloc(nc, p->valuestring);
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "driver", p->valuestring + 7);
+		mp_json_add_u64(o, "alloc_bytes", alloc);
+		mp_json_add_u64(o, "charged_bytes", alloc > unacc ? alloc - unacc : 0);
+		mp_json_add_u64(o, "not_charged_bytes", unacc);
+		cJSON_AddItemToArray(arr, o);
+	}
+	return arr;
+}
+
+static void add_opt_u64(cJSON *o, const char *name, bool have, uint64_t v)
+{
+	if (have)
+		mp_json_add_u64(o, name, v);
+	else
+		cJSON_AddNullToObject(o, name);
+}
+
+cJSON *mp_pinned_json(const struct mp_pinned *p, const cJSON *attribution, int top)
+{
+	cJSON *o = cJSON_CreateObject(), *arr;
+
+	cJSON_AddStringToObject(o, "at", p->at ? p->at : "end");
+	add_opt_u64(o, "unevictable_bytes", p->have_unevictable, p->unevictable_bytes);
+	add_opt_u64(o, "shmem_bytes", p->have_shmem, p->shmem_bytes);
+	cJSON_AddNumberToObject(o, "processes", (double)p->nprocs);
+	mp_json_add_u64(o, "vm_lck_bytes", p->vm_lck_bytes);
+	mp_json_add_u64(o, "vm_pin_bytes", p->vm_pin_bytes);
+	mp_json_add_u64(o, "rss_shmem_bytes", p->rss_shmem_bytes);
+	arr = cJSON_AddArrayToObject(o, "tasks");
+	for (size_t i = 0; i < p->ntasks && (int)i < top; i++)
+		cJSON_AddItemToArray(arr, task_json(&p->tasks[i]));
+	cJSON_AddItemToObject(o, "drivers", attribution ? drivers_json(attribution) :
+				   cJSON_CreateNull());
+	return o;
+}
