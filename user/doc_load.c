@@ -14,12 +14,18 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MP_STR_(x) #x
+#define MP_STR(x) MP_STR_(x)
 
 struct lits {
 	size_t *off, *len;   /* each number literal's place in the text */
@@ -278,6 +284,48 @@ static void check_host(struct mp_rd *rd, const cJSON *h)
 	mp_rd_str(rd, h, "lru_gen", MP_RD_ABSENT);
 }
 
+/* Byte counts that cannot be negative (docs/report.schema.json's "bytes"
+ * and "limit"); other *_bytes members are signed (growth_bytes,
+ * overhead_bytes, ...) or new, and need only be integers. */
+static const char *const unsigned_bytes[] = {
+	"alloc_bytes", "all_contexts_gross_bytes", "allocated_bytes", "cgroup_limit_bytes",
+	"chunk_bytes", "effective_limit_bytes", "gross_bytes", "headroom_bytes", "high_bytes",
+	"kernel_peak_bytes", "limit_bytes", "margin_bytes", "mem_available_bytes",
+	"mem_total_bytes", "memsw_limit_bytes", "page_size_bytes", "peak_bytes",
+	"sample_usage_bytes", "swap_limit_bytes", "usage_after_bytes", "usage_at_stop_bytes",
+	"usage_before_bytes", "usage_bytes", "usage_peak_bytes",
+};
+
+static bool is_unsigned_bytes(const char *name)
+{
+	for (size_t i = 0; i < sizeof(unsigned_bytes) / sizeof(unsigned_bytes[0]); i++)
+		if (strcmp(name, unsigned_bytes[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Every member named *_bytes, wherever it is: null or a whole number of
+ * bytes in 64 bits, not negative where it is a count (a range check the
+ * renderers then need not repeat for a field they print but do not read). */
+static void check_bytes(struct mp_rd *rd, const cJSON *it)
+{
+	for (const cJSON *c = it->child; c && mp_rd_ok(rd); c = c->next) {
+		size_t n = c->string ? strlen(c->string) : 0;
+
+		if (n >= 6 && strcmp(c->string + n - 6, "_bytes") == 0 && !cJSON_IsNull(c)) {
+			uint64_t u;
+			int64_t v;
+
+			if (is_unsigned_bytes(c->string))
+				mp_rd_u64(rd, it, c->string, 0, &u);
+			else
+				mp_rd_s64(rd, it, c->string, 0, &v);
+		}
+		if (c->child)
+			check_bytes(rd, c);
+	}
+}
+
 /* The header: format_version first, so that a newer format is named as
  * such rather than by whatever else it changed. */
 static int check_header(const cJSON *doc, int *kind, char *err, size_t errlen)
@@ -308,7 +356,7 @@ static int check_header(const cJSON *doc, int *kind, char *err, size_t errlen)
 	*kind = mp_doc_kind(k->valuestring);
 	if (!*kind)
 		return snprintf(err, errlen, "kind '%.40s': unknown; memprobe reads limits, features, "
-				"probe and record documents", k->valuestring), -EINVAL;
+				"probe, record and compare documents", k->valuestring), -EINVAL;
 	gen = mp_rd_obj(&rd, doc, "generator", 0);
 	mp_rd_str(&rd, gen, "name", 0);
 	mp_rd_str(&rd, gen, "version", 0);
@@ -316,9 +364,33 @@ static int check_header(const cJSON *doc, int *kind, char *err, size_t errlen)
 	if (mp_rd_ok(&rd) && !rfc3339(created))
 		mp_rd_fail(&rd, doc, "created", "not an RFC 3339 time");
 	check_host(&rd, mp_rd_obj(&rd, doc, "host", 0));
+	if (mp_rd_ok(&rd))
+		check_bytes(&rd, doc);
 	if (!mp_rd_ok(&rd))
 		return snprintf(err, errlen, "%s; give a document memprobe wrote", rd.err), -EINVAL;
 	return 0;
+}
+
+/* An upper bound on the values cJSON would make of the text: each value
+ * but the first follows a comma or opens a container. */
+static size_t count_values(const char *t, size_t len)
+{
+	size_t n = 1;
+	bool in_str = false;
+
+	for (size_t i = 0; i < len; i++) {
+		if (in_str) {
+			if (t[i] == '\\')
+				i++;
+			else if (t[i] == '"')
+				in_str = false;
+		} else if (t[i] == '"') {
+			in_str = true;
+		} else {
+			n += t[i] == ',' || t[i] == '[' || t[i] == '{';
+		}
+	}
+	return n;
 }
 
 cJSON *mp_doc_load(const char *text, size_t len, int *kind, char *err, size_t errlen)
@@ -331,6 +403,16 @@ cJSON *mp_doc_load(const char *text, size_t len, int *kind, char *err, size_t er
 
 	err[0] = '\0';
 	*kind = 0;
+	if (len > MP_DOC_MAX_BYTES) {
+		snprintf(err, errlen, "%zu MiB: larger than a memprobe document can be (%llu MiB); "
+			 "give a document memprobe wrote", len >> 20, MP_DOC_MAX_BYTES >> 20);
+		return NULL;
+	}
+	if (count_values(text, len) > MP_DOC_MAX_VALUES) {
+		snprintf(err, errlen, "more than %lu values: more than a memprobe document holds; "
+			 "give a document memprobe wrote", MP_DOC_MAX_VALUES);
+		return NULL;
+	}
 	if (memchr(text, '\0', len)) {
 		snprintf(err, errlen, "holds a NUL byte: not a JSON document; "
 			 "give a document memprobe wrote");
@@ -620,4 +702,109 @@ bool mp_rd_elem_u64(struct mp_rd *rd, const cJSON *it, uint64_t *v)
 	if (!mp_rd_ok(rd))
 		return false;
 	return read_int(rd, it, it, NULL, false, v, &s);
+}
+
+/* ---- files --------------------------------------------------------------------- */
+
+/* The whole of fd, at most MP_DOC_MAX_BYTES: 0, -EFBIG beyond, or -errno. */
+static int read_all(int fd, char **buf, size_t *len)
+{
+	size_t cap = 65536, n = 0;
+	char *b = malloc(cap);
+
+	if (!b)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t r;
+
+		if (n + 1 >= cap) {
+			char *nb = cap > MP_DOC_MAX_BYTES ? NULL : realloc(b, cap * 2);
+
+			if (!nb) {
+				free(b);
+				return cap > MP_DOC_MAX_BYTES ? -EFBIG : -ENOMEM;
+			}
+			b = nb;
+			cap *= 2;
+		}
+		r = read(fd, b + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int err = -errno;
+
+			free(b);
+			return err;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (n > MP_DOC_MAX_BYTES) {
+			free(b);
+			return -EFBIG;
+		}
+	}
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+/* What a file that is not a regular one is, for the message; NULL: read it.
+ * Standard input may be a pipe or a terminal (`... | memprobe report -`). */
+static const char *not_a_file(const struct stat *st, bool in)
+{
+	if (S_ISREG(st->st_mode))
+		return NULL;
+	if (S_ISDIR(st->st_mode))
+		return "a directory, not a document";
+	if (in && (S_ISFIFO(st->st_mode) || isatty(STDIN_FILENO)))
+		return NULL;
+	if (S_ISFIFO(st->st_mode))
+		return "a FIFO, not a document (memprobe reads a pipe as -, standard input)";
+	if (S_ISCHR(st->st_mode))
+		return "a character device, not a document";
+	if (S_ISBLK(st->st_mode))
+		return "a block device, not a document";
+	if (S_ISSOCK(st->st_mode))
+		return "a socket, not a document";
+	return "not a regular file";
+}
+
+cJSON *mp_doc_load_file(const char *path, int *kind, char *err, size_t errlen)
+{
+	bool in = strcmp(path, "-") == 0;
+	const char *what;
+	char *text = NULL;
+	struct stat st;
+	size_t len = 0;
+	cJSON *doc;
+	int fd, ret;
+
+	*kind = 0;
+	/* O_NONBLOCK: opening a FIFO waits for a writer, which may never come */
+	fd = in ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return snprintf(err, errlen, "cannot open it (%s); give the path of a saved document",
+				strerror(errno)), NULL;
+	if (fstat(fd, &st))
+		ret = -errno, what = NULL;
+	else if ((what = not_a_file(&st, in)) || (S_ISREG(st.st_mode) &&
+						 (uint64_t)st.st_size > MP_DOC_MAX_BYTES))
+		ret = what ? -EINVAL : -EFBIG;
+	else
+		ret = read_all(fd, &text, &len);
+	if (!in)
+		close(fd);
+	if (ret) {
+		if (ret == -ENOMEM)
+			*kind = -ENOMEM;
+		snprintf(err, errlen, "%s; give a document memprobe wrote",
+			 what ? what : ret == -EFBIG ? "larger than a memprobe document can be (" MP_STR(MP_DOC_MAX_MIB) " MiB)" :
+			 ret == -EISDIR ? "a directory, not a document" : strerror(-ret));
+		return NULL;
+	}
+	doc = mp_doc_load(text, len, kind, err, errlen);
+	free(text);
+	return doc;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* memprobe: where a memory cgroup's memory goes. */
 #include "cli.h"
+#include "cmd_compare.h"
 #include "cmd_limits.h"
 #include "cmd_report.h"
 #include "probe.h"
@@ -32,6 +33,8 @@ static const struct cmd cmds[] = {
 	  "attribute a workload's or a command's memory over time: peak, shares, OOM kills" },
 	{ "report", mp_cmd_report,
 	  "render a saved report (a --format json document) again, as text or json" },
+	{ "compare", mp_cmd_compare,
+	  "probe or record reports side by side: differences, ratios, per GiB" },
 	{ "help", do_help, "this list; memprobe help COMMAND: the options of COMMAND" },
 	{ 0 },
 };

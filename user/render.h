@@ -30,6 +30,13 @@ extern const struct mp_renderer mp_renderer_text;
 extern const struct mp_renderer mp_renderer_json;
 extern const struct mp_renderer mp_renderer_env;
 
+/* The table's i-th renderer, NULL past its end (the fuzz target renders a
+ * document with each). */
+const struct mp_renderer *mp_renderer_nth(size_t i);
+
+/* MEMPROBE_DOC_COPY (below): write the document text of kind there too. */
+void mp_doc_copy(const char *cmd, int kind, const char *text);
+
 /* The renderer --format name names, or NULL. */
 const struct mp_renderer *mp_renderer_find(const char *name);
 
