@@ -208,6 +208,30 @@ static void *parse_malloc(size_t n)
 	return p;
 }
 
+/* The text ends inside a string or an open object or array: a file cut
+ * short (a complete document is balanced, whatever else is wrong in it). */
+static bool ends_open(const char *text, size_t len)
+{
+	size_t depth = 0;
+	bool str = false;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = text[i];
+
+		if (str && c == '\\')
+			i++;
+		else if (str)
+			str = c != '"';
+		else if (c == '"')
+			str = true;
+		else if (c == '[' || c == '{')
+			depth++;
+		else if ((c == ']' || c == '}') && depth)
+			depth--;
+	}
+	return str || depth > 0;
+}
+
 /* Where cJSON stopped, for people: "at line 3, column 7", or the end;
  * trailing: a whole value was read and something follows it. */
 static void parse_error(const char *text, size_t len, const char *end, bool trailing,
@@ -234,7 +258,7 @@ static void parse_error(const char *text, size_t len, const char *end, bool trai
 	else if (trailing)
 		snprintf(err, errlen, "not JSON: more text after the document (at line %zu, "
 			 "column %zu); give one document, as memprobe wrote it", line, col);
-	else if (rest >= len)
+	else if (rest >= len || ends_open(text, len))
 		snprintf(err, errlen, "not JSON: the text ends early (truncated?); "
 			 "give the whole document memprobe wrote");
 	else
