@@ -7,6 +7,8 @@ set -eu
 # docs/report.schema.json (its jsonschema command, draft 2020-12)
 pkgs="make gcc clang llvm libbpf-dev bpftool libcjson-dev libelf-dev zlib1g-dev
       stress-ng jq busybox-static qemu-system-x86 cpio xz-utils python3-jsonschema"
+# libclang-rt-14-dev: clang 14's libFuzzer runtime (libclang_rt.fuzzer), for make fuzz
+pkgs="$pkgs libclang-rt-14-dev"
 [ $# -eq 0 ] || pkgs="$*"
 missing=""
 for p in $pkgs; do
