@@ -21,7 +21,7 @@
 
 static const struct mp_cli_opt report_opts[] = {
 	MP_CLI_OPT_FORMAT("text, or json (the document as it was saved); env for a "
-			  "limits document"),
+			  "limits document; markdown or csv for a compare document"),
 	MP_CLI_OPT_OUTPUT,
 	MP_CLI_OPT_HELP,
 	{ 0 },
