@@ -798,7 +798,7 @@ test_cli() {
 	"$MEMPROBE" frobnicate > "$TMP/cli.out" 2> "$TMP/cli.err"; rc=$?
 	check_eq "cli: unknown command: exit status" "$rc" 2
 	check_eq "cli: unknown command: one line naming the commands" "$(cat "$TMP/cli.err")" \
-		"memprobe: unknown command 'frobnicate'; use limits, probe, record or report (memprobe --help)"
+		"memprobe: unknown command 'frobnicate'; use limits, probe, record, report or compare (memprobe --help)"
 	check "cli: unknown command: nothing on stdout" [ ! -s "$TMP/cli.out" ]
 	# each command's --help: exit 0, on stdout, every option with its default
 	for c in limits probe record; do
