@@ -129,6 +129,37 @@ static int rawify_fail(struct rawify *w, const char *fmt, ...)
 	return -EINVAL;
 }
 
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A member name twice in object o, sorted rather than pairwise: an object
+ * of a million members must not take a million squared comparisons. 0,
+ * -EEXIST with *dup set, or -ENOMEM. */
+static int dup_member(const cJSON *o, const char **dup)
+{
+	size_t n = 0, k = 0;
+	const char **names;
+
+	for (const cJSON *c = o->child; c; c = c->next)
+		n += c->string != NULL;
+	if (n < 2)
+		return 0;
+	names = malloc(n * sizeof(*names));
+	if (!names)
+		return -ENOMEM;
+	for (const cJSON *c = o->child; c; c = c->next)
+		if (c->string)
+			names[k++] = c->string;
+	qsort(names, n, sizeof(*names), cmp_names);
+	for (k = 1; k < n && strcmp(names[k - 1], names[k]) != 0; k++)
+		;
+	*dup = k < n ? names[k] : NULL;
+	free(names);
+	return *dup ? -EEXIST : 0;
+}
+
 /* Number items into raw ones, depth first (cJSON's own order); a member
  * name twice in one object is refused (readers would disagree on it). */
 static int rawify(struct rawify *w, cJSON *it)
@@ -153,14 +184,19 @@ static int rawify(struct rawify *w, cJSON *it)
 		it->valuestring = s;
 		return 0;
 	}
-	for (cJSON *c = it->child; c; c = c->next) {
-		int err;
+	if (cJSON_IsObject(it)) {
+		const char *dup = NULL;
+		int err = dup_member(it, &dup);
 
-		if (cJSON_IsObject(it))
-			for (cJSON *p = it->child; p != c; p = p->next)
-				if (c->string && p->string && strcmp(c->string, p->string) == 0)
-					return rawify_fail(w, "member \"%.60s\" twice in one object", c->string);
-		if ((err = rawify(w, c)))
+		if (err == -EEXIST)
+			return rawify_fail(w, "member \"%.60s\" twice in one object", dup);
+		if (err)
+			return err;
+	}
+	for (cJSON *c = it->child; c; c = c->next) {
+		int err = rawify(w, c);
+
+		if (err)
 			return err;
 	}
 	return 0;
@@ -308,6 +344,9 @@ static void check_host(struct mp_rd *rd, const cJSON *h)
 	mp_rd_str(rd, h, "lru_gen", MP_RD_ABSENT);
 }
 
+static bool read_int(struct mp_rd *rd, const cJSON *it, const cJSON *o, const char *name,
+		     bool sign, uint64_t *u, int64_t *s);
+
 /* Byte counts that cannot be negative (docs/report.schema.json's "bytes"
  * and "limit"); other *_bytes members are signed (growth_bytes,
  * overhead_bytes, ...) or new, and need only be integers. */
@@ -340,10 +379,9 @@ static void check_bytes(struct mp_rd *rd, const cJSON *it)
 			uint64_t u;
 			int64_t v;
 
-			if (is_unsigned_bytes(c->string))
-				mp_rd_u64(rd, it, c->string, 0, &u);
-			else
-				mp_rd_s64(rd, it, c->string, 0, &v);
+			/* the item itself: a lookup by name in an object of many
+			 * members would make this quadratic */
+			read_int(rd, c, it, c->string, !is_unsigned_bytes(c->string), &u, &v);
 		}
 		if (c->child)
 			check_bytes(rd, c);

@@ -391,6 +391,28 @@ static void test_bounds(void)
 	CHECK(s && !mp_doc_load(s, len, &kind, err, sizeof(err)) && strstr(err, "more than 4194304 values"),
 	      "4 Mi values and more: refused before parsing (%s)", s ? err : "no memory");
 	free(s);
+	/* an object of 300 000 members: the duplicate check sorts, where
+	 * comparing each member with those before it took minutes (a hang) */
+	{
+		size_t base = strlen(limits_doc) - 6, cap = base + 300000 * 24 + 64, at;
+		char *w = malloc(cap);
+		cJSON *d;
+
+		memcpy(w, limits_doc, base); /* up to the cgroup's closing "\n\t}" */
+		at = base;
+		for (int i = 0; w && i < 300000; i++)
+			at += (size_t)snprintf(w + at, cap - at, ",\"x%d_bytes\":%d", i, i);
+		snprintf(w + at, cap - at, "\n\t}\n}\n");
+		d = mp_doc_load(w, strlen(w), &kind, err, sizeof(err));
+		CHECK(d != NULL, "300 000 members in one object load: %s", d ? "" : err);
+		cJSON_Delete(d);
+		snprintf(w + at, cap - at, ",\"x7_bytes\":1\n\t}\n}\n");
+		d = mp_doc_load(w, strlen(w), &kind, err, sizeof(err));
+		CHECK(!d && strstr(err, "member \"x7_bytes\" twice in one object"),
+		      "... and one of them twice is refused: %s", d ? "(loaded)" : err);
+		cJSON_Delete(d);
+		free(w);
+	}
 	/* the length alone refuses it: the text past the first bytes is never read */
 	CHECK(!mp_doc_load("{}", MP_DOC_MAX_BYTES + 1, &kind, err, sizeof(err)) &&
 	      strstr(err, "larger than a memprobe document can be (256 MiB)"),
