@@ -1314,7 +1314,9 @@ test_compare() {
 	sed 's/"format_version":\t1/"format_version":\t2/' "$d/never.json" > "$d/v2.json"
 	expect_bad "compare of a newer format_version" "$MEMPROBE" compare "$d/never.json" "$d/v2.json"
 	check "... names the file" grep -q "v2.json: format_version 2: newer" "$TMP/bad.err"
-	expect_bad "compare of one report" "$MEMPROBE" compare "$d/never.json"
+	expect_bad "compare of no report" "$MEMPROBE" compare --format csv
+	check_eq "compare: one report: one column, nothing against it" \
+		"$("$MEMPROBE" compare --format json "$d/never.json" | jq -c '[(.reports | length), ([.rows[].marked[] | select(.)] | length)]')" "[1,0]"
 	expect_bad "compare --threshold ten" "$MEMPROBE" compare --threshold ten "$d/never.json" "$d/never.json"
 	expect_bad "compare --format yaml" "$MEMPROBE" compare --format yaml "$d/never.json" "$d/never.json"
 	check_eq "compare: --threshold 1000: nothing marked" "$("$MEMPROBE" compare --threshold 1000 \

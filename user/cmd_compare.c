@@ -48,7 +48,7 @@ static int compare_opt(void *ctx, int id, const char *arg)
 static const struct mp_cli_cmd compare_cmd = {
 	.name = "compare",
 	/* FILE: a probe or record report memprobe wrote with --format json */
-	.synopsis = "A.json B.json [C.json ...] [--format text|markdown|csv|json] "
+	.synopsis = "A.json [B.json ...] [--format text|markdown|csv|json] "
 		    "[--threshold PCT] [-o OUT]",
 	.opts = compare_opts,
 	.operands = true,
@@ -127,10 +127,10 @@ int mp_cmd_compare(int argc, char **argv)
 		return ret < 0 ? 0 : ret;
 	while (c.rest && c.rest[n])
 		n++;
-	if (n < 2 || n > MP_COMPARE_MAX)
-		return mp_cli_bad("compare", "%s; give 2 to %d reports (- for standard input)",
-				  n < 2 ? "fewer than two reports named" : "too many reports",
-				  MP_COMPARE_MAX);
+	/* one report is one column: its figures per GiB, nothing against it */
+	if (n < 1 || n > MP_COMPARE_MAX)
+		return mp_cli_bad("compare", "%s; give 1 to %d reports (- for standard input)",
+				  n < 1 ? "no report named" : "too many reports", MP_COMPARE_MAX);
 	if (!mp_compare_format(c.format))
 		return mp_cli_bad("compare", "--format %s: unknown; use %s", c.format,
 				  mp_compare_formats);

@@ -144,8 +144,8 @@ static void put_esc(FILE *f, const char *s, enum fmt fmt)
 
 static void text_head(struct cmp *m, FILE *f, size_t w)
 {
-	fprintf(f, "memprobe compare: %d %s reports, per GiB of %s; * marks a difference beyond "
-		"%s%% of [1]\n", m->n, m->kind, m->per_gib_of, m->pct);
+	fprintf(f, "memprobe compare: %d %s report%s, per GiB of %s; * marks a difference beyond "
+		"%s%% of [1]\n", m->n, m->kind, m->n == 1 ? "" : "s", m->per_gib_of, m->pct);
 	for (int i = 0; i < m->n; i++) {
 		fprintf(f, "[%d] ", i + 1);
 		put_esc(f, m->c[i].file, F_TEXT);
@@ -176,9 +176,9 @@ static void text_head(struct cmp *m, FILE *f, size_t w)
 
 static void md_head(struct cmp *m, FILE *f)
 {
-	fprintf(f, "%d %s reports side by side; \"/GiB\" rows are per GiB of %s. Against [1]: "
+	fprintf(f, "%d %s report%s side by side; \"/GiB\" rows are per GiB of %s. Against [1]: "
 		"the difference and the ratio; **bold**: a difference beyond %s%%.\n\n| figure |",
-		m->n, m->kind, m->per_gib_of, m->pct);
+		m->n, m->kind, m->n == 1 ? "" : "s", m->per_gib_of, m->pct);
 	for (int i = 0; i < m->n; i++) {
 		fprintf(f, " [%d] ", i + 1);
 		put_esc(f, m->c[i].host, F_MD);

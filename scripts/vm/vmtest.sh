@@ -357,10 +357,10 @@ write_md() {
 		echo
 		# shellcheck disable=SC2086
 		set -- $reps
-		if [ $# -ge 2 ]; then
+		if [ $# -ge 1 ]; then
 			"$memprobe" compare --format markdown "$@" 2>&1 || echo "(memprobe compare failed)"
 		else
-			echo "Fewer than two probe reports: nothing to compare."
+			echo "No probe report: nothing to show."
 		fi
 		echo
 		echo "## Hooks and tests per run"
