@@ -201,3 +201,29 @@ bench: $(BUILD)/memprobe $(BENCH_BINS)
 soak: $(BUILD)/memprobe $(PROG_BINS)
 	@tests/soak.sh
 .PHONY: soak
+
+# The loader's fuzz target (tests/fuzz/fuzz_doc.c, docs/testing.md):
+# libFuzzer with ASan and UBSan, every user/ file but main.c built with
+# clang into build/fuzz/ (coverage of the loader, the renderers and
+# compare), run FUZZ_SECONDS on tests/fuzz/corpus/ (new inputs it finds go
+# to build/fuzz/corpus/, the seeds stay as they are). Crashes are written
+# to build/fuzz/ (crash-*): each is a fault to fix and a test to add.
+FUZZ_SECONDS ?= 60
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+# clang warns of what gcc does not: {"x"} leaving later members zero
+FUZZ_CFLAGS := $(filter-out -I$(BUILD),$(MP_CFLAGS)) -Ibuild -Wno-missing-field-initializers \
+	       -g -O1 $(FUZZ_SAN)
+FUZZ_OBJS := $(patsubst user/%.c,build/fuzz/%.o,$(filter-out user/main.c,$(USER_SRCS)))
+
+build/fuzz/%.o: user/%.c $(wildcard user/*.h) $(wildcard bpf/*.h) build/memprobe.skel.h
+	@mkdir -p build/fuzz
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+build/fuzz/fuzz_doc: tests/fuzz/fuzz_doc.c $(FUZZ_OBJS) $(CJSON_LIB)
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(filter-out $(CJSON_LIB),$^) -o $@ $(LDLIBS)
+
+fuzz: build/fuzz/fuzz_doc
+	@mkdir -p build/fuzz/corpus
+	cd build/fuzz && ./fuzz_doc -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
+		-rss_limit_mb=2048 -print_final_stats=1 corpus $(CURDIR)/tests/fuzz/corpus
+.PHONY: fuzz

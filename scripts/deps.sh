@@ -17,6 +17,8 @@ pkgs="$pkgs bsdutils"
 pkgs="$pkgs prometheus prometheus-node-exporter curl"
 # chromium: test_renderers loads the html reports in a headless browser
 pkgs="$pkgs chromium"
+# libclang-rt-14-dev: clang 14's libFuzzer runtime (libclang_rt.fuzzer), for make fuzz
+pkgs="$pkgs libclang-rt-14-dev"
 [ $# -eq 0 ] || pkgs="$*"
 missing=""
 for p in $pkgs; do

@@ -798,7 +798,7 @@ test_cli() {
 	"$MEMPROBE" frobnicate > "$TMP/cli.out" 2> "$TMP/cli.err"; rc=$?
 	check_eq "cli: unknown command: exit status" "$rc" 2
 	check_eq "cli: unknown command: one line naming the commands" "$(cat "$TMP/cli.err")" \
-		"memprobe: unknown command 'frobnicate'; use limits, probe, record, budget or report (memprobe --help)"
+		"memprobe: unknown command 'frobnicate'; use limits, probe, record, budget, report or compare (memprobe --help)"
 	check "cli: unknown command: nothing on stdout" [ ! -s "$TMP/cli.out" ]
 	# each command's --help: exit 0, on stdout, every option with its default
 	for c in limits probe record budget; do
@@ -2220,7 +2220,138 @@ test_pinned() {
 	check "pinned: nothing left behind" no_leftovers
 }
 
-tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_ends truth driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget pinned moved_out"}
+# memprobe compare on real reports: the same test cgroup probed with 4 KiB
+# pages and with huge pages, a report against itself, a probe against a record.
+test_compare() {
+	local d=$TMP/compare cg n a huge alloc share want r ptn pta
+	mkdir -p "$d"
+	cg=$(make_cgroup compare $((512 * MIB))) || { fail "compare: make cgroup"; return; }
+	"$MEMPROBE" probe --cgroup "$cg" --thp never --format json -o "$d/never.json" 2>/dev/null
+	"$MEMPROBE" probe --cgroup "$cg" --thp always --format json -o "$d/always.json" 2>/dev/null
+	remove_cgroup "$cg"
+	"$MEMPROBE" compare "$d/never.json" "$d/always.json" --format json -o "$d/c.json"
+	check_eq "compare: two columns, headed by host, kernel and cgroup mode" \
+		"$(jq -c '[.reports[] | [.hostname, .kernel_release, .cgroup_mode]] | length' "$d/c.json")" 2
+	row() { jq -r --arg id "$2" '[.rows[] | select(.id == $id)][0].'"$3" "$1"; }
+	n=$(row "$d/c.json" page_faults.probe/GiB 'values[0]')
+	a=$(row "$d/c.json" page_faults.probe/GiB 'values[1]')
+	# the kernel's own evidence of huge pages: order-9 user pages the
+	# probe allocated (THP falls back to 4 KiB pages on a fragmented host)
+	huge=$(jqv "$d/always.json" '.attribution.page_alloc.user_pages_by_order[9] // 0')
+	alloc=$(jqv "$d/always.json" .allocated_bytes)
+	check_within "compare: 4 KiB pages: one fault per page, 262144 per GiB" "$n" 262144 0.05
+	if [ "$huge" -gt 0 ] && [ "$alloc" -gt 0 ]; then
+		# faults per GiB with a share s of 2 MiB pages: (1 - s) * 262144 + s * 512
+		share=$(awk -v h="$huge" -v a="$alloc" 'BEGIN { s = h * 2097152 / a; print (s > 1 ? 1 : s) }')
+		want=$(awk -v s="$share" 'BEGIN { printf "%.1f", (1 - s) * 262144 + s * 512 }')
+		check_within "compare: huge pages: faults per GiB as the order-9 share ($share) says" "$a" "$want" 0.25
+		r=$(row "$d/c.json" page_faults.probe/GiB 'ratios[1]')
+		check_within "compare: the ratio column is the faults' ratio" "$r" \
+			"$(awk -v a="$a" -v n="$n" 'BEGIN { printf "%.3f", a / n }')" 0.01
+		if awk -v s="$share" 'BEGIN { exit !(s >= 0.9) }'; then
+			check_within "compare: faults per GiB about 512 times apart" \
+				"$(awk -v a="$a" -v n="$n" 'BEGIN { printf "%.1f", n / a }')" 512 0.2
+		else
+			skip "compare: 512 times apart: only $share of the fill got huge pages here"
+		fi
+		check_eq "compare: the faults' difference is marked" "$(row "$d/c.json" page_faults.probe/GiB 'marked[1]')" true
+		# page tables: 4 KiB pages need one 4 KiB table per 2 MiB; a huge
+		# page maps from the PMD, but x86 deposits a table per huge page
+		# for a later split (pgtable_trans_huge_deposit), so no more
+		ptn=$(row "$d/c.json" kernel_paths.pagetables/GiB 'values[0]')
+		pta=$(row "$d/c.json" kernel_paths.pagetables/GiB 'values[1]')
+		check_within "compare: 4 KiB pages: 2 MiB of page tables per GiB" "$ptn" 2097152 0.1
+		check "compare: huge pages: no more page tables per GiB ($pta <= $ptn)" \
+			awk -v a="$pta" -v n="$ptn" 'BEGIN { exit !(a <= n * 1.02) }'
+	else
+		skip "compare: huge pages: this host gave the probe no 2 MiB page"
+	fi
+	# the other formats, from the same document
+	"$MEMPROBE" compare "$d/never.json" "$d/always.json" --format markdown > "$d/c.md"
+	check "compare: markdown: a table headed by the host names" \
+		grep -q "^| figure | \[1\] $(jqv "$d/never.json" .host.hostname)<br>" "$d/c.md"
+	"$MEMPROBE" compare "$d/never.json" "$d/always.json" --format csv > "$d/c.csv"
+	check_eq "compare: csv: a header and a line per row" "$(wc -l < "$d/c.csv")" \
+		"$(($(jqv "$d/c.json" '.rows | length') + 1))"
+	"$MEMPROBE" compare "$d/never.json" "$d/always.json" > "$d/c.txt"
+	"$MEMPROBE" report "$d/c.json" > "$d/c.again.txt"
+	check "compare: its text = report of its json document" cmp -s "$d/c.txt" "$d/c.again.txt"
+	# a report against itself: every difference 0, nothing marked
+	"$MEMPROBE" compare "$d/never.json" "$d/never.json" --format json -o "$d/self.json"
+	check_eq "compare: itself: every difference 0" \
+		"$(jq '[.rows[].diffs[] | select(. != null and . != 0)] | length' "$d/self.json")" 0
+	check_eq "compare: itself: nothing marked" "$(jq '[.rows[].marked[] | select(.)] | length' "$d/self.json")" 0
+	check "compare: itself: no mark in the text" eval '! "$MEMPROBE" compare "$d/never.json" "$d/never.json" | grep -q "\*$"'
+	# a record report beside a probe report: refused, naming it
+	"$MEMPROBE" record --limit 64M --duration 0.5 --format json -o "$d/rec.json" -- sleep 2 2>/dev/null
+	expect_bad "compare of a probe and a record report" "$MEMPROBE" compare "$d/never.json" "$d/rec.json"
+	check "... names the record file and why" grep -q "rec.json: a record report, and .*never.json is a probe report" "$TMP/bad.err"
+	"$MEMPROBE" limits --format json -o "$d/lim.json"
+	expect_bad "compare of a limits document" "$MEMPROBE" compare "$d/lim.json" "$d/lim.json"
+	sed 's/"format_version":\t1/"format_version":\t2/' "$d/never.json" > "$d/v2.json"
+	expect_bad "compare of a newer format_version" "$MEMPROBE" compare "$d/never.json" "$d/v2.json"
+	check "... names the file" grep -q "v2.json: format_version 2: newer" "$TMP/bad.err"
+	expect_bad "compare of no report" "$MEMPROBE" compare --format csv
+	check_eq "compare: one report: one column, nothing against it" \
+		"$("$MEMPROBE" compare --format json "$d/never.json" | jq -c '[(.reports | length), ([.rows[].marked[] | select(.)] | length)]')" "[1,0]"
+	expect_bad "compare --threshold ten" "$MEMPROBE" compare --threshold ten "$d/never.json" "$d/never.json"
+	expect_bad "compare --format yaml" "$MEMPROBE" compare --format yaml "$d/never.json" "$d/never.json"
+	check_eq "compare: --threshold 1000: nothing marked" "$("$MEMPROBE" compare --threshold 1000 \
+		--format json "$d/never.json" "$d/always.json" | jq '[.rows[] | select(.id | startswith("page_faults")) | .marked[] | select(.)] | length')" 0
+	check "compare: nothing left behind" no_leftovers
+}
+
+# The loader on what is not a document, file by file: one line, exit 2,
+# no hang (a timeout would say 124), no crash.
+test_loader() {
+	local d=$TMP/loader f
+	mkdir -p "$d"
+	"$MEMPROBE" limits --format json -o "$d/good.json"
+	refused() { # WHAT WANT FILE
+		timeout 60 "$MEMPROBE" report "$3" > "$TMP/bad.out" 2> "$TMP/bad.err"
+		local rc=$?
+		if [ "$rc" = 2 ] && [ "$(wc -l < "$TMP/bad.err")" = 1 ] && [ ! -s "$TMP/bad.out" ] &&
+			grep -qF "memprobe report: $3: " "$TMP/bad.err" && grep -q "$2" "$TMP/bad.err"; then
+			pass "loader: $1 ($(cat "$TMP/bad.err"))"
+		else
+			fail "loader: $1: exit $rc, want 2 and '$2': $(head -c 300 "$TMP/bad.err")"
+		fi
+	}
+	head -c 300 "$d/good.json" > "$d/cut.json"; refused "a truncated file" "ends early (truncated?)" "$d/cut.json"
+	echo "memprobe ran" > "$d/text.json"; refused "a file that is not JSON" "not JSON" "$d/text.json"
+	echo '[1, 2]' > "$d/array.json"; refused "a JSON array" "not an object" "$d/array.json"
+	echo '"probe"' > "$d/string.json"; refused "a JSON string" "not an object" "$d/string.json"
+	sed 's/"format_version":\t1/"format_version":\t9/' "$d/good.json" > "$d/v9.json"
+	refused "a newer format_version" "format_version 9: newer than this memprobe reads" "$d/v9.json"
+	sed 's/"format_version":\t1/"format_version":\t"1"/' "$d/good.json" > "$d/vs.json"
+	refused "a format_version of the wrong type" "format_version is not a version" "$d/vs.json"
+	jq 'del(.cgroup.usage_bytes)' "$d/good.json" > "$d/missing.json"
+	refused "a missing required field" "cgroup.usage_bytes: missing" "$d/missing.json"
+	jq '.cgroup.version = 2' "$d/good.json" > "$d/type.json"
+	refused "a field of the wrong type" "cgroup.version: a number, not a string" "$d/type.json"
+	sed 's/"headroom_bytes":\t[0-9]*/"headroom_bytes":\t-4096/' "$d/good.json" > "$d/neg.json"
+	refused "a negative byte count" "cgroup.headroom_bytes: negative, not a count" "$d/neg.json"
+	sed 's/"headroom_bytes":\t[0-9]*/"headroom_bytes":\t4096.5/' "$d/good.json" > "$d/frac.json"
+	refused "a fractional byte count" "cgroup.headroom_bytes: not an integer" "$d/frac.json"
+	head -c $((100 * MIB)) /dev/urandom > "$d/junk.json"; refused "100 MiB of junk" "not JSON\|holds a NUL byte" "$d/junk.json"
+	rm -f "$d/junk.json"
+	truncate -s $((300 * MIB)) "$d/sparse.json"; refused "a file over the size limit" "larger than a memprobe document can be (256 MiB)" "$d/sparse.json"
+	rm -f "$d/sparse.json"
+	awk 'BEGIN { printf "["; for (i = 0; i < 4200000; i++) printf "0,"; print "0]" }' > "$d/values.json"
+	refused "more values than a document holds" "more than 4194304 values" "$d/values.json"
+	rm -f "$d/values.json"
+	mkdir "$d/dir.json"; refused "a directory" "a directory, not a document" "$d/dir.json"
+	mkfifo "$d/fifo.json"; refused "a FIFO nobody writes" "a FIFO, not a document" "$d/fifo.json"
+	refused "/dev/zero" "a character device, not a document" /dev/zero
+	timeout 60 "$MEMPROBE" report - < /dev/zero > /dev/null 2> "$TMP/bad.err"; f=$?
+	check_eq "loader: /dev/zero on standard input: refused ($(cat "$TMP/bad.err"))" "$f" 2
+	"$MEMPROBE" report --format json - < "$d/good.json" > "$d/again.json"
+	check "loader: a pipe on standard input still reads" cmp -s "$d/good.json" "$d/again.json"
+	rm -rf "$d"
+	check "loader: nothing left behind" no_leftovers
+}
+
+tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_ends truth driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget pinned moved_out compare loader"}
 for t in $tests; do
 	echo "# test_$t"
 	"test_$t"

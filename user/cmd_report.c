@@ -6,6 +6,7 @@
  */
 #include "cmd_report.h"
 #include "cli.h"
+#include "compare.h"
 #include "doc.h"
 #include "render.h"
 #include "util.h"
@@ -18,15 +19,12 @@
 #include <string.h>
 #include <unistd.h>
 
-/* A document is a few MiB at most (a day's record timeline); a file far
- * beyond that is not one, and is not read into memory whole. */
-#define MAX_DOC_BYTES (1024ULL * 1024 * 1024)
-
 static const struct mp_cli_opt report_opts[] = {
 	MP_CLI_OPT_FORMAT("text, or json (the document as it was saved); env for a "
 			  "limits document; markdown, csv, folded (kernel stacks for flame "
 			  "graphs) or html (one page with charts) for a probe or record "
-			  "document, markdown for limits too"),
+			  "document, markdown for limits too; text, json, markdown or csv "
+			  "for a compare document"),
 	MP_CLI_OPT_OUTPUT,
 	MP_CLI_OPT_BYTES,
 	MP_CLI_OPT_TABLE("categories, tasks, kernel_paths, hooks (record: timeline)"),
@@ -42,46 +40,6 @@ static const struct mp_cli_cmd report_cmd = {
 	.operands = true,
 };
 
-/* The whole of fd into *buf (NUL-terminated). 0, -EFBIG, or -errno. */
-static int read_all(int fd, char **buf, size_t *len)
-{
-	size_t cap = 65536, n = 0;
-	char *b = malloc(cap);
-
-	if (!b)
-		return -ENOMEM;
-	for (;;) {
-		ssize_t r;
-
-		if (n + 1 >= cap) {
-			char *nb = cap >= MAX_DOC_BYTES ? NULL : realloc(b, cap * 2);
-
-			if (!nb) {
-				free(b);
-				return cap >= MAX_DOC_BYTES ? -EFBIG : -ENOMEM;
-			}
-			b = nb;
-			cap *= 2;
-		}
-		r = read(fd, b + n, cap - n - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int err = -errno;
-
-			free(b);
-			return err;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	b[n] = '\0';
-	*buf = b;
-	*len = n;
-	return 0;
-}
-
 static int bad_file(const char *name, const char *problem)
 {
 	fprintf(stderr, "memprobe report: %s: %s\n", name, problem);
@@ -93,35 +51,28 @@ static int render_file(const char *path, const char *format, char **out, size_t 
 {
 	const char *name = strcmp(path, "-") ? path : "standard input";
 	const struct mp_renderer *r = mp_renderer_find(format);
-	char *text = NULL, err[512];
-	size_t len = 0;
+	char err[512];
 	cJSON *doc;
-	int fd, ret, kind;
+	int ret = 0, kind;
 
-	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
-	if (fd < 0) {
-		snprintf(err, sizeof(err), "cannot open it (%s); give the path of a saved document",
-			 strerror(errno));
-		return bad_file(name, err);
-	}
-	ret = read_all(fd, &text, &len);
-	if (fd != STDIN_FILENO)
-		close(fd);
-	if (ret) {
-		snprintf(err, sizeof(err), "%s; give a document memprobe wrote",
-			 ret == -EFBIG ? "larger than 1 GiB: not a memprobe document" :
-			 ret == -EISDIR ? "a directory, not a document" : strerror(-ret));
-		return bad_file(name, err);
-	}
-	doc = mp_doc_load(text, len, &kind, err, sizeof(err));
-	free(text);
+	doc = mp_doc_load_file(path, &kind, err, sizeof(err));
 	if (!doc && kind == -ENOMEM) { /* not the file's fault: a failure, exit 1 */
 		bad_file(name, err);
 		return MP_EXIT_RUNTIME;
 	}
 	if (!doc)
 		return bad_file(name, err);
-	if (!(r->kinds & kind)) {
+	if (kind == MP_DOC_COMPARE) {
+		/* memprobe compare's document: its own renderers (compare.h) */
+		ret = mp_compare_format(format) ? mp_compare_render_mem(doc, format, out, outlen,
+								       err, sizeof(err)) : -ENOENT;
+		if (ret == -ENOENT)
+			snprintf(err, sizeof(err), "a compare document has no %s format; use --format "
+				 "%s", format, mp_compare_formats);
+		else if (ret)
+			mp_appendf(err, sizeof(err), "; give a document memprobe wrote, unchanged");
+		ret = ret ? bad_file(name, err) : 0;
+	} else if (!r || !(r->kinds & kind)) {
 		char names[256];
 
 		mp_render_names(kind, names, sizeof(names));
@@ -155,7 +106,8 @@ int mp_cmd_report(int argc, char **argv)
 		return mp_cli_bad("report", "%s; give one FILE (- for standard input)",
 				  !c.rest ? "no document named" : "more than one document named");
 	/* any kind's format: render_file checks it against the document's */
-	if ((ret = mp_render_check("report", NULL, c.format)) || (ret = mp_cli_finish(&report_cmd, &c)))
+	if ((!mp_compare_format(c.format) && (ret = mp_render_check("report", NULL, c.format))) ||
+	    (ret = mp_cli_finish(&report_cmd, &c)))
 		return ret;
 	format = c.format;
 	outpath = c.out;

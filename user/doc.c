@@ -15,7 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *const kind_names[] = { "limits", "features", "probe", "record", "budget" };
+static const char *const kind_names[] = { "limits", "features", "probe", "record", "budget",
+					   "compare" };
 
 int mp_doc_kind(const char *name)
 {

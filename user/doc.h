@@ -24,6 +24,8 @@ enum mp_doc_kind {
 	MP_DOC_PROBE = 1 << 2,
 	MP_DOC_RECORD = 1 << 3,
 	MP_DOC_BUDGET = 1 << 4,
+	/* memprobe compare's: rendered by compare_render.c, not render.c's table */
+	MP_DOC_COMPARE = 1 << 5,
 };
 #define MP_DOC_ALL (MP_DOC_LIMITS | MP_DOC_FEATURES | MP_DOC_PROBE | MP_DOC_RECORD | MP_DOC_BUDGET)
 
@@ -59,6 +61,26 @@ cJSON *mp_doc_limits(const struct mp_host *h, const struct mp_cgroup *cg);
  * and *kind 0, or -ENOMEM when memory ran out (not the document's fault).
  */
 cJSON *mp_doc_load(const char *text, size_t len, int *kind, char *err, size_t errlen);
+
+/*
+ * The most a document may be, so that no file makes memprobe take memory
+ * without bound: 256 MiB of text (a record of an hour at the default
+ * 100 ms interval on cgroup v2 is about 45 MiB) and 4 Mi values (each
+ * parsed value costs cJSON about 64 bytes; that hour is about 1.2 Mi).
+ */
+#define MP_DOC_MAX_MIB 256
+#define MP_DOC_MAX_BYTES ((unsigned long long)MP_DOC_MAX_MIB << 20)
+#define MP_DOC_MAX_VALUES (4UL << 20)
+
+/*
+ * Read and load the document in the file at path ("-": standard input):
+ * only a regular file (or a pipe, a tty on standard input) of at most
+ * MP_DOC_MAX_BYTES, so a directory, a FIFO or /dev/zero is one line and
+ * never a hang. NULL with the problem in err ("a directory, not a
+ * document; ..."; the caller names the file) and *kind -ENOMEM when
+ * memory ran out (a failure, not the file's fault).
+ */
+cJSON *mp_doc_load_file(const char *path, int *kind, char *err, size_t errlen);
 
 /*
  * Reading a loaded document. Every accessor checks the member's type; the

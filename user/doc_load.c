@@ -14,12 +14,18 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MP_STR_(x) #x
+#define MP_STR(x) MP_STR_(x)
 
 struct lits {
 	size_t *off, *len;   /* each number literal's place in the text */
@@ -123,6 +129,37 @@ static int rawify_fail(struct rawify *w, const char *fmt, ...)
 	return -EINVAL;
 }
 
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A member name twice in object o, sorted rather than pairwise: an object
+ * of a million members must not take a million squared comparisons. 0,
+ * -EEXIST with *dup set, or -ENOMEM. */
+static int dup_member(const cJSON *o, const char **dup)
+{
+	size_t n = 0, k = 0;
+	const char **names;
+
+	for (const cJSON *c = o->child; c; c = c->next)
+		n += c->string != NULL;
+	if (n < 2)
+		return 0;
+	names = malloc(n * sizeof(*names));
+	if (!names)
+		return -ENOMEM;
+	for (const cJSON *c = o->child; c; c = c->next)
+		if (c->string)
+			names[k++] = c->string;
+	qsort(names, n, sizeof(*names), cmp_names);
+	for (k = 1; k < n && strcmp(names[k - 1], names[k]) != 0; k++)
+		;
+	*dup = k < n ? names[k] : NULL;
+	free(names);
+	return *dup ? -EEXIST : 0;
+}
+
 /* Number items into raw ones, depth first (cJSON's own order); a member
  * name twice in one object is refused (readers would disagree on it). */
 static int rawify(struct rawify *w, cJSON *it)
@@ -147,14 +184,19 @@ static int rawify(struct rawify *w, cJSON *it)
 		it->valuestring = s;
 		return 0;
 	}
-	for (cJSON *c = it->child; c; c = c->next) {
-		int err;
+	if (cJSON_IsObject(it)) {
+		const char *dup = NULL;
+		int err = dup_member(it, &dup);
 
-		if (cJSON_IsObject(it))
-			for (cJSON *p = it->child; p != c; p = p->next)
-				if (c->string && p->string && strcmp(c->string, p->string) == 0)
-					return rawify_fail(w, "member \"%.60s\" twice in one object", c->string);
-		if ((err = rawify(w, c)))
+		if (err == -EEXIST)
+			return rawify_fail(w, "member \"%.60s\" twice in one object", dup);
+		if (err)
+			return err;
+	}
+	for (cJSON *c = it->child; c; c = c->next) {
+		int err = rawify(w, c);
+
+		if (err)
 			return err;
 	}
 	return 0;
@@ -202,6 +244,30 @@ static void *parse_malloc(size_t n)
 	return p;
 }
 
+/* The text ends inside a string or an open object or array: a file cut
+ * short (a complete document is balanced, whatever else is wrong in it). */
+static bool ends_open(const char *text, size_t len)
+{
+	size_t depth = 0;
+	bool str = false;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = text[i];
+
+		if (str && c == '\\')
+			i++;
+		else if (str)
+			str = c != '"';
+		else if (c == '"')
+			str = true;
+		else if (c == '[' || c == '{')
+			depth++;
+		else if ((c == ']' || c == '}') && depth)
+			depth--;
+	}
+	return str || depth > 0;
+}
+
 /* Where cJSON stopped, for people: "at line 3, column 7", or the end;
  * trailing: a whole value was read and something follows it. */
 static void parse_error(const char *text, size_t len, const char *end, bool trailing,
@@ -228,7 +294,7 @@ static void parse_error(const char *text, size_t len, const char *end, bool trai
 	else if (trailing)
 		snprintf(err, errlen, "not JSON: more text after the document (at line %zu, "
 			 "column %zu); give one document, as memprobe wrote it", line, col);
-	else if (rest >= len)
+	else if (rest >= len || ends_open(text, len))
 		snprintf(err, errlen, "not JSON: the text ends early (truncated?); "
 			 "give the whole document memprobe wrote");
 	else
@@ -278,6 +344,50 @@ static void check_host(struct mp_rd *rd, const cJSON *h)
 	mp_rd_str(rd, h, "lru_gen", MP_RD_ABSENT);
 }
 
+static bool read_int(struct mp_rd *rd, const cJSON *it, const cJSON *o, const char *name,
+		     bool sign, uint64_t *u, int64_t *s);
+
+/* Byte counts that cannot be negative (docs/report.schema.json's "bytes"
+ * and "limit"); other *_bytes members are signed (growth_bytes,
+ * overhead_bytes, ...) or new, and need only be integers. */
+static const char *const unsigned_bytes[] = {
+	"alloc_bytes", "all_contexts_gross_bytes", "allocated_bytes", "cgroup_limit_bytes",
+	"chunk_bytes", "effective_limit_bytes", "gross_bytes", "headroom_bytes", "high_bytes",
+	"kernel_peak_bytes", "limit_bytes", "margin_bytes", "mem_available_bytes",
+	"mem_total_bytes", "memsw_limit_bytes", "page_size_bytes", "peak_bytes",
+	"sample_usage_bytes", "swap_limit_bytes", "usage_after_bytes", "usage_at_stop_bytes",
+	"usage_before_bytes", "usage_bytes", "usage_peak_bytes",
+};
+
+static bool is_unsigned_bytes(const char *name)
+{
+	for (size_t i = 0; i < sizeof(unsigned_bytes) / sizeof(unsigned_bytes[0]); i++)
+		if (strcmp(name, unsigned_bytes[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Every member named *_bytes, wherever it is: null or a whole number of
+ * bytes in 64 bits, not negative where it is a count (a range check the
+ * renderers then need not repeat for a field they print but do not read). */
+static void check_bytes(struct mp_rd *rd, const cJSON *it)
+{
+	for (const cJSON *c = it->child; c && mp_rd_ok(rd); c = c->next) {
+		size_t n = c->string ? strlen(c->string) : 0;
+
+		if (n >= 6 && strcmp(c->string + n - 6, "_bytes") == 0 && !cJSON_IsNull(c)) {
+			uint64_t u;
+			int64_t v;
+
+			/* the item itself: a lookup by name in an object of many
+			 * members would make this quadratic */
+			read_int(rd, c, it, c->string, !is_unsigned_bytes(c->string), &u, &v);
+		}
+		if (c->child)
+			check_bytes(rd, c);
+	}
+}
+
 /* The header: format_version first, so that a newer format is named as
  * such rather than by whatever else it changed. */
 static int check_header(const cJSON *doc, int *kind, char *err, size_t errlen)
@@ -308,7 +418,7 @@ static int check_header(const cJSON *doc, int *kind, char *err, size_t errlen)
 	*kind = mp_doc_kind(k->valuestring);
 	if (!*kind)
 		return snprintf(err, errlen, "kind '%.40s': unknown; memprobe reads limits, features, "
-				"probe and record documents", k->valuestring), -EINVAL;
+				"probe, record and compare documents", k->valuestring), -EINVAL;
 	gen = mp_rd_obj(&rd, doc, "generator", 0);
 	mp_rd_str(&rd, gen, "name", 0);
 	mp_rd_str(&rd, gen, "version", 0);
@@ -316,9 +426,33 @@ static int check_header(const cJSON *doc, int *kind, char *err, size_t errlen)
 	if (mp_rd_ok(&rd) && !rfc3339(created))
 		mp_rd_fail(&rd, doc, "created", "not an RFC 3339 time");
 	check_host(&rd, mp_rd_obj(&rd, doc, "host", 0));
+	if (mp_rd_ok(&rd))
+		check_bytes(&rd, doc);
 	if (!mp_rd_ok(&rd))
 		return snprintf(err, errlen, "%s; give a document memprobe wrote", rd.err), -EINVAL;
 	return 0;
+}
+
+/* An upper bound on the values cJSON would make of the text: each value
+ * but the first follows a comma or opens a container. */
+static size_t count_values(const char *t, size_t len)
+{
+	size_t n = 1;
+	bool in_str = false;
+
+	for (size_t i = 0; i < len; i++) {
+		if (in_str) {
+			if (t[i] == '\\')
+				i++;
+			else if (t[i] == '"')
+				in_str = false;
+		} else if (t[i] == '"') {
+			in_str = true;
+		} else {
+			n += t[i] == ',' || t[i] == '[' || t[i] == '{';
+		}
+	}
+	return n;
 }
 
 cJSON *mp_doc_load(const char *text, size_t len, int *kind, char *err, size_t errlen)
@@ -331,6 +465,16 @@ cJSON *mp_doc_load(const char *text, size_t len, int *kind, char *err, size_t er
 
 	err[0] = '\0';
 	*kind = 0;
+	if (len > MP_DOC_MAX_BYTES) {
+		snprintf(err, errlen, "%zu MiB: larger than a memprobe document can be (%llu MiB); "
+			 "give a document memprobe wrote", len >> 20, MP_DOC_MAX_BYTES >> 20);
+		return NULL;
+	}
+	if (count_values(text, len) > MP_DOC_MAX_VALUES) {
+		snprintf(err, errlen, "more than %lu values: more than a memprobe document holds; "
+			 "give a document memprobe wrote", MP_DOC_MAX_VALUES);
+		return NULL;
+	}
 	if (memchr(text, '\0', len)) {
 		snprintf(err, errlen, "holds a NUL byte: not a JSON document; "
 			 "give a document memprobe wrote");
@@ -620,4 +764,109 @@ bool mp_rd_elem_u64(struct mp_rd *rd, const cJSON *it, uint64_t *v)
 	if (!mp_rd_ok(rd))
 		return false;
 	return read_int(rd, it, it, NULL, false, v, &s);
+}
+
+/* ---- files --------------------------------------------------------------------- */
+
+/* The whole of fd, at most MP_DOC_MAX_BYTES: 0, -EFBIG beyond, or -errno. */
+static int read_all(int fd, char **buf, size_t *len)
+{
+	size_t cap = 65536, n = 0;
+	char *b = malloc(cap);
+
+	if (!b)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t r;
+
+		if (n + 1 >= cap) {
+			char *nb = cap > MP_DOC_MAX_BYTES ? NULL : realloc(b, cap * 2);
+
+			if (!nb) {
+				free(b);
+				return cap > MP_DOC_MAX_BYTES ? -EFBIG : -ENOMEM;
+			}
+			b = nb;
+			cap *= 2;
+		}
+		r = read(fd, b + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int err = -errno;
+
+			free(b);
+			return err;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (n > MP_DOC_MAX_BYTES) {
+			free(b);
+			return -EFBIG;
+		}
+	}
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+/* What a file that is not a regular one is, for the message; NULL: read it.
+ * Standard input may be a pipe or a terminal (`... | memprobe report -`). */
+static const char *not_a_file(const struct stat *st, bool in)
+{
+	if (S_ISREG(st->st_mode))
+		return NULL;
+	if (S_ISDIR(st->st_mode))
+		return "a directory, not a document";
+	if (in && (S_ISFIFO(st->st_mode) || isatty(STDIN_FILENO)))
+		return NULL;
+	if (S_ISFIFO(st->st_mode))
+		return "a FIFO, not a document (memprobe reads a pipe as -, standard input)";
+	if (S_ISCHR(st->st_mode))
+		return "a character device, not a document";
+	if (S_ISBLK(st->st_mode))
+		return "a block device, not a document";
+	if (S_ISSOCK(st->st_mode))
+		return "a socket, not a document";
+	return "not a regular file";
+}
+
+cJSON *mp_doc_load_file(const char *path, int *kind, char *err, size_t errlen)
+{
+	bool in = strcmp(path, "-") == 0;
+	const char *what;
+	char *text = NULL;
+	struct stat st;
+	size_t len = 0;
+	cJSON *doc;
+	int fd, ret;
+
+	*kind = 0;
+	/* O_NONBLOCK: opening a FIFO waits for a writer, which may never come */
+	fd = in ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return snprintf(err, errlen, "cannot open it (%s); give the path of a saved document",
+				strerror(errno)), NULL;
+	if (fstat(fd, &st))
+		ret = -errno, what = NULL;
+	else if ((what = not_a_file(&st, in)) || (S_ISREG(st.st_mode) &&
+						 (uint64_t)st.st_size > MP_DOC_MAX_BYTES))
+		ret = what ? -EINVAL : -EFBIG;
+	else
+		ret = read_all(fd, &text, &len);
+	if (!in)
+		close(fd);
+	if (ret) {
+		if (ret == -ENOMEM)
+			*kind = -ENOMEM;
+		snprintf(err, errlen, "%s; give a document memprobe wrote",
+			 what ? what : ret == -EFBIG ? "larger than a memprobe document can be (" MP_STR(MP_DOC_MAX_MIB) " MiB)" :
+			 ret == -EISDIR ? "a directory, not a document" : strerror(-ret));
+		return NULL;
+	}
+	doc = mp_doc_load(text, len, kind, err, errlen);
+	free(text);
+	return doc;
 }

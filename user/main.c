@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* memprobe: where a memory cgroup's memory goes. */
 #include "cli.h"
+#include "cmd_compare.h"
 #include "cmd_limits.h"
 #include "cmd_report.h"
 #include "cmd_probe.h"
@@ -36,6 +37,8 @@ static const struct cmd cmds[] = {
 	{ "report", mp_cmd_report,
 	  "render a saved json report again as text, json, markdown, csv,\n"
 	  "           folded (flame graph stacks) or html (a page with charts)" },
+	{ "compare", mp_cmd_compare,
+	  "probe or record reports side by side: differences, ratios, per GiB" },
 	{ "help", do_help, "this list; memprobe help COMMAND: the options of COMMAND" },
 	{ 0 },
 };

@@ -26,6 +26,11 @@ static const struct mp_renderer *const renderers[] = {
 struct mp_render_opts mp_render_opts;
 #define NR_RENDERERS (sizeof(renderers) / sizeof(renderers[0]))
 
+const struct mp_renderer *mp_renderer_nth(size_t i)
+{
+	return i < NR_RENDERERS ? renderers[i] : NULL;
+}
+
 const struct mp_renderer *mp_renderer_find(const char *name)
 {
 	for (size_t i = 0; name && i < NR_RENDERERS; i++)
@@ -97,7 +102,7 @@ int mp_render_mem(const struct mp_renderer *r, const cJSON *doc, int kind, char 
 /* MEMPROBE_DOC_COPY: the document as --format json prints it, beside the
  * run's own output (see render.h). A copy that fails is said, and the run
  * goes on: the report asked for is what counts. */
-static void doc_copy(const char *cmd, int kind, const char *text)
+void mp_doc_copy(const char *cmd, int kind, const char *text)
 {
 	static unsigned int seq;
 	const char *path = getenv("MEMPROBE_DOC_COPY");
@@ -142,7 +147,7 @@ int mp_emit(const char *cmd, const cJSON *doc, const char *format, FILE *f)
 			!back ? err : !(r->kinds & kind) ? "no such format for it" : err);
 		goto out;
 	}
-	doc_copy(cmd, kind, text);
+	mp_doc_copy(cmd, kind, text);
 	if (fwrite(out, 1, len, f) != len || fflush(f)) {
 		fprintf(stderr, "memprobe %s: cannot write the report: %s\n", cmd, strerror(errno));
 		goto out;

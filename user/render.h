@@ -62,6 +62,13 @@ int mp_csv_table_check(const char *cmd, int kinds, const char *format, const cha
 /* "text, json, markdown, csv, folded or html": the renderers taking kinds. */
 void mp_render_names(int kinds, char *buf, size_t len);
 
+/* The table's i-th renderer, NULL past its end (the fuzz target renders a
+ * document with each). */
+const struct mp_renderer *mp_renderer_nth(size_t i);
+
+/* MEMPROBE_DOC_COPY (below): write the document text of kind there too. */
+void mp_doc_copy(const char *cmd, int kind, const char *text);
+
 /* The renderer --format name names, or NULL. */
 const struct mp_renderer *mp_renderer_find(const char *name);
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# vmtest.sh [--fetch] [KERNEL...]
+# vmtest.sh [--fetch | --md-only] [KERNEL...]
 #
 # The kernel test matrix: boot build/memprobe on several Debian kernels under
 # QEMU and run tests/vm/payload.sh in each (memprobe limits, a 512 MiB probe,
@@ -8,6 +8,8 @@
 #   KERNEL  5.10 6.1 6.12 7.2 7.3 (the default: all five), or a package glob
 #           such as 'linux-image-6.1.0-*-rt-amd64'
 #   --fetch only fetch the kernels into the cache (and print their trees)
+#   --md-only  boot nothing: write kernels.md again from the reports the
+#           last run left in build/vmtest/KERNEL/ (root not needed)
 #
 #   kernel  package (newest match)               suite
 #   5.10    linux-image-5.10.0-*-cloud-amd64     bullseye-security
@@ -63,16 +65,18 @@ memprobe=${MEMPROBE:-$repo/build/memprobe}
 cpus=${MEMPROBE_VM_CPUS:-1}
 mem=${MEMPROBE_VM_MEM:-5G}
 tmo=${MEMPROBE_VMTEST_TIMEOUT:-1500}
-fetch_only=0
+fetch_only=0 md_only=0
 if [ "${1:-}" = --fetch ]; then fetch_only=1; shift; fi
+if [ "${1:-}" = --md-only ]; then md_only=1; shift; fi
 kernels=${*:-5.10 6.1 6.12 7.2 7.3}
 
 say() { echo "vmtest: $*" >&2; }
 die() { say "$*"; exit 2; }
 
-[ "$(id -u)" -eq 0 ] || die "needs root (the kernel cache is in $cache)"
+[ "$md_only" = 1 ] || [ "$(id -u)" -eq 0 ] || die "needs root (the kernel cache is in $cache)"
 [ -x "$memprobe" ] || die "no $memprobe: run make"
 for t in jq stress-ng setpriv pgrep pkill getconf bash qemu-system-x86_64 apt-get dpkg; do
+	[ "$md_only" = 0 ] || break
 	command -v "$t" >/dev/null 2>&1 || die "no $t: run scripts/deps.sh (as root)"
 done
 
@@ -252,6 +256,141 @@ has_v1() {
 	! grep -q 'CONFIG_MEMCG_V1' "$cfg"
 }
 
+# ---- the reports ---------------------------------------------------------------
+
+# The report's ids, never its words: hooks by concern, kind and target;
+# attribution_missing by concern, category and reason (its message only
+# where people read it, in docs/kernels.md).
+
+# figures FILE: the per-mode figures from a probe report; what is missing
+# as CONCERN[/CATEGORY]:REASON
+figures() {
+	jq -r '
+	def mib: . / 1048576 * 100 | round / 100;
+	def miss_id: ([.concern, .category] | map(select(. != null)) | join("/")) as $w |
+		(if $w == "" then "" else $w + ":" end) + .reason;
+	(.allocated_bytes / 1073741824) as $g |
+	([.attribution.categories[]? | select(.name == "pagetables") | .growth_bytes][0] // 0) as $pt |
+	if .attribution.hooks == null then
+		"no attribution: \([.attribution.attribution_missing[]? | .message] | join("; "))" else
+	"faults/GiB \(.attribution.page_faults.probe_per_gib_allocated // "null")" +
+	"  pagetables \(if $g > 0 then ($pt / $g | mib) else "null" end) MiB/GiB" +
+	"  overhead \(if $g > 0 then (.overhead_bytes / $g | mib) else "null" end) MiB/GiB" +
+	"  unattributed \(.attribution.reconciliation.unattributed_bytes | mib) MiB" +
+	"  lost \(.attribution.events_lost.total)" +
+	"  missing: \(if (.attribution.attribution_missing | length) == 0 then "none" else ([.attribution.attribution_missing[] | miss_id] | join(",")) end)"
+	end' "$1" 2>/dev/null || echo "no report"
+}
+
+# hooks FILE: CONCERN=KIND:TARGET,... in short form (tp for tp_btf, the
+# tracepoints' groups left out, poll for a cgroup file, none)
+hooks() {
+	jq -r 'if .attribution.hooks == null then
+		"none (" + ([.attribution.attribution_missing[]? | .message] |
+			if length == 0 then "no attribution" else join("; ") end) + ")"
+	else [.attribution.hooks[] | .concern + "=" +
+		(if .kind == null then "none"
+		 elif .kind == "poll" then "poll"
+		 else ({"tp_btf": "tp"}[.kind] // .kind) + ":" + (.target // "" | gsub("[a-z0-9_]+:"; "")) end)
+		] | join(",") end' "$1" 2>/dev/null || echo "none (no report)"
+}
+
+# md_line KERNEL MODE FILE INTEGRATION: what docs/kernels.md says of one
+# run beyond the figures (which `memprobe compare` sets side by side)
+md_line() {
+	missing=$(jq -r 'if (.attribution.attribution_missing | length) == 0 then "none" else
+		([.attribution.attribution_missing[] | .message] | join("; ")) end' "$3" 2>/dev/null ||
+		echo "no report")
+	echo "- **$1, $2**: integration tests $4. Hooks: $(hooks "$3"). Could not be attributed: $missing."
+}
+
+# plan_row KERNEL FILE: the hook plan of `limits --features --format json`,
+# a cell per concern: the kind used, and why each rung above it was not
+plan_row() {
+	jq -r --arg k "$1" '"| \($k) | " + ([.plan[] |
+		([.rungs[] | select(.status == "used")][0].kind // "none") as $u |
+		([.rungs[] | select(.status != "used" and .status != "usable")] |
+		 map("\(.kind): \(.status)") | join("; ")) as $why |
+		$u + (if $why == "" then "" else " (" + $why + ")" end)] | join(" | ")) + " |"' "$2" 2>/dev/null ||
+		echo "| $1 | no features report |"
+}
+
+# run_report KOUT MODE: the probe report of one boot (see below), or nothing
+run_report() {
+	if [ -s "$1/$2/probe.json" ]; then echo "$1/$2/probe.json"
+	elif [ -s "$1/$2/probe-cgroup.json" ]; then echo "$1/$2/probe-cgroup.json"; fi
+}
+
+# write_md FILE MINUTES: docs/kernels.md from what the runs left in
+# $outroot: the figures of every probe report side by side by `memprobe
+# compare --format markdown` (one column per kernel and cgroup mode), then
+# per run its hooks, what could not be attributed and its tests, then the
+# hook plans of the v2 guests' features reports
+write_md() {
+	md_out=$1 md_mins=$2 reps='' lines='' plans=''
+	for k in $kernels; do
+		kout=$outroot/$(printf '%s' "$k" | tr -c 'A-Za-z0-9._+-' '_')
+		rel=$(cat "$kout/release" 2>/dev/null || echo "$k")
+		for m in v2 v1; do
+			[ -d "$kout/$m" ] || continue
+			rep=$(run_report "$kout" "$m")
+			integ=$(grep -E '^integration: ' "$kout/$m/integration.log" 2>/dev/null || echo "integration: no result")
+			lines="$lines$(md_line "$k ($rel)" "$m" "${rep:-/nonexistent}" "${integ#integration: }")$nl"
+			[ -z "$rep" ] || reps="$reps $rep"
+			[ "$m" != v2 ] || plans="$plans$(plan_row "$k" "$kout/$m/features.json")$nl"
+		done
+	done
+	{
+		echo "# memprobe on each kernel"
+		echo
+		echo "Written by \`make vmtest\` (scripts/vm/vmtest.sh) on $(date -u '+%Y-%m-%d %H:%M UTC'),"
+		echo "from the report of \`memprobe probe --limit 512M --thp never\` in a QEMU (TCG)"
+		echo "guest booted on each Debian kernel, and the guest's run of tests/run-integration.sh."
+		echo "Faults and page tables are counts, not times (TCG timings say nothing)."
+		echo "The matrix took $md_mins min (one vCPU, TCG). Hooks: tp = tracepoint (tp_btf), raw_tp,"
+		echo "fentry, kprobe, poll = a cgroup file read instead (\`memprobe limits --features\`"
+		echo "says why, per kernel)."
+		echo
+		echo "## Figures per kernel"
+		echo
+		echo "\`memprobe compare --format markdown\` of the probe reports, against the first."
+		echo
+		# shellcheck disable=SC2086
+		set -- $reps
+		if [ $# -ge 1 ]; then
+			"$memprobe" compare --format markdown "$@" 2>&1 || echo "(memprobe compare failed)"
+		else
+			echo "No probe report: nothing to show."
+		fi
+		echo
+		echo "## Hooks and tests per run"
+		echo
+		printf '%s' "$lines"
+		echo
+		echo "## Hook plan per kernel"
+		echo
+		echo "From \`memprobe limits --features --format json\` in each v2 guest: the rung"
+		echo "used per concern and, in parentheses, why the rungs before or after it cannot"
+		echo "be used (\"absent\": not in this kernel's BTF; \"refused\": the kernel said no"
+		echo "to a real load or attach)."
+		echo
+		echo "| kernel | page faults | page allocation | page free | cgroup migrations | process names | OOM kills | memcg stat updates | memcg charge |"
+		echo "|---|---|---|---|---|---|---|---|---|"
+		printf '%s' "$plans"
+	} > "$md_out"
+	say "wrote $md_out"
+}
+
+nl='
+'
+# docs/kernels.md when the run is the whole matrix (else beside the reports)
+md=$outroot/kernels.md
+[ "$kernels" != "5.10 6.1 6.12 7.2 7.3" ] || md=$repo/docs/kernels.md
+if [ "$md_only" = 1 ]; then
+	write_md "$md" "?"
+	exit 0
+fi
+
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT INT TERM
 
@@ -323,73 +462,8 @@ say "initramfs built in $(($(date +%s) - t0)) s"
 
 # ---- the runs -----------------------------------------------------------------
 
-# The report's ids, never its words: hooks by concern, kind and target;
-# attribution_missing by concern, category and reason (its message only
-# where people read it, in docs/kernels.md).
-
-# figures FILE: the per-mode figures from a probe report; what is missing
-# as CONCERN[/CATEGORY]:REASON
-figures() {
-	jq -r '
-	def mib: . / 1048576 * 100 | round / 100;
-	def miss_id: ([.concern, .category] | map(select(. != null)) | join("/")) as $w |
-		(if $w == "" then "" else $w + ":" end) + .reason;
-	(.allocated_bytes / 1073741824) as $g |
-	([.attribution.categories[]? | select(.name == "pagetables") | .growth_bytes][0] // 0) as $pt |
-	if .attribution.hooks == null then
-		"no attribution: \([.attribution.attribution_missing[]? | .message] | join("; "))" else
-	"faults/GiB \(.attribution.page_faults.probe_per_gib_allocated // "null")" +
-	"  pagetables \(if $g > 0 then ($pt / $g | mib) else "null" end) MiB/GiB" +
-	"  overhead \(if $g > 0 then (.overhead_bytes / $g | mib) else "null" end) MiB/GiB" +
-	"  unattributed \(.attribution.reconciliation.unattributed_bytes | mib) MiB" +
-	"  lost \(.attribution.events_lost.total)" +
-	"  missing: \(if (.attribution.attribution_missing | length) == 0 then "none" else ([.attribution.attribution_missing[] | miss_id] | join(",")) end)"
-	end' "$1" 2>/dev/null || echo "no report"
-}
-
-# hooks FILE: CONCERN=KIND:TARGET,... in short form (tp for tp_btf, the
-# tracepoints' groups left out, poll for a cgroup file, none)
-hooks() {
-	jq -r 'if .attribution.hooks == null then
-		"none (" + ([.attribution.attribution_missing[]? | .message] |
-			if length == 0 then "no attribution" else join("; ") end) + ")"
-	else [.attribution.hooks[] | .concern + "=" +
-		(if .kind == null then "none"
-		 elif .kind == "poll" then "poll"
-		 else ({"tp_btf": "tp"}[.kind] // .kind) + ":" + (.target // "" | gsub("[a-z0-9_]+:"; "")) end)
-		] | join(",") end' "$1" 2>/dev/null || echo "none (no report)"
-}
-
-# md_row KERNEL MODE FILE INTEGRATION: one row of docs/kernels.md
-md_row() {
-	jq -r --arg k "$1" --arg m "$2" --arg i "$4" --arg h "$(hooks "$3")" '
-	def r2: . * 100 | round / 100;
-	(.allocated_bytes / 1073741824) as $g |
-	([.attribution.categories[]? | select(.name == "pagetables") | .growth_bytes][0] // 0) as $pt |
-	"| \($k) | \($m) | \(.attribution.page_faults.probe_per_gib_allocated // "—") | " +
-	"\(if $g > 0 then ($pt / $g / 1048576 | r2) else "—" end) | " +
-	"\(if $g > 0 then (.overhead_bytes / $g / 1048576 | r2) else "—" end) | " +
-	"\($h) | \(if (.attribution.attribution_missing | length) == 0 then "none" else ([.attribution.attribution_missing[] | .message] | join("; ")) end) | \($i) |"
-	' "$3" 2>/dev/null || echo "| $1 | $2 | — | — | — | — | no report | $4 |"
-}
-
-# plan_row KERNEL FILE: the hook plan of `limits --features --format json`,
-# a cell per concern: the kind used, and why each rung above it was not
-plan_row() {
-	jq -r --arg k "$1" '"| \($k) | " + ([.plan[] |
-		([.rungs[] | select(.status == "used")][0].kind // "none") as $u |
-		([.rungs[] | select(.status != "used" and .status != "usable")] |
-		 map("\(.kind): \(.status)") | join("; ")) as $why |
-		$u + (if $why == "" then "" else " (" + $why + ")" end)] | join(" | ")) + " |"' "$2" 2>/dev/null ||
-		echo "| $1 | no features report |"
-}
-
 status=0
 details=''
-rows=''
-plans=''
-nl='
-'
 mt0=$(date +%s)
 for k in $kernels; do
 	glob=$(spec "$k"); glob=${glob#* }
@@ -428,8 +502,6 @@ for k in $kernels; do
 		[ -n "$hk" ] || [ ! -s "$rep" ] || hk=$(hooks "$rep")
 		integ=$(grep -E '^integration: ' "$kout/$m/integration.log" 2>/dev/null || echo "integration: no result")
 		kdetails="$kdetails  $k $m ($rel): $(figures "$rep")$via  ${integ#integration: }  (boot+tests ${bt}s, exit $rc)$nl"
-		rows="$rows$(md_row "$k ($rel)" "$m" "$rep" "${integ#integration: }")$nl"
-		[ "$m" != v2 ] || plans="$plans$(plan_row "$k" "$kout/$m/features.json")$nl"
 	done
 	[ "$result" = pass ] || status=1
 	line="$k $result  hooks: ${hk:-none (no report)}  time $(($(date +%s) - kt0))s"
@@ -440,36 +512,5 @@ done
 echo "per kernel and cgroup mode (probe --limit 512M --thp never):"
 printf '%s' "$details"
 
-# docs/kernels.md: the same figures as a table, for the repository, when
-# the run covered the whole matrix (else beside the reports)
-md=$outroot/kernels.md
-[ "$kernels" != "5.10 6.1 6.12 7.2 7.3" ] || md=$repo/docs/kernels.md
-mins=$(( ($(date +%s) - mt0 + 59) / 60 ))
-{
-	echo "# memprobe on each kernel"
-	echo
-	echo "Written by \`make vmtest\` (scripts/vm/vmtest.sh) on $(date -u '+%Y-%m-%d %H:%M UTC'),"
-	echo "from the report of \`memprobe probe --limit 512M --thp never\` in a QEMU (TCG)"
-	echo "guest booted on each Debian kernel, and the guest's run of tests/run-integration.sh."
-	echo "Figures are per GiB the probe allocated; faults and page tables are counts,"
-	echo "not times (TCG timings say nothing). The matrix took $mins min (one vCPU, TCG)."
-	echo "Hooks: tp = tracepoint (tp_btf), raw_tp, fentry, kprobe, poll = a cgroup file"
-	echo "read instead (\`memprobe limits --features\` says why, per kernel)."
-	echo
-	echo "| kernel | cgroup | faults per GiB | pagetables MiB per GiB | overhead MiB per GiB | hooks used | could not be attributed | integration tests |"
-	echo "|---|---|---|---|---|---|---|---|"
-	printf '%s' "$rows"
-	echo
-	echo "## Hook plan per kernel"
-	echo
-	echo "From \`memprobe limits --features --format json\` in each v2 guest: the rung"
-	echo "used per concern and, in parentheses, why the rungs before or after it cannot"
-	echo "be used (\"absent\": not in this kernel's BTF; \"refused\": the kernel said no"
-	echo "to a real load or attach)."
-	echo
-	echo "| kernel | page faults | page allocation | page free | cgroup migrations | process names | OOM kills | memcg stat updates | memcg charge |"
-	echo "|---|---|---|---|---|---|---|---|---|"
-	printf '%s' "$plans"
-} > "$md"
-say "wrote $md"
+write_md "$md" $(( ($(date +%s) - mt0 + 59) / 60 ))
 exit "$status"

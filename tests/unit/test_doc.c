@@ -342,6 +342,149 @@ static void test_host_more(void)
 	      "a tree without the files: no lru_gen, no distribution, no CPUs");
 }
 
+/* Every *_bytes member is range-checked at load, read by a renderer or not. */
+static void test_bytes_range(void)
+{
+	char *s;
+
+	expect_refused(s = broken(limits_doc, "\"headroom_bytes\":\t1073741824",
+				  "\"headroom_bytes\":\t-5"), "json",
+		       "cgroup.headroom_bytes: negative, not a count", "a negative count, unread");
+	free(s);
+	expect_refused(s = broken(limits_doc, "\"headroom_bytes\":\t1073741824",
+				  "\"headroom_bytes\":\t0.5"), "json",
+		       "cgroup.headroom_bytes: not an integer", "a fractional count, unread");
+	free(s);
+	expect_refused(s = broken(limits_doc, "\"headroom_bytes\":\t1073741824",
+				  "\"headroom_bytes\":\t1073741824, \"new_bytes\": 2.5"), "json",
+		       "cgroup.new_bytes: not an integer", "a fraction in a new member");
+	free(s);
+	expect_refused(s = broken(limits_doc, "\"headroom_bytes\":\t1073741824",
+				  "\"headroom_bytes\":\t1073741824, \"new_bytes\": \"7\""), "json",
+		       "cgroup.new_bytes: a string, not an integer", "a string in a new member");
+	free(s);
+	/* a signed member (growth, overhead) or a new one may be negative */
+	s = broken(limits_doc, "\"headroom_bytes\":\t1073741824",
+		   "\"headroom_bytes\":\t1073741824, \"new_bytes\": -7, \"growth_bytes\": -1");
+	{
+		char err[512] = "", *out = render(s, "json", err, sizeof(err));
+
+		CHECK(out != NULL, "negative new or signed *_bytes members load: %s", err);
+		free(out);
+	}
+	free(s);
+}
+
+/* The bounds: no text makes the loader take memory without limit. */
+static void test_bounds(void)
+{
+	size_t n = MP_DOC_MAX_VALUES + 2, len = 2 * n + 1;
+	char *s = malloc(len + 1), err[512];
+	int kind;
+
+	for (size_t i = 0; s && i < n; i++)
+		memcpy(s + 2 * i, i ? ",0" : "[0", 2);
+	if (s) {
+		s[len - 1] = ']';
+		s[len] = '\0';
+	}
+	CHECK(s && !mp_doc_load(s, len, &kind, err, sizeof(err)) && strstr(err, "more than 4194304 values"),
+	      "4 Mi values and more: refused before parsing (%s)", s ? err : "no memory");
+	free(s);
+	/* an object of 300 000 members: the duplicate check sorts, where
+	 * comparing each member with those before it took minutes (a hang) */
+	{
+		size_t base = strlen(limits_doc) - 6, cap = base + 300000 * 24 + 64, at;
+		char *w = malloc(cap);
+		cJSON *d;
+
+		memcpy(w, limits_doc, base); /* up to the cgroup's closing "\n\t}" */
+		at = base;
+		for (int i = 0; w && i < 300000; i++)
+			at += (size_t)snprintf(w + at, cap - at, ",\"x%d_bytes\":%d", i, i);
+		snprintf(w + at, cap - at, "\n\t}\n}\n");
+		d = mp_doc_load(w, strlen(w), &kind, err, sizeof(err));
+		CHECK(d != NULL, "300 000 members in one object load: %s", d ? "" : err);
+		cJSON_Delete(d);
+		snprintf(w + at, cap - at, ",\"x7_bytes\":1\n\t}\n}\n");
+		d = mp_doc_load(w, strlen(w), &kind, err, sizeof(err));
+		CHECK(!d && strstr(err, "member \"x7_bytes\" twice in one object"),
+		      "... and one of them twice is refused: %s", d ? "(loaded)" : err);
+		cJSON_Delete(d);
+		free(w);
+	}
+	/* the length alone refuses it: the text past the first bytes is never read */
+	CHECK(!mp_doc_load("{}", MP_DOC_MAX_BYTES + 1, &kind, err, sizeof(err)) &&
+	      strstr(err, "larger than a memprobe document can be (256 MiB)"),
+	      "more than 256 MiB: refused (%s)", err);
+}
+
+/* mp_doc_load_file on what is not a document: one problem each, no hang. */
+static void expect_file(const char *path, const char *want, const char *what)
+{
+	char err[512] = "";
+	int kind;
+	cJSON *d = mp_doc_load_file(path, &kind, err, sizeof(err));
+
+	CHECK(!d && strstr(err, want), "%s: got '%s', want '%s'", what, d ? "(loaded)" : err, want);
+	cJSON_Delete(d);
+}
+
+static void test_files(void)
+{
+	char dir[] = "/tmp/memprobe-unit-XXXXXX", p[4200];
+	FILE *f;
+
+	if (!mkdtemp(dir)) {
+		CHECK(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	expect_file(dir, "a directory, not a document", "a directory");
+	expect_file("/dev/zero", "a character device, not a document", "/dev/zero");
+	snprintf(p, sizeof(p), "%s/fifo", dir);
+	CHECK(mkfifo(p, 0600) == 0, "mkfifo");
+	expect_file(p, "a FIFO, not a document", "a FIFO with no writer");
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/none", dir);
+	expect_file(p, "cannot open it (No such file or directory)", "a missing file");
+	snprintf(p, sizeof(p), "%s/big", dir);
+	f = fopen(p, "w");
+	/* sparse: its size says it all, nothing is read */
+	CHECK(f && ftruncate(fileno(f), (off_t)MP_DOC_MAX_BYTES + 1) == 0, "a sparse file");
+	if (f)
+		fclose(f);
+	expect_file(p, "larger than a memprobe document can be (256 MiB)", "a file over 256 MiB");
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/cut.json", dir);
+	f = fopen(p, "w");
+	if (f) {
+		fwrite(limits_doc, 1, strlen(limits_doc) / 2, f);
+		fclose(f);
+	}
+	expect_file(p, "the text ends early (truncated?)", "a truncated file");
+	f = fopen(p, "w");
+	if (f) {
+		fputs("\"a string\"\n", f);
+		fclose(f);
+	}
+	expect_file(p, "JSON, but not an object", "a JSON string");
+	f = fopen(p, "w");
+	if (f) {
+		fputs(limits_doc, f);
+		fclose(f);
+	}
+	{
+		char err[512];
+		int kind;
+		cJSON *d = mp_doc_load_file(p, &kind, err, sizeof(err));
+
+		CHECK(d && kind == MP_DOC_LIMITS, "a good file loads: %s", d ? "" : err);
+		cJSON_Delete(d);
+	}
+	unlink(p);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	int saved;
@@ -354,6 +497,9 @@ int main(void)
 	test_paths();
 	test_record_text();
 	test_host_more();
+	test_bytes_range();
+	test_bounds();
+	test_files();
 	/* its one-line messages are the command's to show: not here */
 	fflush(stderr);
 	saved = dup(2);
