@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,4 +159,22 @@ out:
 	cJSON_Delete(back);
 	free(out);
 	return ret;
+}
+
+const char *mp_render_size(int64_t v, char *buf, size_t len)
+{
+	if (mp_render_opts.bytes)
+		snprintf(buf, len, "%" PRId64, v);
+	else
+		mp_fmt_sbytes(v, buf, len);
+	return buf;
+}
+
+const char *mp_render_usize(uint64_t v, char *buf, size_t len)
+{
+	if (mp_render_opts.bytes)
+		snprintf(buf, len, "%" PRIu64, v);
+	else
+		mp_fmt_bytes(v, buf, len);
+	return buf;
 }

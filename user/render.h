@@ -62,6 +62,11 @@ int mp_csv_table_check(const char *cmd, int kinds, const char *format, const cha
 /* "text, json, markdown, csv, folded or html": the renderers taking kinds. */
 void mp_render_names(int kinds, char *buf, size_t len);
 
+/* A size for markdown and html: human-readable ("1.5 MiB"), or with --bytes
+ * the exact byte count; signed (size) and unsigned (usize). Returns buf. */
+const char *mp_render_size(int64_t v, char *buf, size_t len);
+const char *mp_render_usize(uint64_t v, char *buf, size_t len);
+
 /* The table's i-th renderer, NULL past its end (the fuzz target renders a
  * document with each). */
 const struct mp_renderer *mp_renderer_nth(size_t i);

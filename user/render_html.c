@@ -44,24 +44,6 @@ static void esc(FILE *f, const char *s)
 	}
 }
 
-static const char *sz(int64_t v, char *buf, size_t len)
-{
-	if (mp_render_opts.bytes)
-		snprintf(buf, len, "%" PRId64, v);
-	else
-		mp_fmt_sbytes(v, buf, len);
-	return buf;
-}
-
-static const char *usz(uint64_t v, char *buf, size_t len)
-{
-	if (mp_render_opts.bytes)
-		snprintf(buf, len, "%" PRIu64, v);
-	else
-		mp_fmt_bytes(v, buf, len);
-	return buf;
-}
-
 /* A category's colour, the same in both charts and the legend. */
 static const char *colour(const char *cat)
 {
@@ -131,7 +113,7 @@ static void row_size(FILE *f, const char *label, uint64_t v, const char *extra)
 	char b[32];
 
 	row_start(f, label);
-	esc(f, usz(v, b, sizeof(b)));
+	esc(f, mp_render_usize(v, b, sizeof(b)));
 	fprintf(f, "%s</td></tr>\n", extra ? extra : "");
 }
 
@@ -144,7 +126,7 @@ static void limit_rows(const cJSON *cg, FILE *f, struct mp_rd *rd)
 		const char *kind = mp_rd_str(rd, cg, "throttle_kind", MP_RD_NULL | MP_RD_ABSENT);
 
 		row_start(f, "throttling point");
-		esc(f, usz(v, (char[32]){ 0 }, 32));
+		esc(f, mp_render_usize(v, (char[32]){ 0 }, 32));
 		fputs(" (", f);
 		esc(f, kind ? kind : "throttle");
 		fputs(")</td></tr>\n", f);
@@ -169,7 +151,7 @@ static void overhead_parts(const cJSON *o, FILE *f, struct mp_rd *rd)
 		fprintf(f, "[%" PRIu64 "]</code></td><td>", mp_rd_u64v(rd, it, "pid"));
 		esc(f, mp_rd_str(rd, it, "category", 0));
 		fprintf(f, "</td><td class=\"n\">%s</td></tr>\n",
-			sz(mp_rd_s64v(rd, it, "bytes"), b, sizeof(b)));
+			mp_render_size(mp_rd_s64v(rd, it, "bytes"), b, sizeof(b)));
 	}
 	cJSON_ArrayForEach(it, mp_rd_arr(rd, o, "probe_kernel_parts", MP_RD_ABSENT)) {
 		if (!mp_rd_is_obj(rd, it))
@@ -177,14 +159,14 @@ static void overhead_parts(const cJSON *o, FILE *f, struct mp_rd *rd)
 		fputs("<tr><td>the probe's kernel memory</td><td>", f);
 		esc(f, mp_rd_str(rd, it, "category", 0));
 		fprintf(f, "</td><td class=\"n\">%s</td></tr>\n",
-			sz(mp_rd_s64v(rd, it, "bytes"), b, sizeof(b)));
+			mp_render_size(mp_rd_s64v(rd, it, "bytes"), b, sizeof(b)));
 	}
 	fprintf(f, "<tr><td>the probe's kernel memory, in all</td><td></td><td class=\"n\">%s"
-		"</td></tr>\n", sz(mp_rd_s64v(rd, o, "probe_kernel_bytes"), b, sizeof(b)));
+		"</td></tr>\n", mp_render_size(mp_rd_s64v(rd, o, "probe_kernel_bytes"), b, sizeof(b)));
 	fprintf(f, "<tr><td>unexplained</td><td></td><td class=\"n\">%s</td></tr>\n",
-		sz(mp_rd_s64v(rd, o, "unexplained_bytes"), b, sizeof(b)));
+		mp_render_size(mp_rd_s64v(rd, o, "unexplained_bytes"), b, sizeof(b)));
 	fprintf(f, "<tr><th>overhead</th><td></td><th class=\"n\">%s</th></tr></table></div>\n",
-		sz(mp_rd_s64v(rd, o, "bytes"), b, sizeof(b)));
+		mp_render_size(mp_rd_s64v(rd, o, "bytes"), b, sizeof(b)));
 }
 
 static void overhead(const cJSON *o, FILE *f, struct mp_rd *rd)
@@ -216,7 +198,7 @@ static void nine_rows(const cJSON *r, FILE *f, struct mp_rd *rd)
 	row_size(f, "usage at the peak", mp_rd_u64v(rd, r, "usage_peak_bytes"), NULL);
 	row_size(f, "usage after", mp_rd_u64v(rd, r, "usage_after_bytes"), NULL);
 	fprintf(f, "<tr><th>overhead</th><td><b>%s</b> (peak − before − allocated)</td></tr>\n",
-		sz(mp_rd_s64v(rd, r, "overhead_bytes"), b, sizeof(b)));
+		mp_render_size(mp_rd_s64v(rd, r, "overhead_bytes"), b, sizeof(b)));
 }
 
 /* ---- the charts ------------------------------------------------------------------- */
@@ -270,7 +252,7 @@ static void bar_chart(const cJSON *a, FILE *f, struct mp_rd *rd)
 		fprintf(f, "</text><rect x=\"180\" y=\"%d\" width=\"%.1f\" height=\"20\" fill=\"%s\"%s/>"
 			"<text x=\"%.1f\" y=\"%d\">%s</text></g>\n", y, bw < 1 ? 1 : bw, colour(name),
 			g < 0 ? " fill-opacity=\"0.45\"" : "", 180 + (bw < 1 ? 1 : bw) + 6, y + 15,
-			sz(g, b, sizeof(b)));
+			mp_render_size(g, b, sizeof(b)));
 		y += 26;
 	}
 	fputs("</svg>\n<p class=\"sub\">Net growth of each memory.stat category over the span; "
@@ -663,7 +645,7 @@ static void categories_table(const cJSON *a, FILE *f, struct mp_rd *rd)
 	char b1[32], b2[32];
 
 	fputs("<section><h2>Where the cgroup's growth went</h2>\n<p>Usage ", f);
-	esc(f, sz(mp_rd_s64v(rd, rec, "measured_growth_bytes"), b1, sizeof(b1)));
+	esc(f, mp_render_size(mp_rd_s64v(rd, rec, "measured_growth_bytes"), b1, sizeof(b1)));
 	fputs(" ", f);
 	esc(f, mp_rd_str(rd, rec, "span", 0));
 	fputs(".</p>\n<div class=\"wrap\"><table class=\"categories\"><tr><th>category</th>"
@@ -682,23 +664,23 @@ static void categories_table(const cJSON *a, FILE *f, struct mp_rd *rd)
 			continue;
 		fputs("<tr><td>", f);
 		esc(f, mp_rd_str(rd, it, "name", 0));
-		fprintf(f, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td>", sz(g, b1, sizeof(b1)),
-			has_ret ? sz(ret, b2, sizeof(b2)) : "");
+		fprintf(f, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td>", mp_render_size(g, b1, sizeof(b1)),
+			has_ret ? mp_render_size(ret, b2, sizeof(b2)) : "");
 		cJSON_ArrayForEach(tk, mp_rd_arr(rd, it, "tasks", 0)) {
 			if (n++ >= 3 || !mp_rd_is_obj(rd, tk))
 				break;
 			fputs(n > 1 ? ", " : "", f);
 			who(f, tk, rd);
-			fprintf(f, " %s", sz(mp_rd_s64v(rd, tk, "bytes"), b1, sizeof(b1)));
+			fprintf(f, " %s", mp_render_size(mp_rd_s64v(rd, tk, "bytes"), b1, sizeof(b1)));
 		}
 		fputs("</td></tr>\n", f);
 	}
 	fprintf(f, "<tr><th>attributed</th><td class=\"n\">%s</td><td></td><td>",
-		sz(mp_rd_s64v(rd, rec, "attributed_bytes"), b1, sizeof(b1)));
+		mp_render_size(mp_rd_s64v(rd, rec, "attributed_bytes"), b1, sizeof(b1)));
 	esc(f, mp_rd_str(rd, rec, "attributed_as", 0));
 	fprintf(f, "</td></tr>\n<tr><th>unattributed</th><td class=\"n\">%s</td><td></td><td></td>"
 		"</tr></table></div></section>\n",
-		sz(mp_rd_s64v(rd, rec, "unattributed_bytes"), b1, sizeof(b1)));
+		mp_render_size(mp_rd_s64v(rd, rec, "unattributed_bytes"), b1, sizeof(b1)));
 }
 
 static void paths_table(const cJSON *a, FILE *f, struct mp_rd *rd)
@@ -717,8 +699,8 @@ static void paths_table(const cJSON *a, FILE *f, struct mp_rd *rd)
 		fputs("<tr><td>", f);
 		esc(f, mp_rd_str(rd, it, "path", 0));
 		fprintf(f, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td>",
-			sz(mp_rd_s64v(rd, it, "bytes"), b1, sizeof(b1)),
-			usz(mp_rd_u64v(rd, it, "alloc_bytes"), b2, sizeof(b2)));
+			mp_render_size(mp_rd_s64v(rd, it, "bytes"), b1, sizeof(b1)),
+			mp_render_usize(mp_rd_u64v(rd, it, "alloc_bytes"), b2, sizeof(b2)));
 		st = cJSON_GetArrayItem(mp_rd_arr(rd, it, "top_stacks", 0), 0);
 		if (st && mp_rd_is_obj(rd, st))
 			cJSON_ArrayForEach(fr, mp_rd_arr(rd, st, "frames", 0)) {
@@ -781,7 +763,7 @@ static void oom_table(const cJSON *doc, FILE *f, struct mp_rd *rd)
 		fprintf(f, "<tr><td class=\"n\">%.1f</td><td>", mp_rd_u64v(rd, it, "t_ms") / 1000.0);
 		who(f, it, rd);
 		fprintf(f, "</td><td class=\"n\">%s</td></tr>\n",
-			usz(mp_rd_u64v(rd, mp_rd_obj(rd, it, "sample", 0), "usage_bytes"), b,
+			mp_render_usize(mp_rd_u64v(rd, mp_rd_obj(rd, it, "sample", 0), "usage_bytes"), b,
 			    sizeof(b)));
 	}
 	fputs("</table></div></section>\n", f);

@@ -12,25 +12,6 @@
 #include <inttypes.h>
 #include <string.h>
 
-/* A signed size, human-readable or, with --bytes, exact. */
-static const char *sz(int64_t v, char *buf, size_t len)
-{
-	if (mp_render_opts.bytes)
-		snprintf(buf, len, "%" PRId64, v);
-	else
-		mp_fmt_sbytes(v, buf, len);
-	return buf;
-}
-
-static const char *usz(uint64_t v, char *buf, size_t len)
-{
-	if (mp_render_opts.bytes)
-		snprintf(buf, len, "%" PRIu64, v);
-	else
-		mp_fmt_bytes(v, buf, len);
-	return buf;
-}
-
 /* Text the workload chose, as a code span safe in a table cell. */
 static void code(FILE *f, const char *s)
 {
@@ -87,7 +68,7 @@ static void limit_row(FILE *f, struct mp_rd *rd, const char *label, const cJSON 
 	if (!mp_rd_item(rd, o, name, MP_RD_ABSENT))
 		return;
 	fprintf(f, "| %s | %s |\n", label,
-		mp_rd_u64(rd, o, name, MP_RD_NULL, &v) ? usz(v, b, sizeof(b)) : "max");
+		mp_rd_u64(rd, o, name, MP_RD_NULL, &v) ? mp_render_usize(v, b, sizeof(b)) : "max");
 }
 
 /* The cgroup's limit and throttling point (throttle_bytes: when present). */
@@ -97,14 +78,14 @@ static void limit_rows(const cJSON *cg, FILE *f, struct mp_rd *rd)
 	char b[32];
 
 	fprintf(f, "| limit | %s, set by ",
-		usz(mp_rd_u64v(rd, cg, "effective_limit_bytes"), b, sizeof(b)));
+		mp_render_usize(mp_rd_u64v(rd, cg, "effective_limit_bytes"), b, sizeof(b)));
 	code(f, mp_rd_str(rd, cg, "effective_limit_from", 0));
 	fputs(" |\n", f);
 	if (mp_rd_u64(rd, cg, "throttle_bytes", MP_RD_NULL | MP_RD_ABSENT, &thr)) {
 		const char *kind = mp_rd_str(rd, cg, "throttle_kind", MP_RD_NULL | MP_RD_ABSENT);
 		const char *from = mp_rd_str(rd, cg, "throttle_from", MP_RD_NULL | MP_RD_ABSENT);
 
-		fprintf(f, "| throttling point | %s (%s", usz(thr, b, sizeof(b)),
+		fprintf(f, "| throttling point | %s (%s", mp_render_usize(thr, b, sizeof(b)),
 			kind ? kind : "throttle");
 		if (from) {
 			fputs(", set by ", f);
@@ -129,20 +110,20 @@ static void overhead_parts(const cJSON *o, FILE *f, struct mp_rd *rd)
 		who(f, it, rd);
 		fputs(" | ", f);
 		code(f, mp_rd_str(rd, it, "category", 0));
-		fprintf(f, " | %s |\n", sz(mp_rd_s64v(rd, it, "bytes"), b, sizeof(b)));
+		fprintf(f, " | %s |\n", mp_render_size(mp_rd_s64v(rd, it, "bytes"), b, sizeof(b)));
 	}
 	cJSON_ArrayForEach(it, mp_rd_arr(rd, o, "probe_kernel_parts", MP_RD_ABSENT)) {
 		if (!mp_rd_is_obj(rd, it))
 			return;
 		fputs("| the probe's kernel memory | ", f);
 		code(f, mp_rd_str(rd, it, "category", 0));
-		fprintf(f, " | %s |\n", sz(mp_rd_s64v(rd, it, "bytes"), b, sizeof(b)));
+		fprintf(f, " | %s |\n", mp_render_size(mp_rd_s64v(rd, it, "bytes"), b, sizeof(b)));
 	}
 	fprintf(f, "| the probe's kernel memory, in all | | %s |\n",
-		sz(mp_rd_s64v(rd, o, "probe_kernel_bytes"), b, sizeof(b)));
+		mp_render_size(mp_rd_s64v(rd, o, "probe_kernel_bytes"), b, sizeof(b)));
 	fprintf(f, "| unexplained | | %s |\n",
-		sz(mp_rd_s64v(rd, o, "unexplained_bytes"), b, sizeof(b)));
-	fprintf(f, "| **overhead** | | **%s** |\n\n", sz(mp_rd_s64v(rd, o, "bytes"), b, sizeof(b)));
+		mp_render_size(mp_rd_s64v(rd, o, "unexplained_bytes"), b, sizeof(b)));
+	fprintf(f, "| **overhead** | | **%s** |\n\n", mp_render_size(mp_rd_s64v(rd, o, "bytes"), b, sizeof(b)));
 }
 
 static void overhead(const cJSON *o, FILE *f, struct mp_rd *rd)
@@ -168,15 +149,15 @@ static void summary_nine(const cJSON *r, FILE *f, struct mp_rd *rd)
 	char b[32];
 
 	fprintf(f, "| usage before | %s |\n",
-		usz(mp_rd_u64v(rd, r, "usage_before_bytes"), b, sizeof(b)));
+		mp_render_usize(mp_rd_u64v(rd, r, "usage_before_bytes"), b, sizeof(b)));
 	fprintf(f, "| allocated | %s (%" PRIu64 " chunks) |\n",
-		usz(mp_rd_u64v(rd, r, "allocated_bytes"), b, sizeof(b)), chunks);
+		mp_render_usize(mp_rd_u64v(rd, r, "allocated_bytes"), b, sizeof(b)), chunks);
 	fprintf(f, "| usage at the peak | %s |\n",
-		usz(mp_rd_u64v(rd, r, "usage_peak_bytes"), b, sizeof(b)));
+		mp_render_usize(mp_rd_u64v(rd, r, "usage_peak_bytes"), b, sizeof(b)));
 	fprintf(f, "| usage after | %s |\n",
-		usz(mp_rd_u64v(rd, r, "usage_after_bytes"), b, sizeof(b)));
+		mp_render_usize(mp_rd_u64v(rd, r, "usage_after_bytes"), b, sizeof(b)));
 	fprintf(f, "| **overhead** | **%s** (peak − before − allocated) |\n",
-		sz(mp_rd_s64v(rd, r, "overhead_bytes"), b, sizeof(b)));
+		mp_render_size(mp_rd_s64v(rd, r, "overhead_bytes"), b, sizeof(b)));
 }
 
 /* ---- attribution ----------------------------------------------------------------- */
@@ -199,13 +180,13 @@ static void category_rows(const cJSON *a, FILE *f, struct mp_rd *rd)
 			continue;
 		fputs("| ", f);
 		code(f, mp_rd_str(rd, it, "name", 0));
-		fprintf(f, " | %s | %s | ", sz(g, b1, sizeof(b1)), has_ret ? sz(ret, b2, sizeof(b2)) : "");
+		fprintf(f, " | %s | %s | ", mp_render_size(g, b1, sizeof(b1)), has_ret ? mp_render_size(ret, b2, sizeof(b2)) : "");
 		cJSON_ArrayForEach(tk, mp_rd_arr(rd, it, "tasks", 0)) {
 			if (n++ >= 3 || !mp_rd_is_obj(rd, tk))
 				break;
 			fputs(n > 1 ? ", " : "", f);
 			who(f, tk, rd);
-			fprintf(f, " %s", sz(mp_rd_s64v(rd, tk, "bytes"), b1, sizeof(b1)));
+			fprintf(f, " %s", mp_render_size(mp_rd_s64v(rd, tk, "bytes"), b1, sizeof(b1)));
 		}
 		fputs(" |\n", f);
 	}
@@ -220,15 +201,15 @@ static void categories(const cJSON *a, FILE *f, struct mp_rd *rd)
 	char b[32];
 
 	fprintf(f, "## Where the cgroup's growth went\n\nUsage %s%s %s.\n\n", measured >= 0 ? "+" : "",
-		sz(measured, b, sizeof(b)), mp_rd_str(rd, rec, "span", 0));
+		mp_render_size(measured, b, sizeof(b)), mp_rd_str(rd, rec, "span", 0));
 	fputs("| category | growth | left after | top tasks |\n|---|---:|---:|---|\n", f);
 	category_rows(a, f, rd);
 	fprintf(f, "| **attributed** | %s | | %s |\n",
-		sz(mp_rd_s64v(rd, rec, "attributed_bytes"), b, sizeof(b)),
+		mp_render_size(mp_rd_s64v(rd, rec, "attributed_bytes"), b, sizeof(b)),
 		mp_rd_str(rd, rec, "attributed_as", 0));
 	if (pct > -0.05 && pct < 0.05)
 		pct = 0.0;
-	fprintf(f, "| **unattributed** | %s | | %.1f%% of the growth |\n\n", sz(unattr, b, sizeof(b)),
+	fprintf(f, "| **unattributed** | %s | | %.1f%% of the growth |\n\n", mp_render_size(unattr, b, sizeof(b)),
 		pct);
 	fputs("_file includes shmem; kernel includes pagetables, kernel_stack, slab, percpu, "
 	      "vmalloc and kernel_other._\n\n", f);
@@ -260,8 +241,8 @@ static void kernel_paths(const cJSON *a, FILE *f, struct mp_rd *rd)
 			return;
 		fputs("| ", f);
 		code(f, mp_rd_str(rd, it, "path", 0));
-		fprintf(f, " | %s | %s | ", sz(mp_rd_s64v(rd, it, "bytes"), b1, sizeof(b1)),
-			usz(mp_rd_u64v(rd, it, "alloc_bytes"), b2, sizeof(b2)));
+		fprintf(f, " | %s | %s | ", mp_render_size(mp_rd_s64v(rd, it, "bytes"), b1, sizeof(b1)),
+			mp_render_usize(mp_rd_u64v(rd, it, "alloc_bytes"), b2, sizeof(b2)));
 		st = cJSON_GetArrayItem(mp_rd_arr(rd, it, "top_stacks", 0), 0);
 		if (st && mp_rd_is_obj(rd, st))
 			cJSON_ArrayForEach(fr, mp_rd_arr(rd, st, "frames", 0)) {
@@ -349,8 +330,8 @@ static void md_probe(const cJSON *r, FILE *f, struct mp_rd *rd)
 	limit_rows(t, f, rd);
 	summary_nine(r, f, rd);
 	fprintf(f, "| probe | %s chunks, %s margin, thp %s |\n\n",
-		usz(mp_rd_u64v(rd, p, "chunk_bytes"), b, sizeof(b)),
-		usz(mp_rd_u64v(rd, p, "margin_bytes"), b2, sizeof(b2)),
+		mp_render_usize(mp_rd_u64v(rd, p, "chunk_bytes"), b, sizeof(b)),
+		mp_render_usize(mp_rd_u64v(rd, p, "margin_bytes"), b2, sizeof(b2)),
 		mp_rd_str(rd, p, "thp", 0));
 	overhead(mp_rd_obj(rd, r, "overhead", MP_RD_ABSENT), f, rd);
 	attribution(mp_rd_obj(rd, r, "attribution", 0), f, rd);
@@ -386,7 +367,7 @@ static void record_head(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	fputs(" |\n", f);
 	limit_rows(t, f, rd);
 	if (mp_rd_u64(rd, pk, "usage_bytes", MP_RD_ABSENT, &v) && mp_rd_u64(rd, pk, "t_ms", 0, &t_ms))
-		fprintf(f, "| peak | %s at %.1f s (%s) |\n", usz(v, b, sizeof(b)), t_ms / 1000.0,
+		fprintf(f, "| peak | %s at %.1f s (%s) |\n", mp_render_usize(v, b, sizeof(b)), t_ms / 1000.0,
 			mp_rd_str(rd, pk, "usage_source", 0));
 	fprintf(f, "| OOM kills | %d |\n\n", cJSON_GetArraySize(mp_rd_arr(rd, doc, "oom_kills", 0)));
 }
@@ -405,7 +386,7 @@ static void record_events(const cJSON *doc, FILE *f, struct mp_rd *rd)
 			fprintf(f, "| %.1f | ", mp_rd_u64v(rd, it, "t_ms") / 1000.0);
 			who(f, it, rd);
 			fprintf(f, " | %s |\n",
-				usz(mp_rd_u64v(rd, mp_rd_obj(rd, it, "sample", 0), "usage_bytes"), b,
+				mp_render_usize(mp_rd_u64v(rd, mp_rd_obj(rd, it, "sample", 0), "usage_bytes"), b,
 				    sizeof(b)));
 		}
 		fputc('\n', f);
@@ -453,10 +434,10 @@ static void record_timeline(const cJSON *doc, FILE *f, struct mp_rd *rd)
 			return;
 		fprintf(f, "| %.1f | %s | %s | %s | %s | %" PRIu64 " |\n",
 			mp_rd_u64v(rd, s, "t_ms") / 1000.0,
-			usz(mp_rd_u64v(rd, s, "usage_bytes"), b[0], sizeof(b[0])),
-			sz(sample_cat(s, "anon", rd), b[1], sizeof(b[1])),
-			sz(sample_cat(s, "file", rd), b[2], sizeof(b[2])),
-			sz(sample_cat(s, "kernel", rd), b[3], sizeof(b[3])),
+			mp_render_usize(mp_rd_u64v(rd, s, "usage_bytes"), b[0], sizeof(b[0])),
+			mp_render_size(sample_cat(s, "anon", rd), b[1], sizeof(b[1])),
+			mp_render_size(sample_cat(s, "file", rd), b[2], sizeof(b[2])),
+			mp_render_size(sample_cat(s, "kernel", rd), b[3], sizeof(b[3])),
 			mp_rd_u64v(rd, s, "faults_per_sec"));
 	}
 	if (step > 1)
@@ -490,10 +471,10 @@ static void md_limits(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	limit_rows(cg, f, rd);
 	limit_row(f, rd, "swap limit", cg, "swap_limit_bytes");
 	limit_row(f, rd, "memsw limit", cg, "memsw_limit_bytes");
-	fprintf(f, "| usage | %s |\n", usz(mp_rd_u64v(rd, cg, "usage_bytes"), b, sizeof(b)));
+	fprintf(f, "| usage | %s |\n", mp_render_usize(mp_rd_u64v(rd, cg, "usage_bytes"), b, sizeof(b)));
 	if (mp_rd_u64(rd, cg, "peak_bytes", MP_RD_NULL, &v))
-		fprintf(f, "| peak | %s |\n", usz(v, b, sizeof(b)));
-	fprintf(f, "| headroom | %s, set by ", usz(mp_rd_u64v(rd, cg, "headroom_bytes"), b, sizeof(b)));
+		fprintf(f, "| peak | %s |\n", mp_render_usize(v, b, sizeof(b)));
+	fprintf(f, "| headroom | %s, set by ", mp_render_usize(mp_rd_u64v(rd, cg, "headroom_bytes"), b, sizeof(b)));
 	code(f, mp_rd_str(rd, cg, "headroom_from", 0));
 	fputs(" |\n", f);
 }
