@@ -2351,7 +2351,37 @@ test_loader() {
 	check "loader: nothing left behind" no_leftovers
 }
 
-tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_ends truth driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget pinned moved_out compare loader"}
+# ---------------------------------------------------------------------------
+# A cgroup with no memory limit anywhere on its path is the host: probing it
+# fills the host to MemAvailable (a fresh user's record --probe-at of a
+# command without --limit filled 19.6 GiB of a 23.5 GiB host). Refused
+# without --fill-host, as the root is. Only where this test's own cgroup is
+# unlimited all the way up: elsewhere the child would be bounded by it, and
+# the run would be a real probe of that limit.
+test_fills_host() {
+	local own cg from
+	own=$(own_memcg_dir)
+	from=$("$MEMPROBE" limits --cgroup "$own" --format json | jq -r .cgroup.effective_limit_from)
+	if [ "$from" != MemTotal ]; then
+		skip "fills host: this test's own cgroup has a limit on its path ($from)"; return
+	fi
+	cg="$own/memprobe-test-unlimited-$$"
+	mkdir "$cg" && CREATED_CGROUPS+=("$cg") && echo "$cg" >> "$TMP/created-cgroups"
+	# timeout: should the guard be gone, the probe is stopped (SIGINT) at once
+	expect_bad "probe of a cgroup with no limit on its path" \
+		timeout -s INT 3 "$MEMPROBE" probe --cgroup "$cg" --format json
+	check "fills host: ... says no limit and names --fill-host" \
+		grep -q "no memory limit on its path.*--fill-host" "$TMP/bad.err"
+	expect_bad "record --probe-at of a command without --limit" \
+		timeout -s INT 3 "$MEMPROBE" record --probe-at 0.2 --format json -- sleep 1
+	check "fills host: ... names --limit" grep -q "no memory limit on its path.*--limit" "$TMP/bad.err"
+	expect_bad "record --probe-at of a cgroup with no limit on its path" \
+		timeout -s INT 3 "$MEMPROBE" record --cgroup "$cg" --probe-at 0.2 --duration 1 --format json
+	remove_cgroup "$cg"
+	check "fills host: nothing left behind" no_leftovers
+}
+
+tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_ends truth driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget pinned moved_out compare loader fills_host"}
 for t in $tests; do
 	echo "# test_$t"
 	"test_$t"

@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include <linux/types.h>
@@ -134,6 +135,15 @@ bool mp_pid_is_zombie(const char *root, pid_t pid);
  * namespace shows)? Filling it fills the host.
  */
 bool mp_cgroup_is_host_root(const char *root, const struct mp_cgroup *cg);
+
+/*
+ * No cgroup on cg's path has a memory limit (its effective limit is
+ * MemTotal): filling it fills the host, as filling the root does.
+ */
+static inline bool mp_cgroup_fills_host(const struct mp_cgroup *cg)
+{
+	return cg->host_root || strcmp(cg->effective_from, "MemTotal") == 0;
+}
 
 /*
  * Find the memory cgroup of a process: /proc/PID/cgroup's v1 line naming the

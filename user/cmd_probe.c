@@ -187,6 +187,11 @@ static int probe_target(struct probe_opts *o, const struct mp_host *host,
 		return mp_cli_bad(o->cmd, "%s is the host's root memory cgroup: a probe there "
 				  "fills the host; give a container's cgroup, or --fill-host to "
 				  "fill the host", target->dir);
+	if (mp_cgroup_fills_host(target) && !o->fill_host)
+		return mp_cli_bad(o->cmd, "%s has no memory limit on its path: a probe there "
+				  "fills the host (to MemAvailable); give a cgroup with a limit, "
+				  "--limit SIZE for a stand-in, or --fill-host to fill the host",
+				  target->dir);
 	/* before anything is made: one probe per cgroup */
 	if ((ret = mp_lock_probe_or_say(o->cmd, target, lock)))
 		return ret;

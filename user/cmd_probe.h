@@ -33,8 +33,9 @@ enum {
 	{ "populate", 0, NULL, "fault the chunks in with MADV_POPULATE_WRITE (Linux "  \
 	  "5.14+) instead of writing them (memset)", NULL, MP_PROBE_OPT_POPULATE },    \
 	MP_CLI_OPT_BTF,                                                                \
-	{ "fill-host", 0, NULL, "allow a probe of a root memory cgroup (it fills the " \
-	  "host); with --cgroup or --pid", NULL, MP_PROBE_OPT_FILL_HOST },             \
+	{ "fill-host", 0, NULL, "allow a probe of a root memory cgroup, or of one "   \
+	  "with no limit on its path (it fills the host); with --cgroup or --pid",     \
+	  NULL, MP_PROBE_OPT_FILL_HOST },                                              \
 	{ "to-limit", 0, NULL, "probe up to the hard limit, past memory.high; a "      \
 	  "throttled probe stops and says so", NULL, MP_PROBE_OPT_TO_LIMIT },          \
 	{ "reclaim-cache", 0, NULL, "count the target's reclaimable page cache as "    \

@@ -170,6 +170,13 @@ static int open_target(struct rec *r)
 		mp_cli_warn("record", "%s is the host's root memory cgroup: recording the "
 			    "whole host", r->cg.dir);
 	}
+	/* a probe where nothing limits the cgroup fills the host; a command's
+	 * memprobe-run cgroup gets --limit's limit */
+	if (r->o.probe_at_s >= 0 && !(r->o.cmd && r->o.limit != MP_UNLIMITED) &&
+	    mp_cgroup_fills_host(&r->cg))
+		return mp_cli_bad("record", "--probe-at: %s has no memory limit on its path: the "
+				  "probe would fill the host; give --limit SIZE for the command, "
+				  "or record a cgroup with a limit", r->cg.dir);
 	if (!r->o.cmd && r->o.probe_at_s >= 0 &&
 	    (ret = mp_lock_probe_or_say("record", &r->cg, &r->lock)))
 		return ret;
