@@ -448,6 +448,14 @@ test_record_probe_at() {
 		"$(task_bytes "$out" anon memprobe-probe)" "$(jqv "$out" '.probe.allocated_bytes * 9 / 10 | floor')"
 	kill -9 "$pid"; wait "$pid" 2>/dev/null
 	remove_cgroup "$cg"
+	# the recording ends while the probe is still in its baseline window: the
+	# probe stops with it (it went on filling for seconds after the command
+	# had exited, and the peak came after the recording's end)
+	"$MEMPROBE" record --limit 1G --probe-at 0.2 --format json -o "$out" -- sleep 0.4 2>/dev/null
+	check_eq "record --probe-at: a probe still running at the end is interrupted" \
+		"$(jqv "$out" .probe.interrupted)" true
+	check_le "record --probe-at: ... and the peak is within the recording" \
+		"$(jqv "$out" .peak.t_ms)" "$(jqv "$out" '.run.duration_ms + 100')"
 	check "record --probe-at: nothing left behind" no_leftovers
 }
 

@@ -248,7 +248,7 @@ static void *probe_thread(void *arg)
 	struct rec *r = arg;
 	struct mp_probe_cfg cfg = {
 		.chunk = r->probe_chunk, .margin = r->probe_margin, .thp = "auto",
-		.stop = &mp_rec_signal, .on_phase = probe_stop, .arg = r,
+		.stop = &r->probe_stop, .on_phase = probe_stop, .arg = r,
 	};
 
 	r->probe_ret = mp_probe_run(&r->host, &r->cg, &cfg, &r->probe_res);
@@ -456,6 +456,7 @@ void mp_rec_finish(struct rec *r)
 {
 	mp_status_clear(&r->status);
 	if (r->probe_started) {
+		r->probe_stop = 1; /* the recording is over: a fill still going stops */
 		pthread_join(r->probe_thread, NULL);
 		if (r->probe_ret)
 			fprintf(stderr, "memprobe record: the --probe-at probe failed: %s\n",

@@ -90,6 +90,9 @@ struct rec {
 	/* --probe-at */
 	pthread_t probe_thread;
 	bool probe_started, probe_done;
+	/* set when the recording ends (the command exited, --duration, a stop
+	 * signal): the --probe-at probe stops there too, reported interrupted */
+	volatile sig_atomic_t probe_stop;
 	int probe_ret;
 	struct mp_probe_result probe_res;
 	uint64_t probe_chunk, probe_margin;
