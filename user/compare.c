@@ -131,9 +131,14 @@ static void read_nine(struct rows *rs, struct mp_rd *rd, const cJSON *o, const c
 		bool bytes = i + 1 < sizeof(names) / sizeof(names[0]);
 
 		snprintf(id, sizeof(id), "%s%s", prefix, names[i]);
-		/* allocated per GiB allocated is 1 GiB: no row for it */
+		/* per GiB only what grows with the fill: a limit, a baseline or a
+		 * chunk count per GiB means nothing; allocated per GiB allocated
+		 * is 1 GiB (a record's probe: per GiB of the peak, kept) */
 		put_member(rs, rd, o, names[i], id, bytes ? "bytes" : "count",
-			   strcmp(names[i], "allocated_bytes") != 0 || prefix[0]);
+			   !strcmp(names[i], "usage_peak_bytes") ||
+			   !strcmp(names[i], "usage_after_bytes") ||
+			   !strcmp(names[i], "overhead_bytes") ||
+			   (prefix[0] && !strcmp(names[i], "allocated_bytes")));
 	}
 }
 
