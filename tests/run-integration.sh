@@ -2138,6 +2138,10 @@ test_budget() {
 	"$MEMPROBE" budget --from "$TMP/budget-probe.json" --format json -o "$TMP/budget-from.json"
 	check_eq "budget --from: from the file" "$(jqv "$TMP/budget-from.json" .source)" file
 	check_ge "budget --from: a budget" "$(jqv "$TMP/budget-from.json" .budget_bytes)" $((256 * MIB))
+	# a probe cut short measured part of the fill: no budget from it
+	jq '.interrupted = true' "$TMP/budget-probe.json" > "$TMP/budget-int.json"
+	expect_bad "budget --from an interrupted probe" "$MEMPROBE" budget --from "$TMP/budget-int.json"
+	check "budget: ... says it did not run to its end" grep -q "did not run to its end" "$TMP/bad.err"
 	expect_bad "budget --from a limits document" sh -c "\"$MEMPROBE\" limits --format json > $TMP/lim.json && exec \"$MEMPROBE\" budget --from $TMP/lim.json"
 	# the workload allocates exactly the budget in a fresh cgroup of the same
 	# limit (its peak counter starts at zero)

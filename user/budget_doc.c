@@ -77,6 +77,14 @@ cJSON *mp_budget_doc(const struct mp_host *h, const cJSON *p, const char *from_f
 		snprintf(err, errlen, "%s", rd.err);
 		return NULL;
 	}
+	/* a probe cut short measured part of the fill: its overhead and kernel
+	 * cost are not the whole, and a budget from them would not hold */
+	if (mp_rd_bool(&rd, p, "interrupted", MP_RD_ABSENT) ||
+	    mp_rd_item(&rd, p, "probe_killed_by_signal", MP_RD_ABSENT | MP_RD_NULL)) {
+		snprintf(err, errlen, "the probe did not run to its end (interrupted or killed): "
+			 "its figures are not the whole fill; run the probe again to its end");
+		return NULL;
+	}
 	/* the ceiling: the hard limit, or memory.high below it (a v1 soft limit
 	 * is no ceiling: it acts only under global pressure) */
 	room = MP_MIN(head, limit - MP_MIN(limit, usage));

@@ -87,8 +87,10 @@ static cJSON *budget_of(const cJSON *probe, const char *from, const uint64_t *ma
 	}
 	d = mp_budget_doc(&h, probe, from, margin, err, sizeof(err));
 	if (!d)
-		fprintf(stderr, "memprobe budget: %s%s: %s; give a probe report memprobe wrote\n",
-			from ? "--from " : "the probe report", from ? from : "", err);
+		/* err may carry its own fix ("problem; fix"), else the general one */
+		fprintf(stderr, "memprobe budget: %s%s: %s%s\n",
+			from ? "--from " : "the probe report", from ? from : "", err,
+			strchr(err, ';') ? "" : "; give a probe report memprobe wrote");
 	return d;
 }
 

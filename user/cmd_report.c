@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * memprobe report: a saved document (limits, features, probe, record)
+ * memprobe report: a saved document (limits, features, probe, record, budget, compare)
  * rendered again, by the renderers the live commands use. Nothing is
  * written unless the whole document loads and renders.
  */
@@ -21,10 +21,11 @@
 
 static const struct mp_cli_opt report_opts[] = {
 	MP_CLI_OPT_FORMAT("text, or json (the document as it was saved); env for a "
-			  "limits document; markdown, csv, folded (kernel stacks for flame "
-			  "graphs) or html (one page with charts) for a probe or record "
-			  "document, markdown for limits too; text, json, markdown or csv "
-			  "for a compare document"),
+			  "limits or budget document; markdown, csv, folded (kernel stacks "
+			  "for flame graphs), html (one page with charts) or openmetrics "
+			  "(Prometheus) for a probe or record document, markdown and "
+			  "openmetrics for limits too; text, json, markdown or csv for a "
+			  "compare document"),
 	MP_CLI_OPT_OUTPUT,
 	MP_CLI_OPT_BYTES,
 	MP_CLI_OPT_TABLE("categories, tasks, kernel_paths, hooks (record: timeline)"),

@@ -418,7 +418,7 @@ static int check_header(const cJSON *doc, int *kind, char *err, size_t errlen)
 	*kind = mp_doc_kind(k->valuestring);
 	if (!*kind)
 		return snprintf(err, errlen, "kind '%.40s': unknown; memprobe reads limits, features, "
-				"probe, record and compare documents", k->valuestring), -EINVAL;
+				"probe, record, budget and compare documents", k->valuestring), -EINVAL;
 	gen = mp_rd_obj(&rd, doc, "generator", 0);
 	mp_rd_str(&rd, gen, "name", 0);
 	mp_rd_str(&rd, gen, "version", 0);

@@ -177,9 +177,10 @@ static void probe_verdicts(const cJSON *r, FILE *f, struct mp_rd *rd)
 #define OVH_GROUPS 4   /* processes named; the rest are summed */
 #define OVH_CATS 4     /* categories named per process */
 
+/* MiB for the words; under 0.05 MiB either way is 0.0, never "-0.0" */
 static double mib(int64_t b)
 {
-	return (double)b / MP_MIB;
+	return b > -(int64_t)MP_MIB / 20 && b < (int64_t)MP_MIB / 20 ? 0.0 : (double)b / MP_MIB;
 }
 
 /* too small to show as "0.1 MiB": left out of the words (never the sums) */
