@@ -129,6 +129,38 @@ int BPF_KPROBE(kprobe_handle_mm_fault, struct vm_area_struct *vma,
 	return on_fault(false);
 }
 
+/*
+ * By default faults are not counted per event: the kernel keeps them per
+ * task (min_flt, maj_flt, what /proc/PID/stat shows) and per memcg
+ * (memory.stat pgfault), and user space reads both at the snapshots. What
+ * /proc cannot show afterwards is a thread that has exited: its counts are
+ * kept here, once per thread, as it exits (the cgroup is still its own).
+ */
+static __always_inline int on_exit(struct task_struct *p, bool btf)
+{
+	struct mp_cpu *c = cpu_for_current(btf);
+	__u64 n;
+
+	if (!c || !c->in_target)
+		return 0;
+	n = BPF_CORE_READ(p, min_flt) + BPF_CORE_READ(p, maj_flt);
+	c->pending.faults += n;
+	c->faults += n;
+	return 0;
+}
+
+SEC("?tp_btf/sched_process_exit")
+int BPF_PROG(tp_sched_process_exit, struct task_struct *p)
+{
+	return on_exit(p, true);
+}
+
+SEC("?raw_tp/sched_process_exit")
+int BPF_PROG(raw_tp_sched_process_exit, struct task_struct *p)
+{
+	return on_exit(p, false);
+}
+
 /* ---- page allocation and free ----------------------------------------- */
 
 static __always_inline int on_page_alloc(void *ctx, struct page *page,

@@ -45,7 +45,8 @@ enum mp_lost {
  * from this list. Each is a __u64 count; a new one is one line here.
  */
 #define MP_TASK_COUNTERS(X)							\
-	X(faults)            /* user page faults */				\
+	X(faults)            /* page faults: per event (the fault tracepoint),	\
+			      * or exited threads' min_flt + maj_flt */	\
 	X(user_pages)        /* pages allocated, migratetype movable */		\
 	X(kernel_pages)      /* pages allocated, other migratetypes */		\
 	X(charged_pages)     /* gross pages asked of try_charge_memcg() */

@@ -478,6 +478,57 @@ test_record_follows_children() {
 	check "record children: nothing left behind" no_leftovers
 }
 
+# faults_of FILE PID: that process's page faults in the report (0 if none)
+faults_of() {
+	jqv "$1" "[.attribution.page_faults.by_task[] | select(.pid == $2) | .faults] | add // 0"
+}
+
+# Faults come from the kernel's counters by default: threads that have
+# exited by the peak, processes gone by the end, and a process that had
+# faulted before the recording began must each count what they faulted
+# during it, as the per-fault tracepoint (--fault-tracepoint) counts.
+test_record_faults() {
+	local out=$TMP/rec-faults.json cg pid rpid want=$((4 * 2048)) mode kids f i
+	for mode in counters tracepoint; do
+		# 3 processes x 4 threads x 2048 pages, every thread gone by the peak
+		"$MEMPROBE" record --limit 512M --format json -o "$out" \
+			$([ $mode = tracepoint ] && echo --fault-tracepoint) -- \
+			"$BIN/faulters" 3 4 2048 1 800 2>/dev/null
+		check_eq "record faults ($mode): the fault concern's target" "$(hook_field "$out" faults target)" \
+			"$([ $mode = tracepoint ] && echo exceptions:page_fault_user || echo sched:sched_process_exit)"
+		check_eq "record faults ($mode): the rows' source named" "$(jqv "$out" .attribution.page_faults.by_task_source)" \
+			"$([ $mode = tracepoint ] && echo exceptions:page_fault_user || echo 'min_flt + maj_flt')"
+		kids=$(jqv "$out" '[.attribution.page_faults.by_task[] | select(.faults > 4096)] | length')
+		check_eq "record faults ($mode): three processes that faulted in exited threads" "$kids" 3
+		for f in $(jq -r '.attribution.page_faults.by_task[] | select(.faults > 4096) | .faults' "$out"); do
+			echo "# $mode: a child's faults $f, want $want"
+			check_within "record faults ($mode): a child's faults = 4 threads x 2048 pages within 3%" "$f" "$want" 0.03
+		done
+		check_within "record faults ($mode): the total within 3% of 3 x 4 x 2048" \
+			"$(jqv "$out" .attribution.page_faults.total)" $((3 * want)) 0.03
+	done
+	# a process that faulted 8192 pages in exited threads before the
+	# recording, 8192 more during it, then exits; the peak comes after, in
+	# a second process (64 MiB): the first counts 8192, not 16384 nor less
+	cg=$(make_cgroup recfaults $GIB) || { fail "record faults: make cgroup"; return; }
+	pid=$(run_in_cgroup "$cg" "$BIN/faulters" 0 4 2048 2 2000)
+	sleep 0.8
+	"$MEMPROBE" record --cgroup "$cg" --duration 8 --format json -o "$out" --ready-fd 3 \
+		3> "$TMP/ready-faults" 2>/dev/null &
+	rpid=$!
+	for i in $(seq 1200); do [ -s "$TMP/ready-faults" ] && break; sleep 0.05; done
+	while [ -e /proc/"$pid"/stat ] && ! grep -q '^[^)]*) Z' /proc/"$pid"/stat; do sleep 0.05; done
+	wait "$pid" 2>/dev/null
+	wait "$(run_in_cgroup "$cg" "$BIN/faulters" 0 1 16384 1 1500)" 2>/dev/null
+	remove_cgroup "$cg" # the recording ends with its cgroup
+	wait "$rpid" 2>/dev/null
+	f=$(faults_of "$out" "$pid")
+	echo "# a process that faulted before the recording too: $f, want $want"
+	check_within "record faults: a process gone by the end counts only its faults since the start" \
+		"$f" "$want" 0.03
+	check "record faults: nothing left behind" no_leftovers
+}
+
 test_record_ends() {
 	local cg out=$TMP/rec-end.json pid rc
 	# a command that does not exist: 127 as a shell says, cgroup removed
@@ -690,6 +741,10 @@ test_hooks() {
 	check "deny: an unknown word is named on stderr" grep -q "MEMPROBE_DENY_HOOKS: 'tp_bft' names no hook" "$TMP/deny.err"
 	MEMPROBE_DENY_HOOKS="exceptions:page_fault_user" "$MEMPROBE" probe --limit 64M --format json -o "$out" 2>/dev/null
 	check "deny: group:name as the report prints it" [ "$(hook_field "$out" faults target)" != exceptions:page_fault_user ]
+	# the counters' exit hook denied: the per-fault tracepoint is the next rung
+	MEMPROBE_DENY_HOOKS="sched_process_exit" "$MEMPROBE" probe --cgroup "$cg" --thp never --format json -o "$out" 2>/dev/null
+	check_eq "deny: no exit hook: faults by the tracepoint" "$(hook_field "$out" faults target)" exceptions:page_fault_user
+	probe_figures "no exit hook" "$out"
 	# the kernel's BTF hidden (a private mount namespace): a clear line, the
 	# probe still runs; with --btf, raw tracepoints and CO-RE from that file
 	cp /sys/kernel/btf/vmlinux "$TMP/vmlinux.btf"; : > "$TMP/empty"
@@ -702,9 +757,16 @@ test_hooks() {
 	probe_figures "no BTF" "$out"
 	unshare -m sh -c 'mount -o bind "$1" /sys/kernel/btf/vmlinux && exec "$2" probe --btf "$5" --cgroup "$3" --thp never --format json -o "$4"' \
 		sh "$TMP/empty" "$MEMPROBE" "$cg" "$out" "$TMP/vmlinux.btf" 2>/dev/null
-	check_eq "--btf: raw tracepoints for page faults" "$(hook_field "$out" faults kind) $(hook_field "$out" faults target)" \
-		"raw_tp exceptions:page_fault_user"
+	check_eq "--btf: a raw tracepoint keeps exited threads' faults" \
+		"$(hook_field "$out" faults kind) $(hook_field "$out" faults target)" \
+		"raw_tp sched:sched_process_exit"
 	probe_figures --btf "$out"
+	unshare -m sh -c 'mount -o bind "$1" /sys/kernel/btf/vmlinux && exec "$2" probe --btf "$5" --fault-tracepoint --cgroup "$3" --thp never --format json -o "$4"' \
+		sh "$TMP/empty" "$MEMPROBE" "$cg" "$out" "$TMP/vmlinux.btf" 2>/dev/null
+	check_eq "--btf --fault-tracepoint: raw tracepoints for page faults" \
+		"$(hook_field "$out" faults kind) $(hook_field "$out" faults target)" \
+		"raw_tp exceptions:page_fault_user"
+	probe_figures "--btf --fault-tracepoint" "$out"
 	remove_cgroup "$cg"
 	check "hooks: nothing left behind" no_leftovers
 }
@@ -832,7 +894,7 @@ test_cli() {
 	done
 	check "cli: limits --help lists -o, as every command's does" grep -qE -- "^  -o, --output FILE" <<< "$("$MEMPROBE" limits --help)"
 	"$MEMPROBE" probe --help > "$TMP/cli.out"
-	for opt in --cgroup --pid --limit --chunk --margin --thp --format --output --stack-sample --top --threads --populate --btf --fill-host --to-limit --reclaim-cache --help; do
+	for opt in --cgroup --pid --limit --chunk --margin --thp --format --output --stack-sample --fault-tracepoint --top --threads --populate --btf --fill-host --to-limit --reclaim-cache --help; do
 		check "cli: probe --help lists $opt" grep -qE -- "^  (-[a-z], |    )$opt( |\$)" "$TMP/cli.out"
 	done
 	check "cli: probe --help: --chunk's default" grep -q -- "--chunk SIZE .*(default: limit/32 in 2 MiB steps, 2 MiB to 1 GiB)" <<< "$(help_opt probe --chunk)"
@@ -841,7 +903,7 @@ test_cli() {
 	check "cli: probe --help: --thp's default" grep -q -- "--thp MODE .*(default: auto)" <<< "$(help_opt probe --thp)"
 	check "cli: probe --help: --threads' default" grep -q -- "--threads N .*(default: 1)" <<< "$(help_opt probe --threads)"
 	"$MEMPROBE" record --help > "$TMP/cli.out"
-	for opt in --cgroup --pid --limit --duration --interval --probe-at --format --output --stack-sample --top --ready-fd --btf --help; do
+	for opt in --cgroup --pid --limit --duration --interval --probe-at --format --output --stack-sample --fault-tracepoint --top --ready-fd --btf --help; do
 		check "cli: record --help lists $opt" grep -qE -- "^  (-[a-z], |    )$opt( |\$)" "$TMP/cli.out"
 	done
 	check "cli: record --help: --interval's default" grep -q -- "--interval MS .*(default: 100)" <<< "$(help_opt record --interval)"
@@ -2398,7 +2460,7 @@ test_fills_host() {
 	check "fills host: nothing left behind" no_leftovers
 }
 
-tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_ends truth driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget pinned moved_out compare loader fills_host"}
+tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_faults record_ends truth driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget pinned moved_out compare loader fills_host"}
 for t in $tests; do
 	echo "# test_$t"
 	"test_$t"

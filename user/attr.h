@@ -47,6 +47,9 @@ struct mp_hook {
 			      * a polled rung: the file read; "" if none */
 	char hook[96];       /* e.g. "tracepoint exceptions:page_fault_user"; "" if none */
 	bool polled;         /* hook names a cgroup file read instead of a BPF program */
+	bool counters;       /* the figures are the kernel's own counters, read at the
+			      * snapshots; the program keeps what they cannot show
+			      * (faults: exited threads' min_flt + maj_flt) */
 	const char *missing_reason; /* NULL, or no_hook (no usable rung), polled (no BPF
 				     * rung: a file stands in), attach_failed */
 	char missing[320];   /* what is lost and why (no hook, polled, attach failed);
@@ -60,6 +63,8 @@ struct mp_attr_opts {
 	const struct mp_cgroup *cg;  /* the target, read (copied) for the concerns that
 				      * fall back to polling its files; NULL: none */
 	bool judge_all_rungs;        /* probe every rung, not only down to the first usable */
+	bool fault_tracepoint;       /* count faults per event (exceptions:page_fault_user)
+				      * instead of reading the kernel's counters */
 };
 
 /*
@@ -135,6 +140,10 @@ int mp_attr_btf_opt(const char *cmd, const char *path);
 
 /* Where the BTF used for CO-RE came from: a path. */
 const char *mp_attr_btf_source(const struct mp_attr *a);
+
+/* Is the target's fault total memory.stat's pgfault (the kernel's counters,
+ * or polling), rather than the sum a per-fault hook keeps in the totals? */
+bool mp_attr_faults_from_stat(const struct mp_attr *a);
 
 /* Does this kernel keep a per-memcg count for category cat (enum mp_cat)?
  * When not, *why names the missing stat item. */

@@ -9,7 +9,7 @@
 #include "attr.h"
 #include "memprobe.skel.h"
 
-#define MAX_RUNGS 6
+#define MAX_RUNGS 8
 
 struct mp_attr {
 	bool cat_ok[MP_NR_CATS];
@@ -23,6 +23,12 @@ struct mp_attr {
 	char btf_source[128];
 	bool judged_all;
 	bool btf_custom;                 /* the BTF is --btf's file */
+	bool fault_tracepoint;           /* --fault-tracepoint: the counters rungs passed over */
+	/* the fault counters' base (attr_faults.c): what each process of the
+	 * target had at the first full snapshot in threads already released */
+	struct mp_fault_base *fault_base;
+	size_t nfault_base;
+	bool fault_base_taken;
 	char no_bpf[64];                 /* why no program can run: only polling */
 	bool have_cg;
 	struct mp_cgroup cg;             /* for polled concerns */
@@ -33,5 +39,26 @@ struct mp_attr {
 	void (*oom_cb)(const struct mp_oom_event *e, void *arg);
 	void *oom_arg;
 };
+
+/* A process's faults at the first full snapshot in threads that had
+ * exited and been released before it: /proc shows them only in the
+ * whole-process figure, the exit hook never saw them. */
+struct mp_fault_base {
+	uint32_t tgid;
+	uint64_t released;
+};
+
+/*
+ * Per-task fault counts from the kernel's own counters (attr_faults.c), for
+ * a full snapshot s whose rows hold, from the exit hook, the exited threads'
+ * counts: a process /proc still shows gets its whole-process figure
+ * (min_flt + maj_flt), one that is gone its exited threads' sum plus its
+ * base. The target's processes without a row get one. cap: rows s may hold.
+ */
+void mp_attr_fault_counters(struct mp_attr *a, struct mp_attr_snap *s, size_t cap);
+
+/* s's row of tgid, made (zeroed) if it has none and fewer than cap rows;
+ * NULL when full. */
+struct mp_task_row *mp_attr_task_row(struct mp_attr_snap *s, size_t cap, uint32_t tgid);
 
 #endif

@@ -38,6 +38,8 @@ struct rung {
 	const char *fn[2];     /* tracepoints or kernel functions; POLL: none */
 	size_t prog[2];        /* offsetof(struct memprobe_bpf, progs.X) */
 	const char *file;      /* POLL: the cgroup file read */
+	bool counters;         /* the counts are the kernel's, read at the snapshots;
+				* the programs keep only what they cannot show */
 };
 
 #define PROG(x) offsetof(struct memprobe_bpf, progs.x)
@@ -53,7 +55,16 @@ static const struct ladder {
 	const char *concern;
 	struct rung rungs[MAX_RUNGS];
 } ladders[MP_NR_CONCERNS] = {
+	/* The kernel counts faults per task and per memcg: read at the
+	 * snapshots, they cost nothing per fault. The exit hook keeps exited
+	 * threads' counts. --fault-tracepoint passes over these two rungs. */
 	[MP_CONCERN_FAULTS] = { "faults", "page faults", {
+		{ TP_BTF, "the kernel's fault counters (tracepoint sched:sched_process_exit "
+		  "for exited threads)", { "sched_process_exit" },
+		  { PROG(tp_sched_process_exit) }, .counters = true },
+		{ RAW_TP, "the kernel's fault counters (raw tracepoint sched:sched_process_exit "
+		  "for exited threads)", { "sched_process_exit" },
+		  { PROG(raw_tp_sched_process_exit) }, .counters = true },
 		{ TP_BTF, "tracepoint exceptions:page_fault_user",
 		  { "page_fault_user" }, { PROG(tp_page_fault_user) } },
 		{ RAW_TP, "raw tracepoint exceptions:page_fault_user",
@@ -357,6 +368,10 @@ static void judge(struct mp_attr *a, const struct kfacts *k, int c, int i)
 		snprintf(why, n, "denied (MEMPROBE_DENY_HOOKS)");
 		return;
 	}
+	if (r->counters && a->fault_tracepoint) {
+		snprintf(why, n, "passed over (--fault-tracepoint)");
+		return;
+	}
 	if (r->kind == POLL)
 		return;
 	if (a->no_bpf[0]) {
@@ -403,6 +418,7 @@ static void plan(struct mp_attr *a, const struct kfacts *k, bool all)
 		a->hooks[c].kind = NULL;
 		a->hooks[c].missing_reason = NULL;
 		a->hooks[c].polled = false;
+		a->hooks[c].counters = false;
 		a->hooks[c].hook[0] = a->hooks[c].target[0] = a->hooks[c].missing[0] = '\0';
 		for (int i = 0; i < MAX_RUNGS && l->rungs[i].label; i++) {
 			if (!a->why_not[c][i][0])
@@ -628,6 +644,7 @@ static void use_rung(struct mp_hook *h, const struct rung *r)
 {
 	snprintf(h->hook, sizeof(h->hook), "%s", r->label);
 	h->kind = kind_names[r->kind];
+	h->counters = r->counters;
 	rung_target(r, h->target, sizeof(h->target));
 }
 
@@ -750,6 +767,7 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 		return -ENOMEM;
 	libbpf_set_print(quiet_print);
 	a->ncpus = libbpf_num_possible_cpus();
+	a->fault_tracepoint = o->fault_tracepoint;
 	denied(NULL); /* a word that names nothing is a typo: say so */
 	if (errlen)
 		err[0] = '\0';
@@ -849,6 +867,13 @@ bool mp_attr_cat_available(const struct mp_attr *a, int cat, const char **why)
 	return a->cat_ok[cat];
 }
 
+bool mp_attr_faults_from_stat(const struct mp_attr *a)
+{
+	const struct mp_hook *h = &a->hooks[MP_CONCERN_FAULTS];
+
+	return h->polled || h->counters;
+}
+
 bool mp_attr_cat_polled(const struct mp_attr *a, int cat)
 {
 	return a->cat_polled[cat];
@@ -872,5 +897,6 @@ void mp_attr_stop(struct mp_attr *a)
 	for (int i = 0; i < a->nlinks; i++)
 		bpf_link__destroy(a->links[i]);
 	memprobe_bpf__destroy(a->skel);
+	free(a->fault_base);
 	free(a);
 }

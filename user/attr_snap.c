@@ -41,7 +41,7 @@ static void sum_totals(const struct mp_cpu *v, int ncpu, struct mp_totals *t)
 	}
 }
 
-static struct mp_task_row *task_row(struct mp_attr_snap *s, size_t cap, uint32_t tgid)
+struct mp_task_row *mp_attr_task_row(struct mp_attr_snap *s, size_t cap, uint32_t tgid)
 {
 	for (size_t i = 0; i < s->ntasks; i++)
 		if (s->tasks[i].tgid == tgid)
@@ -75,7 +75,7 @@ static int read_tasks(struct mp_attr *a, struct mp_attr_snap *s, size_t cap,
 
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, tv) || !(r = task_row(s, cap, key)))
+		if (bpf_map_lookup_elem(fd, &key, tv) || !(r = mp_attr_task_row(s, cap, key)))
 			continue;
 		for (int c = 0; c < ncpu; c++)
 			mp_task_stat_add(&r->stat, &tv[c]);
@@ -93,7 +93,7 @@ static int read_tasks(struct mp_attr *a, struct mp_attr_snap *s, size_t cap,
  */
 static void snap_stat(struct mp_attr *a, struct mp_attr_snap *s)
 {
-	bool want = a->hooks[MP_CONCERN_FAULTS].polled;
+	bool want = a->hooks[MP_CONCERN_FAULTS].polled || a->hooks[MP_CONCERN_FAULTS].counters;
 
 	for (int k = 0; k < MP_NR_CATS; k++)
 		want |= a->cat_polled[k];
@@ -124,7 +124,7 @@ static void snap_stat(struct mp_attr *a, struct mp_attr_snap *s)
  * peak): no waiting for the kernel's lazy flush. */
 static void stat_once(struct mp_attr *a, struct mp_attr_snap *s)
 {
-	bool want = a->hooks[MP_CONCERN_FAULTS].polled;
+	bool want = a->hooks[MP_CONCERN_FAULTS].polled || a->hooks[MP_CONCERN_FAULTS].counters;
 
 	for (int k = 0; k < MP_NR_CATS; k++)
 		want |= a->cat_polled[k];
@@ -171,12 +171,12 @@ static void add_slots(struct mp_attr_snap *s, size_t cap, const struct mp_cpu *v
 		const struct mp_cpu *x = &v[c];
 		struct mp_task_row *r;
 
-		if (x->in_target && x->tgid && (r = task_row(s, cap, x->tgid)))
+		if (x->in_target && x->tgid && (r = mp_attr_task_row(s, cap, x->tgid)))
 			mp_task_stat_add(&r->stat, &x->pending);
 		for (int k = 0; k < MP_NR_CATS; k++) {
 			if (!x->other_charge_bytes[k])
 				continue;
-			if ((r = task_row(s, cap, 0)))
+			if ((r = mp_attr_task_row(s, cap, 0)))
 				r->charge_bytes[k] += x->other_charge_bytes[k];
 		}
 	}
@@ -245,6 +245,9 @@ static int snapshot(struct mp_attr *a, struct mp_attr_snap *s, bool stacks)
 	for (size_t i = 0; i < s->ntasks; i++)
 		fill_comm(a, &s->tasks[i]);
 	if (stacks) {
+		/* O(threads) reads of /proc: full snapshots only, the overhead's
+		 * cheap ones need the charges alone */
+		mp_attr_fault_counters(a, s, cap);
 		snap_stat(a, s);
 		ret = read_stacks(a, s);
 	} else {

@@ -460,6 +460,8 @@ static void add_page_faults(const struct build *b, cJSON *a)
 	const struct mp_attr_input *in = b->in;
 	const struct mp_attr_snap *g = b->g;
 	bool polled = in->hooks[MP_CONCERN_FAULTS].polled;
+	/* the kernel's counters: the total is the memcg's, the rows the tasks' */
+	bool counters = in->hooks[MP_CONCERN_FAULTS].counters && !polled;
 	cJSON *o = cJSON_AddObjectToObject(a, "page_faults"), *by = cJSON_CreateArray();
 	uint64_t faults = 0;
 
@@ -475,11 +477,15 @@ static void add_page_faults(const struct build *b, cJSON *a)
 		mp_json_add_u64(t, "faults", g->tasks[i].faults);
 		cJSON_AddItemToArray(by, t);
 	}
-	if (polled) {
+	if (polled || (counters && g->have_stat && g->stat.have_pgfault)) {
 		faults = g->have_stat && g->stat.have_pgfault ? g->stat.pgfault : 0;
 		cJSON_AddStringToObject(o, "source", g->have_stat && g->stat.have_pgfault ?
 					"memory.stat pgfault" : "none");
 	}
+	if (counters)
+		cJSON_AddStringToObject(o, "by_task_source", "min_flt + maj_flt");
+	else if (!polled && in->hooks[MP_CONCERN_FAULTS].target[0])
+		cJSON_AddStringToObject(o, "by_task_source", in->hooks[MP_CONCERN_FAULTS].target);
 	mp_json_add_u64(o, "total", faults);
 	if (in->allocated_bytes && in->probe_pid && polled) {
 		/* the cgroup's total only: the probe's own share is not known */

@@ -928,3 +928,36 @@ int mp_cgroup_stat(const char *root, const struct mp_cgroup *cg, struct mp_cg_st
 		st->have[MP_CAT_KERNEL] = true;
 	return 0;
 }
+
+static int walk_procs(const char *dir, int depth, int (*cb)(uint32_t, void *), void *arg)
+{
+	char path[PATH_MAX];
+	unsigned long pid;
+	struct dirent *de;
+	FILE *f;
+	DIR *d;
+	int ret = 0;
+
+	if (depth > 32 || mp_path(path, sizeof(path), "%s/cgroup.procs", dir))
+		return 0;
+	if ((f = fopen(path, "re"))) {
+		while (!ret && fscanf(f, "%lu", &pid) == 1)
+			ret = cb((uint32_t)pid, arg);
+		fclose(f);
+	}
+	if (ret || !(d = opendir(dir)))
+		return ret;
+	while (!ret && (de = readdir(d))) {
+		if (de->d_type != DT_DIR || de->d_name[0] == '.' ||
+		    mp_path(path, sizeof(path), "%s/%s", dir, de->d_name))
+			continue;
+		ret = walk_procs(path, depth + 1, cb, arg);
+	}
+	closedir(d);
+	return ret;
+}
+
+int mp_cgroup_walk_procs(const char *dir, int (*cb)(uint32_t pid, void *arg), void *arg)
+{
+	return walk_procs(dir, 0, cb, arg);
+}

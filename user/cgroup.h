@@ -206,6 +206,11 @@ int mp_cgroup_stat(const char *root, const struct mp_cgroup *cg, struct mp_cg_st
  * total_active_file). Returns 0 or -errno. */
 int mp_cgroup_file_bytes(const char *root, const struct mp_cgroup *cg, uint64_t *bytes);
 
+/* Call cb for every process of dir's cgroup and of the cgroups below it
+ * (cgroup.procs, depth-first, 32 levels at most), until cb returns non-zero.
+ * Returns 0, or what cb returned. A cgroup removed meanwhile is skipped. */
+int mp_cgroup_walk_procs(const char *dir, int (*cb)(uint32_t pid, void *arg), void *arg);
+
 /* Read the cgroup's current usage in bytes (the v2 root, which keeps no
  * memory.current: MemTotal - MemAvailable). Returns 0 or -errno. */
 int mp_cgroup_usage(const char *root, const struct mp_cgroup *cg, uint64_t *usage);

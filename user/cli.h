@@ -47,6 +47,7 @@ enum mp_cli_id {
 	MP_OPT_PROGRESS,
 	MP_OPT_BYTES,
 	MP_OPT_TABLE,
+	MP_OPT_FAULT_TRACEPOINT,
 	MP_OPT_CMD = 512,
 };
 
@@ -78,6 +79,10 @@ struct mp_cli_opt {
 #define MP_CLI_OPT_STACK_SAMPLE                                                        \
 	{ "stack-sample", 0, "N", "record the kernel stack of one kernel page allocation in N (0: no stacks)", \
 	  "1", MP_OPT_STACK_SAMPLE }
+#define MP_CLI_OPT_FAULT_TRACEPOINT                                                    \
+	{ "fault-tracepoint", 0, NULL, "count page faults per event with the "          \
+	  "exceptions:page_fault_user tracepoint (one program run per fault)",          \
+	  "the kernel's own counters", MP_OPT_FAULT_TRACEPOINT }
 #define MP_CLI_OPT_BTF                                                                 \
 	{ "btf", 0, "FILE", "the kernel's BTF for CO-RE: a raw BTF file or a vmlinux "  \
 	  "with a .BTF section", "/sys/kernel/btf/vmlinux", MP_OPT_BTF }
@@ -95,7 +100,7 @@ struct mp_cli_opt {
 			  "openmetrics (Prometheus)"),                                 \
 	MP_CLI_OPT_OUTPUT, MP_CLI_OPT_BYTES,                                           \
 	MP_CLI_OPT_TABLE("categories, tasks, kernel_paths, hooks (record: timeline)"), \
-	MP_CLI_OPT_STACK_SAMPLE, MP_CLI_OPT_TOP
+	MP_CLI_OPT_STACK_SAMPLE, MP_CLI_OPT_FAULT_TRACEPOINT, MP_CLI_OPT_TOP
 /* The status line of the commands that run for a while (status.h). */
 #define MP_CLI_OPTS_STATUS                                                             \
 	{ "quiet", 0, NULL, "no status line on standard error", NULL, MP_OPT_QUIET },   \
@@ -135,6 +140,7 @@ struct mp_cli {
 	const char *table;                    /* --table, NULL: not given */
 	int top;                              /* MP_CLI_TOP_DEFAULT unless given */
 	uint32_t stack_sample;                /* 1 unless given */
+	bool fault_tracepoint;                /* --fault-tracepoint */
 	enum mp_status_mode status;           /* --quiet, --progress: MP_STATUS_AUTO unless given */
 	char **rest;                          /* takes_command: the words after
 					       * the options; operands: the words
@@ -159,6 +165,7 @@ struct mp_cli {
 		(o)->btf_path = (c)->btf;                                              \
 		(o)->top = (c)->top;                                                   \
 		(o)->stack_sample_period = (c)->stack_sample;                          \
+		(o)->fault_tracepoint = (c)->fault_tracepoint;                         \
 		(o)->status_mode = (c)->status;                                        \
 	} while (0)
 

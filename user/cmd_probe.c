@@ -46,7 +46,7 @@ struct probe_opts {
 	uint64_t limit, chunk, margin;
 	uint32_t stack_sample_period;
 	int top, threads;
-	bool populate, fill_host, to_limit, reclaim_cache;
+	bool populate, fill_host, to_limit, reclaim_cache, fault_tracepoint;
 	enum mp_status_mode status_mode;
 	const char *cmd;            /* "probe", "budget": in messages */
 };
@@ -275,6 +275,7 @@ static void bpf_start(const struct probe_opts *o, const struct mp_cgroup *target
 	struct mp_attr_opts ao = {
 		.stack_sample_period = o->stack_sample_period,
 		.btf_path = o->btf_path, .cg = target,
+		.fault_tracepoint = o->fault_tracepoint,
 	};
 
 	if (mp_cgroup_id(target, &ao.target_cgid) ||

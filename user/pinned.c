@@ -168,33 +168,16 @@ static int add_pid(struct mp_pinned *p, uint32_t pid, size_t *cap)
 	return 0;
 }
 
-/* The processes of dir and of the cgroups below it. */
-static int walk(struct mp_pinned *p, const char *dir, int depth, size_t *cap)
-{
-	char path[PATH_MAX];
-	unsigned long pid;
-	struct dirent *de;
-	FILE *f;
-	DIR *d;
-	int ret = 0;
+struct walk_ctx {
+	struct mp_pinned *p;
+	size_t cap;
+};
 
-	if (depth > 32 || mp_path(path, sizeof(path), "%s/cgroup.procs", dir))
-		return 0;
-	if ((f = fopen(path, "re"))) {
-		while (!ret && fscanf(f, "%lu", &pid) == 1)
-			ret = add_pid(p, (uint32_t)pid, cap);
-		fclose(f);
-	}
-	if (ret || !(d = opendir(dir)))
-		return ret;
-	while (!ret && (de = readdir(d))) {
-		if (de->d_type != DT_DIR || de->d_name[0] == '.' ||
-		    mp_path(path, sizeof(path), "%s/%s", dir, de->d_name))
-			continue;
-		ret = walk(p, path, depth + 1, cap);
-	}
-	closedir(d);
-	return ret;
+static int walk_one(uint32_t pid, void *arg)
+{
+	struct walk_ctx *w = arg;
+
+	return add_pid(w->p, pid, &w->cap);
 }
 
 static int cmp_pinned_desc(const void *a, const void *b)
@@ -206,13 +189,13 @@ static int cmp_pinned_desc(const void *a, const void *b)
 
 int mp_pinned_read(const struct mp_cgroup *cg, const char *at, struct mp_pinned *p)
 {
-	size_t cap = 0;
+	struct walk_ctx w = { .p = p };
 	int ret;
 
 	mp_pinned_free(p);
 	p->at = at;
 	read_stat(cg, p);
-	ret = walk(p, cg->dir, 0, &cap);
+	ret = mp_cgroup_walk_procs(cg->dir, walk_one, &w);
 	if (p->ntasks)
 		qsort(p->tasks, p->ntasks, sizeof(*p->tasks), cmp_pinned_desc);
 	p->taken = true;

@@ -79,8 +79,8 @@ static void read_sample(struct rec *r, struct sample *s)
 		uint64_t dt = s->t_ms > r->t_prev_ms ? s->t_ms - r->t_prev_ms : 1;
 		uint64_t faults = t.faults;
 
-		/* no fault hook: memory.stat's pgfault, the cgroup's count */
-		if (mp_attr_hooks(r->attr)[MP_CONCERN_FAULTS].polled)
+		/* no per-fault hook: memory.stat's pgfault, the cgroup's count */
+		if (mp_attr_faults_from_stat(r->attr))
 			faults = s->stat.have_pgfault ? s->stat.pgfault : r->faults_prev;
 		for (int k = 0; k < MP_NR_CATS; k++)
 			s->bpf_growth[k] = t.charge_bytes[k] - r->start.totals.charge_bytes[k];
@@ -331,6 +331,7 @@ void mp_rec_start_attr(struct rec *r)
 	struct mp_attr_opts ao = {
 		.stack_sample_period = r->o.stack_sample_period,
 		.btf_path = r->o.btf_path, .cg = &r->cg,
+		.fault_tracepoint = r->o.fault_tracepoint,
 	};
 	char errbuf[256] = "";
 

@@ -21,14 +21,14 @@
 #include <stdlib.h>
 
 /* The target's page faults since the start: as read_sample counts them
- * (the fault hook's total, or memory.stat's pgfault when polled). */
+ * (the fault hook's total, or memory.stat's pgfault without one). */
 static bool faults_since_start(const struct rec *r, uint64_t faults, uint64_t *v)
 {
 	uint64_t base;
 
 	if (!r->attr)
 		return false;
-	if (mp_attr_hooks(r->attr)[MP_CONCERN_FAULTS].polled) {
+	if (mp_attr_faults_from_stat(r->attr)) {
 		if (!r->start.have_stat || !r->start.stat.have_pgfault)
 			return false;
 		base = r->start.stat.pgfault;
