@@ -63,6 +63,38 @@ struct {
 	__type(value, struct mp_live_page);
 } live_pages SEC(".maps");
 
+/*
+ * In front of live_pages: how many tracked pages hash to each slot. Nearly
+ * every free is of a page never tracked (user pages, other cgroups'), and
+ * this makes it one load instead of a hash lookup. A count, not a bit, so
+ * that a slot can be cleared as its pages go; atomic, as pages hashing to
+ * one slot come and go on several CPUs at once. struct page is 64 bytes:
+ * the address over 64 is the page's index, neighbours in neighbour slots.
+ */
+#define MP_LIVE_FILTER_SLOTS (1 << 14)
+__u32 live_filter[MP_LIVE_FILTER_SLOTS];
+
+static __always_inline __u32 *live_slot(__u64 page)
+{
+	return &live_filter[(page >> 6) & (MP_LIVE_FILTER_SLOTS - 1)];
+}
+
+/*
+ * A struct page's address as a number. In tp_btf programs page is a BTF
+ * pointer, which the verifier lets no shift touch nor a narrower load of
+ * its spill: a helper's copy of it is a plain scalar. (The raw_tp programs'
+ * arguments are numbers already, which is why page free, the hot one,
+ * prefers its raw tracepoint.)
+ */
+static __always_inline __u64 page_key(const struct page *page, bool btf)
+{
+	__u64 v = (__u64)page;
+
+	if (btf)
+		bpf_probe_read_kernel(&v, sizeof(v), &page);
+	return v;
+}
+
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4096);
@@ -219,9 +251,15 @@ static __always_inline int on_page_alloc(void *ctx, struct page *page,
 		.stackid = id, .tgid = tgid, .order = order,
 		.weight = stack_sample_period,
 	};
-	__u64 pkey = (__u64)page;
+	__u64 pkey = page_key(page, btf);
 
-	if (bpf_map_update_elem(&live_pages, &pkey, &lp, BPF_ANY))
+	/* a page tracked already (its free missed) is replaced, not counted
+	 * again in the filter */
+	if (!bpf_map_update_elem(&live_pages, &pkey, &lp, BPF_NOEXIST))
+		__sync_fetch_and_add(live_slot(pkey), 1);
+	if (order > c->totals.max_tracked_order)
+		c->totals.max_tracked_order = order;
+	else if (bpf_map_update_elem(&live_pages, &pkey, &lp, BPF_EXIST))
 		count_lost(MP_LOST_LIVE_PAGE_FULL);
 	return 0;
 }
@@ -231,14 +269,17 @@ static __always_inline int on_page_alloc(void *ctx, struct page *page,
  * filtered on the current task: a page is matched by its struct page address
  * against those allocated with a stack in the target.
  */
-static __always_inline int on_page_free(struct page *page)
+static __always_inline int on_page_free(struct page *page, bool btf)
 {
-	__u64 pkey = (__u64)page;
-	struct mp_live_page *lp = bpf_map_lookup_elem(&live_pages, &pkey);
+	__u64 pkey = page_key(page, btf);
+	struct mp_live_page *lp;
 	struct mp_stack_key key;
 	struct mp_stack_stat *ss;
 	struct mp_cpu *c;
 
+	if (!*live_slot(pkey))
+		return 0;
+	lp = bpf_map_lookup_elem(&live_pages, &pkey);
 	if (!lp)
 		return 0;
 	key.stackid = lp->stackid;
@@ -250,7 +291,9 @@ static __always_inline int on_page_free(struct page *page)
 	c = get_cpu();
 	if (c)
 		c->totals.kernel_pages_freed += 1ULL << (lp->order & 31);
-	bpf_map_delete_elem(&live_pages, &pkey);
+	/* only the free that removed it clears its slot */
+	if (!bpf_map_delete_elem(&live_pages, &pkey))
+		__sync_fetch_and_add(live_slot(pkey), -1);
 	return 0;
 }
 
@@ -271,13 +314,13 @@ int BPF_PROG(raw_tp_mm_page_alloc, struct page *page, unsigned int order,
 SEC("?tp_btf/mm_page_free")
 int BPF_PROG(tp_mm_page_free, struct page *page, unsigned int order)
 {
-	return on_page_free(page);
+	return on_page_free(page, true);
 }
 
 SEC("?raw_tp/mm_page_free")
 int BPF_PROG(raw_tp_mm_page_free, struct page *page, unsigned int order)
 {
-	return on_page_free(page);
+	return on_page_free(page, false);
 }
 
 /* ---- memcg stat updates ----------------------------------------------- */
@@ -362,6 +405,8 @@ static __always_inline int on_memcg_stat(struct mem_cgroup *memcg, int item,
 	}
 	c->totals.charge_bytes[cat] += bytes;
 	c->totals.memcg_events++;
+	if ((__u64)(bytes < 0 ? -bytes : bytes) > c->totals.max_memcg_event_bytes)
+		c->totals.max_memcg_event_bytes = bytes < 0 ? -bytes : bytes;
 	return 0;
 }
 

@@ -80,6 +80,12 @@ struct mp_totals {
 	MP_TOTAL_COUNTERS(MP_TASK_COUNTER_FIELD)
 	__u64 lost[MP_NR_LOST];
 	__u64 sample_tick;          /* kernel allocations seen, for sampling stacks */
+	/* The largest single event seen (maxima since load, not differenced):
+	 * what bounds, in bytes, an event the kernel's recursion guard made a
+	 * program miss (attribution.c add_events). */
+	__u64 max_memcg_event_bytes; /* |one counted memcg stat update| */
+	__u32 max_tracked_order;     /* of a page tracked for its free */
+	__u32 pad;
 };
 
 /*

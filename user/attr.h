@@ -51,7 +51,8 @@ struct mp_hook {
 			      * snapshots; the program keeps what they cannot show
 			      * (faults: exited threads' min_flt + maj_flt) */
 	const char *missing_reason; /* NULL, or no_hook (no usable rung), polled (no BPF
-				     * rung: a file stands in), attach_failed */
+				     * rung: a file stands in), attach_failed, not_needed
+				     * (page free with --stack-sample 0: nothing lost) */
 	char missing[320];   /* what is lost and why (no hook, polled, attach failed);
 			      * "" if nothing */
 };

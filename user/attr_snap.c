@@ -38,6 +38,10 @@ static void sum_totals(const struct mp_cpu *v, int ncpu, struct mp_totals *t)
 #undef MP_SUM
 		for (int l = 0; l < MP_NR_LOST; l++)
 			t->lost[l] += x->lost[l];
+		if (x->max_memcg_event_bytes > t->max_memcg_event_bytes)
+			t->max_memcg_event_bytes = x->max_memcg_event_bytes;
+		if (x->max_tracked_order > t->max_tracked_order)
+			t->max_tracked_order = x->max_tracked_order;
 	}
 }
 

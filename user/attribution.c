@@ -369,7 +369,7 @@ static void add_hooks(const struct build *b, cJSON *a, cJSON *missing)
 		const struct mp_hook *h = &hooks[c];
 
 		cJSON_AddItemToArray(arr, mp_hook_json(h));
-		if (h->missing_reason) {
+		if (h->missing_reason && strcmp(h->missing_reason, "not_needed")) {
 			/* as long as it is: missing holds up to 319 characters */
 			char *buf;
 
@@ -641,6 +641,41 @@ static void add_not_charged(const struct build *b, cJSON *a)
 	}
 }
 
+/*
+ * What a missed run can have changed, in bytes: each miss no more than the
+ * largest event of its kind seen (a miss is not seen, so this assumes none
+ * was larger). Allocations: the largest order allocated (pages by order);
+ * frees: the largest order tracked for its free (only those change the
+ * kernel paths); memcg stat updates: the largest one counted. Programs
+ * whose events carry no bytes (exec, exit, migrations, OOM kills) bound
+ * nothing in bytes: null.
+ */
+static void add_miss_bound(const struct build *b, cJSON *o)
+{
+	const struct mp_totals *t = &b->g->totals;
+	uint64_t ps = (uint64_t)b->in->page_size, total = 0, alloc_max = 0;
+	cJSON *by = cJSON_AddObjectToObject(o, "recursion_miss_bound_bytes_by_program");
+
+	for (int u = 0; u < 2; u++)
+		for (int ord = 0; ord <= MP_MAX_ORDER; ord++)
+			if (t->alloc_pages_by_order[u][ord] && (ps << ord) > alloc_max)
+				alloc_max = ps << ord;
+	for (size_t i = 0; i < b->in->nprogs; i++) {
+		const char *n = b->in->progs[i].name;
+		uint64_t each = strstr(n, "mm_page_alloc") ? alloc_max :
+				strstr(n, "mm_page_free") ? ps << (t->max_tracked_order & 31) :
+				strstr(n, "memcg") ? t->max_memcg_event_bytes : 0;
+
+		if (!each && !strstr(n, "mm_page") && !strstr(n, "memcg")) {
+			cJSON_AddNullToObject(by, n);
+			continue;
+		}
+		mp_json_add_u64(by, n, b->in->progs[i].misses * each);
+		total += b->in->progs[i].misses * each;
+	}
+	mp_json_add_u64(o, "recursion_miss_bound_bytes", total);
+}
+
 /* events, and the losses: map overflows, and runs skipped by the kernel's
  * recursion guard (an interrupt's event while the same program ran on
  * that CPU) */
@@ -664,6 +699,7 @@ static void add_events(const struct build *b, cJSON *a)
 	for (size_t i = 0; i < in->nprogs; i++)
 		mp_json_add_u64(by, in->progs[i].name, in->progs[i].misses);
 	mp_json_add_u64(o, "total", lost + in->recursion_misses);
+	add_miss_bound(b, o);
 }
 
 cJSON *mp_report_attribution(const struct mp_attr_input *in)

@@ -240,7 +240,11 @@ static void growth_metrics(struct om *m, const cJSON *a)
 	const cJSON *cats = mp_rd_arr(m->rd, a, "categories", MP_RD_ABSENT), *c;
 	struct cat_val split[MP_NR_CATS + 1], parts[MP_NR_CATS + 1];
 	size_t ns = 0, np = 0;
+	bool kernel = true; /* kept by the kernel (not on 5.10: no MEMCG_KMEM) */
 
+	cJSON_ArrayForEach(c, cats)
+		if (!strcmp(mp_rd_str(m->rd, c, "name", 0), "kernel"))
+			kernel = !cJSON_IsFalse(mp_rd_item(m->rd, c, "available", MP_RD_ABSENT));
 	cJSON_ArrayForEach(c, cats) {
 		const char *name = mp_rd_str(m->rd, c, "name", 0);
 		const char *v = int_lit(m, c, "growth_bytes", MP_RD_NULL, true);
@@ -251,7 +255,13 @@ static void growth_metrics(struct om *m, const cJSON *a)
 				part = mp_cats[k].part;
 		if (!v || part < 0 || ns > MP_NR_CATS || np > MP_NR_CATS)
 			continue;
-		if (part == MP_PART_USAGE)
+		/* without the kernel's total its parts are what the attributed
+		 * growth adds up (reconciliation.attributed_as), and split it */
+		if (!kernel && !strcmp(name, "kernel"))
+			continue;
+		if (part == MP_PART_USAGE || (!kernel && part == MP_PART_KERNEL &&
+					      !cJSON_IsFalse(mp_rd_item(m->rd, c, "available",
+									MP_RD_ABSENT))))
 			split[ns++] = (struct cat_val){ name, NULL, v };
 		else
 			parts[np++] = (struct cat_val){ name, part_names[part], v };

@@ -185,6 +185,22 @@ static void missing(const cJSON *a, FILE *f, struct mp_rd *rd)
 		fprintf(f, "attribution missing: %s\n", missing_message(it, rd));
 }
 
+/* The losses, and what the recursion misses among them can have changed
+ * (a document without the bound, from before it was kept, says nothing of
+ * it). */
+static void events_lost(const cJSON *o, FILE *f, struct mp_rd *rd)
+{
+	uint64_t misses = 0, bound = 0;
+	char b[32];
+
+	fprintf(f, "events lost: %" PRIu64, mp_rd_u64v(rd, o, "total"));
+	mp_rd_u64(rd, o, "recursion_misses", 0, &misses);
+	if (misses && mp_rd_u64(rd, o, "recursion_miss_bound_bytes", MP_RD_ABSENT, &bound))
+		fprintf(f, " (%" PRIu64 " runs skipped by the kernel's recursion guard: at most "
+			"%s of the figures)", misses, mp_render_usize(bound, b, sizeof(b)));
+	fputc('\n', f);
+}
+
 static void hooks(const cJSON *a, FILE *f, struct mp_rd *rd)
 {
 	const cJSON *it;
@@ -201,8 +217,7 @@ static void hooks(const cJSON *a, FILE *f, struct mp_rd *rd)
 		fprintf(f, "  %-20s %s\n", name, hook ? hook : "none");
 	}
 	missing(a, f, rd);
-	fprintf(f, "events lost: %" PRIu64 "\n",
-		mp_rd_u64v(rd, mp_rd_obj(rd, a, "events_lost", 0), "total"));
+	events_lost(mp_rd_obj(rd, a, "events_lost", 0), f, rd);
 }
 
 void mp_text_attribution(const cJSON *a, FILE *f, struct mp_rd *rd)
