@@ -97,6 +97,7 @@ struct mp_stack_row {
 struct mp_attr_snap {
 	struct mp_task_row *tasks;
 	size_t ntasks;
+	size_t tasks_alloc;      /* rows allocated (grown as the map is read) */
 	struct mp_stack_row *stacks;
 	size_t nstacks;
 	struct mp_totals totals;

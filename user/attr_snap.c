@@ -52,6 +52,17 @@ struct mp_task_row *mp_attr_task_row(struct mp_attr_snap *s, size_t cap, uint32_
 			return &s->tasks[i];
 	if (s->ntasks == cap)
 		return NULL;
+	if (s->ntasks == s->tasks_alloc) {
+		/* rows as they come: a probe's few processes, not the map's
+		 * 1024, at every new peak of its usage */
+		size_t n = s->tasks_alloc ? s->tasks_alloc * 2 : 16;
+		struct mp_task_row *t = realloc(s->tasks, (n > cap ? cap : n) * sizeof(*t));
+
+		if (!t)
+			return NULL;
+		s->tasks = t;
+		s->tasks_alloc = n > cap ? cap : n;
+	}
 	memset(&s->tasks[s->ntasks], 0, sizeof(s->tasks[0]));
 	s->tasks[s->ntasks].tgid = tgid;
 	return &s->tasks[s->ntasks++];
@@ -125,10 +136,12 @@ static void snap_stat(struct mp_attr *a, struct mp_attr_snap *s)
 }
 
 /* The cgroup's files once, for a snapshot taken while the usage moves (the
- * peak): no waiting for the kernel's lazy flush. */
+ * peak): no waiting for the kernel's lazy flush. Only for the categories no
+ * hook sees: these cheap snapshots are the overhead's charge vectors, taken
+ * at every new peak of a probe's usage, and need no fault count. */
 static void stat_once(struct mp_attr *a, struct mp_attr_snap *s)
 {
-	bool want = a->hooks[MP_CONCERN_FAULTS].polled || a->hooks[MP_CONCERN_FAULTS].counters;
+	bool want = false;
 
 	for (int k = 0; k < MP_NR_CATS; k++)
 		want |= a->cat_polled[k];
@@ -232,8 +245,7 @@ static int snapshot(struct mp_attr *a, struct mp_attr_snap *s, bool stacks)
 	tv = calloc((size_t)ncpu, sizeof(*tv));
 	before = calloc((size_t)ncpu, sizeof(*before));
 	after = calloc((size_t)ncpu, sizeof(*after));
-	s->tasks = calloc(cap, sizeof(*s->tasks));
-	if (!tv || !before || !after || !s->tasks) {
+	if (!tv || !before || !after) {
 		ret = -ENOMEM;
 		goto out;
 	}
