@@ -1609,6 +1609,13 @@ test_openmetrics() {
 	check_eq "openmetrics: record's live file: the last sample's anon = the report's" \
 		"$(awk '/^memprobe_memory_bytes\{.*category="anon"/ { print $NF }' "$d/live.prom")" \
 		"$(jqv "$d/rec.json" '.timeline[-1].stat.anon')"
+	# a probe the recording's end stops: the live file's last write has it
+	# (a TCG guest's probe of 256 MiB outlasted 3 s, its live file had none)
+	MEMPROBE_DOC_COPY=$d/rec2.json "$MEMPROBE" record --limit 1G --probe-at 0.2 --duration 0.5 \
+		--openmetrics "$d/live2.prom" --format json -o /dev/null -- sleep 2 2>/dev/null
+	check_eq "openmetrics: a probe stopped by the end: interrupted" "$(jqv "$d/rec2.json" .probe.interrupted)" true
+	check_eq "openmetrics: ... the live file has its allocated bytes" \
+		"$(om_sample "$d/live2.prom" memprobe_probe_allocated_bytes)" "$(jqv "$d/rec2.json" .probe.allocated_bytes)"
 	expect_bad "record --openmetrics in a missing directory" "$MEMPROBE" record --openmetrics /no-such-dir/m.prom -- true
 	expect_bad "record --openmetrics -" "$MEMPROBE" record --openmetrics - -- true
 	expect_bad "record --openmetrics DIRECTORY" "$MEMPROBE" record --openmetrics "$d" -- true

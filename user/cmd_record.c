@@ -292,6 +292,10 @@ int mp_cmd_record(int argc, char **argv)
 	}
 	mp_rec_watch(&r, r.o.duration_s > 0 ? (uint64_t)(r.o.duration_s * 1000.0) : 0);
 	mp_rec_finish(&r);
+	/* the live file's last word is the end's: a --probe-at probe the end
+	 * stopped has its figures only now */
+	if (r.on_sample)
+		r.on_sample(&r);
 	ret = write_report(&r, &out);
 out:
 	if (go_fd >= 0)
