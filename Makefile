@@ -177,7 +177,8 @@ vmtest: $(BUILD)/memprobe $(PROG_BINS)
 .PHONY: vmtest
 
 # The side-by-side bench (issue 5; bench/run.py, docs/performance.md): memprobe
-# against no tracer, bpftrace and perf kmem, its BPF run time per event, its
+# against no tracer, empty BPF programs, bpftrace and perf kmem (with each
+# one's floor from its hook firings per page), its BPF run time per event, its
 # start-up time and the probe's fill rate. Needs root; about 10 minutes.
 BENCH_BINS := $(BUILD)/bench/fill $(BUILD)/bench/bpfstats $(BUILD)/bench/empty.bpf.o
 

@@ -12,6 +12,14 @@
  *       when CMD has exited print their figures, one JSON line each, to
  *       FILE (default standard output). Exit status: CMD's.
  *
+ *   bpfstats attach --ready-fd N OBJ
+ *       Load and attach OBJ's programs with run-time stats left as they
+ *       are (off, unless someone else turned them on), write "ready\n" to
+ *       fd N, hold them until SIGINT or SIGTERM, then detach and exit 0.
+ *       The bench's "empty programs" tracer: the whole cost of a firing
+ *       (tracepoint dispatch included) is the workload's CPU time with
+ *       them against without, which the stats' ns/run does not cover.
+ *
  *   bpfstats dump [--pid PID] [--prefix P1,P2,... | --all]
  *       One JSON line per loaded BPF program whose name starts with one of
  *       the prefixes (default tp_,raw_tp_,fentry_,kprobe_; --all: any name),
@@ -41,6 +49,7 @@
 static void usage(void)
 {
 	fputs("usage: bpfstats run [--empty OBJ] [--out FILE] -- CMD [ARGS...]\n"
+	      "       bpfstats attach --ready-fd N OBJ\n"
 	      "       bpfstats dump [--pid PID] [--prefix P1,P2,... | --all]\n", stderr);
 	exit(2);
 }
@@ -198,11 +207,97 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list 
 	return level == LIBBPF_WARN ? vfprintf(stderr, fmt, ap) : 0;
 }
 
+#define MAX_LINKS 16
+
+/* Open, load and attach every program of OBJ; a program that does not
+ * attach (a tracepoint this kernel lacks) is skipped, not fatal. */
+static struct bpf_object *load_attach(const char *path, struct bpf_link **links, int *nlinks)
+{
+	struct bpf_program *prog;
+	struct bpf_object *obj;
+
+	libbpf_set_print(libbpf_quiet);
+	obj = bpf_object__open_file(path, NULL);
+	if (!obj || bpf_object__load(obj)) {
+		fprintf(stderr, "bpfstats: cannot load %s\n", path);
+		bpf_object__close(obj);
+		return NULL;
+	}
+	bpf_object__for_each_program(prog, obj) {
+		struct bpf_link *l;
+
+		if (*nlinks >= MAX_LINKS)
+			break;
+		l = bpf_program__attach(prog);
+		if (!l) {
+			fprintf(stderr, "bpfstats: cannot attach %s (skipped)\n",
+				bpf_program__name(prog));
+			continue;
+		}
+		links[(*nlinks)++] = l;
+	}
+	return obj;
+}
+
+static volatile sig_atomic_t stop_attach;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_attach = 1;
+}
+
+static int cmd_attach(int argc, char **argv)
+{
+	struct bpf_link *links[MAX_LINKS];
+	const char *path = NULL;
+	struct bpf_object *obj;
+	int nlinks = 0, ready_fd = -1;
+	struct sigaction sa = { .sa_handler = on_stop };
+	sigset_t mask, old;
+
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--ready-fd") && i + 1 < argc)
+			ready_fd = atoi(argv[++i]);
+		else if (!path && argv[i][0] != '-')
+			path = argv[i];
+		else
+			usage();
+	}
+	if (!path || ready_fd < 0)
+		usage();
+	/* block the stop signals until we wait for them: one that comes
+	 * while we attach is not lost */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	obj = load_attach(path, links, &nlinks);
+	if (!obj)
+		return 1;
+	if (!nlinks) {
+		fprintf(stderr, "bpfstats: no program of %s attached\n", path);
+		bpf_object__close(obj);
+		return 1;
+	}
+	if (write(ready_fd, "ready\n", 6) != 6)
+		perror("bpfstats: --ready-fd");
+	close(ready_fd);
+	while (!stop_attach)
+		sigsuspend(&old);
+	for (int k = 0; k < nlinks; k++)
+		bpf_link__destroy(links[k]);
+	bpf_object__close(obj);
+	return 0;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	const char *empty = NULL, *outpath = NULL;
 	struct bpf_object *obj = NULL;
-	struct bpf_link *links[16];
+	struct bpf_link *links[MAX_LINKS];
 	int nlinks = 0, stats_fd, status = 0, i;
 	struct bpf_program *prog;
 	pid_t child;
@@ -228,23 +323,9 @@ static int cmd_run(int argc, char **argv)
 		return 1;
 	}
 	if (empty) {
-		libbpf_set_print(libbpf_quiet);
-		obj = bpf_object__open_file(empty, NULL);
-		if (!obj || bpf_object__load(obj)) {
-			fprintf(stderr, "bpfstats: cannot load %s\n", empty);
+		obj = load_attach(empty, links, &nlinks);
+		if (!obj)
 			return 1;
-		}
-		bpf_object__for_each_program(prog, obj) {
-			struct bpf_link *l = bpf_program__attach(prog);
-
-			if (!l) {
-				fprintf(stderr, "bpfstats: cannot attach %s (skipped)\n",
-					bpf_program__name(prog));
-				continue;
-			}
-			if (nlinks < 16)
-				links[nlinks++] = l;
-		}
 	}
 
 	child = fork();
@@ -290,6 +371,8 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "dump"))
 		return cmd_dump(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "attach"))
+		return cmd_attach(argc - 2, argv + 2);
 	usage();
 	return 2;
 }

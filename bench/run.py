@@ -14,28 +14,48 @@ cgroup made under the driver's own memory cgroup and removed at exit):
   3. exec to attached: `memprobe record --ready-fd`, 20 starts;
   4. BPF run-time stats: a separate pass under bench/bpfstats (bpf()
      BPF_ENABLE_STATS, held for that pass only), memprobe's programs' ns per
-     run against empty tp_btf programs on the same tracepoints;
+     run against empty tp_btf programs on the same tracepoints, and which
+     programs memprobe loads (found, not assumed); then each hooked
+     tracepoint's firings per 4 KiB page in the workload's own context
+     (perf stat per task on one fill); with the empty programs' measured
+     cost per firing (the empty-progs tracer of the rounds) they give each
+     tracer's floor, 1 + firings x cost / the fault's CPU;
   5. the probe's fill rate: `memprobe probe --limit 4G --thp never` against
      fill.c's mmap+memset of the same size and page size.
+
+On a fresh machine: tracefs is mounted at /sys/kernel/tracing when no tracefs
+is (bpftrace's tracepoint: probes and perf kmem need it) and unmounted at
+exit; RLIMIT_MEMLOCK is raised as far as allowed before any tracer starts;
+each tracer is started once before the phases, and one that cannot run
+(missing, not ready, failing) is marked unavailable in the table with the
+reason while the bench goes on without it.
 
 Output: build/bench/results.jsonl (one JSON line per measurement), the
 summary on standard output and in docs/performance.md.
 
-Phases run in the order 1, 3, 4, 2, 5: the rounds take what the time budget
+Phases run in the order 1, 3, 4, 2, 5 (after one start of each tracer,
+which finds those that cannot run): the rounds take what the time budget
 leaves (at least BENCH_MIN_ROUNDS) after keeping an estimate of the probe's.
 
 Environment: BENCH_MIN_ROUNDS (15), BENCH_ROUNDS (20, at most), BENCH_SIZE
 (256M, the rounds' workload), BENCH_MATRIX_SIZE (1G), BENCH_MATRIX_REPS (3),
 BENCH_PROBE_REPS (2), BENCH_PROBE_LIMIT (4G), BENCH_ATTACH_STARTS (20), BENCH_BUDGET_S (720, for
 this script; `make bench` adds the build), MEMPROBE (build/memprobe),
-BENCH_DOC (docs/performance.md).
+BENCH_DOC (docs/performance.md), BENCH_TRACERS (comma-separated: which of
+empty-progs, bpftrace, perf-kmem, memprobe-faulttp to run; default all; the
+memprobe modes and the A/A control always run), BENCH_TRACEFS (colon-separated
+directories where a mounted tracefs is looked for; default
+/sys/kernel/tracing:/sys/kernel/debug/tracing), BENCH_TRACEFS_MOUNT (where to
+mount one when none is found; /sys/kernel/tracing).
 """
+import atexit
 import datetime
 import hashlib
 import json
 import os
 import platform
 import re
+import resource
 import select
 import shutil
 import signal
@@ -67,11 +87,22 @@ NOISE = 0.05          # A/A control: ±5%
 QUIET_LOAD = 0.25     # a quiet round: the rest of the machine used < 0.25 CPU
 T_START = time.monotonic()
 
-TRACERS = ["memprobe-nostack", "memprobe-stacks", "bpftrace", "perf-kmem", "control"]
+TRACEFS_DIRS = os.environ.get("BENCH_TRACEFS",
+                              "/sys/kernel/tracing:/sys/kernel/debug/tracing").split(":")
+TRACEFS_MOUNT = os.environ.get("BENCH_TRACEFS_MOUNT", "/sys/kernel/tracing")
+
+# every tracer the bench knows, in round order; main() keeps the ones to run
+ALL_TRACERS = ["memprobe-nostack", "memprobe-stacks", "memprobe-faulttp", "empty-progs",
+               "bpftrace", "perf-kmem", "control"]
+REQUIRED = ("memprobe-nostack", "memprobe-stacks", "control")
+TRACERS = list(ALL_TRACERS)
+MEMPROBE_MODES = ("memprobe-nostack", "memprobe-stacks", "memprobe-faulttp")
 TRACER_DESC = {
     "none": "no tracer (baseline)",
     "memprobe-nostack": "memprobe record --cgroup CG --stack-sample 0",
     "memprobe-stacks": "memprobe record --cgroup CG (kernel stacks, default)",
+    "memprobe-faulttp": "memprobe record --cgroup CG --fault-tracepoint --stack-sample 0",
+    "empty-progs": "empty tp_btf programs on memprobe's tracepoints (bench/empty.bpf.c)",
     "bpftrace": "bpftrace: faults, mm_page_alloc by order, memcg stat items, memcg-filtered",
     "perf-kmem": "perf kmem --page record (system-wide)",
     "control": "no tracer (A/A control)",
@@ -79,7 +110,12 @@ TRACER_DESC = {
 
 children = set()      # pids we started and have not reaped
 cgroups = []          # cgroups we made
+mounted = []          # tracefs mounts we made (unmounted at exit)
 results_f = None
+
+
+class TracerUnavailable(RuntimeError):
+    """A tracer that cannot run here; its message is the reason for the table."""
 
 
 def log(msg):
@@ -245,6 +281,82 @@ def kill_children():
         children.discard(pid)
 
 
+# ---- a fresh machine: tracefs, the memlock limit ---------------------------
+
+def tracefs_dir():
+    """The first candidate directory holding a mounted tracefs (its events/)."""
+    for d in TRACEFS_DIRS:
+        if d and os.path.isdir(os.path.join(d, "events")):
+            return d
+    return None
+
+
+def ensure_tracefs():
+    """bpftrace's tracepoint: probes and perf kmem read tracefs: mount it
+    where it is missing, and remember that we did (only that is unmounted)."""
+    d = tracefs_dir()
+    if d:
+        return {"tracefs": d, "tracefs_mounted_by_bench": False}
+    r = subprocess.run(["mount", "-t", "tracefs", "nodev", TRACEFS_MOUNT],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        err = (r.stderr or r.stdout).strip()
+        log(f"tracefs: none mounted and mounting it at {TRACEFS_MOUNT} failed: {err}")
+        return {"tracefs": None, "tracefs_mount_error": err}
+    mounted.append(TRACEFS_MOUNT)
+    atexit.register(unmount_tracefs)
+    log(f"tracefs: none mounted; mounted it at {TRACEFS_MOUNT} (unmounted at exit)")
+    return {"tracefs": TRACEFS_MOUNT, "tracefs_mounted_by_bench": True}
+
+
+def tracefs_mounts():
+    """Mount points of tracefs now (/proc/self/mounts)."""
+    with open("/proc/self/mounts") as f:
+        return {l.split()[1] for l in f if l.split()[2:3] == ["tracefs"]}
+
+
+def note_new_tracefs(before):
+    """perf mounts a tracefs itself where it finds none: name one that came
+    up during the run (not ours, so not unmounted: another process may use it)."""
+    new = tracefs_mounts() - before - set(mounted)
+    if new:
+        log(f"tracefs: mounted during the run, not by the bench (perf mounts one when it "
+            f"finds none): {', '.join(sorted(new))}; left as it is")
+
+
+def unmount_tracefs():
+    """Unmount what ensure_tracefs() mounted; after kill_children(), so that
+    no tracer of ours holds a file in it."""
+    while mounted:
+        d = mounted.pop()
+        r = subprocess.run(["umount", d], capture_output=True, text=True)
+        if r.returncode != 0:
+            print(f"bench: could not unmount the tracefs it mounted at {d}: "
+                  f"{r.stderr.strip()}", file=sys.stderr)
+        else:
+            log(f"tracefs: unmounted {d}")
+
+
+def raise_memlock():
+    """RLIMIT_MEMLOCK for the tracers we start (they inherit it): bpftrace
+    and older libbpf users size their maps against it. Unlimited where
+    allowed; else the hard limit (raising that needs CAP_SYS_RESOURCE)."""
+    inf = resource.RLIM_INFINITY
+    try:
+        resource.setrlimit(resource.RLIMIT_MEMLOCK, (inf, inf))
+        return "unlimited"
+    except (ValueError, OSError):
+        _, hard = resource.getrlimit(resource.RLIMIT_MEMLOCK)
+        try:
+            resource.setrlimit(resource.RLIMIT_MEMLOCK, (hard, hard))
+        except (ValueError, OSError):
+            pass
+        lim = "unlimited" if hard == inf else f"{hard // 1024} KiB"
+        log(f"RLIMIT_MEMLOCK: cannot be raised above its hard limit ({lim}: no "
+            f"CAP_SYS_RESOURCE); tracers run with that")
+        return f"{lim} (the hard limit; no CAP_SYS_RESOURCE to raise it)"
+
+
 def on_signal(sig, _frame):
     raise KeyboardInterrupt(f"signal {sig}")
 
@@ -311,6 +423,12 @@ def fill_once(cg, args):
 
 
 # ---- tracers --------------------------------------------------------------
+
+def last_lines(text, n=2, width=200):
+    """The last n non-empty lines of a tracer's stderr, for a table cell."""
+    lines = [l.strip() for l in (text or "").splitlines() if l.strip()]
+    return " / ".join(lines[-n:])[-width:].replace("|", "/")
+
 
 def maps_memlock(pid):
     """Sum of memlock: over the BPF map fds of pid (their fdinfo has map_type)."""
@@ -392,8 +510,28 @@ class Tracer:
         return self.err
 
     def start(self):
+        """Start the tracer and wait until it is attached; TracerUnavailable
+        (with the reason) when it cannot be started or does not get ready."""
         k = self.kind or ""
+        if not k or k == "control":
+            return
         t0 = time.monotonic()
+        try:
+            ok, wait_s = self.spawn_tracer(k)
+        except OSError as e:   # a missing binary, mostly
+            self.close_fds()
+            if getattr(self, "err", None):
+                self.err.close()
+                os.unlink(self.errpath)
+            raise TracerUnavailable(f"cannot start {e.filename or k}: {e.strerror}") from e
+        self.info["ready_ms"] = (time.monotonic() - t0) * 1000
+        if not ok:
+            self.stop()
+            why = last_lines(self.stderr_text) or f"no ready within {wait_s} s"
+            raise TracerUnavailable(f"did not become ready (exit {self.info['tracer_rc']}): {why}")
+
+    def spawn_tracer(self, k):
+        """Spawn tracer k; (ready?, how long we waited at most)."""
         if k.startswith("memprobe"):
             self.report = os.path.join(OUT, f"tmp-{k}.json")
             r, w = os.pipe()
@@ -401,35 +539,61 @@ class Tracer:
                     "-o", self.report, "--ready-fd", str(w)]
             if k == "memprobe-nostack":
                 argv[4:4] = ["--stack-sample", "0"]
+            if k == "memprobe-faulttp":
+                argv[4:4] = ["--fault-tracepoint", "--stack-sample", "0"]
+            self.fds = [r, w]
             self.p = spawn(argv, pass_fds=(w,), stderr=self.errfile())
-            os.close(w)
+            self.close_fds([w])
             ok = read_line_until(r, b"ready", 30)
-            os.close(r)
-        elif k == "bpftrace":
+            self.close_fds()
+            return ok, 30
+        if k == "empty-progs":
+            r, w = os.pipe()
+            self.fds = [r, w]
+            self.p = spawn([BPFSTATS, "attach", "--ready-fd", str(w), EMPTY_OBJ],
+                           pass_fds=(w,), stderr=self.errfile())
+            self.close_fds([w])
+            ok = read_line_until(r, b"ready", 30)
+            self.close_fds()
+            return ok, 30
+        if k == "bpftrace":
             self.p = spawn(["bpftrace", "-e", bpftrace_script(self.cgid)],
                            stdout=subprocess.PIPE, stderr=self.errfile())
-            ok = read_line_until(self.p.stdout.fileno(), b"ready", 60)
-        elif k == "perf-kmem":
+            return read_line_until(self.p.stdout.fileno(), b"ready", 60), 60
+        if k == "perf-kmem":
             self.data = os.path.join(OUT, "tmp-perf-kmem.data")
             cr, cw = os.pipe()
             ar, aw = os.pipe()
+            self.fds = [cr, cw, ar, aw]
             self.p = spawn(["perf", "kmem", "--page", "record", "-o", self.data,
                             "--control", f"fd:{cr},{aw}", "-D", "-1"],
                            pass_fds=(cr, aw), stdout=subprocess.DEVNULL,
                            stderr=self.errfile())
-            os.close(cr)
-            os.close(aw)
-            os.write(cw, b"enable\n")
+            self.close_fds([cr, aw])
+            try:
+                os.write(cw, b"enable\n")
+            except BrokenPipeError:
+                pass   # perf exited already: its stderr says why
             ok = read_line_until(ar, b"ack", 30)
             # keep the control pipe open until perf has stopped: it reads EOF
             # as a reason to stop
             self.ctl_fds = (cw, ar)
-        else:
-            return
-        self.info["ready_ms"] = (time.monotonic() - t0) * 1000
-        if not ok:
-            self.stop()
-            raise RuntimeError(f"{k} did not become ready: {self.info}")
+            self.fds = []
+            return ok, 30
+        raise ValueError(f"unknown tracer {k}")
+
+    def close_fds(self, which=None):
+        for fd in list(getattr(self, "fds", [])):
+            if which is None or fd in which:
+                os.close(fd)
+                self.fds.remove(fd)
+
+    def exited(self):
+        """The tracer has exited already (not reaped: stop() reaps it)."""
+        try:
+            return os.waitid(os.P_PID, self.p.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+        except ChildProcessError:
+            return True
 
     def stop(self):
         if not self.p:
@@ -452,6 +616,7 @@ class Tracer:
         with open(self.errpath, "rb") as f:
             err = f.read()
         os.unlink(self.errpath)
+        self.stderr_text = err.decode(errors="replace")
         # (ru_maxrss is not kept: after fork+exec it still holds this Python
         # process's RSS, which the kernel carries over into the child's maxrss)
         self.info.update(tracer_rc=rc, tracer_cpu_s=round(cpu, 4))
@@ -482,6 +647,11 @@ class Tracer:
             self.info["perf_lost_chunks"] = int(m.group(1)) if m else 0
             m = re.search(r"lost ([\d.]+)%", txt)
             self.info["perf_lost_pct"] = float(m.group(1)) if m else 0.0
+            if self.tag == "preflight" and os.path.exists(self.data):
+                ev = subprocess.run(["perf", "evlist", "-i", self.data],
+                                    capture_output=True, text=True).stdout
+                self.info["perf_events"] = [e.strip() for e in ev.splitlines()
+                                            if ":" in e and not e.startswith(("#", "dummy"))]
             try:
                 os.unlink(self.data)
             except OSError:
@@ -616,9 +786,68 @@ def one_run(kind, cg, cgid, rnd, pos):
                 gib_per_s=r["gib_per_s"], others_cpu_s=r["others_cpu_s"], **census, **t.info)
 
 
-def phase_rounds(cg, cgid, reserve_s):
+def phase_preflight(cg, cgid):
+    """Start and stop each tracer once, with no workload: a tracer that
+    cannot run here is left out of the phases and named in the table with
+    the reason, instead of stopping the bench. memprobe's own modes are
+    required (no figure without them)."""
+    log("tracers: one start each, to find those that cannot run here")
+    unavailable, info = {}, {}
+    for k in TRACERS:
+        if k == "control":
+            continue
+        t = Tracer(k, cg, cgid, "preflight")
+        try:
+            t.start()
+            time.sleep(0.2)
+            died = t.exited()
+            t.stop()
+            if died:
+                raise TracerUnavailable(f"exited at once (exit {t.info.get('tracer_rc')}): "
+                                        f"{last_lines(t.stderr_text)}")
+        except TracerUnavailable as e:
+            if k in REQUIRED:
+                raise RuntimeError(f"{TRACER_DESC[k]}: {e}") from e
+            unavailable[k] = str(e)
+            log(f"{k}: unavailable: {e}")
+        info[k] = emit("preflight", tracer=k, unavailable=unavailable.get(k), **t.info)
+    return unavailable, info
+
+
+def tracer_extras(k, runs):
+    """A tracer's summary figures beyond its ratios, from its runs."""
+    extra = {}
+    if runs and "tracer_cpu_s" in runs[0]:
+        extra["tracer_cpu_s_median"] = median([r["tracer_cpu_s"] for r in runs])
+    if k.startswith("memprobe"):
+        extra["events_lost"] = [r.get("events_lost") for r in runs]
+        extra["events_lost_max"] = max((r.get("events_lost") or 0) for r in runs)
+        extra["events_lost_detail_all"] = [r.get("events_lost_detail") or {} for r in runs]
+        extra["vmhwm_kib_max"] = max(r.get("vmhwm_kib") or 0 for r in runs)
+        top = max(runs, key=lambda r: r.get("vmhwm_kib") or 0)
+        extra["rss_anon_kib_at_max"] = top.get("rss_anon_kib")
+        extra["rss_file_kib_at_max"] = top.get("rss_file_kib")
+        extra["maps_memlock_bytes_max"] = max(r.get("maps_memlock_bytes") or 0 for r in runs)
+        extra["ready_ms_median"] = median([r["ready_ms"] for r in runs])
+    if k == "perf-kmem":
+        extra["perf_lost_chunks_max"] = max(r.get("perf_lost_chunks", 0) for r in runs)
+        extra["perf_lost_pct_max"] = max(r.get("perf_lost_pct", 0.0) for r in runs)
+        extra["perf_mb_median"] = median([r.get("perf_mb", 0) for r in runs])
+        # every sample is one firing of a tracepoint perf enabled (system-wide,
+        # while it ran: the workload and whatever else ran meanwhile)
+        pages = parse_size(SIZE) // 4096
+        extra["firings_per_page_median"] = median([r["perf_samples"] / pages for r in runs
+                                                   if r.get("perf_samples")])
+    if k == "bpftrace":
+        extra["ready_ms_median"] = median([r["ready_ms"] for r in runs])
+        extra["runs_needing_second_sigint"] = sum(1 for r in runs if r.get("sigint_sent", 1) > 1)
+    return extra
+
+
+def phase_rounds(cg, cgid, reserve_s, unavailable):
+    active = [k for k in TRACERS if k not in unavailable]
     log(f"tracer rounds: {MIN_ROUNDS} to {MAX_ROUNDS} rounds (as the time budget allows, "
-        f"{reserve_s:.0f} s kept for the probe) of {len(TRACERS)} tracers, each between "
+        f"{reserve_s:.0f} s kept for the probe) of {len(active)} tracers, each between "
         f"no-tracer runs, {SIZE} 4 KiB memset workload")
     t_rounds = time.monotonic()
     ratios = {k: [] for k in TRACERS}
@@ -627,15 +856,26 @@ def phase_rounds(cg, cgid, reserve_s):
     noisy_rounds = []
     round_load, round_foreign, round_ratios, all_runs = [], [], [], []
     for rnd in range(MAX_ROUNDS):
-        order = TRACERS if rnd % 2 == 0 else list(reversed(TRACERS))
+        order = active if rnd % 2 == 0 else list(reversed(active))
         seq = [None]
         for k in order:
             seq += [k, None]
         runs = []
         for pos, k in enumerate(seq):
-            runs.append(one_run(k, cg, cgid, rnd, pos))
+            try:
+                runs.append(one_run(k, cg, cgid, rnd, pos))
+            except TracerUnavailable as e:
+                if k in REQUIRED:
+                    raise RuntimeError(f"{TRACER_DESC[k]}: {e}") from e
+                # its slot stays empty; the later rounds go on without it
+                unavailable[k] = f"failed in round {rnd + 1}: {e}"
+                log(f"{k}: {unavailable[k]}")
+                runs.append(None)
+        active = [k for k in active if k not in unavailable]
         for i in range(1, len(seq), 2):
             k = seq[i]
+            if runs[i] is None:
+                continue
             nb = (runs[i - 1]["cpu_s"] + runs[i + 1]["cpu_s"]) / 2
             ratio = runs[i]["cpu_s"] / nb
             ratios[k].append(ratio)
@@ -645,18 +885,19 @@ def phase_rounds(cg, cgid, reserve_s):
             if k == "control" and abs(ratio - 1) > NOISE:
                 noisy_rounds.append(rnd)
         base_cpu += [runs[i]["cpu_s"] for i in range(0, len(seq), 2)]
+        runs = [r for r in runs if r is not None]
         load = max(r["others_cpu_s"] / r["wall_s"] for r in runs
                    if r["tracer"] in ("none", "control"))
         foreign = max(r.get("foreign_tracing_progs") or 0 for r in runs)
         round_load.append(load)
         round_foreign.append(foreign)
         all_runs.extend(runs)
-        round_ratios.append({k: ratios[k][-1] for k in TRACERS})
+        round_ratios.append({k: ratios[k][-1] for k in order if k not in unavailable})
         emit("round", round=rnd, order=order, others_load_max=load, foreign_bpf_max=foreign,
              aa_ratio=ratios["control"][-1])
         ctl = ratios["control"][-1]
         log(f"round {rnd + 1} ({'fwd' if rnd % 2 == 0 else 'rev'}): " +
-            ", ".join(f"{k} {ratios[k][-1]:.3f}" for k in TRACERS) +
+            ", ".join(f"{k} {v:.3f}" for k, v in round_ratios[-1].items()) +
             (f"  NOISY (A/A {ctl:.3f})" if rnd in noisy_rounds else ""))
         per_round = (time.monotonic() - t_rounds) / (rnd + 1)
         if rnd + 1 >= MIN_ROUNDS and elapsed() + per_round + reserve_s > BUDGET_S:
@@ -666,26 +907,9 @@ def phase_rounds(cg, cgid, reserve_s):
     for k in TRACERS:
         s = stats(ratios[k])
         runs = per_tracer_runs[k]
-        extra = {}
-        if runs and "tracer_cpu_s" in runs[0]:
-            extra["tracer_cpu_s_median"] = median([r["tracer_cpu_s"] for r in runs])
-        if k.startswith("memprobe"):
-            extra["events_lost"] = [r.get("events_lost") for r in runs]
-            extra["events_lost_max"] = max((r.get("events_lost") or 0) for r in runs)
-            extra["events_lost_detail_all"] = [r.get("events_lost_detail") or {} for r in runs]
-            extra["vmhwm_kib_max"] = max(r.get("vmhwm_kib") or 0 for r in runs)
-            top = max(runs, key=lambda r: r.get("vmhwm_kib") or 0)
-            extra["rss_anon_kib_at_max"] = top.get("rss_anon_kib")
-            extra["rss_file_kib_at_max"] = top.get("rss_file_kib")
-            extra["maps_memlock_bytes_max"] = max(r.get("maps_memlock_bytes") or 0 for r in runs)
-            extra["ready_ms_median"] = median([r["ready_ms"] for r in runs])
-        if k == "perf-kmem":
-            extra["perf_lost_chunks_max"] = max(r.get("perf_lost_chunks", 0) for r in runs)
-            extra["perf_lost_pct_max"] = max(r.get("perf_lost_pct", 0.0) for r in runs)
-            extra["perf_mb_median"] = median([r.get("perf_mb", 0) for r in runs])
-        if k == "bpftrace":
-            extra["ready_ms_median"] = median([r["ready_ms"] for r in runs])
-            extra["runs_needing_second_sigint"] = sum(1 for r in runs if r.get("sigint_sent", 1) > 1)
+        extra = tracer_extras(k, runs) if runs else {}
+        if k in unavailable:
+            extra["unavailable"] = unavailable[k]
         out[k] = emit("tracer_summary", tracer=k, ratio=s,
                       cpu_s_median=median([r["cpu_s"] for r in runs]), **extra)
     aa = out["control"]["ratio"]
@@ -701,7 +925,8 @@ def phase_rounds(cg, cgid, reserve_s):
                           tracer_runs_checked=sum(1 for r in all_runs
                                                   if r.get("stats_on") is not None))
     out["_quiet"] = emit("quiet_rounds", rounds=quiet, threshold_cpus=QUIET_LOAD,
-                         ratio={k: stats([round_ratios[i][k] for i in quiet])
+                         ratio={k: stats([round_ratios[i][k] for i in quiet
+                                          if k in round_ratios[i]])
                                 for k in TRACERS} if quiet else None,
                          load_median=median(round_load))
     out["_noise"] = emit("noise", aa_ratio=aa, noisy=noisy, noisy_rounds=noisy_rounds,
@@ -741,10 +966,16 @@ def phase_attach_profile(cg):
     log("exec to attached: one start under perf record -e cpu-clock")
     data = os.path.join(OUT, "tmp-attach.data")
     r, w = os.pipe()
-    p = spawn(["perf", "record", "-q", "-e", "cpu-clock", "-F", "20000", "-g", "-o", data,
-               "--", MEMPROBE, "record", "--cgroup", cg, "--format", "json",
-               "-o", os.path.join(OUT, "tmp-attach.json"), "--ready-fd", str(w)],
-              pass_fds=(w,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        p = spawn(["perf", "record", "-q", "-e", "cpu-clock", "-F", "20000", "-g", "-o", data,
+                   "--", MEMPROBE, "record", "--cgroup", cg, "--format", "json",
+                   "-o", os.path.join(OUT, "tmp-attach.json"), "--ready-fd", str(w)],
+                  pass_fds=(w,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    except OSError as e:   # no perf: no profile, the rest goes on
+        os.close(r)
+        os.close(w)
+        log(f"exec to attached: no profile ({e})")
+        return None
     os.close(w)
     ok = read_line_until(r, b"ready", 30)
     os.close(r)
@@ -776,44 +1007,201 @@ def phase_attach_profile(cg):
     return emit("attach_profile", groups=groups, top_self=top_self)
 
 
-def stats_pass(cg, outpath):
-    """Run under bpfstats (stats on): memprobe with and without stacks."""
+def run_counts(pid):
+    """Program id -> its bpfstats dump line, for the programs pid holds."""
+    out = subprocess.run([BPFSTATS, "dump", "--pid", str(pid), "--all"],
+                         capture_output=True, text=True, check=True).stdout
+    return {d["id"]: d for d in map(json.loads, out.splitlines())}
+
+
+def firing_windows(pid, empties_pid, fills):
+    """run_cnt of pid's and the empty programs' (empties_pid's) over `fills`
+    fills: the workload's firings plus the rest of the machine's (an upper
+    bound; phase_firings counts the workload's alone). Returns (pid's
+    programs, the empty programs, the fills), each program's line with
+    fill_runs and fill_s."""
+    def snap():
+        return run_counts(pid), run_counts(empties_pid), time.monotonic()
+    m0, e0, t0 = snap()
+    done = [fill_once(CG_FOR_STATS, ["--size", SIZE, "--page", "4k", "--threads", "1",
+                                     "--touch", "memset"]) for _ in range(fills)]
+    m1, e1, t1 = snap()
+
+    def windows(a, b):
+        out = []
+        for i, d in b.items():
+            d = dict(d)
+            d["fill_runs"] = d["run_cnt"] - a.get(i, d)["run_cnt"]
+            d["fill_s"] = t1 - t0
+            out.append(d)
+        return out
+    return windows(m0, m1), windows(e0, e1), done
+
+
+CG_FOR_STATS = None
+
+
+def stats_pass(cg, outpath, modes):
+    """Run under bpfstats (stats on, the empty programs attached): each
+    memprobe mode's programs' ns/run and, with the empty programs', their
+    firings during the workload."""
+    global CG_FOR_STATS
+    CG_FOR_STATS = cg
     lines = []
-    for mode in ("memprobe-nostack", "memprobe-stacks"):
+    for mode in modes:
         t = Tracer(mode, cg, None, "stats")
         t.start()
-        fills = []
-        for _ in range(2):
-            fills.append(fill_once(cg, ["--size", SIZE, "--page", "4k", "--threads", "1",
-                                        "--touch", "memset"]))
-        dump = subprocess.run([BPFSTATS, "dump", "--pid", str(t.p.pid)],
-                              capture_output=True, text=True, check=True).stdout
+        progs, empties, fills = firing_windows(t.p.pid, os.getppid(), 2)
         t.stop()
-        for l in dump.splitlines():
-            d = json.loads(l)
+        for d in progs:
             d["mode"] = mode
             lines.append(d)
+        for d in empties:
+            lines.append({**d, "kind": "empty_window", "mode": mode})
         lines.append({"kind": "stats_fill", "mode": mode, "fills": fills, **t.info})
     with open(outpath, "w") as f:
         for d in lines:
             f.write(json.dumps(d) + "\n")
 
 
-EMPTY_FOR = {
-    "tp_page_fault_user": "empty_page_fault_user",
-    "tp_mm_page_alloc": "empty_mm_page_alloc",
-    "tp_mm_page_free": "empty_mm_page_free",
-    "tp_mod_memcg_state": "empty_mod_memcg_state",
-    "tp_mod_memcg_lruvec_state": "empty_mod_memcg_lruvec_state",
-}
+def tracepoint_of(name):
+    """The tracepoint a program's name says it is on: memprobe's tp_X and
+    raw_tp_X, the empty programs' empty_X; None for other names."""
+    for pre in ("raw_tp_", "tp_btf_", "tp_", "empty_"):
+        if name.startswith(pre):
+            return name[len(pre):]
+    return None
 
 
-def phase_bpfstats(cg):
+def firings_per_page(d, pages):
+    """A program's runs during the fills per workload page (an upper bound:
+    the rest of the machine's events are in it)."""
+    return d["fill_runs"] / pages
+
+
+def read_stats_pass(inner, empties):
+    """The stats pass's lines: per mode its programs (with ns/run against the
+    empty program on the same tracepoint, and firings per page), its fills,
+    and per tracepoint the empty programs' firings per page."""
+    progs, fills, windows = {}, {}, []
+    with open(inner) as f:
+        for l in f:
+            d = json.loads(l)
+            kind = d.pop("kind", None)
+            if kind == "stats_fill":
+                fills[d["mode"]] = d
+                emit("bpfstats_fill", **d)
+            elif kind == "empty_window":
+                windows.append(d)
+            else:
+                progs.setdefault(d["mode"], []).append(d)
+    pages = {m: len(x["fills"]) * (parse_size(SIZE) // 4096) for m, x in fills.items()}
+    for mode, ps in progs.items():
+        for d in ps:
+            e = empties.get(f"empty_{tracepoint_of(d['name'])}")
+            d["tracepoint"] = tracepoint_of(d["name"])
+            d["empty_ns_per_run"] = e["ns_per_run"] if e else None
+            d["net_ns_per_run"] = d["ns_per_run"] - e["ns_per_run"] if e else None
+            d["firings_per_page"] = firings_per_page(d, pages[mode])
+            emit("bpfstats_prog", **d)
+    tp = {}
+    for w in windows:
+        n = firings_per_page(w, 1)
+        t = tp.setdefault(tracepoint_of(w["name"]), [0.0, 0])
+        t[0] += n
+        t[1] += pages[w["mode"]]
+    tp_firings = {k: v[0] / v[1] for k, v in tp.items() if v[1]}
+    emit("tracepoint_firings_per_page", **tp_firings)
+    return progs, fills, tp_firings
+
+
+def phase_firings(cg, tracepoints):
+    """Each tracepoint's firings per 4 KiB page in the workload's own context:
+    `perf stat -e CAT:TP,...` (per task, so other cgroups' events, which the
+    BPF run counts include, are not counted) over one fill, started in the
+    cgroup. Returns {tracepoint: firings per page}, or None with the reason
+    when perf or tracefs is missing (then the run counts are used)."""
+    tdir = tracefs_dir()
+    if not tdir:
+        return None, "no tracefs"
+    events = {}
+    for tp in sorted(set(t for t in tracepoints if t)):
+        for cat in sorted(os.listdir(os.path.join(tdir, "events"))):
+            if os.path.isdir(os.path.join(tdir, "events", cat, tp)):
+                events[f"{cat}:{tp}"] = tp
+                break
+    if not events:
+        return None, "none of the tracepoints is in tracefs"
+    log(f"firings per page: perf stat -e {','.join(events)} on one fill")
+    out = os.path.join(OUT, "tmp-perfstat.csv")
+    procs = os.path.join(cg, "cgroup.procs")
+
+    def into_cgroup():   # in perf's child before exec: fill.c is its child
+        with open(procs, "w") as f:
+            f.write("0")
+    r, w = os.pipe()
+    try:
+        p = spawn(["perf", "stat", "-x,", "-o", out, "-e", ",".join(events), "--", FILL,
+                   "--wait-fd", str(r), "--size", SIZE, "--page", "4k", "--threads", "1",
+                   "--touch", "memset"], pass_fds=(r,), stdout=subprocess.PIPE,
+                  stderr=subprocess.PIPE, preexec_fn=into_cgroup)
+    except (OSError, subprocess.SubprocessError) as e:
+        os.close(r)
+        os.close(w)
+        return None, f"perf stat: {e}"
+    os.close(r)
+    os.write(w, b"g")
+    os.close(w)
+    p.stdout.read()
+    err = p.stderr.read().decode(errors="replace")
+    rc, _, _ = reap(p)
+    pages = parse_size(SIZE) // 4096
+    got = {}
+    if rc == 0 and os.path.exists(out):
+        with open(out) as f:
+            for line in f:
+                v = line.strip().split(",")
+                if len(v) > 2 and v[2] in events and v[0].isdigit():
+                    got[events[v[2]]] = int(v[0]) / pages
+    if os.path.exists(out):
+        os.unlink(out)
+    if not got:
+        return None, f"perf stat exited {rc}: {last_lines(err)}"
+    emit("task_firings_per_page", method="perf stat per task", **got)
+    return got, None
+
+
+def perf_kmem_events(pre):
+    """The tracepoints perf kmem --page record enables (from its preflight's
+    perf.data; its usual two when that was not read)."""
+    ev = (pre.get("perf-kmem") or {}).get("perf_events")
+    return ev or ["kmem:mm_page_alloc", "kmem:mm_page_free"]
+
+
+def phase_firings_of(cg, bpf, pre):
+    """Firings per page of every tracepoint some tracer hooks: per task
+    (phase_firings) where perf can count them, else the stats pass's run
+    counts less the idle rate. {"per_tp": {...}, "method": text}."""
+    progs, empties, _, runcnt = bpf
+    tps = {p["tracepoint"] for ps in progs.values() for p in ps}
+    tps |= {tracepoint_of(n) for n in empties} | set(bpftrace_tracepoints())
+    tps |= {e.split(":", 1)[1] for e in perf_kmem_events(pre)}
+    task, why = phase_firings(cg, tps)
+    if task:
+        return {"per_tp": task, "method": "perf stat per task, one fill", "task": True}
+    log(f"firings per page: {why}; the stats pass's run counts are used")
+    return {"per_tp": runcnt, "task": False,
+            "method": f"the stats pass's run counts during the fills, an upper bound with the "
+                      f"rest of the machine's events in it (no per-task count: {why})"}
+
+
+def phase_bpfstats(cg, modes):
     log("BPF run-time stats pass (bpfstats: BPF_ENABLE_STATS held for this pass only)")
     inner = os.path.join(OUT, "tmp-stats-inner.jsonl")
     empty = os.path.join(OUT, "tmp-stats-empty.jsonl")
     p = spawn([BPFSTATS, "run", "--empty", EMPTY_OBJ, "--out", empty, "--",
-               sys.executable, os.path.abspath(__file__), "--stats-pass", cg, inner])
+               sys.executable, os.path.abspath(__file__), "--stats-pass", cg, inner,
+               ",".join(modes)])
     rc, _, _ = reap(p)
     if rc != 0:
         raise RuntimeError(f"stats pass exited {rc}")
@@ -824,19 +1212,7 @@ def phase_bpfstats(cg):
             d.pop("kind", None)
             empties[d["name"]] = d
             emit("bpfstats_empty", **d)
-    progs = {"memprobe-nostack": [], "memprobe-stacks": []}
-    fills = {}
-    with open(inner) as f:
-        for l in f:
-            d = json.loads(l)
-            if d.pop("kind", None) == "stats_fill":
-                fills[d["mode"]] = d
-                emit("bpfstats_fill", **d)
-                continue
-            e = empties.get(EMPTY_FOR.get(d["name"], ""))
-            d["empty_ns_per_run"] = e["ns_per_run"] if e else None
-            d["net_ns_per_run"] = d["ns_per_run"] - e["ns_per_run"] if e else None
-            progs[d["mode"]].append(emit("bpfstats_prog", **d))
+    progs, fills, tp_firings = read_stats_pass(inner, empties)
     summ = {}
     for mode, ps in progs.items():
         hot = [p for p in ps if p["run_cnt"] and p["net_ns_per_run"] is not None]
@@ -851,16 +1227,33 @@ def phase_bpfstats(cg):
                           worst_net_ns_per_run=worst["net_ns_per_run"] if worst else None,
                           bpf_time_s=tot / 1e9, workload_cpu_s=cpu,
                           bpf_share_of_workload_cpu=tot / 1e9 / cpu if cpu else None,
+                          firings_per_page=sum(p["firings_per_page"] for p in ps),
                           events_lost=fills[mode].get("events_lost"))
     for f_ in (inner, empty):
         os.unlink(f_)
-    return progs, empties, summ
+    return progs, empties, summ, tp_firings
 
 
 def probe_help_flags():
     h = subprocess.run([MEMPROBE, "probe", "--help"], capture_output=True, text=True)
     txt = h.stdout + h.stderr
-    return {"threads": "--threads" in txt, "populate": "--populate" in txt}
+    r = subprocess.run([MEMPROBE, "record", "--help"], capture_output=True, text=True)
+    return {"threads": "--threads" in txt, "populate": "--populate" in txt,
+            "fault_tracepoint": "--fault-tracepoint" in r.stdout + r.stderr}
+
+
+def choose_tracers(flags):
+    """The tracers of this run: BENCH_TRACERS's choice (all by default) and
+    the required ones; memprobe-faulttp only where record has the option."""
+    want = os.environ.get("BENCH_TRACERS")
+    chosen = set(ALL_TRACERS) if not want else {w.strip() for w in want.split(",") if w.strip()}
+    bad = chosen - set(ALL_TRACERS)
+    if bad:
+        sys.exit(f"bench: BENCH_TRACERS: unknown {', '.join(sorted(bad))} "
+                 f"(known: {', '.join(ALL_TRACERS)})")
+    if not flags["fault_tracepoint"]:
+        chosen.discard("memprobe-faulttp")
+    return [k for k in ALL_TRACERS if k in chosen or k in REQUIRED]
 
 
 def run_probe(extra):
@@ -999,6 +1392,88 @@ def lost_figures(rounds, bsum, probe):
             "probe_where": probe_where, "lost_where": lost_where}
 
 
+def bpftrace_tracepoints():
+    """The tracepoints the bpftrace script hooks (tracepoint:CAT:NAME)."""
+    return re.findall(r"^tracepoint:\w+:(\w+)", bpftrace_script(0), re.M)
+
+
+def empty_costs(rounds, empties, tp_firings, fault_ns):
+    """The cost of one firing of an empty program, per tracepoint.
+
+    BPF stats' ns/run covers the program's body only, not the tracepoint's
+    dispatch to it; the empty-progs tracer of the rounds measures the whole:
+    its added CPU per page over the empty programs' firings per page. Model:
+    each tracepoint's firing costs its stats ns/run plus one dispatch cost d,
+    the same for all, which that measurement fixes. Without the measurement
+    (tracer unavailable, or a ratio not above 1 in a noisy run) the stats'
+    ns/run alone is used, and the method says so."""
+    body = {tracepoint_of(n): e["ns_per_run"] for n, e in empties.items()}
+    tps = [t for t in tp_firings if t in body]
+    F = sum(tp_firings[t] for t in tps)
+    B = sum(tp_firings[t] * body[t] for t in tps)
+    er = rounds.get("empty-progs", {}).get("ratio", {}).get("median")
+    if er is not None and er > 1 and F:
+        whole = (er - 1) * fault_ns / F
+        d = whole - B / F
+        method = (f"measured: the empty programs added {(er - 1) * fault_ns:.0f} ns of CPU per "
+                  f"page over {F:.2f} firings, {whole:.1f} ns per firing against "
+                  f"{B / F:.1f} ns of program body (BPF stats): dispatch {d:+.1f} ns per firing")
+    else:
+        d, whole = 0.0, (B / F if F else None)
+        method = ("BPF stats' ns/run of the empty programs (program body only, not the "
+                  "tracepoint's dispatch: " +
+                  ("the empty-progs tracer did not run)" if er is None else
+                   f"the empty-progs tracer's ratio {er:.3f} is within the noise)"))
+    cost = {t: max(0.0, body[t] + d) for t in body}
+    return {"per_tracepoint": cost, "average": whole, "dispatch_ns": d, "method": method}
+
+
+def tracer_floors(rounds, bpf, fl_perf_events):
+    """Per tracer: hook firings per 4 KiB page, an empty program's cost per
+    firing over those hooks, the floor 1 + firings x cost / fault cost, and
+    the CPU it added per page ((ratio - 1) x fault cost)."""
+    progs, empties, _, _, firings = bpf
+    tp_firings = firings["per_tp"]
+    pages = parse_size(SIZE) // 4096
+    fault_ns = rounds["none"]["cpu_s"]["median"] / pages * 1e9
+    ec = empty_costs(rounds, empties, tp_firings, fault_ns)
+    cost = ec["per_tracepoint"]
+
+    def over(fpp_by_tp):
+        """(firings per page, mean cost per firing) over {tracepoint: firings}."""
+        f = sum(fpp_by_tp.values())
+        c = sum(n * cost.get(t, ec["average"] or 0.0) for t, n in fpp_by_tp.items())
+        return f, (c / f if f else None)
+    out = {"_fault_ns": fault_ns, "_empty": ec}
+    for k in TRACERS:
+        r = rounds.get(k, {}).get("ratio", {}).get("median")
+        fpp, c = None, None
+        if k in progs:
+            # every program it loaded fires with its tracepoint: that
+            # tracepoint's count, else the program's own run count
+            by = {}
+            for p in progs[k]:
+                t = p["tracepoint"] if p["tracepoint"] in tp_firings else p["name"]
+                by[t] = by.get(t, 0.0) + tp_firings.get(t, p["firings_per_page"])
+            fpp, c = over(by)
+        elif k == "empty-progs":
+            fpp, c = over({tracepoint_of(n): tp_firings.get(tracepoint_of(n), 0.0)
+                           for n in empties})
+        elif k == "bpftrace":
+            fpp, c = over({t: tp_firings.get(t, 0.0) for t in bpftrace_tracepoints()})
+        elif k == "perf-kmem":
+            evs = [e.split(":", 1)[1] for e in (fl_perf_events or [])]
+            fpp = (sum(tp_firings.get(t, 0.0) for t in evs) if firings["task"] and evs
+                   else rounds.get(k, {}).get("firings_per_page_median"))
+        o = {"firings_per_page": fpp, "empty_ns_per_firing": c,
+             "floor": 1 + fpp * c / fault_ns if fpp is not None and c is not None else None,
+             "added_ns_per_page": (r - 1) * fault_ns if r is not None else None}
+        if k == "perf-kmem" and fpp and r is not None:
+            o["own_ns_per_firing"] = (r - 1) * fault_ns / fpp
+        out[k] = emit("tracer_floor", tracer=k, **o)
+    return out
+
+
 def headline_figures(rounds, bsum, probe):
     """The figures the issue's targets are checked against, from all phases."""
     fig = {
@@ -1024,7 +1499,13 @@ def target_gaps(fig, bsum, probe, attach):
 
     gap("slowdown, full attribution, no stacks (CPU time ratio)", fig["nostack"]["median"], 1.08)
     gap("slowdown, with kernel stacks (CPU time ratio)", fig["stacks"]["median"], 1.15)
+    for k, name, lim in ADDED_TARGETS:
+        v = fig["floors"].get(k, {}).get("added_ns_per_page")
+        if v is not None:
+            gap(name, v, lim, " ns")
     for mode, s in bsum.items():
+        if s["weighted_net_ns_per_event"] is None:
+            continue
         gap(f"in-program ns/event minus empty program's ({mode}, weighted)",
             s["weighted_net_ns_per_event"], 60, " ns")
     if "memset" in probe:
@@ -1084,6 +1565,28 @@ def lost_row(fig):
             max(lost, lost_stats, lost_probe or 0) == 0)
 
 
+ADDED_TARGETS = (("memprobe-nostack", "memprobe's added CPU per 4 KiB page, no stacks", 100),
+                 ("memprobe-stacks", "memprobe's added CPU per 4 KiB page, with kernel stacks",
+                  150))
+
+
+def added_rows(fl):
+    """The rows of the figure that does not depend on the fault's cost: the
+    CPU memprobe adds per page, beside the floor of its hooks."""
+    rows = []
+    for k, name, lim in ADDED_TARGETS:
+        f = fl.get(k, {})
+        v = f.get("added_ns_per_page")
+        if v is None:
+            rows.append((name, f"≤ {lim} ns", "not measured", None))
+            continue
+        fpp, c = f.get("firings_per_page"), f.get("empty_ns_per_firing")
+        floor = (f" (its hooks' floor: {fpp:.2f} firings × {c:.1f} ns = {fpp * c:.0f} ns)"
+                 if fpp is not None and c is not None else "")
+        rows.append((name, f"≤ {lim} ns", f"{v:.0f} ns{floor}", v <= lim))
+    return rows
+
+
 def target_rows(fig, bsum, probe, attach):
     """The summary's rows: (figure, target, measured, met: True/False/None)."""
     nostack, stacks, hwm, memlock, top = (fig[k] for k in
@@ -1095,7 +1598,10 @@ def target_rows(fig, bsum, probe, attach):
     rows.append(("slowdown, with kernel stacks (CPU time ratio)", "≤ 1.15",
                  f"{f3(stacks['median'])} (IQR {f3(stacks['q1'])}–{f3(stacks['q3'])})",
                  stacks["median"] <= 1.15))
+    rows += added_rows(fig["floors"])
     for mode, s in bsum.items():
+        if s["weighted_net_ns_per_event"] is None:
+            continue
         rows.append((f"in-program ns/event minus empty program's ({mode}, weighted)", "≤ 60 ns",
                      f"{s['weighted_net_ns_per_event']:.1f} ns (worst: {s['worst_program']} "
                      f"{s['worst_net_ns_per_run']:.1f} ns)",
@@ -1131,7 +1637,14 @@ def machine_section(m, duration_s):
     a(f"- OS: {m['os']}; kernel {m['kernel']} ({m['kernel_version']})")
     a(f"- THP enabled: `{m['thp_enabled']}`, defrag: `{m['thp_defrag']}`")
     a(f"- memprobe: `{m['memprobe_source']}` (sha256 {m['memprobe_sha256']}…, copied before "
-      f"the run) from git `{m['git']}`; {m['bpftrace']}; {m['perf']}")
+      f"the run) from git `{m['git']}`; {m['bpftrace'] or 'bpftrace: not installed'}; "
+      f"{m['perf'] or 'perf: not installed'}")
+    tf = (f"mounted by the bench at {m['tracefs']} (none was), unmounted at its exit"
+          if m.get("tracefs_mounted_by_bench") else
+          f"at {m['tracefs']}" if m.get("tracefs") else
+          f"none, and mounting one failed ({m.get('tracefs_mount_error')})")
+    a(f"- tracefs: {tf}; RLIMIT_MEMLOCK of the tracers: {m.get('memlock')}; tracers run: "
+      f"{', '.join(m.get('tracers') or TRACERS)}")
     a(f"- date: {m['date']}; bench/run.py took {duration_s / 60:.1f} min (`make bench` adds "
       f"the build)")
     a("")
@@ -1215,8 +1728,9 @@ def tracer_notes(k, s):
     return notes
 
 
-def tracers_section(rounds):
-    """The rounds: how they ran, the no-tracer baseline, the tracers' ratios."""
+def tracers_section(rounds, fl):
+    """The rounds: how they ran, the no-tracer baseline, the tracers' ratios
+    beside their floors."""
     noise = rounds["_noise"]
     L = []
     a = L.append
@@ -1228,8 +1742,10 @@ def tracers_section(rounds):
       f"between two no-tracer runs and the tracer order is reversed every other round. "
       f"Ratio = the workload's CPU time (getrusage user+sys) over the mean of its two "
       f"no-tracer neighbours. Tracers start before the workload is released (memprobe: "
-      f"`--ready-fd`; bpftrace: its BEGIN probe; perf: `--control` enable/ack) and get "
-      f"SIGINT after it exits.\n")
+      f"`--ready-fd`; the empty programs: `bpfstats attach --ready-fd`; bpftrace: its BEGIN "
+      f"probe; perf: `--control` enable/ack) and get SIGINT after it exits. A tracer that "
+      f"could not start (found by one start of each before the phases, or failing in a "
+      f"round) is marked unavailable with the reason.\n")
     base = rounds["none"]["cpu_s"]
     pages = parse_size(SIZE) // 4096
     a(f"No-tracer workload CPU time: median {base['median']:.3f} s "
@@ -1237,21 +1753,60 @@ def tracers_section(rounds):
       f"n={base['n']}), {base['median'] / pages * 1e6:.2f} µs per 4 KiB page: on this "
       f"virtual machine a user page fault is expensive, so a tracer's fixed cost per "
       f"event weighs less in these ratios than it would on bare metal.\n")
-    a("| tracer | median ratio | IQR | min–max | tracer's own CPU (median) | notes |")
-    a("|---|---|---|---|---|---|")
+    a(floor_text(fl))
+    a("| tracer | median ratio | floor | firings / 4 KiB page | empty program ns / firing | "
+      "added CPU ns / 4 KiB page | IQR | min–max | tracer's own CPU (median) | notes |")
+    a("|---|---|---|---|---|---|---|---|---|---|")
     for k in TRACERS:
         s = rounds[k]
         r = s["ratio"]
+        if r["n"] == 0:
+            a(f"| {TRACER_DESC[k]} | unavailable: {s.get('unavailable', '?')} | — | — | — | — "
+              f"| — | — | — | |")
+            continue
+        f = fl.get(k, {})
         notes = tracer_notes(k, s)
+        if s.get("unavailable"):
+            notes.append(f"unavailable after {r['n']} rounds: {s['unavailable']}")
+        if k == "perf-kmem" and f.get("own_ns_per_firing") is not None:
+            notes.append(f"its own cost: {f['own_ns_per_firing']:.0f} ns per recorded event "
+                         f"(added CPU / firings)")
+        if k == "perf-kmem" and s.get("firings_per_page_median") is not None:
+            notes.append(f"{s['firings_per_page_median']:.2f} samples written per workload "
+                         f"page (system-wide, perf's own writes included)")
+        if k == "empty-progs":
+            notes.append("its floor is its own ratio: it is what the floors are measured with")
         own = s.get("tracer_cpu_s_median")
-        a(f"| {TRACER_DESC[k]} | {f3(r['median'])} | {f3(r['q1'])}–{f3(r['q3'])} | "
+        fpp, c, added = f.get("firings_per_page"), f.get("empty_ns_per_firing"), \
+            f.get("added_ns_per_page")
+        a(f"| {TRACER_DESC[k]} | {f3(r['median'])} | {f3(f.get('floor'))} | "
+          f"{'—' if fpp is None else f'{fpp:.2f}'} | {'—' if c is None else f'{c:.1f}'} | "
+          f"{'—' if added is None else f'{added:.0f}'} | {f3(r['q1'])}–{f3(r['q3'])} | "
           f"{f3(r['min'])}–{f3(r['max'])} | {'—' if own is None else f'{own:.3f} s'} | "
           f"{'; '.join(notes)} |")
     a("")
     return L
 
 
-def bpf_section(progs, bsum):
+def floor_text(fl):
+    """How the floor columns of the tracers table are made."""
+    ec = fl["_empty"]
+    return (
+        f"Floor = 1 + firings per page × an empty program's cost per firing / the no-tracer "
+        f"CPU per page ({fl['_fault_ns']:.0f} ns): the slowdown of a tracer on the same hooks "
+        f"whose programs did nothing. Firings per page: per tracepoint, counted in the "
+        f"workload's own context ({fl['_firings_method']}), summed over the tracepoints the "
+        f"tracer hooks: memprobe's, every program it loaded (found in the stats pass, "
+        f"whatever they are; one on a tracepoint not counted so adds its own run count); "
+        f"bpftrace's, the tracepoints of its script ({', '.join(bpftrace_tracepoints())}); "
+        f"perf kmem's, the events it records ({', '.join(fl.get('_perf_events') or [])}), "
+        f"with no BPF program: no empty-program cost, so no floor (—). Cost per firing: "
+        f"{ec['method']}. bpftrace's programs are perf-event tracepoint programs, dearer to "
+        f"dispatch than tp_btf: its floor is that of the cheapest hook on its tracepoints. "
+        f"Added CPU per page = (median ratio − 1) × {fl['_fault_ns']:.0f} ns.\n")
+
+
+def bpf_section(progs, bsum, tp_firings, firings):
     """The stats pass: each BPF program's ns per run against an empty program's."""
     L = []
     a = L.append
@@ -1262,17 +1817,31 @@ def bpf_section(progs, bsum):
       f"workload twice ({SIZE} each) per mode; empty tp_btf programs (bench/empty.bpf.c) "
       "sit on the same tracepoints in the same pass. Runs count every event on the "
       "tracepoint, in any cgroup (the programs filter on the memory cgroup first). "
-      "net = memprobe's ns/run − the empty program's.\n")
-    a("| mode | program | runs | ns/run | empty ns/run | net ns/run |")
-    a("|---|---|---|---|---|---|")
+      "net = memprobe's ns/run − the empty program's. Runs / page: the program's runs "
+      "during the fills per page of the fills, the rest of the machine's events included "
+      "(an upper bound of the workload's firings; the tracers table counts those alone).\n")
+    a("| mode | program | runs | runs / page | ns/run | empty ns/run | net ns/run |")
+    a("|---|---|---|---|---|---|---|")
     for mode, ps in progs.items():
         for p in sorted(ps, key=lambda p: -p["run_cnt"]):
             emp = "—" if p["empty_ns_per_run"] is None else f"{p['empty_ns_per_run']:.1f}"
             net = "—" if p["net_ns_per_run"] is None else f"{p['net_ns_per_run']:.1f}"
-            a(f"| {mode} | {p['name']} | {p['run_cnt']} | {p['ns_per_run']:.1f} | {emp} | {net} |")
+            a(f"| {mode} | {p['name']} | {p['run_cnt']} | {p['firings_per_page']:.3f} | "
+              f"{p['ns_per_run']:.1f} | {emp} | {net} |")
     a("")
+    a("Firings per 4 KiB page of the workload, per tracepoint: the empty programs' runs "
+      "(same method): " + ", ".join(f"{t} {n:.3f}" for t, n in
+                                    sorted(tp_firings.items(), key=lambda x: -x[1])) +
+      (("; in the workload's own context (" + firings["method"] + "): " +
+        ", ".join(f"{t} {n:.3f}" for t, n in
+                  sorted(firings["per_tp"].items(), key=lambda x: -x[1])))
+       if firings["task"] else "") + ".\n")
     for mode, s in bsum.items():
-        a(f"- {mode}: weighted net cost {s['weighted_net_ns_per_event']:.1f} ns/event over "
+        if s["weighted_net_ns_per_event"] is None:
+            a(f"- {mode}: none of its programs ran on a tracepoint with an empty program.")
+            continue
+        a(f"- {mode}: {s['firings_per_page']:.2f} runs per page; "
+          f"weighted net cost {s['weighted_net_ns_per_event']:.1f} ns/event over "
           f"{s['runs']} runs; all of memprobe's programs together ran "
           f"{s['bpf_time_s'] * 1000:.1f} ms, {100 * s['bpf_share_of_workload_cpu']:.1f}% of the "
           f"workload's {s['workload_cpu_s']:.2f} s CPU (an upper bound on its in-kernel "
@@ -1365,20 +1934,32 @@ def rerun_section():
         "`BENCH_ATTACH_STARTS` (20), "
         "`BENCH_BUDGET_S` (720 s for bench/run.py: the rounds stop, at or after the minimum, "
         "when one more would not leave time for the probe phase), `MEMPROBE` "
-        "(build/memprobe), `BENCH_DOC` (docs/performance.md).\n"]
+        "(build/memprobe), `BENCH_DOC` (docs/performance.md), `BENCH_TRACERS` (which of "
+        f"{', '.join(k for k in ALL_TRACERS if k not in REQUIRED)} to run, comma-separated; "
+        "all by default, memprobe-faulttp where `memprobe record --help` has "
+        "`--fault-tracepoint`), `BENCH_TRACEFS` (where a mounted tracefs is looked for, "
+        "colon-separated; /sys/kernel/tracing:/sys/kernel/debug/tracing), "
+        "`BENCH_TRACEFS_MOUNT` (where one is mounted when none is; /sys/kernel/tracing).\n",
+        "On a fresh machine the bench mounts tracefs when none is mounted (and unmounts it at "
+        "exit, signals and failures included), raises RLIMIT_MEMLOCK for the tracers as far as "
+        "it may, and leaves out, with the reason in the table, a tracer that cannot run.\n"]
 
 
-def summarize(m, matrix, rounds, attach, bpf, probe, duration_s):
+def summarize(m, matrix, rounds, attach, bpf, probe, duration_s, perf_events=None):
     """docs/performance.md's lines, and the rows of its targets table."""
-    progs, _, bsum = bpf
+    progs, _, bsum, _, _ = bpf
+    fl = tracer_floors(rounds, bpf, perf_events)
+    fl["_perf_events"] = perf_events
+    fl["_firings_method"] = bpf[4]["method"]
     fig = headline_figures(rounds, bsum, probe)
+    fig["floors"] = fl
     rows = target_rows(fig, bsum, probe, attach)
     gaps = target_gaps(fig, bsum, probe, attach)
     L = machine_section(m, duration_s)
     L += targets_section(rows, gaps, rounds["_noise"])
     L += shared_section(m, rounds)
-    L += tracers_section(rounds)
-    L += bpf_section(progs, bsum)
+    L += tracers_section(rounds, fl)
+    L += bpf_section(progs, bsum, bpf[3], bpf[4])
     L += attach_section(attach, fig["hwm"])
     L += probe_section(probe, fig["stacks"])
     L += matrix_section(matrix)
@@ -1390,9 +1971,10 @@ def summarize(m, matrix, rounds, attach, bpf, probe, duration_s):
 
 def main():
     global results_f, BPFTRACE_KN_ID_OFF, BPFTRACE_MEMCG_ID, MEMPROBE
-    if len(sys.argv) == 4 and sys.argv[1] == "--stats-pass":
+    global TRACERS
+    if len(sys.argv) == 5 and sys.argv[1] == "--stats-pass":
         results_f = open(os.devnull, "w")
-        stats_pass(sys.argv[2], sys.argv[3])
+        stats_pass(sys.argv[2], sys.argv[3], sys.argv[4].split(","))
         return 0
     if os.geteuid() != 0:
         sys.exit("bench: needs root (cgroups, BPF, perf): sudo make bench")
@@ -1411,22 +1993,29 @@ def main():
         sha = hashlib.sha256(f.read()).hexdigest()[:16]
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGHUP, on_signal)
+    tracefs_before = tracefs_mounts()
+    fresh = ensure_tracefs()
+    fresh["memlock"] = raise_memlock()
+    flags = probe_help_flags()
+    TRACERS = choose_tracers(flags)
     BPFTRACE_KN_ID_OFF = btf_member_offset("kernfs_node", "id")
     BPFTRACE_MEMCG_ID = btf_enum_value("memory_cgrp_id")
-    m = emit("machine", **machine_info(), memprobe_source=src, memprobe_sha256=sha,
-             bpftrace_kn_id_offset=BPFTRACE_KN_ID_OFF)
+    m = emit("machine", **machine_info(), **fresh, memprobe_source=src, memprobe_sha256=sha,
+             bpftrace_kn_id_offset=BPFTRACE_KN_ID_OFF, tracers=TRACERS)
     log(f"{m['cpu_model']}, {m['cpus']} CPUs, kernel {m['kernel']}; results: {RESULTS}")
     cg = make_cgroup(f"memprobe-bench-{os.getpid()}")
     cgid = os.stat(cg).st_ino   # a v1 cgroup's id is its kernfs inode number
     emit("cgroup", path=cg, id=cgid)
     try:
         fill_once(cg, ["--size", SIZE])   # warm-up, not counted
+        unavailable, pre = phase_preflight(cg, cgid)
         matrix = phase_matrix(cg)
         attach = phase_attach(cg)
         attach["profile"] = phase_attach_profile(cg)
-        bpf = phase_bpfstats(cg)
-        flags = probe_help_flags()
-        rounds = phase_rounds(cg, cgid, 1.15 * rep_estimate_s(matrix, flags) + 15)
+        bpf = phase_bpfstats(cg, [k for k in TRACERS
+                                  if k in MEMPROBE_MODES and k not in unavailable])
+        bpf += (phase_firings_of(cg, bpf, pre),)
+        rounds = phase_rounds(cg, cgid, 1.15 * rep_estimate_s(matrix, flags) + 15, unavailable)
         try:
             probe = phase_probe(cg, matrix, flags)
         except (RuntimeError, OSError, ValueError) as e:
@@ -1436,11 +2025,14 @@ def main():
     finally:
         kill_children()
         remove_cgroups()
+        note_new_tracefs(tracefs_before)
+        unmount_tracefs()
         for f_ in os.listdir(OUT):
             if f_.startswith("tmp-"):
                 os.unlink(os.path.join(OUT, f_))
     duration = elapsed()
-    lines, rows = summarize(m, matrix, rounds, attach, bpf, probe, duration)
+    lines, rows = summarize(m, matrix, rounds, attach, bpf, probe, duration,
+                            perf_kmem_events(pre))
     emit("summary", duration_s=duration,
          figures=[{"figure": r[0], "target": r[1], "measured": r[2], "met": r[3]} for r in rows])
     text = "\n".join(lines)
@@ -1457,4 +2049,5 @@ if __name__ == "__main__":
     except KeyboardInterrupt as e:
         kill_children()
         remove_cgroups()
+        unmount_tracefs()
         sys.exit(f"bench: interrupted ({e})")
