@@ -63,7 +63,8 @@ static int index_types(struct mp_btf *b)
 		return -EINVAL;
 	end_t = (uint64_t)h->hdr_len + h->type_off + h->type_len;
 	end_s = (uint64_t)h->hdr_len + h->str_off + h->str_len;
-	if (end_t > b->size || end_s > b->size || h->type_off % 4 || !h->str_len)
+	/* records are read in place: the type section must be 4-byte aligned */
+	if (end_t > b->size || end_s > b->size || (h->hdr_len + h->type_off) % 4 || !h->str_len)
 		return -EINVAL;
 	b->types = b->data + h->hdr_len + h->type_off;
 	b->strs = (const char *)b->data + h->hdr_len + h->str_off;

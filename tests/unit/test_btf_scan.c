@@ -199,6 +199,48 @@ static void check_file(const struct mp_attr *a, const char *what, const char *pa
 	check_facts(what, &got, &want);
 }
 
+/* Blobs made by hand: one int type, then each broken in one way. */
+static void check_crafted(void)
+{
+	struct {
+		struct btf_header h;
+		struct btf_type t;
+		uint32_t enc;
+		char strs[8];
+	} blob = {
+		.h = { .magic = BTF_MAGIC, .version = BTF_VERSION, .hdr_len = sizeof(blob.h),
+		       .type_off = 0, .type_len = sizeof(blob.t) + 4,
+		       .str_off = sizeof(blob.t) + 4, .str_len = 5 },
+		.t = { .name_off = 1, .info = BTF_KIND_INT << 24, .size = 4 },
+		.enc = 32, .strs = "\0int",
+	}, bad;
+	struct mp_btf b;
+
+	CHECK_U64(mp_btf_from_data(&blob, sizeof(blob), &b), 0, "crafted: one int");
+	CHECK_U64(b.nr_types, 2, "crafted: ids 0 and 1");
+	CHECK_STR(mp_btf_str(&b, mp_btf_type(&b, 1)->name_off), "int", "crafted: its name");
+	CHECK(mp_btf_resolve(&b, 1) == 1, "crafted: an int resolves to itself");
+	mp_btf_free(&b);
+	bad = blob;
+	bad.h.version = 2;
+	CHECK_U64(mp_btf_from_data(&bad, sizeof(bad), &b), (uint64_t)-EINVAL, "version 2");
+	bad = blob;
+	bad.h.str_len = 100;
+	CHECK_U64(mp_btf_from_data(&bad, sizeof(bad), &b), (uint64_t)-EINVAL,
+		  "strings past the end");
+	bad = blob;
+	bad.h.type_len = sizeof(bad.t); /* the int's encoding cut off */
+	bad.h.str_off = sizeof(bad.t);
+	CHECK_U64(mp_btf_from_data(&bad, sizeof(bad), &b), (uint64_t)-EINVAL,
+		  "record past its section");
+	bad = blob;
+	bad.t.info = 31u << 24;
+	CHECK_U64(mp_btf_from_data(&bad, sizeof(bad), &b), (uint64_t)-EINVAL, "unknown kind");
+	bad = blob;
+	bad.h.magic = 0x9feb; /* the other byte order: libbpf's to swap */
+	CHECK_U64(mp_btf_from_data(&bad, sizeof(bad), &b), (uint64_t)-EPROTO, "swapped magic");
+}
+
 /* Broken files: refused, with the code btf_scan.h gives. */
 static void check_broken(const char *dir)
 {
@@ -218,6 +260,7 @@ static void check_broken(const char *dir)
 		  "not BTF: -EPROTO");
 	CHECK_U64(mp_btf_load("/no/such/file", &b), (uint64_t)-ENOENT, "missing: -ENOENT");
 	unlink(p);
+	check_crafted();
 }
 
 int main(void)
