@@ -49,13 +49,14 @@ static long extra_size(const struct btf_type *t)
 	}
 }
 
-/* Check the header and sections, then index the types: two passes over the
- * type section (count, then offsets) so that the index is one allocation. */
+/* Check the header and sections, then index the types in one pass; the
+ * index is sized for the most records the section could hold (12 bytes
+ * each), of which only the pages used are ever touched. */
 static int index_types(struct mp_btf *b)
 {
 	const struct btf_header *h = (const void *)b->data;
-	uint32_t n = 0;
 	uint64_t end_t, end_s;
+	uint32_t n = 1;
 
 	if (b->size < sizeof(*h) || h->magic != BTF_MAGIC)
 		return -EPROTO;
@@ -71,21 +72,18 @@ static int index_types(struct mp_btf *b)
 	b->strs_len = h->str_len;
 	if (b->strs[b->strs_len - 1] != '\0')
 		return -EINVAL;
-	for (int pass = 0; pass < 2; pass++) {
-		n = 1;
-		for (uint32_t off = 0; off < h->type_len; n++) {
-			const struct btf_type *t = (const void *)(b->types + off);
-			long extra;
+	b->offs = malloc((h->type_len / sizeof(struct btf_type) + 2) * sizeof(*b->offs));
+	if (!b->offs)
+		return -ENOMEM;
+	for (uint32_t off = 0; off < h->type_len; n++) {
+		const struct btf_type *t = (const void *)(b->types + off);
+		long extra;
 
-			if (h->type_len - off < sizeof(*t) || (extra = extra_size(t)) < 0 ||
-			    h->type_len - off - sizeof(*t) < (uint64_t)extra)
-				return -EINVAL;
-			if (pass)
-				b->offs[n] = off;
-			off += (uint32_t)(sizeof(*t) + extra);
-		}
-		if (!pass && !(b->offs = malloc(((size_t)n + 1) * sizeof(*b->offs))))
-			return -ENOMEM;
+		if (h->type_len - off < sizeof(*t) || (extra = extra_size(t)) < 0 ||
+		    h->type_len - off - sizeof(*t) < (uint64_t)extra)
+			return -EINVAL;
+		b->offs[n] = off;
+		off += (uint32_t)(sizeof(*t) + extra);
 	}
 	b->nr_types = n;
 	return 0;
