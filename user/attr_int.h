@@ -62,4 +62,29 @@ void mp_attr_fault_counters(struct mp_attr *a, struct mp_attr_snap *s, size_t ca
  * NULL when full. */
 struct mp_task_row *mp_attr_task_row(struct mp_attr_snap *s, size_t cap, uint32_t tgid);
 
+/*
+ * What memprobe needs to know of the kernel's BTF, learnt in one pass over
+ * its types (a lookup by name is a linear scan; a dozen of them cost more
+ * than the pass), so that the BTF is freed before libbpf loads its own copy
+ * for CO-RE.
+ */
+struct mp_kfacts {
+	int fn_id[MP_NR_CONCERNS][MAX_RUNGS][2]; /* BTF id of each rung's tracepoint
+						  * typedef or function; 0: absent */
+	bool cat[MP_NR_CATS];         /* the category's stat item exists */
+	uint64_t gfp_account;         /* __GFP_ACCOUNT */
+	bool mark_victim_has_task;    /* oom:mark_victim passes a task_struct * */
+	bool have_task_btf;           /* bpf_get_current_task_btf() exists */
+	bool kernel_btf;              /* the BTF is the running kernel's own (set by
+				       * the caller of mp_attr_learn_btf) */
+};
+
+/*
+ * Fill k from the BTF at path (a raw BTF file or an ELF with .BTF), or with
+ * path NULL from the kernel's own (/sys/kernel/btf/vmlinux, else where
+ * libbpf finds a vmlinux). Returns 0, or -errno with err saying why
+ * (k then zeroed). attr_plan.c; its own function for the unit test.
+ */
+int mp_attr_learn_btf(const char *path, struct mp_kfacts *k, char *err, size_t errlen);
+
 #endif

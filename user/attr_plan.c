@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Hook planning: the ladders, judged for this kernel; load and attach. */
 #include "attr_int.h"
+#include "btf_scan.h"
 #include "json.h"
 #include "memprobe.skel.h"
 
@@ -145,33 +146,17 @@ static int rung_nprogs(const struct rung *r)
 	return r->kind == POLL ? 0 : r->fn[1] ? 2 : 1;
 }
 
-/*
- * What memprobe needs to know of the running kernel's BTF, learnt in one
- * pass over its types (a lookup by name is a linear scan; a dozen of them
- * cost more than the pass), so that the BTF can be freed before libbpf
- * loads its own copy for CO-RE.
- */
-struct kfacts {
-	int fn_id[MP_NR_CONCERNS][MAX_RUNGS][2]; /* BTF id of each tracepoint
-						  * typedef or function; 0: absent */
-	bool cat[MP_NR_CATS];         /* the category's stat item exists */
-	uint64_t gfp_account;         /* __GFP_ACCOUNT */
-	bool mark_victim_has_task;    /* oom:mark_victim passes a task_struct * */
-	bool have_task_btf;           /* bpf_get_current_task_btf() exists */
-	bool kernel_btf;              /* the BTF is the running kernel's own */
-};
-
 /* oom:mark_victim took (int pid) until 6.8, (struct task_struct *, uid_t) since. */
-static bool mark_victim_has_task(const struct btf *btf, const struct btf_type *td)
+static bool mark_victim_has_task(const struct mp_btf *btf, const struct btf_type *td)
 {
-	const struct btf_type *t = btf__type_by_id(btf, btf__resolve_type(btf, td->type));
+	const struct btf_type *t = mp_btf_type(btf, (uint32_t)mp_btf_resolve(btf, td->type));
 
 	if (!t || !btf_is_ptr(t))
 		return false;
-	t = btf__type_by_id(btf, t->type);
+	t = mp_btf_type(btf, t->type);
 	if (!t || !btf_is_func_proto(t) || btf_vlen(t) < 2)
 		return false;
-	t = btf__type_by_id(btf, btf__resolve_type(btf, btf_params(t)[1].type));
+	t = mp_btf_type(btf, (uint32_t)mp_btf_resolve(btf, btf_params(t)[1].type));
 	return t && btf_is_ptr(t);
 }
 
@@ -191,13 +176,13 @@ static bool is_item_enum(const char *type)
 	return false;
 }
 
-static void learn_enum(const struct btf *btf, const struct btf_type *t, const char *name,
-		       struct kfacts *k)
+static void learn_enum(const struct mp_btf *btf, const struct btf_type *t, const char *name,
+		       struct mp_kfacts *k)
 {
 	const struct btf_enum *e = btf_enum(t);
 
 	for (int i = 0; i < btf_vlen(t); i++) {
-		const char *m = btf__name_by_offset(btf, e[i].name_off);
+		const char *m = mp_btf_str(btf, e[i].name_off);
 
 		if (!name[0]) {
 			/* __GFP_ACCOUNT: since 6.10 an enumerator ___GFP_ACCOUNT_BIT of an
@@ -216,35 +201,85 @@ static void learn_enum(const struct btf *btf, const struct btf_type *t, const ch
 	}
 }
 
-static void learn_kernel(const struct btf *btf, struct kfacts *k)
+/* The rungs' tracepoints and functions, and a bit per (tracepoint?, first
+ * two bytes) of their names: vmlinux has tens of thousands of functions,
+ * and the bit turns away almost all of them without a string compare. */
+struct wanted {
+	int n;
+	struct { const char *name; bool tp; int c, i, j; } w[MP_NR_CONCERNS * MAX_RUNGS * 2];
+	uint8_t bits[2][65536 / 8];
+};
+
+static unsigned int name_key(const char *name)
 {
-	int n = (int)btf__type_cnt(btf);
+	return (unsigned char)name[0] | (name[0] ? (unsigned char)name[1] << 8 : 0);
+}
 
+static void want_rung_fns(struct wanted *wt)
+{
+	wt->n = 0;
+	memset(wt->bits, 0, sizeof(wt->bits));
+	for (int c = 0; c < MP_NR_CONCERNS; c++)
+		for (int i = 0; i < MAX_RUNGS && ladders[c].rungs[i].label; i++) {
+			const struct rung *r = &ladders[c].rungs[i];
+			bool tp = r->kind == TP_BTF || r->kind == RAW_TP;
+
+			for (int j = 0; j < rung_nprogs(r); j++) {
+				unsigned int key = name_key(r->fn[j]);
+
+				wt->w[wt->n].name = r->fn[j];
+				wt->w[wt->n].tp = tp;
+				wt->w[wt->n].c = c;
+				wt->w[wt->n].i = i;
+				wt->w[wt->n++].j = j;
+				wt->bits[tp][key / 8] |= (uint8_t)(1 << key % 8);
+			}
+		}
+}
+
+/* Record id as the BTF id of every rung function (tracepoint when tp)
+ * named name. */
+static void learn_fn(const struct wanted *wt, const char *name, bool tp, int id,
+		     struct mp_kfacts *k)
+{
+	unsigned int key = name_key(name);
+
+	if (!(wt->bits[tp][key / 8] & (1 << key % 8)))
+		return;
+	for (int n = 0; n < wt->n; n++)
+		if (wt->w[n].tp == tp && !strcmp(name, wt->w[n].name))
+			k->fn_id[wt->w[n].c][wt->w[n].i][wt->w[n].j] = id;
+}
+
+/* One pass over the types: the rungs' tracepoint typedefs (btf_trace_X)
+ * and functions, and the few enums memprobe reads. */
+static void learn_kernel(const struct mp_btf *btf, struct mp_kfacts *k)
+{
+	uint32_t n = btf->nr_types;
+	static struct wanted wt; /* 16 KiB: not on the stack */
+
+	want_rung_fns(&wt);
 	k->gfp_account = 1ULL << 22;
-	for (int id = 1; id < n; id++) {
-		const struct btf_type *t = btf__type_by_id(btf, id);
-		const char *name = btf__name_by_offset(btf, t->name_off);
-		bool tp = btf_is_typedef(t) && strncmp(name, "btf_trace_", 10) == 0;
+	for (uint32_t id = 1; id < n; id++) {
+		const struct btf_type *t = mp_btf_type(btf, id);
+		int kind = btf_kind(t);
+		const char *name;
+		bool tp;
 
-		if (btf_is_enum(t)) {
+		if (kind != BTF_KIND_ENUM && kind != BTF_KIND_TYPEDEF && kind != BTF_KIND_FUNC)
+			continue;
+		name = mp_btf_str(btf, t->name_off);
+		if (kind == BTF_KIND_ENUM) {
 			if (!name[0] || !strcmp(name, "bpf_func_id") || is_item_enum(name))
 				learn_enum(btf, t, name, k);
 			continue;
 		}
-		if (!tp && !btf_is_func(t))
+		tp = kind == BTF_KIND_TYPEDEF;
+		if (tp && strncmp(name, "btf_trace_", 10))
 			continue;
 		if (tp && strcmp(name, "btf_trace_mark_victim") == 0)
 			k->mark_victim_has_task = mark_victim_has_task(btf, t);
-		for (int c = 0; c < MP_NR_CONCERNS; c++)
-			for (int i = 0; i < MAX_RUNGS && ladders[c].rungs[i].label; i++) {
-				const struct rung *r = &ladders[c].rungs[i];
-				for (int j = 0; j < rung_nprogs(r); j++) {
-					bool want_tp = r->kind == TP_BTF || r->kind == RAW_TP;
-
-					if (want_tp == tp && !strcmp(tp ? name + 10 : name, r->fn[j]))
-						k->fn_id[c][i][j] = id;
-				}
-			}
+		learn_fn(&wt, tp ? name + 10 : name, tp, (int)id, k);
 	}
 }
 
@@ -359,7 +394,7 @@ static int probe_kprobe(const char *fn)
 
 /* Why rung i of concern c cannot be used, or "" when it can (probing the
  * kernel for fentry and kprobe rungs, which only a try can tell). */
-static void judge(struct mp_attr *a, const struct kfacts *k, int c, int i)
+static void judge(struct mp_attr *a, const struct mp_kfacts *k, int c, int i)
 {
 	const struct rung *r = &ladders[c].rungs[i];
 	char *why = a->why_not[c][i];
@@ -409,7 +444,7 @@ static void judge(struct mp_attr *a, const struct kfacts *k, int c, int i)
 /* Pick, per concern, the first rung that is usable; fentry and kprobe rungs
  * are probed only when every rung above them is unusable, unless all is set
  * (--features: every rung judged). */
-static void plan(struct mp_attr *a, const struct kfacts *k, bool all)
+static void plan(struct mp_attr *a, const struct mp_kfacts *k, bool all)
 {
 	for (int c = 0; c < MP_NR_CONCERNS; c++) {
 		const struct ladder *l = &ladders[c];
@@ -510,7 +545,7 @@ static struct bpf_link *attach_prog(struct mp_attr *a, const struct rung *r, int
 	return bpf_program__attach(p);
 }
 
-static int open_skel(struct mp_attr *a, const struct mp_attr_opts *o, const struct kfacts *k)
+static int open_skel(struct mp_attr *a, const struct mp_attr_opts *o, const struct mp_kfacts *k)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = o->btf_path);
 
@@ -533,41 +568,87 @@ static int open_skel(struct mp_attr *a, const struct mp_attr_opts *o, const stru
 	return 0;
 }
 
-/* Load the BTF to learn from: --btf's file, else the kernel's own. */
-static int load_btf(struct mp_attr *a, const struct mp_attr_opts *o, struct kfacts *k,
-		    char *err, size_t errlen)
+/* The --btf file: raw BTF in this host's byte order walked in place; an
+ * ELF's .BTF, or the other byte order, through libbpf. Returns 0 or -errno. */
+static int open_btf_file(const char *path, struct mp_btf *b)
 {
+	int ret = mp_btf_load(path, b);
+	const void *raw;
 	struct btf *btf;
+	__u32 size;
+
+	if (ret != -EPROTO)
+		return ret;
+	if (!(btf = btf__parse(path, NULL)))
+		return -errno;
+	btf__set_endianness(btf, __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ?
+			    BTF_LITTLE_ENDIAN : BTF_BIG_ENDIAN);
+	raw = btf__raw_data(btf, &size);
+	ret = raw ? mp_btf_from_data(raw, size, b) : -errno;
+	btf__free(btf);
+	return ret;
+}
+
+/* The kernel's BTF: sysfs's, walked in place; where that fails, libbpf's
+ * search of /boot and /lib/modules, whose errors the caller reports. */
+static int open_kernel_btf(struct mp_btf *b)
+{
+	const void *raw;
+	struct btf *btf;
+	__u32 size;
+	int ret;
+
+	if (!mp_btf_load("/sys/kernel/btf/vmlinux", b))
+		return 0;
+	if (!(btf = btf__load_vmlinux_btf()))
+		return -errno;
+	raw = btf__raw_data(btf, &size);
+	ret = raw ? mp_btf_from_data(raw, size, b) : -errno;
+	btf__free(btf);
+	return ret;
+}
+
+int mp_attr_learn_btf(const char *path, struct mp_kfacts *k, char *err, size_t errlen)
+{
+	struct mp_btf btf;
 	int ret;
 
 	memset(k, 0, sizeof(*k));
+	ret = path ? open_btf_file(path, &btf) : open_kernel_btf(&btf);
+	if (ret && path) {
+		snprintf(err, errlen, "--btf %s: not a BTF file (%s)", path,
+			 ret == -EPROTO || ret == -EINVAL ? "malformed" : strerror(-ret));
+		return ret;
+	}
+	if (ret) {
+		snprintf(err, errlen, "no kernel BTF (/sys/kernel/btf/vmlinux: %s); "
+			 "give one with --btf FILE (a vmlinux with .BTF, or a raw BTF file)",
+			 ret == -ESRCH ? "missing, and no vmlinux with BTF under /boot or "
+			 "/lib/modules" : strerror(-ret));
+		return ret;
+	}
+	learn_kernel(&btf, k);
+	mp_btf_free(&btf); /* before libbpf parses its own copy: one at a time */
+	return 0;
+}
+
+/* Learn from the BTF: --btf's file, else the kernel's own. */
+static int load_btf(struct mp_attr *a, const struct mp_attr_opts *o, struct mp_kfacts *k,
+		    char *err, size_t errlen)
+{
+	int ret = mp_attr_learn_btf(o->btf_path, k, err, errlen);
+
+	if (ret)
+		return ret;
 	if (o->btf_path) {
-		btf = btf__parse(o->btf_path, NULL);
-		if (!btf) {
-			ret = -errno;
-			snprintf(err, errlen, "--btf %s: not a BTF file (%s)", o->btf_path,
-				 strerror(-ret));
-			return ret;
-		}
 		/* tp_btf and fentry need the kernel's own BTF, wherever libbpf finds it */
 		k->kernel_btf = access("/sys/kernel/btf/vmlinux", R_OK) == 0;
 		snprintf(a->btf_source, sizeof(a->btf_source), "%s", o->btf_path);
 		a->btf_custom = true;
 	} else {
-		btf = btf__load_vmlinux_btf();
-		if (!btf) {
-			ret = -errno;
-			snprintf(err, errlen, "no kernel BTF (/sys/kernel/btf/vmlinux: %s); "
-				 "give one with --btf FILE (a vmlinux with .BTF, or a raw BTF file)",
-				 ret == -ESRCH ? "missing, and no vmlinux with BTF under /boot or "
-				 "/lib/modules" : strerror(-ret));
-			return ret;
-		}
 		k->kernel_btf = true;
 		snprintf(a->btf_source, sizeof(a->btf_source), "/sys/kernel/btf/vmlinux");
 	}
-	learn_kernel(btf, k);
-	btf__free(btf); /* before libbpf parses its own copy: one at a time */
 	return 0;
 }
 
@@ -692,7 +773,7 @@ static bool drop_failed_rungs(struct mp_attr *a, int ret)
  * says why, err too, and the plan is remade for the cgroup's files alone.
  */
 static void load_progs(struct mp_attr *a, const struct mp_attr_opts *o,
-		       const struct kfacts *k, char *err, size_t errlen)
+		       const struct mp_kfacts *k, char *err, size_t errlen)
 {
 	int ret = 0;
 
@@ -773,7 +854,7 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 		  size_t errlen)
 {
 	struct mp_attr *a = calloc(1, sizeof(*a));
-	struct kfacts k;
+	struct mp_kfacts k;
 
 	if (!a)
 		return -ENOMEM;
