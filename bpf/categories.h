@@ -2,7 +2,8 @@
 /*
  * The memory.stat categories memprobe attributes, declared once. Everything
  * that knows a category is expanded from this table: enum mp_cat
- * (memprobe.h), the BPF side's item-to-category mapping (cat_of in
+ * (memprobe.h), the item-to-category tables the BPF side indexes by the
+ * item's value (filled by attr_plan.c from the kernel's BTF; cat_of in
  * memprobe.bpf.c), mp_cat_names and the BTF item check (attr_plan.c) and
  * the v2/v1 memory.stat keys (mp_cats in cgroup.c).
  *
@@ -19,9 +20,9 @@
  *           is the sum of these), FILE (inside file), KERNEL (inside kernel,
  *           MEMCG_KMEM's total)
  *   T, E    the kernel's stat item: its enum type and enumerator, as CO-RE
- *           needs them written out (bpf_core_enum_value). node_stat_item
- *           items come through mod_memcg_lruvec_state, memcg_stat_item ones
- *           through mod_memcg_state (MP_LRUVEC_* in memprobe.bpf.c). A
+ *           names them (user space looks their values up in BTF).
+ *           node_stat_item items come through mod_memcg_lruvec_state,
+ *           memcg_stat_item ones through mod_memcg_state. A
  *           ___suffix is a CO-RE flavour (compat.bpf.h): the kernel's name
  *           is without it.
  *   T2, E2  another kernel's item for the same category, if any

@@ -23,6 +23,10 @@ enum mp_cat {
 	MP_NR_CATS,
 };
 
+/* Memcg stat item values the item-to-category tables cover (the kernel's
+ * are below 100: node_stat_item's count, then memcg_stat_item's). */
+#define MP_MAX_ITEMS 256
+
 /* Highest page order counted separately; larger orders share the last slot. */
 #define MP_MAX_ORDER 11
 

@@ -72,6 +72,10 @@ struct mp_kfacts {
 	int fn_id[MP_NR_CONCERNS][MAX_RUNGS][2]; /* BTF id of each rung's tracepoint
 						  * typedef or function; 0: absent */
 	bool cat[MP_NR_CATS];         /* the category's stat item exists */
+	/* the category of each stat item value, plus one (0: none): for
+	 * node_stat_item (mod_memcg_lruvec_state) and memcg_stat_item
+	 * (mod_memcg_state); the BPF side's tables */
+	uint8_t lruvec_item_cat[MP_MAX_ITEMS], memcg_item_cat[MP_MAX_ITEMS];
 	uint64_t gfp_account;         /* __GFP_ACCOUNT */
 	bool mark_victim_has_task;    /* oom:mark_victim passes a task_struct * */
 	bool have_task_btf;           /* bpf_get_current_task_btf() exists */

@@ -176,6 +176,21 @@ static bool is_item_enum(const char *type)
 	return false;
 }
 
+/* Enumerator value v of enum type is category c's item: which hook passes
+ * it (node_stat_item: mod_memcg_lruvec_state; memcg_stat_item:
+ * mod_memcg_state) and where it goes in that hook's table. A value past the
+ * tables leaves the category unseen, as a missing item does. */
+static void learn_item(struct mp_kfacts *k, const char *type, int64_t v, int c)
+{
+	uint8_t *table = mp_core_name_eq(type, "node_stat_item") ? k->lruvec_item_cat :
+			 k->memcg_item_cat;
+
+	if (v < 0 || v >= MP_MAX_ITEMS)
+		return;
+	table[v] = (uint8_t)(c + 1);
+	k->cat[c] = true;
+}
+
 static void learn_enum(const struct mp_btf *btf, const struct btf_type *t, const char *name,
 		       struct mp_kfacts *k)
 {
@@ -195,8 +210,9 @@ static void learn_enum(const struct mp_btf *btf, const struct btf_type *t, const
 				k->have_task_btf = true;
 		} else {
 			for (int c = 0; c < MP_NR_CATS; c++)
-				k->cat[c] |= is_item(name, m, mp_cats[c].item_type, mp_cats[c].item) ||
-					     is_item(name, m, mp_cats[c].alt_type, mp_cats[c].alt_item);
+				if (is_item(name, m, mp_cats[c].item_type, mp_cats[c].item) ||
+				    is_item(name, m, mp_cats[c].alt_type, mp_cats[c].alt_item))
+					learn_item(k, name, e[i].val, c);
 		}
 	}
 }
@@ -563,6 +579,14 @@ static int open_skel(struct mp_attr *a, const struct mp_attr_opts *o, const stru
 		a->skel->rodata->memcg_val_in_pages = r->kind == TP_BTF || r->kind == RAW_TP;
 	}
 	a->skel->rodata->gfp_account = k->gfp_account;
+	memcpy((void *)a->skel->rodata->lruvec_item_cat, k->lruvec_item_cat,
+	       sizeof(k->lruvec_item_cat));
+	memcpy((void *)a->skel->rodata->memcg_item_cat, k->memcg_item_cat,
+	       sizeof(k->memcg_item_cat));
+	for (int c = 0; c < MP_NR_CATS; c++)
+		a->skel->rodata->cat_unit_bytes[c] = mp_cats[c].unit == MP_UNIT_BYTES ? 1 :
+						     mp_cats[c].unit == MP_UNIT_KIB ? 1024 :
+						     a->skel->rodata->page_size;
 	a->skel->rodata->mark_victim_has_task = k->mark_victim_has_task;
 	a->skel->rodata->have_task_btf = k->have_task_btf && k->kernel_btf;
 	return 0;

@@ -76,9 +76,17 @@ static void ref_enum(const struct btf *btf, const struct btf_type *t, const char
 			if (strcmp(m, "BPF_FUNC_get_current_task_btf") == 0)
 				k->have_task_btf = true;
 		} else if (items) {
-			for (int c = 0; c < MP_NR_CATS; c++)
-				k->cat[c] |= ref_item(name, m, mp_cats[c].item_type, mp_cats[c].item) ||
-					     ref_item(name, m, mp_cats[c].alt_type, mp_cats[c].alt_item);
+			for (int c = 0; c < MP_NR_CATS; c++) {
+				bool hit = ref_item(name, m, mp_cats[c].item_type, mp_cats[c].item) ||
+					   ref_item(name, m, mp_cats[c].alt_type, mp_cats[c].alt_item);
+				uint8_t *tab = mp_core_name_eq(name, "node_stat_item") ?
+					       k->lruvec_item_cat : k->memcg_item_cat;
+
+				if (hit && e[i].val < MP_MAX_ITEMS) {
+					k->cat[c] = true;
+					tab[e[i].val] = (uint8_t)(c + 1);
+				}
+			}
 		}
 	}
 }
@@ -132,6 +140,13 @@ static void check_facts(const char *what, const struct mp_kfacts *got,
 	for (int c = 0; c < MP_NR_CATS; c++) {
 		snprintf(w, sizeof(w), "%s: category %s", what, mp_cat_names[c]);
 		CHECK_U64(got->cat[c], want->cat[c], w);
+	}
+	/* the BPF side's item-to-category tables, value by value */
+	for (int v = 0; v < MP_MAX_ITEMS; v++) {
+		snprintf(w, sizeof(w), "%s: lruvec item %d's category", what, v);
+		CHECK_U64(got->lruvec_item_cat[v], want->lruvec_item_cat[v], w);
+		snprintf(w, sizeof(w), "%s: memcg item %d's category", what, v);
+		CHECK_U64(got->memcg_item_cat[v], want->memcg_item_cat[v], w);
 	}
 	snprintf(w, sizeof(w), "%s: gfp_account", what);
 	CHECK_U64(got->gfp_account, want->gfp_account, w);
@@ -263,6 +278,37 @@ static void check_broken(const char *dir)
 	check_crafted();
 }
 
+/* The kernel's own NR_ANON_MAPPED and MEMCG_KMEM, as libbpf reads them,
+ * land on anon and kernel in the tables the BPF side indexes by value. */
+static void check_known_items(void)
+{
+	struct btf *btf = btf__parse(vmlinux, NULL);
+	struct mp_kfacts k;
+	char err[256];
+	int found = 0;
+
+	CHECK(mp_attr_learn_btf(NULL, &k, err, sizeof(err)) == 0 && btf, "learn: %s", err);
+	for (unsigned id = 1; btf && id < btf__type_cnt(btf); id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const char *n = btf__name_by_offset(btf, t->name_off);
+		bool node = !strcmp(n, "node_stat_item"), memcg = !strcmp(n, "memcg_stat_item");
+
+		for (int i = 0; btf_is_enum(t) && (node || memcg) && i < btf_vlen(t); i++) {
+			const char *m = btf__name_by_offset(btf, btf_enum(t)[i].name_off);
+			unsigned v = (unsigned)btf_enum(t)[i].val;
+
+			if (node && !strcmp(m, "NR_ANON_MAPPED") && ++found)
+				CHECK_U64(k.lruvec_item_cat[v], MP_CAT_ANON + 1, "NR_ANON_MAPPED: anon");
+			if (memcg && !strcmp(m, "MEMCG_KMEM") && ++found)
+				CHECK_U64(k.memcg_item_cat[v], MP_CAT_KERNEL + 1, "MEMCG_KMEM: kernel");
+			if (node && !strcmp(m, "NR_INACTIVE_ANON") && ++found)
+				CHECK_U64(k.lruvec_item_cat[v], 0, "NR_INACTIVE_ANON: no category");
+		}
+	}
+	CHECK_U64(found, 3, "the three items found in the kernel's BTF");
+	btf__free(btf);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/memprobe-test-btf.XXXXXX", raw[600], elf[600], cmd[1400];
@@ -283,6 +329,7 @@ int main(void)
 	check_walk(vmlinux);
 	check_walk(raw);
 	check_file(a, "kernel's BTF", NULL);
+	check_known_items();
 	check_file(a, "--btf raw file", raw);
 	/* an ELF with the BTF as its .BTF section: libbpf extracts it */
 	snprintf(cmd, sizeof(cmd), "objcopy -I binary -O elf64-x86-64 "
