@@ -1276,7 +1276,10 @@ def run_probe(extra):
     alloc = d["allocated_bytes"]
     rate = alloc / 2**30 / (fill_ns / 1e9) if fill_ns else alloc / 2**30 / wall
     lost = d.get("attribution", {}).get("events_lost", {})
+    growth = (d.get("attribution", {}).get("reconciliation") or {}).get("measured_growth_bytes")
     return emit("probe", args=extra, allocated_bytes=alloc, wall_s=wall,
+                miss_bound_bytes=lost.get("recursion_miss_bound_bytes"),
+                growth_bytes=growth,
                 events_lost_detail={k: v for k, v in
                                     (lost.get("recursion_misses_by_program") or {}).items() if v},
                 fill_ns=fill_ns, timed="fill_ns" if fill_ns else "command wall time",
@@ -1343,7 +1346,17 @@ def phase_probe(cg, matrix, flags):
         if not pr:
             continue
         ratio_each = [a / b for a, b in zip(pr, fr)]
+        # the whole memprobe process (its start, BPF, snapshots, the fill
+        # child) against fill.c's own getrusage of the same bytes
+        cpu_each = [p["cpu_s"] / f["cpu_s"] for p, f in zip(res[name]["probe"], res[name]["fill"])
+                    if f.get("cpu_s")]
+        bound_each = [p["miss_bound_bytes"] / p["growth_bytes"] for p in res[name]["probe"]
+                      if p.get("miss_bound_bytes") is not None and p.get("growth_bytes")]
         out[name] = emit("probe_summary", variant=name, probe_gib_per_s=median(pr),
+                         cpu_ratio_median=median(cpu_each) if cpu_each else None,
+                         probe_cpu_s=median([p["cpu_s"] for p in res[name]["probe"]]),
+                         fill_cpu_s=median([f["cpu_s"] for f in res[name]["fill"]]),
+                         miss_bound_share_max=max(bound_each) if bound_each else None,
                          fill_gib_per_s=median(fr), ratio_median=median(ratio_each),
                          ratio_min=min(ratio_each), ratio_max=max(ratio_each),
                          timed=res[name]["probe"][0]["timed"],
@@ -1533,6 +1546,17 @@ def probe_rows(probe):
                      f"{f3(p['ratio_median'])} ({p['probe_gib_per_s']:.3f} vs "
                      f"{p['fill_gib_per_s']:.3f} GiB/s; timed by {p['timed']})",
                      p["ratio_median"] >= 0.95))
+        if p.get("cpu_ratio_median") is not None:
+            rows.append(("probe's whole-process CPU / plain mmap+memset's, same bytes", "≤ 1.10",
+                         f"{f3(p['cpu_ratio_median'])} ({p['probe_cpu_s']:.2f} vs "
+                         f"{p['fill_cpu_s']:.2f} s: memprobe's start, BPF, snapshots and "
+                         f"the fill child, against fill.c's getrusage)",
+                         p["cpu_ratio_median"] <= 1.10))
+        if p.get("miss_bound_share_max") is not None:
+            rows.append(("recursion misses' bound (events_lost.recursion_miss_bound_bytes) / "
+                         "the probe's growth, worst run", "< 0.1%",
+                         f"{100 * p['miss_bound_share_max']:.3f}%",
+                         p["miss_bound_share_max"] < 0.001))
     for name, label in (("threads2", "--threads 2"), ("populate", "--populate")):
         if name in probe:
             p = probe[name]

@@ -25,6 +25,7 @@ struct mp_attr {
 	bool btf_custom;                 /* the BTF is --btf's file */
 	bool fault_tracepoint;           /* --fault-tracepoint: the counters rungs passed over */
 	bool no_stacks;                  /* --stack-sample 0: no page free hook either */
+	bool no_batch;                   /* the kernel has no batch map lookup (< 5.6) */
 	/* the fault counters' base (attr_faults.c): what each process of the
 	 * target had at the first full snapshot in threads already released */
 	struct mp_fault_base *fault_base;

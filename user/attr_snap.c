@@ -77,6 +77,56 @@ static void fill_comm(struct mp_attr *a, struct mp_task_row *r)
 	r->comm[sizeof(r->comm) - 1] = '\0';
 }
 
+static void fill_comms(struct mp_attr *a, struct mp_attr_snap *s)
+{
+	for (size_t i = 0; a->skel && i < s->ntasks; i++)
+		fill_comm(a, &s->tasks[i]);
+}
+
+/*
+ * The per-task map in batches of 64 (one bpf() call each, where a walk
+ * takes two per process: this runs at every new peak of a probe's usage).
+ * Returns 0, or -errno when the kernel has no batch lookup for the map
+ * (before 5.6), and then nothing was read.
+ */
+static int read_tasks_batch(struct mp_attr *a, struct mp_attr_snap *s, size_t cap,
+			    struct mp_task_stat *tv)
+{
+	int fd = bpf_map__fd(a->skel->maps.task_stats), ncpu = a->ncpus;
+	uint32_t keys[64], in = 0, out = 0;
+	struct mp_task_stat *vals = calloc(64 * (size_t)ncpu, sizeof(*vals));
+	bool first = true;
+	int ret = 0;
+
+	(void)tv;
+	if (!vals)
+		return -ENOMEM;
+	for (;;) {
+		__u32 n = 64;
+		LIBBPF_OPTS(bpf_map_batch_opts, bo);
+
+		ret = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys, vals, &n, &bo);
+		if (ret && errno != ENOENT) {
+			ret = -errno;
+			break;
+		}
+		for (__u32 i = 0; i < n; i++) {
+			struct mp_task_row *r = mp_attr_task_row(s, cap, keys[i]);
+
+			for (int c = 0; r && c < ncpu; c++)
+				mp_task_stat_add(&r->stat, &vals[i * (size_t)ncpu + c]);
+		}
+		if (ret) { /* ENOENT: that was the last batch */
+			ret = 0;
+			break;
+		}
+		in = out;
+		first = false;
+	}
+	free(vals);
+	return ret;
+}
+
 /* The per-task map, without the slots' pending counters. */
 static int read_tasks(struct mp_attr *a, struct mp_attr_snap *s, size_t cap,
 		      struct mp_task_stat *tv)
@@ -85,6 +135,14 @@ static int read_tasks(struct mp_attr *a, struct mp_attr_snap *s, size_t cap,
 	uint32_t key, next, *prev = NULL;
 
 	s->ntasks = 0;
+	if (!a->no_batch) {
+		int ret = read_tasks_batch(a, s, cap, tv);
+
+		if (!ret || ret == -ENOMEM)
+			return ret;
+		a->no_batch = true; /* this kernel has none: walk, from now on */
+		s->ntasks = 0;
+	}
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
 		struct mp_task_row *r;
 
@@ -258,9 +316,9 @@ static int snapshot(struct mp_attr *a, struct mp_attr_snap *s, bool stacks)
 		goto out;
 	sum_totals(after, ncpu, &s->totals);
 	add_slots(s, cap, after, ncpu);
-	for (size_t i = 0; i < s->ntasks; i++)
-		fill_comm(a, &s->tasks[i]);
 	if (stacks) {
+		/* the cheap ones get names only if kept (fill_comms) */
+		fill_comms(a, s);
 		/* O(threads) reads of /proc: full snapshots only, the overhead's
 		 * cheap ones need the charges alone */
 		mp_attr_fault_counters(a, s, cap);
@@ -299,6 +357,7 @@ static bool keep(struct mp_attr *a, struct mp_attr_snap *dst)
 	for (int tries = 0; tries < 5; tries++) {
 		if (mp_attr_snapshot_tasks(a, &s))
 			continue;
+		fill_comms(a, &s);
 		mp_attr_snap_free(dst);
 		*dst = s;
 		return true;
@@ -353,6 +412,7 @@ void mp_overhead_keep_peak(struct mp_overhead_snaps *o, struct mp_attr *a, uint6
 		mp_attr_snap_free(&s);
 		return;
 	}
+	fill_comms(a, &s);
 	mp_attr_snap_free(&o->peak);
 	o->peak = s;
 	o->have_peak = true;

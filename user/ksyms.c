@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "ksyms.h"
+#include "util.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -426,9 +427,16 @@ struct mp_ksyms *mp_ksyms_load(const char *path)
 	struct mp_ksyms_src src = { .kallsyms = path };
 
 	if (!strcmp(path, "/proc/kallsyms")) {
+		uint64_t listed = 0;
+
 		src.modules = "/proc/modules";
 		src.sys_module = "/sys/module";
-		src.vmallocinfo = "/proc/vmallocinfo";
+		/* JIT images are kallsyms' own [bpf] symbols when bpf_jit_kallsyms
+		 * is on, and ftrace trampolines are listed since 5.9: then the
+		 * file (a third of a report's CPU, formatting every vmalloc
+		 * area) adds nothing */
+		if (mp_read_u64_file("/proc/sys/net/core/bpf_jit_kallsyms", &listed) || !listed)
+			src.vmallocinfo = "/proc/vmallocinfo";
 	}
 	return mp_ksyms_load_src(&src);
 }
