@@ -2229,7 +2229,10 @@ test_budget() {
 	jq '.interrupted = true' "$TMP/budget-probe.json" > "$TMP/budget-int.json"
 	expect_bad "budget --from an interrupted probe" "$MEMPROBE" budget --from "$TMP/budget-int.json"
 	check "budget: ... says it did not run to its end" grep -q "did not run to its end" "$TMP/bad.err"
-	expect_bad "budget --from a limits document" sh -c "\"$MEMPROBE\" limits --format json > $TMP/lim.json && exec \"$MEMPROBE\" budget --from $TMP/lim.json"
+	expect_bad "budget --from with a probe option" "$MEMPROBE" budget --from "$TMP/budget-probe.json" --thp never
+	check "budget: ... named as the probe's, not as unknown" grep -q -- "--thp is the probe's, and --from runs no probe" "$TMP/bad.err"
+	expect_bad "budget --from with a probe option's short form" "$MEMPROBE" budget --from "$TMP/budget-probe.json" -c /tmp
+		expect_bad "budget --from a limits document" sh -c "\"$MEMPROBE\" limits --format json > $TMP/lim.json && exec \"$MEMPROBE\" budget --from $TMP/lim.json"
 	# the workload allocates exactly the budget in a fresh cgroup of the same
 	# limit (its peak counter starts at zero)
 	cg2=$(make_cgroup budget-run $lim)

@@ -144,6 +144,30 @@ static char *slurp(const char *path, size_t *len)
 	return NULL;
 }
 
+/* A word of argv that is one of the probe form's options but not the
+ * --from form's (say --thp): "unknown option" would mislead, it is known,
+ * only not with --from. NULL when there is none. */
+static const char *probe_only_option(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		const char *w = argv[i];
+		bool lng = !strncmp(w, "--", 2), in_probe = false, in_from = false;
+		size_t n = lng ? strcspn(w + 2, "=") : 0;
+
+		if (lng ? !n : w[0] != '-' || !w[1])
+			continue;
+		for (const struct mp_cli_opt *o = budget_opts; o->name; o++)
+			in_probe |= lng ? strlen(o->name) == n && !strncmp(o->name, w + 2, n)
+					: o->short_name == w[1];
+		for (const struct mp_cli_opt *o = from_opts_table; o->name; o++)
+			in_from |= lng ? strlen(o->name) == n && !strncmp(o->name, w + 2, n)
+				       : o->short_name == w[1];
+		if (in_probe && !in_from)
+			return w;
+	}
+	return NULL;
+}
+
 static int budget_from(int argc, char **argv)
 {
 	struct from_opts o = { 0 };
@@ -154,7 +178,12 @@ static int budget_from(int argc, char **argv)
 	cJSON *doc = NULL, *b = NULL;
 	size_t len;
 	int ret, kind = 0;
+	const char *probe_opt = probe_only_option(argc, argv);
 
+	if (probe_opt)
+		return mp_cli_bad("budget", "%.*s is the probe's, and --from runs no probe; drop "
+				  "one of them", (int)(probe_opt[1] == '-' ? strcspn(probe_opt, "=") : 2),
+				  probe_opt);
 	if ((ret = mp_cli_parse(&from_cmd, argc, argv, &c, &o)))
 		return ret < 0 ? 0 : ret;
 	if ((ret = mp_cli_finish(&from_cmd, &c)))
