@@ -1345,7 +1345,7 @@ raw = open(sys.argv[1], 'rb').read().decode('utf-8', 'replace')
 if raw.startswith('Script started'):  # script(1)'s own first and last lines
 	raw = raw.split('\n', 1)[1]
 	raw = raw[:raw.rfind('\nScript done')] if '\nScript done' in raw else raw
-line_re = {'probe': r' *\d+\.\ds  (\d+) chunks  ([0-9.]+ (?:B|KiB|MiB|GiB))  [0-9.]+ GiB/s  usage ',
+line_re = {'probe': r' *\d+\.\ds  (\d+) chunks  ([0-9.]+ (?:B|KiB|MiB|GiB))  (?:[0-9.]+|-) GiB/s  usage ',
 	   'record': r' *\d+\.\ds  usage [0-9.]+ (?:B|KiB|MiB|GiB) \(.*\)  top: '}[sys.argv[2]]
 clear = '\r\x1b[K'
 if clear in raw:  # in place: the text between two clears is one line
@@ -1414,6 +1414,10 @@ test_progress() {
 	eval "$(status_facts "$d/quiet.ts" probe)"
 	check_eq "progress: --quiet: no status line, no escape" "$n$esc" 00
 	check "progress: --quiet: the report still there" grep -q '"probe_chunks"' "$d/quiet.ts"
+	# a terminal that cannot erase (TERM=dumb): as a file, no escape
+	TERM=dumb script -q -e -c "$MEMPROBE probe $args" "$d/dumb.ts" < /dev/null > /dev/null
+	eval "$(status_facts "$d/dumb.ts" probe)"
+	check_eq "progress: TERM=dumb: no status line, no escape" "$n$esc" 00
 	# --progress into a file: plain lines
 	"$MEMPROBE" probe $args --progress --format json -o "$d/p.json" 2> "$d/progress.txt"
 	eval "$(status_facts "$d/progress.txt" probe)"
@@ -1421,6 +1425,8 @@ test_progress() {
 	check_eq "progress: ... rising" "$rising" 1
 	check_eq "progress: ... no escape character, every line ends in a newline" "$esc$lf" 01
 	check_eq "progress: ... the last says the report's chunks" "$last_chunks" "$(jqv "$d/p.json" .probe_chunks)"
+	check_eq "progress: ... a line before the first chunk shows no rate nor time left" \
+		"$(grep -E '^ *[0-9.]+s  0 chunks' "$d/progress.txt" | grep -cvE '  - GiB/s  .* above margin$')" 0
 	# record: the same code and look
 	script -q -e -c "$MEMPROBE record --limit 64M --format json -- sleep 1" "$d/rec.ts" < /dev/null > /dev/null
 	eval "$(status_facts "$d/rec.ts" record)"

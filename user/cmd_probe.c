@@ -320,20 +320,23 @@ static void show_progress(const struct mp_probe_progress *p, void *arg)
 	struct fill_status *fs = arg;
 	uint64_t left = p->stop_usage_bytes > p->usage_bytes ?
 			p->stop_usage_bytes - p->usage_bytes : 0;
-	char filled[32], room[32], usage[128], eta[32];
+	char filled[32], room[32], usage[128], eta[32], rate_s[32] = "- GiB/s";
 	double rate;
 
 	if (!mp_status_due(&fs->st, p->last))
 		return;
 	rate = fill_rate(fs, p);
+	/* before the first chunk the usage moves, but no rate of the fill's
+	 * is known yet: none is shown, nor a time left from it */
+	if (p->chunks || p->last)
+		snprintf(rate_s, sizeof(rate_s), "%.2f GiB/s", rate / (double)MP_GIB);
 	mp_status_update(&fs->st, p->elapsed_ns / 1000000,
-			 "%" PRIu64 " chunks  %s  %.2f GiB/s  %s  %s above margin  %s", p->chunks,
-			 mp_fmt_bytes(p->allocated_bytes, filled, sizeof(filled)),
-			 rate / (double)MP_GIB,
+			 "%" PRIu64 " chunks  %s  %s  %s  %s above margin  %s", p->chunks,
+			 mp_fmt_bytes(p->allocated_bytes, filled, sizeof(filled)), rate_s,
 			 mp_status_usage(usage, sizeof(usage), p->usage_bytes, fs->limit_bytes,
 					 fs->throttle_bytes),
 			 mp_fmt_bytes(left, room, sizeof(room)),
-			 p->last ? "" : mp_status_eta(eta, sizeof(eta), left, rate));
+			 p->last || !p->chunks ? "" : mp_status_eta(eta, sizeof(eta), left, rate));
 }
 
 /* The fill (probe.c), with a snapshot at each phase and the status line.

@@ -10,6 +10,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
@@ -30,7 +31,12 @@ static uint64_t now_ms(void)
 
 void mp_status_begin(struct mp_status *s, enum mp_status_mode mode, int fd)
 {
-	*s = (struct mp_status){ .fd = fd, .tty = isatty(fd) == 1 };
+	const char *term = getenv("TERM");
+
+	/* a terminal that cannot erase a line (TERM=dumb: an editor's shell
+	 * buffer, say) is written as a file is: plain lines, with --progress */
+	*s = (struct mp_status){ .fd = fd,
+				 .tty = isatty(fd) == 1 && !(term && !strcmp(term, "dumb")) };
 	s->on = mode == MP_STATUS_FORCE || (mode == MP_STATUS_AUTO && s->tty);
 	s->period_ms = s->tty ? MP_STATUS_TTY_MS : MP_STATUS_LOG_MS;
 }
