@@ -2060,6 +2060,9 @@ test_install() {
 	check_eq "install: completion: --thp's values" "$(comp probe --thp '')" "auto never always"
 	check_eq "install: completion: limits --format's values" "$(comp limits --format '')" "text json env markdown openmetrics"
 	check_eq "install: completion: probe's options" "$(comp probe --th)" "--thp --threads"
+	check_eq "install: completion: record --table's names" "$(comp record --format csv --table '')" \
+		"categories tasks kernel_paths hooks timeline"
+	check_eq "install: completion: probe --table's" "$(comp probe --table k)" "kernel_paths"
 	check_eq "install: completion: after record --, a command" "$(comp record -- stress-n)" \
 		"$(compgen -c -- stress-n | tr '\n' ' ' | sed 's/ $//')"
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$src" uninstall DESTDIR="$d" PREFIX=/usr >> "$TMP/install.log" 2>&1
