@@ -597,6 +597,7 @@ int mp_cgroup_read(const char *root, const struct mp_host *h, struct mp_cgroup *
 	cg->has_peak = !read_cg_u64(root, cg->dir, mp_cgroup_file(cg, "peak"), &cg->peak_bytes);
 
 	cg->effective_limit_bytes = h->mem_total_bytes;
+	cg->limited = false;
 	strlcpy0(cg->effective_from, "MemTotal", sizeof(cg->effective_from));
 	/* The host's own headroom: what it could still give without reclaim. */
 	cg->headroom_bytes = h->mem_available_bytes;
@@ -610,6 +611,7 @@ int mp_cgroup_read(const char *root, const struct mp_host *h, struct mp_cgroup *
 					lv[i].limit_bytes - lv[i].usage_bytes : 0;
 
 			if (lv[i].limit_bytes < cg->effective_limit_bytes) {
+				cg->limited = true;
 				cg->effective_limit_bytes = lv[i].limit_bytes;
 				strlcpy0(cg->effective_from, lv[i].dir, sizeof(cg->effective_from));
 			}
@@ -625,6 +627,7 @@ int mp_cgroup_read(const char *root, const struct mp_host *h, struct mp_cgroup *
 	    !mp_path(p, sizeof(p), "%s%s/memory.stat", root ? root : "", cg->dir) &&
 	    !mp_read_keyed_u64(p, "hierarchical_memory_limit", &v) &&
 	    v < MP_V1_UNLIMITED && v < cg->effective_limit_bytes) {
+		cg->limited = true;
 		cg->effective_limit_bytes = v;
 		snprintf(cg->effective_from, sizeof(cg->effective_from),
 			 "%s (hierarchical_memory_limit)", cg->dir);
@@ -960,4 +963,15 @@ static int walk_procs(const char *dir, int depth, int (*cb)(uint32_t, void *), v
 int mp_cgroup_walk_procs(const char *dir, int (*cb)(uint32_t pid, void *arg), void *arg)
 {
 	return walk_procs(dir, 0, cb, arg);
+}
+
+int mp_cgroup_peak(const struct mp_cgroup *cg, uint64_t *v)
+{
+	char p[PATH_MAX];
+
+	if (!cg->has_peak)
+		return -ENOENT;
+	if (mp_path(p, sizeof(p), "%s/%s", cg->dir, mp_cgroup_file(cg, "peak")))
+		return -ENAMETOOLONG;
+	return mp_read_u64_file(p, v);
 }

@@ -80,6 +80,7 @@ struct mp_cgroup {
 	uint64_t limit_bytes;       /* memory.max / memory.limit_in_bytes */
 	uint64_t effective_limit_bytes; /* min over the path to the root and MemTotal */
 	char effective_from[PATH_MAX + 32]; /* the directory that sets it, or "MemTotal" */
+	bool limited;               /* a cgroup on the path limits it below MemTotal */
 	bool has_high;
 	uint64_t high_bytes;        /* v2 memory.high */
 	bool has_swap_limit;
@@ -142,7 +143,7 @@ bool mp_cgroup_is_host_root(const char *root, const struct mp_cgroup *cg);
  */
 static inline bool mp_cgroup_fills_host(const struct mp_cgroup *cg)
 {
-	return cg->host_root || strcmp(cg->effective_from, "MemTotal") == 0;
+	return cg->host_root || !cg->limited;
 }
 
 /*
@@ -210,6 +211,11 @@ int mp_cgroup_file_bytes(const char *root, const struct mp_cgroup *cg, uint64_t 
  * (cgroup.procs, depth-first, 32 levels at most), until cb returns non-zero.
  * Returns 0, or what cb returned. A cgroup removed meanwhile is skipped. */
 int mp_cgroup_walk_procs(const char *dir, int (*cb)(uint32_t pid, void *arg), void *arg);
+
+/* The kernel's peak counter of the cgroup (memory.peak, v1's
+ * memory.max_usage_in_bytes), where it keeps one (cg->has_peak; v2 before
+ * 5.19 has none). Returns 0 with *v, or -errno. */
+int mp_cgroup_peak(const struct mp_cgroup *cg, uint64_t *v);
 
 /* Read the cgroup's current usage in bytes (the v2 root, which keeps no
  * memory.current: MemTotal - MemAvailable). Returns 0 or -errno. */

@@ -395,15 +395,12 @@ static uint64_t usage_of(const struct run_state *r)
 }
 
 /* The kernel's peak counter of the target, 0 when it keeps none. */
+/* The kernel's peak counter, 0 where it keeps none. */
 static uint64_t peak_counter(const struct mp_cgroup *target)
 {
-	char p[PATH_MAX];
 	uint64_t v;
 
-	if (mp_path(p, sizeof(p), "%s/%s", target->dir, mp_cgroup_file(target, "peak")) ||
-	    mp_read_u64_file(p, &v))
-		return 0;
-	return v;
+	return mp_cgroup_peak(target, &v) ? 0 : v;
 }
 
 static bool stopped(const struct mp_probe_cfg *cfg)

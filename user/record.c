@@ -319,11 +319,7 @@ fail:
 /* The kernel's peak counter of the cgroup, where it keeps one. */
 bool mp_rec_kernel_peak(const struct rec *r, uint64_t *v)
 {
-	char p[PATH_MAX];
-
-	return r->cg.has_peak &&
-	       !mp_path(p, sizeof(p), "%s/%s", r->cg.dir, mp_cgroup_file(&r->cg, "peak")) &&
-	       !mp_read_u64_file(p, v);
+	return mp_cgroup_peak(&r->cg, v) == 0;
 }
 
 void mp_rec_start_attr(struct rec *r)
