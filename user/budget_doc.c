@@ -73,8 +73,8 @@ cJSON *mp_budget_doc(const struct mp_host *h, const cJSON *p, const char *from_f
 	have_soft = mp_rd_u64(&rd, t, "soft_headroom_bytes", MP_RD_NULL | MP_RD_ABSENT, &soft);
 	if (!probe_kernel(&rd, p, &pk, &ksrc))
 		pk = over > 0 ? (uint64_t)over : 0;
-	if (!mp_rd_ok(&rd)) {
-		snprintf(err, errlen, "%s", rd.err);
+	if (!mp_rd_ok(&rd)) { /* a reader's problem names no fix: the general one */
+		snprintf(err, errlen, "%s; give a probe report memprobe wrote", rd.err);
 		return NULL;
 	}
 	/* a probe cut short measured part of the fill: its overhead and kernel

@@ -11,8 +11,9 @@
  * The budget document from a loaded probe document p (mp_doc_load), for the
  * header's generator and time h, its host copied from p. from_file: the
  * saved report read (NULL: a live probe); margin_opt: --margin, else the
- * probe's. Returns the document (caller frees) or NULL with the problem in
- * err (a document that is not a whole probe report).
+ * probe's. Returns the document (caller frees) or NULL with the problem and
+ * its fix in err ("problem; fix": a document that is not a whole probe
+ * report).
  */
 cJSON *mp_budget_doc(const struct mp_host *h, const cJSON *p, const char *from_file,
 		     const uint64_t *margin_opt, char *err, size_t errlen);

@@ -86,11 +86,9 @@ static cJSON *budget_of(const cJSON *probe, const char *from, const uint64_t *ma
 		return NULL;
 	}
 	d = mp_budget_doc(&h, probe, from, margin, err, sizeof(err));
-	if (!d)
-		/* err may carry its own fix ("problem; fix"), else the general one */
-		fprintf(stderr, "memprobe budget: %s%s: %s%s\n",
-			from ? "--from " : "the probe report", from ? from : "", err,
-			strchr(err, ';') ? "" : "; give a probe report memprobe wrote");
+	if (!d) /* err is "problem; fix" */
+		fprintf(stderr, "memprobe budget: %s%s: %s\n",
+			from ? "--from " : "the probe report", from ? from : "", err);
 	return d;
 }
 
