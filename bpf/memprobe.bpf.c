@@ -341,21 +341,35 @@ const volatile __u8 memcg_item_cat[MP_MAX_ITEMS];
 /* Bytes per unit of val as the function hooked sees it, per category. */
 const volatile __u32 cat_unit_bytes[MP_NR_CATS];
 
-static __always_inline int cat_of(int item, bool lruvec, int *unit)
-{
-	__u32 c, i = (__u32)item;
+/*
+ * x, bounded below n in the very register that indexes with it. clang may
+ * test a copy (or x's high bits on another register), or spill x before
+ * the test and index with the reload: the verifier then knows nothing of
+ * the index (6.1's does not refine a spilled copy; 6.18 rejected the copy
+ * test). The asm before makes clang test x itself, the one after makes it
+ * index with x as tested.
+ */
+#define BOUND_OR_RETURN(x, n, ret)						\
+	do {									\
+		barrier_var(x);							\
+		if ((x) >= (n))							\
+			return ret;						\
+		barrier_var(x);							\
+	} while (0)
 
-	if (i >= MP_MAX_ITEMS)
-		return -1;
-	/* clang tests a copy of i's upper bits, which tells the verifier
-	 * nothing of i: forget the test, then bound i itself */
-	barrier_var(i);
-	i &= MP_MAX_ITEMS - 1;
+/* *cat: item's category, *unit: bytes per unit of val. False when the item
+ * is none of memprobe's. */
+static __always_inline bool cat_of(int item, bool lruvec, __u64 *cat, int *unit)
+{
+	__u64 i = (__u32)item, c;
+
+	BOUND_OR_RETURN(i, MP_MAX_ITEMS, false);
 	c = lruvec ? lruvec_item_cat[i] : memcg_item_cat[i];
-	if (!c || c > MP_NR_CATS)
-		return -1;
-	*unit = (int)cat_unit_bytes[c - 1];
-	return (int)c - 1;
+	c -= 1; /* 0 (none) wraps past the last */
+	BOUND_OR_RETURN(c, MP_NR_CATS, false);
+	*unit = (int)cat_unit_bytes[c];
+	*cat = c;
+	return true;
 }
 
 static __always_inline int on_memcg_stat(struct mem_cgroup *memcg, int item,
@@ -363,17 +377,17 @@ static __always_inline int on_memcg_stat(struct mem_cgroup *memcg, int item,
 {
 	struct mp_cpu *c;
 	__s64 bytes;
-	int unit, cat;
+	__u64 k;
+	int unit;
 
-	cat = cat_of(item, lruvec, &unit);
-	if (cat < 0 || !val)
+	if (!cat_of(item, lruvec, &k, &unit) || !val)
 		return 0;
 	if (btf ? !memcg_in_target_btf(memcg) : !memcg_in_target_probe(memcg))
 		return 0;
 	if (memcg_val_in_pages)
 		unit = page_size;
 	c = cpu_for_current(btf);
-	if (!c || cat >= MP_NR_CATS)
+	if (!c)
 		return 0;
 	bytes = (__s64)val * unit;
 	/* A charge or uncharge made while a task outside the target runs (an
@@ -384,17 +398,17 @@ static __always_inline int on_memcg_stat(struct mem_cgroup *memcg, int item,
 	 * moved out). Only tasks of the target make rows (flush), so the
 	 * lookup finds no other. */
 	if (c->in_target) {
-		c->pending.charge_bytes[cat] += bytes;
+		c->pending.charge_bytes[k] += bytes;
 	} else {
 		__u32 tgid = c->tgid;
 		struct mp_task_stat *ts = tgid ? bpf_map_lookup_elem(&task_stats, &tgid) : NULL;
 
 		if (ts)
-			ts->charge_bytes[cat] += bytes;
+			ts->charge_bytes[k] += bytes;
 		else
-			c->other_charge_bytes[cat] += bytes;
+			c->other_charge_bytes[k] += bytes;
 	}
-	c->totals.charge_bytes[cat] += bytes;
+	c->totals.charge_bytes[k] += bytes;
 	c->totals.memcg_events++;
 	if ((__u64)(bytes < 0 ? -bytes : bytes) > c->totals.max_memcg_event_bytes)
 		c->totals.max_memcg_event_bytes = bytes < 0 ? -bytes : bytes;
