@@ -235,7 +235,8 @@ static __always_inline int on_page_alloc(void *ctx, struct page *page,
 	if (!ss) {
 		struct mp_stack_stat zero = {};
 
-		bpf_map_update_elem(&stack_stats, &key, &zero, BPF_NOEXIST);
+		if (!bpf_map_update_elem(&stack_stats, &key, &zero, BPF_NOEXIST))
+			c->totals.stack_rows_made++;
 		ss = bpf_map_lookup_elem(&stack_stats, &key);
 		if (!ss) {
 			count_lost(MP_LOST_STACK_STAT_FULL);
@@ -285,6 +286,18 @@ static __always_inline int on_page_free(struct page *page, bool btf)
 	key.stackid = lp->stackid;
 	key.tgid = lp->tgid;
 	ss = bpf_map_lookup_elem(&stack_stats, &key);
+	if (!ss) {
+		/* drained (its process exited, user space holds its row): the
+		 * free makes the row again, the next drain adds it there */
+		struct mp_stack_stat zero = {};
+		struct mp_cpu *cc = get_cpu();
+
+		if (!bpf_map_update_elem(&stack_stats, &key, &zero, BPF_NOEXIST) && cc)
+			cc->totals.stack_rows_made++;
+		ss = bpf_map_lookup_elem(&stack_stats, &key);
+		if (!ss)
+			count_lost(MP_LOST_STACK_STAT_FULL);
+	}
 	if (ss)
 		__sync_fetch_and_add(&ss->pages,
 				     -(__s64)((1ULL << (lp->order & 31)) * lp->weight));

@@ -73,7 +73,9 @@ struct mp_task_stat {
 #define MP_TOTAL_COUNTERS(X)							\
 	X(kernel_pages_freed)  /* tracked kernel pages freed (any context) */	\
 	X(memcg_events)        /* memcg stat updates counted */			\
-	X(charged_pages)       /* gross pages charged, any context */
+	X(charged_pages)       /* gross pages charged, any context */		\
+	X(task_rows_made)      /* task_stats entries made (a drain removes) */	\
+	X(stack_rows_made)     /* stack_stats entries made */
 
 /* Whole-target counters, one copy per CPU (single-slot per-CPU array):
  * what a timeline reads every interval without walking the per-task map. */

@@ -59,10 +59,16 @@ static __always_inline struct mp_task_stat *get_task_stat(__u32 tgid)
 	ts = bpf_map_lookup_elem(&task_stats, &tgid);
 	if (ts)
 		return ts;
-	if (bpf_map_update_elem(&task_stats, &tgid, &zero, BPF_NOEXIST) &&
-	    bpf_map_lookup_elem(&task_stats, &tgid) == NULL) {
-		count_lost(MP_LOST_TASK_MAP_FULL);
-		return NULL;
+	if (bpf_map_update_elem(&task_stats, &tgid, &zero, BPF_NOEXIST)) {
+		if (bpf_map_lookup_elem(&task_stats, &tgid) == NULL) {
+			count_lost(MP_LOST_TASK_MAP_FULL);
+			return NULL;
+		}
+	} else {
+		struct mp_cpu *c = get_cpu();
+
+		if (c) /* how full the map is, for user space's drain */
+			c->totals.task_rows_made++;
 	}
 	return bpf_map_lookup_elem(&task_stats, &tgid);
 }

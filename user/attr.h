@@ -75,6 +75,7 @@ struct mp_attr_opts {
  */
 struct mp_task_row {
 	uint32_t tgid;
+	bool gone;           /* exited: its counts were drained from the maps */
 	char comm[16];
 	union {
 		struct mp_task_stat stat;
@@ -198,6 +199,18 @@ int mp_attr_totals(struct mp_attr *a, struct mp_totals *t);
  */
 int mp_attr_poll_oom(struct mp_attr *a, int timeout_ms,
 		     void (*cb)(const struct mp_oom_event *e, void *arg), void *arg);
+
+/*
+ * Move the rows of processes that have exited out of the maps, into the
+ * session (attr_drain.c), so that a recording of processes that come and go
+ * never fills them; snapshots add them back. Returns the rows moved, or
+ * -errno. For a long recording's loop, every second or so.
+ */
+int mp_attr_drain(struct mp_attr *a);
+
+/* Are the maps a quarter full, by the rows the programs made (in t, from
+ * mp_attr_totals) less those drained: a drain due before the next second? */
+bool mp_attr_drain_due(const struct mp_attr *a, const struct mp_totals *t);
 
 /* after -= before, row by row (tasks by tgid, stacks by key). */
 void mp_attr_snap_sub(struct mp_attr_snap *after, const struct mp_attr_snap *before);

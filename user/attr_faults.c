@@ -119,7 +119,9 @@ static void count_row(struct mp_attr *a, struct mp_task_row *r)
 	uint64_t whole;
 
 	snprintf(path, sizeof(path), "/proc/%u/stat", r->tgid);
-	if (read_stat_faults(path, &whole, &st, comm)) {
+	/* a drained row's process is gone: no /proc to read (thousands of
+	 * them in a long recording, at every new peak) */
+	if (r->gone || read_stat_faults(path, &whole, &st, comm)) {
 		r->faults += base_of(a, r->tgid);
 		return;
 	}
@@ -142,9 +144,9 @@ static int add_proc(uint32_t pid, void *arg)
 	struct walk_ctx *w = arg;
 	struct mp_task_row *r;
 
-	for (size_t i = 0; i < w->nrows; i++)
-		if (w->s->tasks[i].tgid == pid)
-			return 0;
+	if (mp_attr_snap_task(&(struct mp_attr_snap){ .tasks = w->s->tasks, .ntasks = w->nrows },
+			      pid))
+		return 0; /* the first nrows are sorted (snapshot) */
 	for (size_t i = w->nrows; i < w->s->ntasks; i++)
 		if (w->s->tasks[i].tgid == pid)
 			return 0; /* listed twice: moved while the walk ran */

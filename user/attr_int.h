@@ -9,6 +9,8 @@
 #include "attr.h"
 #include "memprobe.skel.h"
 
+#include <pthread.h>
+
 #define MAX_RUNGS 8
 
 struct mp_attr {
@@ -26,6 +28,15 @@ struct mp_attr {
 	bool fault_tracepoint;           /* --fault-tracepoint: the counters rungs passed over */
 	bool no_stacks;                  /* --stack-sample 0: no page free hook either */
 	bool no_batch;                   /* the kernel has no batch map lookup (< 5.6) */
+	/* rows of exited processes, out of the maps (attr_drain.c); the lock
+	 * also keeps a drain out of a snapshot's reading of the maps */
+	pthread_mutex_t gone_lock;
+	struct mp_task_row *gone;
+	size_t ngone, gone_cap;
+	struct mp_stack_row *gone_stacks;
+	size_t ngone_stacks, gone_stacks_cap;
+	uint64_t task_rows_taken, stack_rows_taken; /* entries drained, against
+						      * the programs' rows made */
 	/* the fault counters' base (attr_faults.c): what each process of the
 	 * target had at the first full snapshot in threads already released */
 	struct mp_fault_base *fault_base;
@@ -59,9 +70,25 @@ struct mp_fault_base {
  */
 void mp_attr_fault_counters(struct mp_attr *a, struct mp_attr_snap *s, size_t cap);
 
+/* Add the drained rows to a snapshot s read from the maps (its tasks and,
+ * with stacks, its stacks), merged by process and by (stack, process); then
+ * sorts both by key. cap: the task rows s may hold from the maps alone.
+ * Called with gone_lock held. */
+void mp_attr_add_gone(struct mp_attr *a, struct mp_attr_snap *s, size_t cap, bool stacks);
+
 /* s's row of tgid, made (zeroed) if it has none and fewer than cap rows;
- * NULL when full. */
+ * NULL when full. mp_attr_task_row_new makes one without looking. */
 struct mp_task_row *mp_attr_task_row(struct mp_attr_snap *s, size_t cap, uint32_t tgid);
+struct mp_task_row *mp_attr_task_row_new(struct mp_attr_snap *s, size_t cap, uint32_t tgid);
+
+/* Sort s's task rows by process again (after rows were appended). */
+void mp_attr_snap_sort(struct mp_attr_snap *s);
+
+/* A snapshot's row of a process, or of a (stack, process): by bisection,
+ * the rows sorted as every snapshot leaves them; NULL when it has none. */
+const struct mp_task_row *mp_attr_snap_task(const struct mp_attr_snap *s, uint32_t tgid);
+const struct mp_stack_row *mp_attr_snap_stack(const struct mp_attr_snap *s,
+					      const struct mp_stack_row *k);
 
 /*
  * What memprobe needs to know of the kernel's BTF, learnt in one pass over

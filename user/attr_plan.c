@@ -882,6 +882,7 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 
 	if (!a)
 		return -ENOMEM;
+	pthread_mutex_init(&a->gone_lock, NULL);
 	libbpf_set_print(quiet_print);
 	a->ncpus = libbpf_num_possible_cpus();
 	a->fault_tracepoint = o->fault_tracepoint;
@@ -1016,5 +1017,8 @@ void mp_attr_stop(struct mp_attr *a)
 		bpf_link__destroy(a->links[i]);
 	memprobe_bpf__destroy(a->skel);
 	free(a->fault_base);
+	free(a->gone);
+	free(a->gone_stacks);
+	pthread_mutex_destroy(&a->gone_lock);
 	free(a);
 }

@@ -50,6 +50,11 @@ struct mp_task_row *mp_attr_task_row(struct mp_attr_snap *s, size_t cap, uint32_
 	for (size_t i = 0; i < s->ntasks; i++)
 		if (s->tasks[i].tgid == tgid)
 			return &s->tasks[i];
+	return mp_attr_task_row_new(s, cap, tgid);
+}
+
+struct mp_task_row *mp_attr_task_row_new(struct mp_attr_snap *s, size_t cap, uint32_t tgid)
+{
 	if (s->ntasks == cap)
 		return NULL;
 	if (s->ntasks == s->tasks_alloc) {
@@ -80,7 +85,8 @@ static void fill_comm(struct mp_attr *a, struct mp_task_row *r)
 static void fill_comms(struct mp_attr *a, struct mp_attr_snap *s)
 {
 	for (size_t i = 0; a->skel && i < s->ntasks; i++)
-		fill_comm(a, &s->tasks[i]);
+		if (!s->tasks[i].gone) /* named when drained */
+			fill_comm(a, &s->tasks[i]);
 }
 
 /*
@@ -307,23 +313,33 @@ static int snapshot(struct mp_attr *a, struct mp_attr_snap *s, bool stacks)
 		ret = -ENOMEM;
 		goto out;
 	}
+	/* no drain while the maps are read: a row read, then drained, then
+	 * added from the drained would count twice */
+	pthread_mutex_lock(&a->gone_lock);
 	/* a full snapshot takes the last reading even if a flush was still
 	 * running; the overhead's cheap ones are taken again instead */
 	ret = read_tasks_and_slots(a, s, cap, tv, before, after);
 	if (ret == -EAGAIN && stacks)
 		ret = 0;
+	if (!ret) {
+		sum_totals(after, ncpu, &s->totals);
+		add_slots(s, cap, after, ncpu);
+		if (stacks)
+			ret = read_stacks(a, s);
+		if (!ret)
+			mp_attr_add_gone(a, s, cap, stacks);
+	}
+	pthread_mutex_unlock(&a->gone_lock);
 	if (ret)
 		goto out;
-	sum_totals(after, ncpu, &s->totals);
-	add_slots(s, cap, after, ncpu);
 	if (stacks) {
 		/* the cheap ones get names only if kept (fill_comms) */
 		fill_comms(a, s);
 		/* O(threads) reads of /proc: full snapshots only, the overhead's
 		 * cheap ones need the charges alone */
-		mp_attr_fault_counters(a, s, cap);
+		mp_attr_fault_counters(a, s, cap + a->ngone);
+		mp_attr_snap_sort(s); /* it may add rows */
 		snap_stat(a, s);
-		ret = read_stacks(a, s);
 	} else {
 		stat_once(a, s);
 	}
@@ -438,30 +454,23 @@ void mp_overhead_snaps_free(struct mp_overhead_snaps *o)
 
 void mp_attr_snap_sub(struct mp_attr_snap *after, const struct mp_attr_snap *before)
 {
+	/* rows sorted by key (snapshot): by bisection, thousands of exited
+	 * processes' rows included */
 	for (size_t i = 0; i < after->ntasks; i++) {
 		struct mp_task_row *r = &after->tasks[i];
+		const struct mp_task_row *b = mp_attr_snap_task(before, r->tgid);
 
-		for (size_t j = 0; j < before->ntasks; j++) {
-			const struct mp_task_row *b = &before->tasks[j];
-
-			if (b->tgid != r->tgid)
-				continue;
+		if (b)
 			mp_task_stat_sub(&r->stat, &b->stat);
-			break;
-		}
 	}
 	for (size_t i = 0; i < after->nstacks; i++) {
 		struct mp_stack_row *r = &after->stacks[i];
+		const struct mp_stack_row *b = mp_attr_snap_stack(before, r);
 
-		for (size_t j = 0; j < before->nstacks; j++) {
-			const struct mp_stack_row *b = &before->stacks[j];
-
-			if (b->stackid == r->stackid && b->tgid == r->tgid) {
-				r->pages -= b->pages;
-				r->alloc_pages -= b->alloc_pages;
-				r->unaccounted_pages -= b->unaccounted_pages;
-				break;
-			}
+		if (b) {
+			r->pages -= b->pages;
+			r->alloc_pages -= b->alloc_pages;
+			r->unaccounted_pages -= b->unaccounted_pages;
 		}
 	}
 	for (int u = 0; u < 2; u++)

@@ -154,6 +154,14 @@ int mp_attr_view_fill(struct mp_attr *a, struct mp_attr_input *in)
 	in->nmoved = 0;
 	if (view_frames(a, ps, in) || view_misses(a, in) || view_moved(a, in->growth, in))
 		return -ENOMEM;
+	/* losses since the programs were loaded, as the recursion misses are:
+	 * the growth's span may end long before a map fills */
+	struct mp_totals t;
+
+	if (!mp_attr_totals(a, &t)) {
+		memcpy(in->lost, t.lost, sizeof(in->lost));
+		in->have_lost = true;
+	}
 	return 0;
 }
 

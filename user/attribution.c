@@ -691,8 +691,10 @@ static void add_events(const struct build *b, cJSON *a)
 
 	o = cJSON_AddObjectToObject(a, "events_lost");
 	for (int l = 0; l < MP_NR_LOST; l++) {
-		mp_json_add_u64(o, mp_lost_names[l], t->lost[l]);
-		lost += t->lost[l];
+		uint64_t v = in->have_lost ? in->lost[l] : t->lost[l];
+
+		mp_json_add_u64(o, mp_lost_names[l], v);
+		lost += v;
 	}
 	mp_json_add_u64(o, "recursion_misses", in->recursion_misses);
 	by = cJSON_AddObjectToObject(o, "recursion_misses_by_program");

@@ -84,6 +84,9 @@ static void read_sample(struct rec *r, struct sample *s)
 			faults = s->stat.have_pgfault ? s->stat.pgfault : r->faults_prev;
 		for (int k = 0; k < MP_NR_CATS; k++)
 			s->bpf_growth[k] = t.charge_bytes[k] - r->start.totals.charge_bytes[k];
+		/* processes coming faster than the second's drain */
+		if (mp_attr_drain_due(r->attr, &t))
+			mp_attr_drain(r->attr);
 		s->faults_per_sec = r->have_last ? (faults - r->faults_prev) * 1000 / dt : 0;
 		r->faults_prev = faults;
 	}
@@ -421,6 +424,12 @@ void mp_rec_watch(struct rec *r, uint64_t deadline_ms)
 		if (!timeline) /* a quick sample: the peak and the OOM vector only */
 			continue;
 		t = r->last.t_ms;
+		/* the maps keep every process ever seen: exited ones' rows go
+		 * to user space once a second, so they never fill */
+		if (r->attr && t >= r->next_drain_ms) {
+			mp_attr_drain(r->attr);
+			r->next_drain_ms = t + 1000;
+		}
 		status_line(r);
 		if (r->on_sample) /* record --openmetrics: the live file */
 			r->on_sample(r);

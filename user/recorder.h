@@ -52,6 +52,7 @@ struct rec_opts {
 };
 
 struct rec {
+	uint64_t next_drain_ms;   /* the next mp_attr_drain (exited processes' rows) */
 	struct rec_opts o;
 	bool report_on_stdout;              /* the command's stdout goes to stderr */
 	struct mp_host host;
