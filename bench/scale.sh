@@ -66,7 +66,7 @@ TMP=$(mktemp -d /tmp/memprobe-bench-scale.XXXXXX) || exit 1
 REPORT=$OUT/scale-report.json
 SAMPLES=$OUT/scale-samples.tsv
 SUMMARY=$OUT/scale.json
-SWARM_PID= MP_PID=
+SWARM_PID= MP_PID= MP_JOB=
 
 # Stop what this script started, by pid: memprobe, then the swarm's process
 # group (its own, made by swarm itself: the id is the swarm's pid), then
@@ -78,6 +78,7 @@ cleanup() {
 		for _ in $(seq 50); do kill -0 "$MP_PID" 2>/dev/null || break; sleep 0.2; done
 		kill -KILL "$MP_PID" 2>/dev/null
 	fi
+	[ -n "$MP_JOB" ] && wait "$MP_JOB" 2>/dev/null
 	if [ -n "$SWARM_PID" ]; then
 		kill -TERM -- "-$SWARM_PID" 2>/dev/null
 		for _ in $(seq 50); do kill -0 -- "-$SWARM_PID" 2>/dev/null || break; sleep 0.2; done
@@ -115,10 +116,25 @@ usage_in() {
 [ -e "$CG/tasks" ] || threads_in() { wc -l < "$CG/cgroup.threads" 2>/dev/null || echo 0; }
 echo "scale: swarm ready: $(procs_in) processes, $(threads_in) threads, $(( $(usage_in) >> 20 )) MiB" >&2
 
-# memprobe, outside the cgroup; ready once its hooks are attached.
-"$MEMPROBE" record --cgroup "$CG" --format json -o "$REPORT" --quiet --ready-fd 3 \
-	3> "$TMP/ready" 2> "$TMP/memprobe.err" &
-MP_PID=$!
+# memprobe, outside the cgroup; ready once its hooks are attached. Under
+# GNU time where there is one, for its whole life's peak RSS (ru_maxrss:
+# the peak is in writing the report, after the last /proc reading); then
+# MP_JOB is time's pid, MP_PID memprobe's (its child).
+TIME=/usr/bin/time
+[ -x "$TIME" ] || TIME=
+${TIME:+"$TIME" -f %M -o "$TMP/time"} "$MEMPROBE" record --cgroup "$CG" --format json \
+	-o "$REPORT" --quiet --ready-fd 3 3> "$TMP/ready" 2> "$TMP/memprobe.err" &
+MP_JOB=$!
+MP_PID=$MP_JOB
+if [ -n "$TIME" ]; then
+	for _ in $(seq 50); do
+		MP_PID=$(cat /proc/"$MP_JOB"/task/"$MP_JOB"/children 2>/dev/null)
+		MP_PID=${MP_PID%% *}
+		[ -n "$MP_PID" ] && break
+		sleep 0.1
+	done
+	[ -n "$MP_PID" ] || die "memprobe did not start under $TIME"
+fi
 for _ in $(seq 300); do
 	grep -q ready "$TMP/ready" 2>/dev/null && break
 	kill -0 "$MP_PID" 2>/dev/null || die "memprobe exited early: $(cat "$TMP/memprobe.err")"
@@ -186,7 +202,8 @@ if kill -0 "$MP_PID" 2>/dev/null; then
 	cat /proc/"$MP_PID"/stack >&2 2>/dev/null
 	stop_ms=-1
 else
-	wait "$MP_PID"; mp_rc=$?
+	wait "$MP_JOB"; mp_rc=$?
+	MP_JOB=
 	stop_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 	MP_PID=
 fi
@@ -255,13 +272,14 @@ jq -n --argjson mem "$mem" --argjson maps "$maps_json" --argjson lost "$lost" \
 	--argjson interval_ms "$interval_ms" --argjson samples_n "$samples_n" \
 	--argjson stop_ms "$stop_ms" --arg mp_rc "$mp_rc" --argjson hwm_exit "$hwm_exit" \
 	--argjson timeline_bytes "$timeline_bytes" --argjson fill "$fill" \
+	--argjson maxrss "$(tail -1 "$TMP/time" 2>/dev/null | grep -x '[0-9][0-9]*' || echo null)" \
 	--argjson procs_end "$procs_end" --argjson threads_end "$threads_end" \
 	--arg spawned "$(cat "$TMP/swarm.err" 2>/dev/null)" '
 	{date: $date, kernel: $kernel, cpu: $cpu, cpus: $ncpu, memprobe: $version,
 	 workload: {processes: $procs, threads_per_process: $threads, life_s: $life,
 		    processes_at_end: $procs_end, threads_at_end: $threads_end},
 	 record_seconds: $seconds, interval_ms: $interval_ms, timeline_samples: $samples_n,
-	 memprobe_memory: ($mem + {vmhwm_kib_at_exit: $hwm_exit}),
+	 memprobe_memory: ($mem + {vmhwm_kib_at_exit: $hwm_exit, maxrss_kib_whole_life: $maxrss}),
 	 sigint_to_exit_ms: $stop_ms, memprobe_exit: ($mp_rc | if . == "" then null else tonumber end),
 	 report_bytes: $report_bytes, report_timeline_bytes: $timeline_bytes,
 	 report_bytes_per_sample: (if $samples_n > 0 then ($timeline_bytes / $samples_n | floor) else null end),
@@ -278,7 +296,7 @@ jq -n --argjson mem "$mem" --argjson maps "$maps_json" --argjson lost "$lost" \
 
 jq -r '
 	"scale: \(.workload.processes) processes x \(.workload.threads_per_process) threads, \(.record_seconds) s of record on \(.cpus) CPUs (\(.kernel))",
-	"  memprobe VmRSS: first \(.memprobe_memory.vmrss_kib_first) KiB, half-way \(.memprobe_memory.vmrss_kib_half) KiB, last \(.memprobe_memory.vmrss_kib_last) KiB; VmHWM \(.memprobe_memory.vmhwm_kib) KiB during the run, \(.memprobe_memory.vmhwm_kib_at_exit) KiB at exit",
+	"  memprobe VmRSS: first \(.memprobe_memory.vmrss_kib_first) KiB, half-way \(.memprobe_memory.vmrss_kib_half) KiB, last \(.memprobe_memory.vmrss_kib_last) KiB; VmHWM \(.memprobe_memory.vmhwm_kib) KiB during the run, \(.memprobe_memory.vmhwm_kib_at_exit) KiB at the last reading after SIGINT, \(.memprobe_memory.maxrss_kib_whole_life) KiB over its life (ru_maxrss)",
 	"  BPF map memlock: first \(.memprobe_memory.map_memlock_bytes_first) B, last \(.memprobe_memory.map_memlock_bytes_last) B",
 	"  SIGINT to exit: \(.sigint_to_exit_ms) ms, exit status \(.memprobe_exit)",
 	"  report: \(.report_bytes) B for \(.timeline_samples) timeline samples (\(.report_bytes_per_sample) B each); \(.report_bytes_per_hour) B per hour at \(.interval_ms) ms",
