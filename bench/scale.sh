@@ -11,7 +11,8 @@
 # Environment: SCALE_SECONDS (600), SCALE_PROCS (1000), SCALE_THREADS (10
 # per process), SCALE_LIFE (60:300, a process's life in seconds before it is
 # replaced), SCALE_SAMPLE (10, seconds between samples of memprobe's
-# memory), SCALE_LIMIT (2G, the cgroup's limit), MEMPROBE (build/memprobe),
+# memory), SCALE_LIMIT (2G, the cgroup's limit), SCALE_HOUR (180, seconds
+# of the hour-of-timeline check below; 0: none), MEMPROBE (build/memprobe),
 # SWARM (build/bench/swarm), MAPSTAT (build/bench/mapstat), SCALE_OUT
 # (build/bench).
 #
@@ -68,6 +69,15 @@ SAMPLES=$OUT/scale-samples.tsv
 SUMMARY=$OUT/scale.json
 SWARM_PID= MP_PID= MP_JOB=
 
+stop_swarm() {
+	[ -n "$SWARM_PID" ] || return 0
+	kill -TERM -- "-$SWARM_PID" 2>/dev/null
+	for _ in $(seq 50); do kill -0 -- "-$SWARM_PID" 2>/dev/null || break; sleep 0.2; done
+	kill -KILL -- "-$SWARM_PID" 2>/dev/null
+	wait "$SWARM_PID" 2>/dev/null
+	SWARM_PID=
+}
+
 # Stop what this script started, by pid: memprobe, then the swarm's process
 # group (its own, made by swarm itself: the id is the swarm's pid), then
 # wait for the cgroup to empty and remove it.
@@ -79,12 +89,7 @@ cleanup() {
 		kill -KILL "$MP_PID" 2>/dev/null
 	fi
 	[ -n "$MP_JOB" ] && wait "$MP_JOB" 2>/dev/null
-	if [ -n "$SWARM_PID" ]; then
-		kill -TERM -- "-$SWARM_PID" 2>/dev/null
-		for _ in $(seq 50); do kill -0 -- "-$SWARM_PID" 2>/dev/null || break; sleep 0.2; done
-		kill -KILL -- "-$SWARM_PID" 2>/dev/null
-		wait "$SWARM_PID" 2>/dev/null
-	fi
+	stop_swarm
 	if [ -d "$CG" ]; then
 		for _ in $(seq 100); do [ -s "$CG/cgroup.procs" ] || break; sleep 0.2; done
 		rmdir "$CG" 2>/dev/null || echo "scale: could not remove $CG" >&2
@@ -122,19 +127,24 @@ echo "scale: swarm ready: $(procs_in) processes, $(threads_in) threads, $(( $(us
 # MP_JOB is time's pid, MP_PID memprobe's (its child).
 TIME=/usr/bin/time
 [ -x "$TIME" ] || TIME=
-${TIME:+"$TIME" -f %M -o "$TMP/time"} "$MEMPROBE" record --cgroup "$CG" --format json \
-	-o "$REPORT" --quiet --ready-fd 3 3> "$TMP/ready" 2> "$TMP/memprobe.err" &
-MP_JOB=$!
-MP_PID=$MP_JOB
-if [ -n "$TIME" ]; then
+# start_memprobe TIMEFILE ARGS...: memprobe ARGS in the background.
+start_memprobe() {
+	local tf=$1
+	shift
+	${TIME:+"$TIME" -f %M -o "$tf"} "$MEMPROBE" "$@" &
+	MP_JOB=$!
+	MP_PID=$MP_JOB
+	[ -n "$TIME" ] || return 0
 	for _ in $(seq 50); do
 		MP_PID=$(cat /proc/"$MP_JOB"/task/"$MP_JOB"/children 2>/dev/null)
 		MP_PID=${MP_PID%% *}
-		[ -n "$MP_PID" ] && break
+		[ -n "$MP_PID" ] && return 0
 		sleep 0.1
 	done
-	[ -n "$MP_PID" ] || die "memprobe did not start under $TIME"
-fi
+	die "memprobe did not start under $TIME"
+}
+start_memprobe "$TMP/time" record --cgroup "$CG" --format json -o "$REPORT" --quiet \
+	--ready-fd 3 3> "$TMP/ready" 2> "$TMP/memprobe.err"
 for _ in $(seq 300); do
 	grep -q ready "$TMP/ready" 2>/dev/null && break
 	kill -0 "$MP_PID" 2>/dev/null || die "memprobe exited early: $(cat "$TMP/memprobe.err")"
@@ -294,6 +304,29 @@ jq -n --argjson mem "$mem" --argjson maps "$maps_json" --argjson lost "$lost" \
 	 map_memlock_bytes_total: ([$maps[] | .memlock_bytes] | add)}' > "$SUMMARY" ||
 	die "could not write $SUMMARY"
 
+# An hour of timeline in SCALE_HOUR seconds (180; 0: skipped): a record at
+# a 5 ms interval of a small swarm in a cgroup memprobe makes (--limit):
+# the report's size and memprobe's peak RSS for an hour at the default.
+HOUR=${SCALE_HOUR:-180}
+if [ "$HOUR" -gt 0 ]; then
+	stop_swarm
+	echo "scale: an hour's timeline: record --interval 5 for $HOUR s" >&2
+	start_memprobe "$TMP/hour.time" record --quiet --interval 5 --duration "$HOUR" \
+		--limit 256M --format json -o "$OUT/scale-hour-report.json" -- \
+		"$SWARM" --procs 20 --threads 10 --life 60:120 > /dev/null 2> "$TMP/hour.err"
+	wait "$MP_JOB"; hour_rc=$?
+	MP_JOB= MP_PID=
+	[ "$hour_rc" = 0 ] || sed 's/^/memprobe: /' "$TMP/hour.err" >&2
+	hour=$(jq -c --argjson s "$HOUR" --argjson rc "$hour_rc" \
+		--argjson maxrss "$(tail -1 "$TMP/hour.time" 2>/dev/null | grep -x '[0-9][0-9]*' || echo null)" \
+		--argjson bytes "$(stat -c %s "$OUT/scale-hour-report.json" 2>/dev/null || echo 0)" \
+		'{seconds: $s, interval_ms: 5, exit: $rc, timeline_samples: (.timeline | length),
+		  report_bytes: $bytes, maxrss_kib_whole_life: $maxrss}' \
+		"$OUT/scale-hour-report.json" 2>/dev/null) || hour='{"failed":true}'
+	jq --argjson h "$hour" '. + {hour_check: $h}' "$SUMMARY" > "$TMP/summary" &&
+		mv "$TMP/summary" "$SUMMARY"
+fi
+
 jq -r '
 	"scale: \(.workload.processes) processes x \(.workload.threads_per_process) threads, \(.record_seconds) s of record on \(.cpus) CPUs (\(.kernel))",
 	"  memprobe VmRSS: first \(.memprobe_memory.vmrss_kib_first) KiB, half-way \(.memprobe_memory.vmrss_kib_half) KiB, last \(.memprobe_memory.vmrss_kib_last) KiB; VmHWM \(.memprobe_memory.vmhwm_kib) KiB during the run, \(.memprobe_memory.vmhwm_kib_at_exit) KiB at the last reading after SIGINT, \(.memprobe_memory.maxrss_kib_whole_life) KiB over its life (ru_maxrss)",
@@ -304,7 +337,8 @@ jq -r '
 	"  map overflows over the whole run (mapstat): \(.events_lost_whole_run | tostring)",
 	(.map_fill | to_entries[] | "    \(.key): \(.value.entries_end) of \(.value.max_entries) entries at the end, \(.value.entries_most) at most\(if .value.full_at_s then ", full at \(.value.full_at_s) s" else "" end)"),
 	"  per-CPU maps: \(.percpu_bytes_per_cpu) B per CPU, \(.percpu_bytes_at_projected_cpus) B at \(.projected_cpus) CPUs",
-	(.maps[] | "    map \(.name) type \(.type): \(.max_entries) x \(.value_size) B, memlock \(.memlock_bytes) B\(if .percpu then ", \(.percpu_bytes_per_cpu) B per CPU" else "" end)")
+	(.maps[] | "    map \(.name) type \(.type): \(.max_entries) x \(.value_size) B, memlock \(.memlock_bytes) B\(if .percpu then ", \(.percpu_bytes_per_cpu) B per CPU" else "" end)"),
+	(.hour_check // empty | "  an hour of samples (\(.timeline_samples) at \(.interval_ms) ms in \(.seconds) s): report \(.report_bytes) B, memprobe peak RSS \(.maxrss_kib_whole_life) KiB, exit \(.exit)")
 	' "$SUMMARY"
 echo "scale: summary in $SUMMARY, report in $REPORT" >&2
 # A failure memprobe itself reported (no report, a bad exit, a hang) fails the run.
