@@ -67,7 +67,7 @@ TMP=$(mktemp -d /tmp/memprobe-bench-scale.XXXXXX) || exit 1
 REPORT=$OUT/scale-report.json
 SAMPLES=$OUT/scale-samples.tsv
 SUMMARY=$OUT/scale.json
-SWARM_PID= MP_PID= MP_JOB=
+SWARM_PID='' MP_PID='' MP_JOB=''
 
 stop_swarm() {
 	[ -n "$SWARM_PID" ] || return 0
@@ -260,11 +260,10 @@ maps_json=$(awk -v ncpu="$ncpu" -v proj="$PROJECT_CPUS" '
 	END{printf "]"}' "$TMP/maps.end")
 report_bytes=$(stat -c %s "$REPORT" 2>/dev/null || echo 0)
 interval_ms=100
-lost='null' samples_n=0 stacks_n=0
+lost='null' samples_n=0
 if [ "$report_bytes" -gt 0 ] && jq -e . "$REPORT" >/dev/null 2>&1; then
 	lost=$(jq -c '.attribution.events_lost // null' "$REPORT")
 	samples_n=$(jq '.timeline | length' "$REPORT")
-	stacks_n=$(jq '.attribution.kernel_paths | length' "$REPORT" 2>/dev/null || echo 0)
 fi
 # The timeline is the report's last member (one line "\t"timeline":" to its
 # closing "\t}]"): its bytes per sample, the rest fixed; an hour at the
@@ -315,7 +314,7 @@ if [ "$HOUR" -gt 0 ]; then
 		--limit 256M --format json -o "$OUT/scale-hour-report.json" -- \
 		"$SWARM" --procs 20 --threads 10 --life 60:120 > /dev/null 2> "$TMP/hour.err"
 	wait "$MP_JOB"; hour_rc=$?
-	MP_JOB= MP_PID=
+	MP_JOB='' MP_PID=''
 	[ "$hour_rc" = 0 ] || sed 's/^/memprobe: /' "$TMP/hour.err" >&2
 	hour=$(jq -c --argjson s "$HOUR" --argjson rc "$hour_rc" \
 		--argjson maxrss "$(tail -1 "$TMP/hour.time" 2>/dev/null | grep -x '[0-9][0-9]*' || echo null)" \
