@@ -202,7 +202,7 @@ bench: $(BUILD)/memprobe $(BENCH_BINS)
 # The scale bench (bench/scale.sh, issue 14): memprobe record of a cgroup of
 # 1000 processes and 10 000 threads (bench/swarm.c) for 10 minutes, its own
 # memory and the maps' fill sampled. Needs root; SCALE_SECONDS (600).
-# About 11 minutes.
+# About 14 minutes (SCALE_HOUR: 3 of them, an hour of timeline at 5 ms).
 $(BUILD)/bench/swarm: bench/swarm.c
 	@mkdir -p $(BUILD)/bench
 	$(CC) $(ALL_CFLAGS) -pthread $< -o $@
