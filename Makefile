@@ -200,6 +200,23 @@ bench: $(BUILD)/memprobe $(BENCH_BINS)
 	/usr/bin/python3 bench/run.py
 .PHONY: bench
 
+# The scale bench (bench/scale.sh, issue 14): memprobe record of a cgroup of
+# 1000 processes and 10 000 threads (bench/swarm.c) for 10 minutes, its own
+# memory and the maps' fill sampled. Needs root; SCALE_SECONDS (600).
+# About 14 minutes (SCALE_HOUR: 3 of them, an hour of timeline at 5 ms).
+$(BUILD)/bench/swarm: bench/swarm.c
+	@mkdir -p $(BUILD)/bench
+	$(CC) $(ALL_CFLAGS) -pthread $< -o $@
+
+# mapstat reads memprobe's maps from outside (entries, events lost so far).
+$(BUILD)/bench/mapstat: bench/mapstat.c bpf/memprobe.h | $(BUILD)/.deps
+	@mkdir -p $(BUILD)/bench
+	$(CC) $(ALL_CFLAGS) $< -o $@ -Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic
+
+scale: $(BUILD)/memprobe $(BUILD)/bench/swarm $(BUILD)/bench/mapstat
+	bench/scale.sh
+.PHONY: scale
+
 # The soak (tests/soak.sh, docs/testing.md): 20 probes in a row of 1 GiB test
 # cgroups that a workload fills to 60%..95% and keeps growing through the
 # probe. Needs root; about 20 seconds. Not part of make check.
