@@ -205,12 +205,13 @@ static int budget_from(int argc, char **argv)
 	cJSON_Delete(doc);
 	if (!b)
 		return MP_EXIT_USAGE;
-	if ((ret = mp_out_open(&out, c.out)))
+	if ((ret = mp_out_open(&out, c.out))) {
 		ret = mp_cli_bad("budget", "-o %s: cannot create it; give a writable path", c.out);
-	else if (!(ret = mp_emit("budget", b, c.format, out.f)) && (ret = mp_out_commit(&out)))
+		cJSON_Delete(b);
+	} else if (!(ret = mp_emit("budget", b, c.format, out.f)) && (ret = mp_out_commit(&out))) {
 		ret = mp_cli_fail("budget", "cannot write the budget: %s", strerror(-ret));
+	}
 	mp_out_abort(&out);
-	cJSON_Delete(b);
 	return ret;
 }
 

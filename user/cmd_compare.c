@@ -72,7 +72,7 @@ static int render(const cJSON *cdoc, const char *format, char **out, size_t *len
 	else
 		ret = 0;
 	if (!ret)
-		mp_doc_copy("compare", kind, text);
+		mp_doc_copy("compare", kind, back);
 	cJSON_free(text);
 	cJSON_Delete(back);
 	return ret;

@@ -113,11 +113,10 @@ int mp_cmd_limits(int argc, char **argv)
 		cJSON_Delete(doc);
 		return mp_cli_bad("limits", "-o %s: cannot create it; give a writable path", c.out);
 	}
-	ret = mp_emit("limits", doc, c.format, out.f);
+	ret = mp_emit("limits", doc, c.format, out.f); /* it frees doc */
 	if (!ret && (err = mp_out_commit(&out)))
 		ret = mp_cli_fail("limits", "cannot write the report to %s: %s",
 				  c.out ? c.out : "standard output", strerror(-err));
 	mp_out_abort(&out);
-	cJSON_Delete(doc);
 	return ret ? ret : ok ? 0 : MP_EXIT_RUNTIME;
 }

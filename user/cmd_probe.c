@@ -425,6 +425,7 @@ int mp_probe_main(const struct mp_cli_cmd *cmd, cJSON *(*finish)(cJSON *doc, uin
 		goto out;
 	}
 	ret = mp_emit(o.cmd, doc, o.format, out.f);
+	doc = NULL; /* mp_emit freed it */
 	if (!ret && (ret = mp_out_commit(&out))) {
 		fprintf(stderr, "memprobe %s: cannot write the report to %s: %s\n",
 			o.cmd, o.out ? o.out : "standard output", strerror(-ret));

@@ -237,7 +237,6 @@ static int write_report(struct rec *r, struct mp_out *out)
 
 	mp_ksyms_free(ks);
 	err = mp_emit("record", doc, r->o.format, out->f);
-	cJSON_Delete(doc);
 	if (err)
 		return err;
 	if ((err = mp_out_commit(out))) {

@@ -103,15 +103,18 @@ int mp_render_mem(const struct mp_renderer *r, const cJSON *doc, int kind, char 
 /* MEMPROBE_DOC_COPY: the document as --format json prints it, beside the
  * run's own output (see render.h). A copy that fails is said, and the run
  * goes on: the report asked for is what counts. */
-void mp_doc_copy(const char *cmd, int kind, const char *text)
+void mp_doc_copy(const char *cmd, int kind, const cJSON *doc)
 {
 	static unsigned int seq;
 	const char *path = getenv("MEMPROBE_DOC_COPY");
-	char p[4096];
+	char p[4096], *text;
 	struct stat st;
 	FILE *f;
 
 	if (!path || !path[0])
+		return;
+	/* as --format json prints it (the loaded document: raw literals) */
+	if (!(text = cJSON_Print(doc)))
 		return;
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		snprintf(p, sizeof(p), "%s/%s-%d-%u.json", path, mp_doc_kind_name(kind),
@@ -125,16 +128,19 @@ void mp_doc_copy(const char *cmd, int kind, const char *text)
 		if (f)
 			fclose(f);
 	}
+	cJSON_free(text);
 }
 
-int mp_emit(const char *cmd, const cJSON *doc, const char *format, FILE *f)
+int mp_emit(const char *cmd, cJSON *doc, const char *format, FILE *f)
 {
 	const struct mp_renderer *r = mp_renderer_find(format);
-	char *text = cJSON_Print(doc), *out = NULL, err[400];
+	char *text = cJSON_PrintUnformatted(doc), *out = NULL, err[400];
 	cJSON *back = NULL;
 	int kind = 0, ret = MP_EXIT_RUNTIME;
 	size_t len;
 
+	/* one copy at a time: the tree, its text, the loaded tree, the output */
+	cJSON_Delete(doc);
 	if (!r || !text) {
 		fprintf(stderr, "memprobe %s: %s\n", cmd,
 			!r ? "no such renderer (a bug: --format is checked first)" : "out of memory");
@@ -148,7 +154,11 @@ int mp_emit(const char *cmd, const cJSON *doc, const char *format, FILE *f)
 			!back ? err : !(r->kinds & kind) ? "no such format for it" : err);
 		goto out;
 	}
-	mp_doc_copy(cmd, kind, text);
+	mp_doc_copy(cmd, kind, back);
+	cJSON_free(text);
+	text = NULL;
+	cJSON_Delete(back);
+	back = NULL;
 	if (fwrite(out, 1, len, f) != len || fflush(f)) {
 		fprintf(stderr, "memprobe %s: cannot write the report: %s\n", cmd, strerror(errno));
 		goto out;

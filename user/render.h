@@ -71,8 +71,9 @@ const char *mp_render_usize(uint64_t v, char *buf, size_t len);
  * document with each). */
 const struct mp_renderer *mp_renderer_nth(size_t i);
 
-/* MEMPROBE_DOC_COPY (below): write the document text of kind there too. */
-void mp_doc_copy(const char *cmd, int kind, const char *text);
+/* MEMPROBE_DOC_COPY (below): write doc (of kind) there too, as --format json
+ * prints it. */
+void mp_doc_copy(const char *cmd, int kind, const cJSON *doc);
 
 /* The renderer --format name names, or NULL. */
 const struct mp_renderer *mp_renderer_find(const char *name);
@@ -88,13 +89,15 @@ int mp_render_check(const char *cmd, const char *kind, const char *format);
 /*
  * Render doc in format to f: the document is printed, loaded back as
  * `memprobe report` loads a file, and rendered from that, so live output
- * and `memprobe report` of the saved JSON are the same bytes. Returns 0, or
- * MP_EXIT_RUNTIME with a line on stderr. The caller commits its mp_out.
+ * and `memprobe report` of the saved JSON are the same bytes. doc is freed
+ * here, once printed, so that it and its loaded copy (a recording's
+ * timeline twice) are never both alive. Returns 0, or MP_EXIT_RUNTIME with
+ * a line on stderr. The caller commits its mp_out.
  * With MEMPROBE_DOC_COPY=PATH in the environment the JSON document is also
  * written to PATH (to a new KIND-PID-N.json in it when PATH is a directory):
  * the tests read the document of a run that printed text.
  */
-int mp_emit(const char *cmd, const cJSON *doc, const char *format, FILE *f);
+int mp_emit(const char *cmd, cJSON *doc, const char *format, FILE *f);
 
 /*
  * Render a loaded document into memory (*out, *len; free(*out)), nothing
