@@ -200,13 +200,17 @@ kill -INT "$MP_PID"
 mp_rc=
 # VmHWM read until the exit: writing the report is memprobe's peak.
 hwm_exit=0
+# (by pid and name: the swarm starts processes all the time, and one may
+# take memprobe's pid once it has gone)
+is_memprobe() { [ "$(cat /proc/"$1"/comm 2>/dev/null)" = memprobe ]; }
 for _ in $(seq 1200); do
+	is_memprobe "$MP_PID" || break
 	h=$(status_kb "$MP_PID" VmHWM)
 	[ -n "$h" ] || break
 	hwm_exit=$h
 	sleep 0.05
 done
-if kill -0 "$MP_PID" 2>/dev/null; then
+if is_memprobe "$MP_PID"; then
 	echo "scale: memprobe still running 120 s after SIGINT (a hang)" >&2
 	grep -E 'State|Threads' /proc/"$MP_PID"/status >&2
 	cat /proc/"$MP_PID"/stack >&2 2>/dev/null
