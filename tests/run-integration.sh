@@ -1826,6 +1826,9 @@ test_renderers() {
 	check "renderers: memprobe help lists the formats" eval '"$MEMPROBE" help | grep -q "markdown" &&
 		"$MEMPROBE" probe --help | grep -q "folded" && "$MEMPROBE" report --help | grep -q -- "--table"'
 
+	# a short recording's time axis: five ticks, five different labels
+	check_eq "renderers: html: the timeline's time ticks all differ" \
+		"$("$MEMPROBE" report "$d/rec.json" --format html | grep -o '>[0-9.]* s</text>' | sort | uniq -d | wc -l)" 0
 	# the pages in a real browser
 	if [ ! -x /usr/bin/chromium ]; then
 		skip "renderers: html in a browser: no /usr/bin/chromium (scripts/deps.sh installs it)"

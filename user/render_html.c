@@ -371,12 +371,16 @@ static void axes(FILE *f, const struct plot *p)
 			"<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", PADL, W - PADR,
 			y, y, PADL - 6, y + 4, mp_fmt_bytes(to_u64(v), b, sizeof(b)));
 	}
+	/* enough decimals that the five ticks differ (a 0.2 s recording's
+	 * quarters are 0.05 s apart: "0.1 s" three times with one) */
+	int dec = p->t_max >= 40000 ? 0 : p->t_max >= 400 ? 1 : p->t_max >= 40 ? 2 : 3;
+
 	for (int i = 0; i <= 4; i++) {
 		double t = p->t_max * i / 4;
 
-		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">%.1f s</text>\n",
+		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">%.*f s</text>\n",
 			px(p, t), PADT + PH + 18, i == 0 ? "start" : i == 4 ? "end" : "middle",
-			t / 1000.0);
+			dec, t / 1000.0);
 	}
 	fprintf(f, "<line class=\"axis\" x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\"/>\n", PADL,
 		W - PADR, PADT + PH, PADT + PH);
