@@ -2059,12 +2059,27 @@ def main():
                             perf_kmem_events(pre))
     emit("summary", duration_s=duration,
          figures=[{"figure": r[0], "target": r[1], "measured": r[2], "met": r[3]} for r in rows])
-    text = "\n".join(lines)
+    text = "\n".join(lines) + kept_scale_section()
     with open(DOC, "w") as f:
         f.write(text)
     print(text)
     log(f"done in {duration / 60:.1f} min; {RESULTS}; {DOC}")
     return 0
+
+
+def kept_scale_section():
+    """The doc's "## Scale" section, which `make scale` (bench/scale.sh)
+    measures, not this bench: carried over as it is."""
+    try:
+        with open(DOC) as f:
+            old = f.read()
+    except OSError:
+        return ""
+    i = old.find("\n## Scale")
+    if i < 0:
+        return ""
+    j = old.find("\n## ", i + 1)
+    return "\n" + old[i + 1:j if j > 0 else len(old)].rstrip("\n") + "\n"
 
 
 if __name__ == "__main__":

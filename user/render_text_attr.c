@@ -2,6 +2,7 @@
 /* The text of an "attribution" object, as probe and record print it. */
 #include "render.h"
 #include "util.h"
+#include "attr.h" /* mp_lost_names: the documents' keys of events_lost */
 
 #include <inttypes.h>
 #include <stdbool.h>
@@ -190,15 +191,25 @@ static void missing(const cJSON *a, FILE *f, struct mp_rd *rd)
  * it). */
 static void events_lost(const cJSON *o, FILE *f, struct mp_rd *rd)
 {
-	uint64_t misses = 0, bound = 0;
+	uint64_t misses = 0, bound = 0, v;
+	const char *sep = " (";
 	char b[32];
 
 	fprintf(f, "events lost: %" PRIu64, mp_rd_u64v(rd, o, "total"));
+	/* which map overflowed, by name */
+	for (int l = 0; l < MP_NR_LOST; l++)
+		if (mp_rd_u64(rd, o, mp_lost_names[l], MP_RD_ABSENT, &v) && v) {
+			fprintf(f, "%s%s %" PRIu64, sep, mp_lost_names[l], v);
+			sep = ", ";
+		}
 	mp_rd_u64(rd, o, "recursion_misses", 0, &misses);
-	if (misses && mp_rd_u64(rd, o, "recursion_miss_bound_bytes", MP_RD_ABSENT, &bound))
-		fprintf(f, " (%" PRIu64 " runs skipped by the kernel's recursion guard: at most "
-			"%s of the figures)", misses, mp_render_usize(bound, b, sizeof(b)));
-	fputc('\n', f);
+	if (misses) {
+		fprintf(f, "%s%" PRIu64 " runs skipped by the kernel's recursion guard", sep, misses);
+		if (mp_rd_u64(rd, o, "recursion_miss_bound_bytes", MP_RD_ABSENT, &bound))
+			fprintf(f, ": at most %s of the figures", mp_render_usize(bound, b, sizeof(b)));
+		sep = ", ";
+	}
+	fputs(sep[0] == ',' ? ")\n" : "\n", f);
 }
 
 static void hooks(const cJSON *a, FILE *f, struct mp_rd *rd)
