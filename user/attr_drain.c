@@ -195,6 +195,13 @@ int mp_attr_drain(struct mp_attr *a)
 	return moved;
 }
 
+/* qsort, but of no rows too: qsort(NULL, 0) is undefined (nonnull). */
+#define sort_rows(rows, n, size, cmp)						\
+	do {									\
+		if (n)								\
+			qsort(rows, n, size, cmp);				\
+	} while (0)
+
 static int cmp_task(const void *x, const void *y)
 {
 	uint32_t a = ((const struct mp_task_row *)x)->tgid, b = ((const struct mp_task_row *)y)->tgid;
@@ -218,7 +225,7 @@ static void add_gone_tasks(struct mp_attr *a, struct mp_attr_snap *s, size_t cap
 {
 	size_t nmap = s->ntasks;
 
-	qsort(s->tasks, nmap, sizeof(*s->tasks), cmp_task);
+	sort_rows(s->tasks, nmap, sizeof(*s->tasks), cmp_task);
 	for (size_t i = 0; i < a->ngone; i++) {
 		const struct mp_task_row *g = &a->gone[i];
 		struct mp_task_row *r = nmap ? bsearch(g, s->tasks, nmap, sizeof(*g), cmp_task) : NULL;
@@ -230,7 +237,7 @@ static void add_gone_tasks(struct mp_attr *a, struct mp_attr_snap *s, size_t cap
 		if (!r->comm[0] || !strcmp(r->comm, "?"))
 			memcpy(r->comm, g->comm, sizeof(r->comm));
 	}
-	qsort(s->tasks, s->ntasks, sizeof(*s->tasks), cmp_task);
+	sort_rows(s->tasks, s->ntasks, sizeof(*s->tasks), cmp_task);
 }
 
 static void add_gone_stacks(struct mp_attr *a, struct mp_attr_snap *s)
@@ -239,11 +246,11 @@ static void add_gone_stacks(struct mp_attr *a, struct mp_attr_snap *s)
 	struct mp_stack_row *n;
 
 	if (!a->ngone_stacks || !(n = realloc(s->stacks, (nmap + a->ngone_stacks) * sizeof(*n)))) {
-		qsort(s->stacks, nmap, sizeof(*s->stacks), cmp_stack);
+		sort_rows(s->stacks, nmap, sizeof(*s->stacks), cmp_stack);
 		return;
 	}
 	s->stacks = n;
-	qsort(s->stacks, nmap, sizeof(*s->stacks), cmp_stack);
+	sort_rows(s->stacks, nmap, sizeof(*s->stacks), cmp_stack);
 	for (size_t i = 0; i < a->ngone_stacks; i++) {
 		const struct mp_stack_row *g = &a->gone_stacks[i];
 		struct mp_stack_row *r = nmap ? bsearch(g, s->stacks, nmap, sizeof(*g), cmp_stack) : NULL;
@@ -256,7 +263,7 @@ static void add_gone_stacks(struct mp_attr *a, struct mp_attr_snap *s)
 		r->alloc_pages += g->alloc_pages;
 		r->unaccounted_pages += g->unaccounted_pages;
 	}
-	qsort(s->stacks, s->nstacks, sizeof(*s->stacks), cmp_stack);
+	sort_rows(s->stacks, s->nstacks, sizeof(*s->stacks), cmp_stack);
 }
 
 void mp_attr_add_gone(struct mp_attr *a, struct mp_attr_snap *s, size_t cap, bool stacks)
@@ -268,7 +275,7 @@ void mp_attr_add_gone(struct mp_attr *a, struct mp_attr_snap *s, size_t cap, boo
 
 void mp_attr_snap_sort(struct mp_attr_snap *s)
 {
-	qsort(s->tasks, s->ntasks, sizeof(*s->tasks), cmp_task);
+	sort_rows(s->tasks, s->ntasks, sizeof(*s->tasks), cmp_task);
 }
 
 const struct mp_task_row *mp_attr_snap_task(const struct mp_attr_snap *s, uint32_t tgid)
