@@ -100,7 +100,9 @@ test_probe_real() {
 			says_missing "$out" --concern charge --reason polled
 	fi
 	echo "# events lost $(jq -c .attribution.events_lost "$out")"
-	check_eq "probe: no map overflowed" "$(jqv "$out" '.attribution.events_lost | .total - .recursion_misses')" 0
+	# (stack_map_full apart: it counts every stack walk the kernel refused,
+	# 508 in a 6.1 TCG guest over a whole probe, with the map far from full)
+	check_eq "probe: no map overflowed" "$(jqv "$out" '.attribution.events_lost | .total - .recursion_misses - .stack_map_full')" 0
 	check "probe: events lost to recursion under 1% of memcg updates" [ "$(jqv "$out" '.attribution.events_lost.recursion_misses * 100 <= .attribution.events.memcg_stat_updates')" = true ]
 	# the misses' bound: each program's misses times its largest event,
 	# summed; programs whose events carry no bytes bound nothing (null)
@@ -544,12 +546,14 @@ test_record_faults() {
 # is in the report.
 test_record_churn() {
 	local out=$TMP/rec-churn.json n
-	# the recording ends with its command, however slow a TCG guest forks
+	# the recording ends with its command, however slow a TCG guest forks;
+	# the short ones are a program of the tests' (a guest's busybox runs
+	# head in the shell's own process, under its name)
 	"$MEMPROBE" record --limit 512M --format json -o "$out" -- sh -c '
-		i=0; while [ $i -lt 1500 ]; do head -c 100000 /dev/zero > /dev/null; i=$((i + 1)); done
-		exec "$0" 0 1 16384 1 1500' "$BIN/faulters" 2>/dev/null
-	n=$(jqv "$out" '[.attribution.page_faults.by_task[] | select(.comm == "head")] | length')
-	echo "# churn: $n head processes in the report, lost $(jqv "$out" '.attribution.events_lost | [.task_map_full, .stack_stat_map_full, .stack_map_full] | tostring')"
+		i=0; while [ $i -lt 1500 ]; do "$1" 1 0; i=$((i + 1)); done
+		exec "$0" 0 1 16384 1 1500' "$BIN/faulters" "$BIN/threads" 2>/dev/null
+	n=$(jqv "$out" '[.attribution.page_faults.by_task[] | select(.comm == "threads")] | length')
+	echo "# churn: $n short processes in the report, lost $(jqv "$out" '.attribution.events_lost | [.task_map_full, .stack_stat_map_full, .stack_map_full] | tostring')"
 	check_eq "record churn: every one of 1500 exited processes has its row" "$n" 1500
 	check_eq "record churn: the per-process map never filled" "$(jqv "$out" .attribution.events_lost.task_map_full)" 0
 	check_eq "record churn: nor the per-stack one" "$(jqv "$out" .attribution.events_lost.stack_stat_map_full)" 0
