@@ -95,8 +95,7 @@ static void fill_comms(struct mp_attr *a, struct mp_attr_snap *s)
  * Returns 0, or -errno when the kernel has no batch lookup for the map
  * (before 5.6), and then nothing was read.
  */
-static int read_tasks_batch(struct mp_attr *a, struct mp_attr_snap *s, size_t cap,
-			    struct mp_task_stat *tv)
+static int read_tasks_batch(struct mp_attr *a, struct mp_attr_snap *s, size_t cap)
 {
 	int fd = bpf_map__fd(a->skel->maps.task_stats), ncpu = a->ncpus;
 	uint32_t keys[64], in = 0, out = 0;
@@ -104,7 +103,6 @@ static int read_tasks_batch(struct mp_attr *a, struct mp_attr_snap *s, size_t ca
 	bool first = true;
 	int ret = 0;
 
-	(void)tv;
 	if (!vals)
 		return -ENOMEM;
 	for (;;) {
@@ -142,7 +140,7 @@ static int read_tasks(struct mp_attr *a, struct mp_attr_snap *s, size_t cap,
 
 	s->ntasks = 0;
 	if (!a->no_batch) {
-		int ret = read_tasks_batch(a, s, cap, tv);
+		int ret = read_tasks_batch(a, s, cap);
 
 		if (!ret || ret == -ENOMEM)
 			return ret;
