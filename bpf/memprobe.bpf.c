@@ -408,14 +408,19 @@ static __always_inline int on_memcg_stat(struct mem_cgroup *memcg, int item,
 	 * task's doing: it goes to "another context". But a task the map has
 	 * counted in the target has moved out of it: what it charges or frees
 	 * of the target's memory now is its own (its row; user space names it
-	 * moved out). Only tasks of the target make rows (flush), so the
-	 * lookup finds no other. */
+	 * moved out). Only tasks of the target make rows (flush) and names
+	 * (cpu_for_current), so the lookups find no other. A name without a
+	 * row is a task whose counts still wait in another CPU's slot (it ran
+	 * there before moving): its row is made here. */
 	if (c->in_target) {
 		c->pending.charge_bytes[k] += bytes;
 	} else {
 		__u32 tgid = c->tgid;
-		struct mp_task_stat *ts = tgid ? bpf_map_lookup_elem(&task_stats, &tgid) : NULL;
+		struct mp_task_stat *ts = NULL;
 
+		if (tgid && !(ts = bpf_map_lookup_elem(&task_stats, &tgid)) &&
+		    bpf_map_lookup_elem(&comms, &tgid))
+			ts = get_task_stat(tgid);
 		if (ts)
 			ts->charge_bytes[k] += bytes;
 		else
