@@ -195,16 +195,78 @@ int BPF_PROG(raw_tp_sched_process_exit, struct task_struct *p)
 
 /* ---- page allocation and free ----------------------------------------- */
 
+/*
+ * Frees come from any context (reclaim, RCU, another task), so they are not
+ * filtered on the current task: a page is matched by its struct page address
+ * against those allocated with a stack in the target.
+ */
+static __always_inline void untrack(__u64 pkey, bool at_alloc)
+{
+	struct mp_live_page *lp;
+	struct mp_stack_key key;
+	struct mp_stack_stat *ss;
+	struct mp_cpu *c;
+
+	if (!*live_slot(pkey))
+		return;
+	lp = bpf_map_lookup_elem(&live_pages, &pkey);
+	if (!lp)
+		return;
+	key.stackid = lp->stackid;
+	key.tgid = lp->tgid;
+	ss = bpf_map_lookup_elem(&stack_stats, &key);
+	if (!ss) {
+		/* drained (its process exited, user space holds its row): the
+		 * free makes the row again, the next drain adds it there */
+		struct mp_stack_stat zero = {};
+		struct mp_cpu *cc = get_cpu();
+
+		if (!bpf_map_update_elem(&stack_stats, &key, &zero, BPF_NOEXIST) && cc)
+			cc->totals.stack_rows_made++;
+		ss = bpf_map_lookup_elem(&stack_stats, &key);
+		if (!ss)
+			count_lost(MP_LOST_STACK_STAT_FULL);
+	}
+	if (ss)
+		__sync_fetch_and_add(&ss->pages,
+				     -(__s64)((1ULL << (lp->order & 31)) * lp->weight));
+	c = get_cpu();
+	if (c) {
+		c->totals.kernel_pages_freed += 1ULL << (lp->order & 31);
+		if (at_alloc)
+			c->totals.found_free_pages += 1ULL << (lp->order & 31);
+	}
+	/* only the free that removed it clears its slot */
+	if (!bpf_map_delete_elem(&live_pages, &pkey))
+		__sync_fetch_and_add(live_slot(pkey), -1);
+}
+
+static __always_inline int on_page_free(struct page *page, bool btf)
+{
+	untrack(page_key(page, btf), false);
+	return 0;
+}
+
 static __always_inline int on_page_alloc(void *ctx, struct page *page,
 					 unsigned int order, gfp_t gfp, int migratetype,
 					 bool btf)
 {
 	bool user = migratetype ==
 		    bpf_core_enum_value(enum migratetype, MIGRATE_MOVABLE);
-	struct mp_cpu *c = cpu_for_current(btf);
-	__u64 pages = 1ULL << (order & 31);
+	__u64 pages = 1ULL << (order & 31), pkey = 0;
+	struct mp_cpu *c;
 	__u32 tgid;
 
+	/* A page being allocated is free: if it is still tracked, the free
+	 * that should have untracked it was missed (the recursion guard
+	 * skipped it: a free in an interrupt while the program ran on that
+	 * CPU). Untracked now, its bytes leave its stack, and live_pages
+	 * holds only pages still allocated, however long the recording. */
+	if (stack_sample_period && page) {
+		pkey = page_key(page, btf);
+		untrack(pkey, true);
+	}
+	c = cpu_for_current(btf);
 	if (!c || !c->in_target)
 		return 0;
 	tgid = c->tgid;
@@ -252,61 +314,15 @@ static __always_inline int on_page_alloc(void *ctx, struct page *page,
 		.stackid = id, .tgid = tgid, .order = order,
 		.weight = stack_sample_period,
 	};
-	__u64 pkey = page_key(page, btf);
 
-	/* a page tracked already (its free missed) is replaced, not counted
-	 * again in the filter */
+	/* tracked already: only if another CPU tracked it since the
+	 * untracking above; replaced, not counted again in the filter */
 	if (!bpf_map_update_elem(&live_pages, &pkey, &lp, BPF_NOEXIST))
 		__sync_fetch_and_add(live_slot(pkey), 1);
-	if (order > c->totals.max_tracked_order)
-		c->totals.max_tracked_order = order;
 	else if (bpf_map_update_elem(&live_pages, &pkey, &lp, BPF_EXIST))
 		count_lost(MP_LOST_LIVE_PAGE_FULL);
-	return 0;
-}
-
-/*
- * Frees come from any context (reclaim, RCU, another task), so they are not
- * filtered on the current task: a page is matched by its struct page address
- * against those allocated with a stack in the target.
- */
-static __always_inline int on_page_free(struct page *page, bool btf)
-{
-	__u64 pkey = page_key(page, btf);
-	struct mp_live_page *lp;
-	struct mp_stack_key key;
-	struct mp_stack_stat *ss;
-	struct mp_cpu *c;
-
-	if (!*live_slot(pkey))
-		return 0;
-	lp = bpf_map_lookup_elem(&live_pages, &pkey);
-	if (!lp)
-		return 0;
-	key.stackid = lp->stackid;
-	key.tgid = lp->tgid;
-	ss = bpf_map_lookup_elem(&stack_stats, &key);
-	if (!ss) {
-		/* drained (its process exited, user space holds its row): the
-		 * free makes the row again, the next drain adds it there */
-		struct mp_stack_stat zero = {};
-		struct mp_cpu *cc = get_cpu();
-
-		if (!bpf_map_update_elem(&stack_stats, &key, &zero, BPF_NOEXIST) && cc)
-			cc->totals.stack_rows_made++;
-		ss = bpf_map_lookup_elem(&stack_stats, &key);
-		if (!ss)
-			count_lost(MP_LOST_STACK_STAT_FULL);
-	}
-	if (ss)
-		__sync_fetch_and_add(&ss->pages,
-				     -(__s64)((1ULL << (lp->order & 31)) * lp->weight));
-	c = get_cpu();
-	if (c)
-		c->totals.kernel_pages_freed += 1ULL << (lp->order & 31);
-	/* only the free that removed it clears its slot */
-	if (!bpf_map_delete_elem(&live_pages, &pkey))
-		__sync_fetch_and_add(live_slot(pkey), -1);
+	if (order > c->totals.max_tracked_order)
+		c->totals.max_tracked_order = order;
 	return 0;
 }
 
