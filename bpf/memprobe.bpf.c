@@ -583,30 +583,36 @@ int BPF_PROG(raw_tp_sched_process_exec, struct task_struct *p)
  * the first argument: a task_struct * since 6.8 ("mm, oom: add tracepoint
  * fields to mark_victim"), its pid before. A memcg OOM is invoked by a task of
  * the cgroup, so the trigger's memcg is the filter when only a pid is given.
+ * The target's usage is read here, at the kill, from its page counter.
  */
 SEC("?raw_tp/mark_victim")
 int BPF_PROG(raw_tp_mark_victim)
 {
+	int id = bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id);
 	__u64 arg0 = ((__u64 *)ctx)[0];
+	struct mem_cgroup *memcg;
 	struct mp_oom_event *e;
+	__s64 usage;
 
+	if (id < 0 || id >= CGROUP_SUBSYS_COUNT_MAX)
+		return 0;
 	if (mark_victim_has_task) {
 		struct task_struct *victim = (struct task_struct *)arg0;
-		int id = bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id);
-		struct cgroup_subsys_state *css;
 
-		if (id < 0 || id >= CGROUP_SUBSYS_COUNT_MAX)
-			return 0;
-		css = BPF_CORE_READ(victim, cgroups, subsys[id]);
-		if (!css || !memcg_in_target_probe((struct mem_cgroup *)css))
-			return 0;
-	} else if (!current_in_target(false)) {
-		return 0;
+		memcg = (struct mem_cgroup *)BPF_CORE_READ(victim, cgroups, subsys[id]);
+	} else {
+		struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+
+		memcg = (struct mem_cgroup *)BPF_CORE_READ(task, cgroups, subsys[id]);
 	}
+	usage = target_usage_pages(memcg);
+	if (usage < 0)
+		return 0;
 	e = bpf_ringbuf_reserve(&oom_events, sizeof(*e), 0);
 	if (!e)
 		return 0;
 	e->ts_ns = bpf_ktime_get_ns();
+	e->usage_bytes = (__u64)usage * page_size;
 	e->trigger_pid = bpf_get_current_pid_tgid() >> 32;
 	if (mark_victim_has_task) {
 		struct task_struct *victim = (struct task_struct *)arg0;

@@ -137,6 +137,7 @@ struct mp_live_page {
  * rare, so one record per event is fine. */
 struct mp_oom_event {
 	__u64 ts_ns;        /* bpf_ktime_get_ns() */
+	__u64 usage_bytes;  /* the target's page counter then (0: not read) */
 	__u32 pid;          /* the victim's tgid */
 	__u32 trigger_pid;  /* the task that ran the OOM killer */
 	char comm[16];      /* the victim's */

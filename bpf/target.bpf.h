@@ -97,6 +97,32 @@ static __always_inline bool memcg_in_target_probe(struct mem_cgroup *memcg)
 }
 
 /*
+ * The pages charged to the target now (its page counter: what
+ * memory.usage_in_bytes or memory.current reads) when @memcg is the
+ * target or below it; -1 when it is not. The OOM killer's choice reads it:
+ * the usage at the kill, where the sampler's last reading may be tens of
+ * milliseconds old.
+ */
+static __always_inline __s64 target_usage_pages(struct mem_cgroup *memcg)
+{
+	int id = bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id);
+	struct cgroup *cgrp = memcg ? BPF_CORE_READ(memcg, css.cgroup) : NULL;
+
+	if (id < 0 || id >= CGROUP_SUBSYS_COUNT_MAX)
+		return -1;
+	for (int i = 0; i < MAX_DEPTH && cgrp; i++) {
+		if (BPF_CORE_READ(cgrp, kn, id) == target_cgid) {
+			struct mem_cgroup *t =
+				(struct mem_cgroup *)BPF_CORE_READ(cgrp, subsys[id]);
+
+			return t ? BPF_CORE_READ(t, memory.usage.counter) : -1;
+		}
+		cgrp = BPF_CORE_READ(cgrp, self.parent, cgroup);
+	}
+	return -1;
+}
+
+/*
  * The current task's memory cgroup is the target or below it
  * (mem_cgroup_from_task(): task->cgroups->subsys[memory_cgrp_id]; the css is
  * the first member of struct mem_cgroup). bpf_get_current_task_btf() came in

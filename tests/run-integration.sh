@@ -393,6 +393,11 @@ test_record_oom() {
 	# usage nears the limit): within 10% of the 256 MiB limit
 	echo "# OOM vector: usage $(jqv "$out" '.oom_kills[0].sample.usage_bytes') at $(jqv "$out" '.oom_kills[0].sample.t_ms') ms, kill seen at $(jqv "$out" '.oom_kills[0].t_ms') ms"
 	check_ge "record OOM: the category vector at the kill is within 10% of the limit" "$(jqv "$out" '.oom_kills[0].sample.usage_bytes')" $((256 * MIB * 9 / 10))
+	# the usage the hook read at the kill: the limit, short of at most a
+	# charge that failed (a 2 MiB huge page, or the 64-page batch)
+	echo "# OOM: usage at the kill $(jqv "$out" '.oom_kills[0].usage_bytes')"
+	check_le "record OOM: the usage at the kill is at most the limit" "$(jqv "$out" '.oom_kills[0].usage_bytes')" $((256 * MIB))
+	check_ge "record OOM: ... and within 2 MiB of it" "$(jqv "$out" '.oom_kills[0].usage_bytes')" $((254 * MIB))
 	check "record OOM: nothing left behind" no_leftovers
 }
 

@@ -114,6 +114,11 @@ cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks)
 		cJSON_AddNumberToObject(e, "pid", r->ooms[i].ev.pid);
 		cJSON_AddStringToObject(e, "comm", r->ooms[i].ev.comm);
 		cJSON_AddNumberToObject(e, "trigger_pid", r->ooms[i].ev.trigger_pid);
+		/* the kernel's figure at the kill; the sample is the sampler's last */
+		if (r->ooms[i].ev.usage_bytes)
+			mp_json_add_u64(e, "usage_bytes", r->ooms[i].ev.usage_bytes);
+		else
+			cJSON_AddNullToObject(e, "usage_bytes");
 		cJSON_AddItemToObject(e, "sample", sample_json(r, &r->ooms[i].at));
 		cJSON_AddItemToArray(arr, e);
 	}
