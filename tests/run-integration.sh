@@ -1091,6 +1091,40 @@ test_targets() {
 }
 
 # record: --duration with a command, bounds, and the command's output
+# live_pages (kernel pages tracked for their free, preallocated) is sized
+# from the target's limit: one entry per 64 of its pages, 16384 to 262144;
+# one entry with --stack-sample 0, where nothing is tracked.
+live_pages_entries() {
+	local ready=$TMP/ready-live.$1 rec n i
+	shift
+	: > "$ready"
+	"$MEMPROBE" record --duration 30 --format json -o /dev/null --ready-fd 3 "$@" 3> "$ready" 2>/dev/null &
+	rec=$!
+	for i in $(seq 1200); do [ -s "$ready" ] && break; sleep 0.05; done
+	# its maps by the ids in its descriptors' fdinfo (bpftool lists no
+	# owners where it was built without them)
+	n=$(for id in $(sed -n 's/^map_id:[[:space:]]*//p' /proc/"$rec"/fdinfo/* 2>/dev/null | sort -u); do
+		bpftool -j map show id "$id" 2>/dev/null; echo; done |
+		jq -rs '[.[] | select(.name == "live_pages") | .max_entries] | first')
+	kill -INT "$rec"; wait "$rec" 2>/dev/null
+	echo "$n"
+}
+
+test_live_pages_size() {
+	local cg lim want
+	if ! command -v bpftool > /dev/null; then skip "live_pages size: no bpftool here"; return; fi
+	cg=$(own_memcg_dir)
+	lim=$("$MEMPROBE" limits --cgroup "$cg" --format json | jq -r .cgroup.effective_limit_bytes)
+	want=$((lim / $(getconf PAGESIZE) / 64))
+	[ "$want" -lt 16384 ] && want=16384
+	[ "$want" -gt 262144 ] && want=262144
+	echo "# live_pages: effective limit $lim, want $want entries"
+	check_eq "live_pages: sized from the target's limit" "$(live_pages_entries a --cgroup "$cg")" "$want"
+	check_eq "live_pages: 16384 for a 1 GiB target" "$(live_pages_entries b --limit 1G --stack-sample 1 -- sleep 30)" 16384
+	check_eq "live_pages: one entry without stacks" "$(live_pages_entries c --stack-sample 0 --cgroup "$cg")" 1
+	check "live_pages: nothing left behind" no_leftovers
+}
+
 test_record_opts() {
 	local out=$TMP/rec-opts.json rc t0 t1
 	# bash's own clock: a guest's busybox date has no %N
@@ -2531,7 +2565,7 @@ test_fills_host() {
 	check "fills host: nothing left behind" no_leftovers
 }
 
-tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab record_probe_at record_follows_children record_faults record_churn record_ends truth driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget pinned moved_out compare loader fills_host"}
+tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab live_pages_size record_probe_at record_follows_children record_faults record_churn record_ends truth driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget pinned moved_out compare loader fills_host"}
 for t in $tests; do
 	echo "# test_$t"
 	"test_$t"

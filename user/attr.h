@@ -109,6 +109,19 @@ struct mp_attr_snap {
 struct mp_attr;
 
 /*
+ * The entries of live_pages (the kernel pages allocated with a stack and
+ * not yet freed) for a target of limit_bytes: its kernel pages cannot
+ * outgrow it. One entry per 64 of the limit's pages, 16384 to 262144
+ * (1.4 to 23 MiB of preallocated map): 16384 held a swarm of 1000
+ * processes (14 300 at its plateau, bench/scale.sh), and the page tables
+ * alone of a 342 GiB fill are ~175 000 pages.
+ */
+#define MP_LIVE_PAGES_PER_ENTRY 64
+#define MP_LIVE_PAGES_MIN 16384u
+#define MP_LIVE_PAGES_MAX 262144u
+uint32_t mp_attr_live_pages_for(uint64_t limit_bytes, uint64_t page_size);
+
+/*
  * Plan hooks for the running kernel, load and attach. A hook the kernel lacks
  * is recorded as missing, never fatal; when no program can run at all (no
  * BTF, BPF refused) the session polls the cgroup's files alone and err says

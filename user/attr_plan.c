@@ -562,6 +562,13 @@ static struct bpf_link *attach_prog(struct mp_attr *a, const struct rung *r, int
 	return bpf_program__attach(p);
 }
 
+uint32_t mp_attr_live_pages_for(uint64_t limit_bytes, uint64_t page_size)
+{
+	uint64_t n = page_size ? limit_bytes / page_size / MP_LIVE_PAGES_PER_ENTRY : 0;
+
+	return (uint32_t)MP_CLAMP(n, MP_LIVE_PAGES_MIN, MP_LIVE_PAGES_MAX);
+}
+
 static int open_skel(struct mp_attr *a, const struct mp_attr_opts *o, const struct mp_kfacts *k)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = o->btf_path);
@@ -572,6 +579,11 @@ static int open_skel(struct mp_attr *a, const struct mp_attr_opts *o, const stru
 	a->skel->rodata->target_cgid = o->target_cgid;
 	a->skel->rodata->page_size = (uint32_t)sysconf(_SC_PAGESIZE);
 	a->skel->rodata->stack_sample_period = o->stack_sample_period;
+	/* preallocated: sized for the target, one entry where no page is
+	 * tracked (no stacks) */
+	bpf_map__set_max_entries(a->skel->maps.live_pages, o->stack_sample_period == 0 ? 1 :
+		mp_attr_live_pages_for(o->cg ? o->cg->effective_limit_bytes : 0,
+				       a->skel->rodata->page_size));
 	/* the memcg tracepoints pass pages; the functions, the item's unit */
 	if (a->chosen[MP_CONCERN_MEMCG] >= 0) {
 		const struct rung *r =
