@@ -70,13 +70,24 @@ struct {
  * that a slot can be cleared as its pages go; atomic, as pages hashing to
  * one slot come and go on several CPUs at once. struct page is 64 bytes:
  * the address over 64 is the page's index, neighbours in neighbour slots.
+ * Sized at load with live_pages (attr_plan.c): four slots per entry, a
+ * power of two, so that a full map leaves most slots empty. An array
+ * map's lookup is inlined: the same load as a global's, at a computed
+ * index.
  */
-#define MP_LIVE_FILTER_SLOTS (1 << 14)
-__u32 live_filter[MP_LIVE_FILTER_SLOTS];
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1 << 16);
+	__type(key, __u32);
+	__type(value, __u32);
+} live_filter SEC(".maps");
+const volatile __u32 live_filter_mask = (1 << 16) - 1;
 
 static __always_inline __u32 *live_slot(__u64 page)
 {
-	return &live_filter[(page >> 6) & (MP_LIVE_FILTER_SLOTS - 1)];
+	__u32 i = (__u32)(page >> 6) & live_filter_mask;
+
+	return bpf_map_lookup_elem(&live_filter, &i);
 }
 
 /*
@@ -207,7 +218,9 @@ static __always_inline void untrack(__u64 pkey, bool at_alloc)
 	struct mp_stack_stat *ss;
 	struct mp_cpu *c;
 
-	if (!*live_slot(pkey))
+	__u32 *slot = live_slot(pkey);
+
+	if (!slot || !*slot)
 		return;
 	lp = bpf_map_lookup_elem(&live_pages, &pkey);
 	if (!lp)
@@ -238,7 +251,7 @@ static __always_inline void untrack(__u64 pkey, bool at_alloc)
 	}
 	/* only the free that removed it clears its slot */
 	if (!bpf_map_delete_elem(&live_pages, &pkey))
-		__sync_fetch_and_add(live_slot(pkey), -1);
+		__sync_fetch_and_add(slot, -1);
 }
 
 static __always_inline int on_page_free(struct page *page, bool btf)
@@ -317,9 +330,12 @@ static __always_inline int on_page_alloc(void *ctx, struct page *page,
 
 	/* tracked already: only if another CPU tracked it since the
 	 * untracking above; replaced, not counted again in the filter */
-	if (!bpf_map_update_elem(&live_pages, &pkey, &lp, BPF_NOEXIST))
-		__sync_fetch_and_add(live_slot(pkey), 1);
-	else if (bpf_map_update_elem(&live_pages, &pkey, &lp, BPF_EXIST))
+	__u32 *slot;
+
+	if (!bpf_map_update_elem(&live_pages, &pkey, &lp, BPF_NOEXIST)) {
+		if ((slot = live_slot(pkey)))
+			__sync_fetch_and_add(slot, 1);
+	} else if (bpf_map_update_elem(&live_pages, &pkey, &lp, BPF_EXIST))
 		count_lost(MP_LOST_LIVE_PAGE_FULL);
 	if (order > c->totals.max_tracked_order)
 		c->totals.max_tracked_order = order;

@@ -580,10 +580,17 @@ static int open_skel(struct mp_attr *a, const struct mp_attr_opts *o, const stru
 	a->skel->rodata->page_size = (uint32_t)sysconf(_SC_PAGESIZE);
 	a->skel->rodata->stack_sample_period = o->stack_sample_period;
 	/* preallocated: sized for the target, one entry where no page is
-	 * tracked (no stacks) */
-	bpf_map__set_max_entries(a->skel->maps.live_pages, o->stack_sample_period == 0 ? 1 :
+	 * tracked (no stacks); its filter four slots an entry, a power of two */
+	uint32_t live = o->stack_sample_period == 0 ? 1 :
 		mp_attr_live_pages_for(o->cg ? o->cg->effective_limit_bytes : 0,
-				       a->skel->rodata->page_size));
+				       a->skel->rodata->page_size);
+	uint32_t slots = 4;
+
+	while (slots < 4 * live)
+		slots <<= 1;
+	bpf_map__set_max_entries(a->skel->maps.live_pages, live);
+	bpf_map__set_max_entries(a->skel->maps.live_filter, slots);
+	a->skel->rodata->live_filter_mask = slots - 1;
 	/* the memcg tracepoints pass pages; the functions, the item's unit */
 	if (a->chosen[MP_CONCERN_MEMCG] >= 0) {
 		const struct rung *r =
