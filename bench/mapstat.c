@@ -22,6 +22,7 @@
 
 static const char *const lost_names[MP_NR_LOST] = {
 	"task_map_full", "stack_map_full", "stack_stat_map_full", "live_page_map_full",
+	"stack_walk_failed",
 };
 
 /* Entries in the map: its keys, walked (no map type keeps a count). */

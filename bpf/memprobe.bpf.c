@@ -39,6 +39,11 @@ const volatile __u64 gfp_account = 1ULL << 22;
 /* oom:mark_victim's first argument: a task_struct * (6.8+) or the pid. */
 const volatile bool mark_victim_has_task = true;
 
+/* errno values bpf_get_stackid returns for a full map (vmlinux.h has no
+ * macros; these are the same on every architecture) */
+#define MP_ENOMEM 12
+#define MP_EEXIST 17
+
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
 	__uint(max_entries, 2048);
@@ -300,8 +305,18 @@ static __always_inline int on_page_alloc(void *ctx, struct page *page,
 	struct mp_stack_key key = { .tgid = tgid };
 	long id = bpf_get_stackid(ctx, &stacks, 0);
 
+	/* Only -EEXIST (the id's bucket holds another stack: no
+	 * BPF_F_REUSE_STACKID) and -ENOMEM (no free entry) are the map's;
+	 * the rest is the walk (-EFAULT: no callchain buffer free in this
+	 * context, or an empty trace; -EBUSY: raw tracepoints nested too
+	 * deep). Either way the pages stay counted for their process and
+	 * category: only their kernel path is lost. Two constant indices,
+	 * for old verifiers. */
 	if (id < 0) {
-		count_lost(MP_LOST_STACK_MAP_FULL);
+		if (id == -MP_EEXIST || id == -MP_ENOMEM)
+			count_lost(MP_LOST_STACK_MAP_FULL);
+		else
+			count_lost(MP_LOST_STACK_WALK_FAILED);
 		return 0;
 	}
 	key.stackid = id;

@@ -36,9 +36,13 @@ enum mp_cat {
 /* Why an event could not be counted (per-CPU counters, reported at exit). */
 enum mp_lost {
 	MP_LOST_TASK_MAP_FULL,
-	MP_LOST_STACK_MAP_FULL,   /* bpf_get_stackid failed (-ENOMEM/-EEXIST) */
+	MP_LOST_STACK_MAP_FULL,   /* the stack map refused a new stack: its
+				   * bucket held another (-EEXIST) or no
+				   * entry was free (-ENOMEM) */
 	MP_LOST_STACK_STAT_FULL,
 	MP_LOST_LIVE_PAGE_FULL,
+	MP_LOST_STACK_WALK_FAILED, /* bpf_get_stackid got no stack to store
+				    * (-EFAULT, -EBUSY: a nested walk) */
 	MP_NR_LOST,
 };
 

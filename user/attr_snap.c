@@ -18,6 +18,7 @@ const char *const mp_lost_names[MP_NR_LOST] = {
 	[MP_LOST_STACK_MAP_FULL] = "stack_map_full",
 	[MP_LOST_STACK_STAT_FULL] = "stack_stat_map_full",
 	[MP_LOST_LIVE_PAGE_FULL] = "live_page_map_full",
+	[MP_LOST_STACK_WALK_FAILED] = "stack_walk_failed",
 };
 
 /* Sum the per-CPU totals. */

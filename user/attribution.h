@@ -55,8 +55,9 @@ struct mp_attr_input {
 	size_t nframes;
 	uint64_t recursion_misses;         /* summed over the programs */
 	bool have_lost;                    /* lost: the session's, from its start */
-	uint64_t lost[MP_NR_LOST];         /* map overflows over the whole session (a
-					    * map filled after the peak loses too) */
+	uint64_t lost[MP_NR_LOST];         /* map overflows and failed stack walks over
+					    * the whole session (a map filled after
+					    * the peak loses too) */
 	const struct mp_attr_prog_misses *progs; /* per program, in load order */
 	size_t nprogs;
 	long page_size;                    /* bytes: the BPF side counts pages */

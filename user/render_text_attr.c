@@ -196,7 +196,7 @@ static void events_lost(const cJSON *o, FILE *f, struct mp_rd *rd)
 	char b[32];
 
 	fprintf(f, "events lost: %" PRIu64, mp_rd_u64v(rd, o, "total"));
-	/* which map overflowed, by name */
+	/* which map overflowed, and the stack walks that failed, by name */
 	for (int l = 0; l < MP_NR_LOST; l++)
 		if (mp_rd_u64(rd, o, mp_lost_names[l], MP_RD_ABSENT, &v) && v) {
 			fprintf(f, "%s%s %" PRIu64, sep, mp_lost_names[l], v);

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 
 #include "attribution.h"
+#include "doc.h"
 #include "ksyms.h"
+#include "render.h"
 #include "unit.h"
 
 #ifndef FIXTURES
@@ -743,6 +745,51 @@ static void test_kernel_paths_options(void)
 	cJSON_Delete(a);
 }
 
+/* Numbers as a loaded document holds them: raw, their JSON text (doc.h). */
+static void rawify_numbers(cJSON *it)
+{
+	for (; it; it = it->next) {
+		if (cJSON_IsNumber(it)) {
+			char *v = cJSON_PrintUnformatted(it);
+
+			it->type = cJSON_Raw;
+			it->valuestring = v;
+		}
+		rawify_numbers(it->child);
+	}
+}
+
+/* The text report's "events lost" line of attribution a, as a document
+ * read back renders it (static storage); without events_lost's member
+ * drop if not NULL (a document from before it was kept). */
+static const char *events_lost_line(const cJSON *a, const char *drop)
+{
+	static char line[512];
+	cJSON *doc = cJSON_Duplicate(a, true);
+	struct mp_rd rd = { .root = doc };
+	char *out = NULL, *at, *nl;
+	size_t len;
+	FILE *f = open_memstream(&out, &len);
+
+	line[0] = '\0';
+	if (doc)
+		rawify_numbers(doc->child);
+	if (doc && drop)
+		cJSON_DeleteItemFromObject(cJSON_GetObjectItem(doc, "events_lost"), drop);
+	if (f && doc)
+		mp_text_attribution(doc, f, &rd);
+	if (f)
+		fclose(f);
+	if (out && (at = strstr(out, "events lost:"))) {
+		nl = strchr(at, '\n');
+		snprintf(line, sizeof(line), "%.*s", nl ? (int)(nl - at) : (int)strlen(at), at);
+	}
+	CHECK(mp_rd_ok(&rd), "the attribution renders as text: %s", rd.err);
+	free(out);
+	cJSON_Delete(doc);
+	return line;
+}
+
 static void test_faults_charges_events(void)
 {
 	struct mp_attr_prog_misses progs[] = {
@@ -763,6 +810,7 @@ static void test_faults_charges_events(void)
 	f.growth.totals.alloc_pages_by_order[0][0] = 77;
 	f.growth.totals.alloc_pages_by_order[1][3] = 5;
 	f.growth.totals.lost[MP_LOST_STACK_MAP_FULL] = 2;
+	f.growth.totals.lost[MP_LOST_STACK_WALK_FAILED] = 7;
 	f.growth.totals.memcg_events = 4000;
 	f.growth.totals.kernel_pages_freed = 12;
 	f.in.probe_pid = 100;
@@ -791,12 +839,22 @@ static void test_faults_charges_events(void)
 		  "an entry per order");
 	o = jobj(a, "events_lost");
 	CHECK_S64(jint(o, "stack_map_full"), 2, "a map overflow");
+	CHECK_S64(jint(o, "stack_walk_failed"), 7, "failed stack walks apart from the map's");
 	CHECK_S64(jint(o, "recursion_misses"), 3, "recursion misses");
 	CHECK_S64(jint(jobj(o, "recursion_misses_by_program"), "tp_mm_page_alloc"), 3,
 		  "recursion misses by program");
 	CHECK_S64(jint(jobj(o, "recursion_misses_by_program"), "tp_page_fault_user"), 0,
 		  "a program without misses listed with 0");
-	CHECK_S64(jint(o, "total"), 5, "lost total = overflows + recursion misses");
+	CHECK_S64(jint(o, "total"), 12,
+		  "lost total = overflows + failed stack walks + recursion misses");
+	CHECK_STR(events_lost_line(a, NULL),
+		  "events lost: 12 (stack_map_full 2, stack_walk_failed 7, 3 runs skipped by "
+		  "the kernel's recursion guard: at most 96.0 KiB of the figures)",
+		  "the text names each loss");
+	CHECK_STR(events_lost_line(a, "stack_walk_failed"),
+		  "events lost: 12 (stack_map_full 2, 3 runs skipped by "
+		  "the kernel's recursion guard: at most 96.0 KiB of the figures)",
+		  "an older document without stack_walk_failed renders");
 	CHECK_S64(jint(jobj(a, "events"), "memcg_stat_updates"), 4000, "memcg stat updates");
 	CHECK_S64(jint(jobj(a, "events"), "tracked_kernel_pages_freed"), 12, "kernel pages freed");
 	cJSON_Delete(a);
