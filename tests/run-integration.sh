@@ -100,9 +100,14 @@ test_probe_real() {
 			says_missing "$out" --concern charge --reason polled
 	fi
 	echo "# events lost $(jq -c .attribution.events_lost "$out")"
-	# (stack walks the kernel refused are no map's: 508 in a 6.1 TCG guest
-	# over a whole probe, with the map far from full)
-	check_eq "probe: no map overflowed" "$(jqv "$out" '.attribution.events_lost | .total - .recursion_misses - .stack_walk_failed')" 0
+	# The maps memprobe sizes never overflow in a probe. Stack walks the
+	# kernel refused are no map's (508 in a 6.1 TCG guest over a whole
+	# probe, with the map far from full), and stack_map_full is mostly a
+	# bucket collision: the stack map keeps one stack per hash bucket, and
+	# two of a probe's ~30 stacks share one of its 2048 buckets in about
+	# one boot in six (the hash is of the stack's addresses), refusing the
+	# second's samples, however empty the map.
+	check_eq "probe: no map overflowed" "$(jqv "$out" '.attribution.events_lost | .task_map_full + .stack_stat_map_full + .live_page_map_full')" 0
 	check_eq "probe: events_lost.total sums every loss named" \
 		"$(jqv "$out" '.attribution.events_lost | .total - ([to_entries[] | select(.key != "total" and (.key | test("bound") | not)) | .value | numbers] | add)')" 0
 	check "probe: events lost to recursion under 1% of memcg updates" [ "$(jqv "$out" '.attribution.events_lost.recursion_misses * 100 <= .attribution.events.memcg_stat_updates')" = true ]
