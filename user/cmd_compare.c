@@ -87,6 +87,10 @@ static int build(char **files, int n, double pct, cJSON **cdoc)
 	struct mp_host h;
 	char err[600];
 
+	/* standard input is read once: a second - would find it empty */
+	for (i = 0, ret = 0; i < n; i++)
+		if (!strcmp(files[i], "-") && ret++)
+			return mp_cli_bad("compare", "standard input (-) given twice; give it once");
 	if ((ret = mp_cli_host("compare", &h)))
 		return ret;
 	for (i = 0; i < n; i++) {
