@@ -901,6 +901,13 @@ test_cli() {
 	done
 	check_eq "cli: --help is the usage, on stdout" "$("$MEMPROBE" --help 2>&1)" "$(cat "$TMP/cli.err")"
 	check_eq "cli: help is the usage" "$("$MEMPROBE" help 2>&1)" "$(cat "$TMP/cli.err")"
+	# help's own help, as every command's: exit 0, the usage on stdout
+	for opt in help --help -h; do
+		"$MEMPROBE" help $opt > "$TMP/cli.out" 2> "$TMP/cli.help.err"; rc=$?
+		check_eq "cli: help $opt exits 0" "$rc" 0
+		check_eq "cli: help $opt is the usage, on stdout" "$(cat "$TMP/cli.out")" "$(cat "$TMP/cli.err")"
+		check_eq "cli: help $opt: nothing on stderr" "$(cat "$TMP/cli.help.err")" ""
+	done
 	"$MEMPROBE" frobnicate > "$TMP/cli.out" 2> "$TMP/cli.err"; rc=$?
 	check_eq "cli: unknown command: exit status" "$rc" 2
 	check_eq "cli: unknown command: one line naming the commands" "$(cat "$TMP/cli.err")" \
@@ -2437,6 +2444,10 @@ test_compare() {
 	expect_bad "compare of a newer format_version" "$MEMPROBE" compare "$d/never.json" "$d/v2.json"
 	check "... names the file" grep -q "v2.json: format_version 2: newer" "$TMP/bad.err"
 	expect_bad "compare of no report" "$MEMPROBE" compare --format csv
+	# standard input is read once: a second - is refused before reading it
+	expect_bad "compare - -" sh -c "exec \"$MEMPROBE\" compare - - < \"$d/never.json\""
+	check_eq "compare: - twice: one line saying so" "$(cat "$TMP/bad.err")" \
+		"memprobe compare: standard input (-) given twice; give it once"
 	check_eq "compare: one report: one column, nothing against it" \
 		"$("$MEMPROBE" compare --format json "$d/never.json" | jq -c '[(.reports | length), ([.rows[].marked[] | select(.)] | length)]')" "[1,0]"
 	expect_bad "compare --threshold ten" "$MEMPROBE" compare --threshold ten "$d/never.json" "$d/never.json"
