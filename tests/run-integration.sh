@@ -1790,7 +1790,7 @@ test_renderers() {
 		parts: [{pid: 7, comm: "w|x", category: "anon", bytes: 4096}],
 		probe_kernel_bytes: 8192, probe_kernel_parts: [{category: "pagetables", bytes: 8192}],
 		unexplained_bytes: (.overhead_bytes - 12288),
-		left_after: {bytes: 0, parts: [], probe_kernel_bytes: 0, unexplained_bytes: 0}}
+		left_after: {bytes: 12345, parts: [], probe_kernel_bytes: 0, unexplained_bytes: 12345}}
 	    | .target.throttle_bytes = 200000000 | .target.throttle_kind = "soft_limit"
 	    | .target.throttle_from = .target.dir' "$d/probe.json" > "$d/ovh.json"
 	"$MEMPROBE" report "$d/ovh.json" --format markdown --bytes -o "$d/ovh.md"
@@ -1799,10 +1799,20 @@ test_renderers() {
 		grep -qF "| \`w\\|x[7]\` | \`anon\` | 4096 |" "$d/ovh.md" &&
 		grep -qF "| unexplained | | $(jqv "$d/ovh.json" .overhead.unexplained_bytes) |" "$d/ovh.md" &&
 		grep -qF "| **overhead** | | **$(jqv "$d/ovh.json" .overhead_bytes)** |" "$d/ovh.md"'
+	# what stayed charged once the probe exited is no overhead: its total
+	# is labelled as the text report labels it
+	check_eq "renderers: markdown: the left-after table's total is labelled left after" \
+		"$(grep -F '| **' "$d/ovh.md" | grep -F '| | **' | sed 's/ | | .*//')" \
+		"$(printf '| **overhead**\n| **left after**')"
+	check "renderers: text says left after, as markdown does" \
+		grep -q "^left after 0.0 MiB" <("$MEMPROBE" report "$d/ovh.json")
 	"$MEMPROBE" report "$d/ovh.json" --format html -o "$d/ovh.html"
 	check "renderers: html has the throttling point and the overhead's parts" \
 		eval 'grep -q "<th>throttling point</th><td>190.7 MiB (soft_limit)" "$d/ovh.html" &&
 		grep -q "<td>the probe.s kernel memory</td><td>pagetables</td>" "$d/ovh.html"'
+	check_eq "renderers: html: the overhead tables' totals: overhead, then left after" \
+		"$(grep -o '<tr><th>[a-z ]*</th><td></td><th class="n">' "$d/ovh.html" | sed 's/<\/th>.*//; s/.*<th>//' | tr '\n' ,)" \
+		"overhead,left after,"
 	jq '.target.throttle_bytes = 134217728 | .target.throttle_kind = "soft_limit"' "$d/rec.json" > "$d/rec-thr.json"
 	"$MEMPROBE" report "$d/rec-thr.json" --format html -o "$d/rec-thr.html"
 	check "renderers: the timeline draws the throttling point" grep -q 'class="throttle-line" data-bytes="134217728"' "$d/rec-thr.html"
