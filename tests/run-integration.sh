@@ -1830,12 +1830,23 @@ test_renderers() {
 	# bad input: one line, exit 2
 	"$MEMPROBE" report "$d/probe.json" --format csv --table nope > "$d/out" 2> "$d/err"
 	rc=$?
-	check "renderers: an unknown --table is one line naming the tables, exit 2" \
-		eval '[ $rc = 2 ] && [ "$(wc -l < "$d/err")" = 1 ] && grep -q "categories, tasks, kernel_paths, hooks or timeline" "$d/err" && [ ! -s "$d/out" ]'
+	check "renderers: an unknown --table: exit 2, nothing out" eval '[ $rc = 2 ] && [ ! -s "$d/out" ]'
+	# only the tables a probe document has: no timeline offered
+	check_eq "renderers: an unknown --table of a probe report is one line naming its tables" \
+		"$(cat "$d/err")" "memprobe report: --table nope: no such table; use categories, tasks, kernel_paths or hooks"
+	"$MEMPROBE" report "$d/rec.json" --format csv --table nope > "$d/out" 2> "$d/err"
+	check_eq "renderers: ... of a record report, its tables with the timeline" \
+		"$(cat "$d/err")" "memprobe report: --table nope: no such table; use categories, tasks, kernel_paths, hooks or timeline"
 	"$MEMPROBE" report "$d/probe.json" --format csv --table timeline > "$d/out" 2> "$d/err"
 	rc=$?
 	check "renderers: --table timeline of a probe document refused, exit 2" \
-		eval '[ $rc = 2 ] && [ "$(wc -l < "$d/err")" = 1 ] && [ ! -s "$d/out" ]'
+		eval '[ $rc = 2 ] && [ ! -s "$d/out" ]'
+	check_eq "renderers: ... one line naming the tables it has" "$(cat "$d/err")" \
+		"memprobe report: --table timeline: a probe document has no timeline table; use categories, tasks, kernel_paths or hooks"
+	"$MEMPROBE" report "$d/probe.json" --format json --table tasks > "$d/out" 2> "$d/err"
+	rc=$?
+	check "renderers: report --table without csv refused before reading, exit 2" \
+		eval '[ $rc = 2 ] && [ "$(wc -l < "$d/err")" = 1 ] && grep -q -- "--table: --format json has no tables" "$d/err"'
 	"$MEMPROBE" probe --limit 64M --format csv --table timeline > "$d/out" 2> "$d/err"
 	rc=$?
 	check "renderers: probe --table timeline refused at option time, exit 2" \

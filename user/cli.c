@@ -250,7 +250,11 @@ static int render_opts(const struct mp_cli_cmd *cmd, struct mp_cli *c)
 	if (c->bytes && strcmp(c->format, "markdown") && strcmp(c->format, "html"))
 		return mp_cli_bad(cmd->name, "--bytes: --format %s has no sizes to write as "
 				  "bytes; use it with --format markdown or html", c->format);
-	if (c->table && (ret = mp_csv_table_check(cmd->name, kinds, c->format, c->table)))
+	/* a command whose document's kind is known later (report) checks only
+	 * the format here: the table's name is checked against the document's
+	 * own tables once it is loaded, so that none it lacks is offered */
+	if (c->table && (ret = mp_csv_table_check(cmd->name, kinds, c->format,
+						  cmd->kind ? c->table : NULL)))
 		return ret;
 	mp_render_opts = (struct mp_render_opts){ .bytes = c->bytes, .table = c->table };
 	return 0;
