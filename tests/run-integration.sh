@@ -592,6 +592,15 @@ test_record_ends() {
 	sleep 1; kill -INT $pid; wait $pid; rc=$?
 	check "record: SIGINT writes the report and exits 0" eval '[ "$rc" = 0 ] && [ "$(jqv "$out" .run.ended_by)" = SIGINT ]'
 	remove_cgroup "$cg"
+	# SIGINT to memprobe recording a command: passed on, the command dies
+	# of it, and the recording ended by the signal, not by the command
+	rm -f "$out"
+	"$MEMPROBE" record --limit 256M --format json -o "$out" -- sleep 30 2>/dev/null &
+	pid=$!
+	sleep 1.5; kill -INT $pid; wait $pid; rc=$?
+	check_eq "record -- CMD: SIGINT: ended by SIGINT" "$(jqv "$out" .run.ended_by)" SIGINT
+	check_eq "record -- CMD: SIGINT: the command died of it (exit 128 + 2)" "$rc" 130
+	check_eq "record -- CMD: SIGINT: the report says it was interrupted" "$(jqv "$out" .run.interrupted)" true
 	check "record ends: nothing left behind" no_leftovers
 }
 
