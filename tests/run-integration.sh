@@ -1799,7 +1799,8 @@ test_renderers() {
 		parts: [{pid: 7, comm: "w|x", category: "anon", bytes: 4096}],
 		probe_kernel_bytes: 8192, probe_kernel_parts: [{category: "pagetables", bytes: 8192}],
 		unexplained_bytes: (.overhead_bytes - 12288),
-		left_after: {bytes: 12345, parts: [], probe_kernel_bytes: 0, unexplained_bytes: 12345}}
+		left_after: {bytes: 12345, parts: [], probe_kernel_bytes: 0, probe_kernel_parts: [],
+			unexplained_bytes: 12345}}
 	    | .target.throttle_bytes = 200000000 | .target.throttle_kind = "soft_limit"
 	    | .target.throttle_from = .target.dir' "$d/probe.json" > "$d/ovh.json"
 	"$MEMPROBE" report "$d/ovh.json" --format markdown --bytes -o "$d/ovh.md"
