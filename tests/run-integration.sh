@@ -2286,7 +2286,7 @@ test_headroom_root() {
 
 # budget: probe a test cgroup, then a workload allocates exactly the budget
 test_budget() {
-	local cg cg2 out=$TMP/budget.json lim=$((512 * MIB)) a peak oom0
+	local cg cg2 out=$TMP/budget.json lim=$((512 * MIB)) a peak oom0 rc
 	cg=$(make_cgroup budget $lim) || { fail "budget: make cgroup"; return; }
 	[ "$(cg_version "$cg")" = 2 ] && echo +memory > "$cg/cgroup.subtree_control"
 	"$MEMPROBE" budget --cgroup "$cg" --thp never --format json -o "$out" 2> "$TMP/budget.err"
@@ -2302,6 +2302,27 @@ test_budget() {
 	"$MEMPROBE" budget --from "$TMP/budget-probe.json" --format json -o "$TMP/budget-from.json"
 	check_eq "budget --from: from the file" "$(jqv "$TMP/budget-from.json" .source)" file
 	check_ge "budget --from: a budget" "$(jqv "$TMP/budget-from.json" .budget_bytes)" $((256 * MIB))
+	# a margin the room cannot hold: a budget of 0 is no budget, exit 1
+	# (a failure at run time), one line saying what took the room; json
+	# keeps the document whole, env assigns nothing an eval could take
+	"$MEMPROBE" budget --from "$TMP/budget-probe.json" --margin $lim --format env \
+		> "$TMP/budget0.env" 2> "$TMP/budget0.err"; rc=$?
+	check_eq "budget 0: exit status 1" "$rc" 1
+	check_eq "budget 0: one line on stderr" "$(wc -l < "$TMP/budget0.err")" 1
+	check "budget 0: ... says the budget is 0 and what took the room ($(cat "$TMP/budget0.err"))" \
+		grep -qE "^memprobe budget: the budget is 0 B: nothing fits: the room, .* is no more than .* the margin 512\.0 MiB; " "$TMP/budget0.err"
+	check_eq "budget 0: env: no assignment at all" "$(grep -c '^[^#]' "$TMP/budget0.env")" 0
+	check_eq "budget 0: env: eval sets no MEMPROBE_BUDGET_BYTES" \
+		"$(unset MEMPROBE_BUDGET_BYTES; eval "$(cat "$TMP/budget0.env")"; echo "${MEMPROBE_BUDGET_BYTES-unset}")" unset
+	"$MEMPROBE" budget --from "$TMP/budget-probe.json" --margin $lim --format json \
+		-o "$TMP/budget0.json" 2> /dev/null; rc=$?
+	check_eq "budget 0: json: exit status 1" "$rc" 1
+	check_eq "budget 0: json: the document, budget_bytes 0, the margin asked" \
+		"$(jq -c '[.kind, .budget_bytes, .figures.margin_bytes]' "$TMP/budget0.json")" "[\"budget\",0,$lim]"
+	check "budget 0: text says nothing fits" grep -q "^  nothing fits: the room" \
+		<("$MEMPROBE" report "$TMP/budget0.json")
+	check_eq "budget 0: report --format env of it: no assignment either" \
+		"$("$MEMPROBE" report "$TMP/budget0.json" --format env | grep -c '^[^#]')" 0
 	# a probe cut short measured part of the fill: no budget from it
 	jq '.interrupted = true' "$TMP/budget-probe.json" > "$TMP/budget-int.json"
 	expect_bad "budget --from an interrupted probe" "$MEMPROBE" budget --from "$TMP/budget-int.json"
