@@ -1638,6 +1638,14 @@ test_openmetrics() {
 	om_format probe "$d/probe.prom"
 	check_eq "openmetrics: probe: allocated bytes = the document's" \
 		"$(om_sample "$d/probe.prom" memprobe_probe_allocated_bytes)" "$(jqv "$d/probe.json" .allocated_bytes)"
+	# the target as read before the probe (an empty cgroup: 0 B) is not its
+	# usage: the usage once the probe exited, the peak the highest during it
+	check_eq "openmetrics: probe: the usage is the usage after the probe" \
+		"$(om_sample "$d/probe.prom" memprobe_usage_bytes)" "$(jqv "$d/probe.json" .usage_after_bytes)"
+	check_eq "openmetrics: probe: the peak is the probe's peak" \
+		"$(om_sample "$d/probe.prom" memprobe_peak_bytes)" "$(jqv "$d/probe.json" .usage_peak_bytes)"
+	check_ge "openmetrics: probe: ... at least what it allocated" \
+		"$(om_sample "$d/probe.prom" memprobe_peak_bytes)" "$(jqv "$d/probe.json" .allocated_bytes)"
 	check_eq "openmetrics: probe: the split sums to the attributed growth" \
 		"$(awk '/^memprobe_growth_bytes\{/ { s += $NF } END { print s }' "$d/probe.prom")" \
 		"$(jqv "$d/probe.json" .attribution.reconciliation.attributed_bytes)"
