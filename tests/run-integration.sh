@@ -888,7 +888,7 @@ help_opt() {
 }
 
 test_cli() {
-	local src want got rc opt cg=$(own_memcg_dir)
+	local src want got rc opt all form syn took f cg=$(own_memcg_dir)
 	src=$(cd "$(dirname "$0")/.." && pwd)
 	# the version the documents carry: `git describe` of the tree it was built from
 	got=$("$MEMPROBE" --version); rc=$?
@@ -957,7 +957,35 @@ test_cli() {
 		check "cli: record --help lists $opt" grep -qE -- "^  (-[a-z], |    )$opt( |\$)" "$TMP/cli.out"
 	done
 	check "cli: record --help: --interval's default" grep -q -- "--interval MS .*(default: 100)" <<< "$(help_opt record --interval)"
-	check "cli: every --help line fits in 80 columns" sh -c "for c in limits probe record report; do \"$MEMPROBE\" \$c --help; done | awk 'length > 79 { exit 1 }'"
+	check "cli: every --help line fits in 80 columns" sh -c "for c in limits probe record report budget compare; do \"$MEMPROBE\" \$c --help; done | awk 'length > 79 { exit 1 }'"
+	# each synopsis' format list is what its parser takes, no more, no fewer:
+	# every renderer's name tried with a target or file that cannot be, so
+	# that a format taken fails later, on something that is not the format
+	all=$("$MEMPROBE" report --format '?' /dev/null 2>&1 | sed 's/.*; use //; s/ or /, /g; s/, / /g')
+	check "cli: the renderers' names, from report's message ($all)" grep -qw openmetrics <<< "$all"
+	for form in "limits --cgroup /nonexistent-memprobe-test" \
+		    "limits --features" \
+		    "budget --from /nonexistent-memprobe-test.json" \
+		    "compare /nonexistent-memprobe-test.json"; do
+		# the form's own line of the synopsis: limits has two lists, in order
+		syn=$("$MEMPROBE" ${form%% *} --help | sed '/^options:/,$d' | grep -oE -- '(-f|--format) [a-z|]+' |
+			sed -n "$([ "$form" = "limits --features" ] && echo 2 || echo 1)p" | cut -d' ' -f2)
+		took=""
+		for f in $all; do
+			# --features loads BPF as root: as nobody a format taken
+			# is refused for the user instead
+			if [ "$form" = "limits --features" ]; then
+				setpriv --reuid=65534 --regid=65534 --clear-groups "$MEMPROBE" $form -f "$f" \
+					> /dev/null 2> "$TMP/cli.err"
+			else
+				"$MEMPROBE" $form -f "$f" > /dev/null 2> "$TMP/cli.err"
+			fi
+			grep -q format "$TMP/cli.err" || took=$took${took:+|}$f
+		done
+		check_eq "cli: ${form%% /*} --help: the synopsis' formats are the parser's" "$syn" "$took"
+	done
+	check_eq "cli: limits --help: the synopsis lists every limits format" \
+		"$("$MEMPROBE" limits --help | sed -n 2p | tr -d ' ')" "[-ftext|json|env|markdown|openmetrics]"
 	# the same short options everywhere
 	"$MEMPROBE" limits -c "$cg" -f json > "$TMP/cli.json"
 	check_eq "cli: limits -c DIR -f json" "$(jqv "$TMP/cli.json" .cgroup.dir)" "$cg"

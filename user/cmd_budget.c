@@ -38,8 +38,11 @@ static const struct mp_cli_opt budget_opts[] = {
 static const struct mp_cli_cmd budget_cmd = {
 	.name = "budget",
 	.kind = "budget",
-	.synopsis = "[--cgroup PATH | --pid PID | --limit SIZE] [PROBE OPTIONS]\n"
-		    "--from REPORT.json [--margin SIZE] [--format text|json|env] [-o FILE]",
+	/* {budget}: the formats the parser takes (mp_cli_help) */
+	.synopsis = "[--cgroup PATH | --pid PID | --limit SIZE]\n"
+		    " [PROBE OPTIONS]\n"
+		    "--from REPORT.json [--margin SIZE] [-o FILE]\n"
+		    " [--format {budget}]",
 	.opts = budget_opts,
 	.limit_min = 16 * MP_MIB,
 	.limit_min_why = "too small to hold the probe process",
@@ -70,7 +73,7 @@ static const struct mp_cli_opt from_opts_table[] = {
 
 static const struct mp_cli_cmd from_cmd = {
 	.name = "budget", .kind = "budget",
-	.synopsis = "--from REPORT.json [--margin SIZE] [--format text|json|env] [-o FILE]",
+	.synopsis = "--from REPORT.json [--margin SIZE] [-o FILE]\n [--format {budget}]",
 	.opts = from_opts_table, .opt = from_opt,
 };
 
