@@ -604,6 +604,15 @@ test_record_ends() {
 	sleep 1; kill -INT $pid; wait $pid; rc=$?
 	check "record: SIGINT writes the report and exits 0" eval '[ "$rc" = 0 ] && [ "$(jqv "$out" .run.ended_by)" = SIGINT ]'
 	remove_cgroup "$cg"
+	# SIGINT to memprobe recording a command: passed on, the command dies
+	# of it, and the recording ended by the signal, not by the command
+	rm -f "$out"
+	"$MEMPROBE" record --limit 256M --format json -o "$out" -- sleep 30 2>/dev/null &
+	pid=$!
+	sleep 1.5; kill -INT $pid; wait $pid; rc=$?
+	check_eq "record -- CMD: SIGINT: ended by SIGINT" "$(jqv "$out" .run.ended_by)" SIGINT
+	check_eq "record -- CMD: SIGINT: the command died of it (exit 128 + 2)" "$rc" 130
+	check_eq "record -- CMD: SIGINT: the report says it was interrupted" "$(jqv "$out" .run.interrupted)" true
 	check "record ends: nothing left behind" no_leftovers
 }
 
@@ -891,7 +900,7 @@ help_opt() {
 }
 
 test_cli() {
-	local src want got rc opt cg=$(own_memcg_dir)
+	local src want got rc opt all form syn took f cg=$(own_memcg_dir)
 	src=$(cd "$(dirname "$0")/.." && pwd)
 	# the version the documents carry: `git describe` of the tree it was built from
 	got=$("$MEMPROBE" --version); rc=$?
@@ -913,6 +922,13 @@ test_cli() {
 	done
 	check_eq "cli: --help is the usage, on stdout" "$("$MEMPROBE" --help 2>&1)" "$(cat "$TMP/cli.err")"
 	check_eq "cli: help is the usage" "$("$MEMPROBE" help 2>&1)" "$(cat "$TMP/cli.err")"
+	# help's own help, as every command's: exit 0, the usage on stdout
+	for opt in help --help -h; do
+		"$MEMPROBE" help $opt > "$TMP/cli.out" 2> "$TMP/cli.help.err"; rc=$?
+		check_eq "cli: help $opt exits 0" "$rc" 0
+		check_eq "cli: help $opt is the usage, on stdout" "$(cat "$TMP/cli.out")" "$(cat "$TMP/cli.err")"
+		check_eq "cli: help $opt: nothing on stderr" "$(cat "$TMP/cli.help.err")" ""
+	done
 	"$MEMPROBE" frobnicate > "$TMP/cli.out" 2> "$TMP/cli.err"; rc=$?
 	check_eq "cli: unknown command: exit status" "$rc" 2
 	check_eq "cli: unknown command: one line naming the commands" "$(cat "$TMP/cli.err")" \
@@ -953,7 +969,37 @@ test_cli() {
 		check "cli: record --help lists $opt" grep -qE -- "^  (-[a-z], |    )$opt( |\$)" "$TMP/cli.out"
 	done
 	check "cli: record --help: --interval's default" grep -q -- "--interval MS .*(default: 100)" <<< "$(help_opt record --interval)"
-	check "cli: every --help line fits in 80 columns" sh -c "for c in limits probe record report; do \"$MEMPROBE\" \$c --help; done | awk 'length > 79 { exit 1 }'"
+	check "cli: every --help line fits in 80 columns" sh -c "for c in limits probe record report budget compare; do \"$MEMPROBE\" \$c --help; done | awk 'length > 79 { exit 1 }'"
+	# each synopsis' format list is what its parser takes, no more, no fewer:
+	# every renderer's name tried with a target or file that cannot be, so
+	# that a format taken fails later, on something that is not the format
+	all=$("$MEMPROBE" report --format '?' /dev/null 2>&1 | sed 's/.*; use //; s/ or /, /g; s/, / /g')
+	check "cli: the renderers' names, from report's message ($all)" grep -qw openmetrics <<< "$all"
+	for form in "limits --cgroup /nonexistent-memprobe-test" \
+		    "limits --features" \
+		    "budget --from /nonexistent-memprobe-test.json" \
+		    "compare /nonexistent-memprobe-test.json"; do
+		# the form's own line of the synopsis: limits has two lists, in order
+		syn=$("$MEMPROBE" ${form%% *} --help | sed '/^options:/,$d' | grep -oE -- '(-f|--format) [a-z|]+' |
+			sed -n "$([ "$form" = "limits --features" ] && echo 2 || echo 1)p" | cut -d' ' -f2)
+		took=""
+		for f in $all; do
+			# --features loads BPF as root: as nobody a format taken
+			# is refused for the user instead
+			if [ "$form" = "limits --features" ]; then
+				setpriv --reuid=65534 --regid=65534 --clear-groups "$MEMPROBE" $form -f "$f" \
+					> /dev/null 2> "$TMP/cli.err"
+			else
+				"$MEMPROBE" $form -f "$f" > /dev/null 2> "$TMP/cli.err"
+			fi
+			grep -q format "$TMP/cli.err" || took=$took${took:+|}$f
+		done
+		# as sets: compare lists its own table's order
+		check_eq "cli: ${form%% /*} --help: the synopsis' formats are the parser's" \
+			"$(tr '|' '\n' <<< "$syn" | sort | tr '\n' ' ')" "$(tr '|' '\n' <<< "$took" | sort | tr '\n' ' ')"
+	done
+	check_eq "cli: limits --help: the synopsis lists every limits format" \
+		"$("$MEMPROBE" limits --help | sed -n 2p | tr -d ' ')" "[-ftext|json|env|markdown|openmetrics]"
 	# the same short options everywhere
 	"$MEMPROBE" limits -c "$cg" -f json > "$TMP/cli.json"
 	check_eq "cli: limits -c DIR -f json" "$(jqv "$TMP/cli.json" .cgroup.dir)" "$cg"
@@ -1668,6 +1714,14 @@ test_openmetrics() {
 	om_format probe "$d/probe.prom"
 	check_eq "openmetrics: probe: allocated bytes = the document's" \
 		"$(om_sample "$d/probe.prom" memprobe_probe_allocated_bytes)" "$(jqv "$d/probe.json" .allocated_bytes)"
+	# the target as read before the probe (an empty cgroup: 0 B) is not its
+	# usage: the usage once the probe exited, the peak the highest during it
+	check_eq "openmetrics: probe: the usage is the usage after the probe" \
+		"$(om_sample "$d/probe.prom" memprobe_usage_bytes)" "$(jqv "$d/probe.json" .usage_after_bytes)"
+	check_eq "openmetrics: probe: the peak is the probe's peak" \
+		"$(om_sample "$d/probe.prom" memprobe_peak_bytes)" "$(jqv "$d/probe.json" .usage_peak_bytes)"
+	check_ge "openmetrics: probe: ... at least what it allocated" \
+		"$(om_sample "$d/probe.prom" memprobe_peak_bytes)" "$(jqv "$d/probe.json" .allocated_bytes)"
 	check_eq "openmetrics: probe: the split sums to the attributed growth" \
 		"$(awk '/^memprobe_growth_bytes\{/ { s += $NF } END { print s }' "$d/probe.prom")" \
 		"$(jqv "$d/probe.json" .attribution.reconciliation.attributed_bytes)"
@@ -1829,7 +1883,8 @@ test_renderers() {
 		parts: [{pid: 7, comm: "w|x", category: "anon", bytes: 4096}],
 		probe_kernel_bytes: 8192, probe_kernel_parts: [{category: "pagetables", bytes: 8192}],
 		unexplained_bytes: (.overhead_bytes - 12288),
-		left_after: {bytes: 0, parts: [], probe_kernel_bytes: 0, unexplained_bytes: 0}}
+		left_after: {bytes: 12345, parts: [], probe_kernel_bytes: 0, probe_kernel_parts: [],
+			unexplained_bytes: 12345}}
 	    | .target.throttle_bytes = 200000000 | .target.throttle_kind = "soft_limit"
 	    | .target.throttle_from = .target.dir' "$d/probe.json" > "$d/ovh.json"
 	"$MEMPROBE" report "$d/ovh.json" --format markdown --bytes -o "$d/ovh.md"
@@ -1838,10 +1893,20 @@ test_renderers() {
 		grep -qF "| \`w\\|x[7]\` | \`anon\` | 4096 |" "$d/ovh.md" &&
 		grep -qF "| unexplained | | $(jqv "$d/ovh.json" .overhead.unexplained_bytes) |" "$d/ovh.md" &&
 		grep -qF "| **overhead** | | **$(jqv "$d/ovh.json" .overhead_bytes)** |" "$d/ovh.md"'
+	# what stayed charged once the probe exited is no overhead: its total
+	# is labelled as the text report labels it
+	check_eq "renderers: markdown: the left-after table's total is labelled left after" \
+		"$(grep -F '| **' "$d/ovh.md" | grep -F '| | **' | sed 's/ | | .*//')" \
+		"$(printf '| **overhead**\n| **left after**')"
+	check "renderers: text says left after, as markdown does" \
+		grep -q "^left after 0.0 MiB" <("$MEMPROBE" report "$d/ovh.json")
 	"$MEMPROBE" report "$d/ovh.json" --format html -o "$d/ovh.html"
 	check "renderers: html has the throttling point and the overhead's parts" \
 		eval 'grep -q "<th>throttling point</th><td>190.7 MiB (soft_limit)" "$d/ovh.html" &&
 		grep -q "<td>the probe.s kernel memory</td><td>pagetables</td>" "$d/ovh.html"'
+	check_eq "renderers: html: the overhead tables' totals: overhead, then left after" \
+		"$(grep -o '<tr><th>[a-z ]*</th><td></td><th class="n">' "$d/ovh.html" | sed 's/<\/th>.*//; s/.*<th>//' | tr '\n' ,)" \
+		"overhead,left after,"
 	jq '.target.throttle_bytes = 134217728 | .target.throttle_kind = "soft_limit"' "$d/rec.json" > "$d/rec-thr.json"
 	"$MEMPROBE" report "$d/rec-thr.json" --format html -o "$d/rec-thr.html"
 	check "renderers: the timeline draws the throttling point" grep -q 'class="throttle-line" data-bytes="134217728"' "$d/rec-thr.html"
@@ -1859,12 +1924,23 @@ test_renderers() {
 	# bad input: one line, exit 2
 	"$MEMPROBE" report "$d/probe.json" --format csv --table nope > "$d/out" 2> "$d/err"
 	rc=$?
-	check "renderers: an unknown --table is one line naming the tables, exit 2" \
-		eval '[ $rc = 2 ] && [ "$(wc -l < "$d/err")" = 1 ] && grep -q "categories, tasks, kernel_paths, hooks or timeline" "$d/err" && [ ! -s "$d/out" ]'
+	check "renderers: an unknown --table: exit 2, nothing out" eval '[ $rc = 2 ] && [ ! -s "$d/out" ]'
+	# only the tables a probe document has: no timeline offered
+	check_eq "renderers: an unknown --table of a probe report is one line naming its tables" \
+		"$(cat "$d/err")" "memprobe report: --table nope: no such table; use categories, tasks, kernel_paths or hooks"
+	"$MEMPROBE" report "$d/rec.json" --format csv --table nope > "$d/out" 2> "$d/err"
+	check_eq "renderers: ... of a record report, its tables with the timeline" \
+		"$(cat "$d/err")" "memprobe report: --table nope: no such table; use categories, tasks, kernel_paths, hooks or timeline"
 	"$MEMPROBE" report "$d/probe.json" --format csv --table timeline > "$d/out" 2> "$d/err"
 	rc=$?
 	check "renderers: --table timeline of a probe document refused, exit 2" \
-		eval '[ $rc = 2 ] && [ "$(wc -l < "$d/err")" = 1 ] && [ ! -s "$d/out" ]'
+		eval '[ $rc = 2 ] && [ ! -s "$d/out" ]'
+	check_eq "renderers: ... one line naming the tables it has" "$(cat "$d/err")" \
+		"memprobe report: --table timeline: a probe document has no timeline table; use categories, tasks, kernel_paths or hooks"
+	"$MEMPROBE" report "$d/probe.json" --format json --table tasks > "$d/out" 2> "$d/err"
+	rc=$?
+	check "renderers: report --table without csv refused before reading, exit 2" \
+		eval '[ $rc = 2 ] && [ "$(wc -l < "$d/err")" = 1 ] && grep -q -- "--table: --format json has no tables" "$d/err"'
 	"$MEMPROBE" probe --limit 64M --format csv --table timeline > "$d/out" 2> "$d/err"
 	rc=$?
 	check "renderers: probe --table timeline refused at option time, exit 2" \
@@ -2294,7 +2370,7 @@ test_headroom_root() {
 
 # budget: probe a test cgroup, then a workload allocates exactly the budget
 test_budget() {
-	local cg cg2 out=$TMP/budget.json lim=$((512 * MIB)) a peak oom0
+	local cg cg2 out=$TMP/budget.json lim=$((512 * MIB)) a peak oom0 rc
 	cg=$(make_cgroup budget $lim) || { fail "budget: make cgroup"; return; }
 	[ "$(cg_version "$cg")" = 2 ] && echo +memory > "$cg/cgroup.subtree_control"
 	"$MEMPROBE" budget --cgroup "$cg" --thp never --format json -o "$out" 2> "$TMP/budget.err"
@@ -2310,6 +2386,27 @@ test_budget() {
 	"$MEMPROBE" budget --from "$TMP/budget-probe.json" --format json -o "$TMP/budget-from.json"
 	check_eq "budget --from: from the file" "$(jqv "$TMP/budget-from.json" .source)" file
 	check_ge "budget --from: a budget" "$(jqv "$TMP/budget-from.json" .budget_bytes)" $((256 * MIB))
+	# a margin the room cannot hold: a budget of 0 is no budget, exit 1
+	# (a failure at run time), one line saying what took the room; json
+	# keeps the document whole, env assigns nothing an eval could take
+	"$MEMPROBE" budget --from "$TMP/budget-probe.json" --margin $lim --format env \
+		> "$TMP/budget0.env" 2> "$TMP/budget0.err"; rc=$?
+	check_eq "budget 0: exit status 1" "$rc" 1
+	check_eq "budget 0: one line on stderr" "$(wc -l < "$TMP/budget0.err")" 1
+	check "budget 0: ... says the budget is 0 and what took the room ($(cat "$TMP/budget0.err"))" \
+		grep -qE "^memprobe budget: the budget is 0 B: nothing fits: the room, .* is no more than .* the margin 512\.0 MiB; " "$TMP/budget0.err"
+	check_eq "budget 0: env: no assignment at all" "$(grep -c '^[^#]' "$TMP/budget0.env")" 0
+	check_eq "budget 0: env: eval sets no MEMPROBE_BUDGET_BYTES" \
+		"$(unset MEMPROBE_BUDGET_BYTES; eval "$(cat "$TMP/budget0.env")"; echo "${MEMPROBE_BUDGET_BYTES-unset}")" unset
+	"$MEMPROBE" budget --from "$TMP/budget-probe.json" --margin $lim --format json \
+		-o "$TMP/budget0.json" 2> /dev/null; rc=$?
+	check_eq "budget 0: json: exit status 1" "$rc" 1
+	check_eq "budget 0: json: the document, budget_bytes 0, the margin asked" \
+		"$(jq -c '[.kind, .budget_bytes, .figures.margin_bytes]' "$TMP/budget0.json")" "[\"budget\",0,$lim]"
+	check "budget 0: text says nothing fits" grep -q "^  nothing fits: the room" \
+		<("$MEMPROBE" report "$TMP/budget0.json")
+	check_eq "budget 0: report --format env of it: no assignment either" \
+		"$("$MEMPROBE" report "$TMP/budget0.json" --format env | grep -c '^[^#]')" 0
 	# a probe cut short measured part of the fill: no budget from it
 	jq '.interrupted = true' "$TMP/budget-probe.json" > "$TMP/budget-int.json"
 	expect_bad "budget --from an interrupted probe" "$MEMPROBE" budget --from "$TMP/budget-int.json"
@@ -2483,6 +2580,10 @@ test_compare() {
 	expect_bad "compare of a newer format_version" "$MEMPROBE" compare "$d/never.json" "$d/v2.json"
 	check "... names the file" grep -q "v2.json: format_version 2: newer" "$TMP/bad.err"
 	expect_bad "compare of no report" "$MEMPROBE" compare --format csv
+	# standard input is read once: a second - is refused before reading it
+	expect_bad "compare - -" sh -c "exec \"$MEMPROBE\" compare - - < \"$d/never.json\""
+	check_eq "compare: - twice: one line saying so" "$(cat "$TMP/bad.err")" \
+		"memprobe compare: standard input (-) given twice; give it once"
 	check_eq "compare: one report: one column, nothing against it" \
 		"$("$MEMPROBE" compare --format json "$d/never.json" | jq -c '[(.reports | length), ([.rows[].marked[] | select(.)] | length)]')" "[1,0]"
 	expect_bad "compare --threshold ten" "$MEMPROBE" compare --threshold ten "$d/never.json" "$d/never.json"

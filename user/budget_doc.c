@@ -52,6 +52,48 @@ static bool probe_kernel(struct mp_rd *rd, const cJSON *doc, uint64_t *v, const 
 	return false;
 }
 
+/* Why the budget is 0 (what took the room), in words: the room against
+ * what is taken from it before the workload's own bytes. */
+static void zero_why(uint64_t limit, uint64_t usage, uint64_t head, uint64_t room,
+		     uint64_t work, uint64_t allow, uint64_t margin, uint64_t per_gib, char *buf,
+		     size_t len)
+{
+	char r[32], l[32], u[32], h[32], w[32], a[32], m[32], k[32];
+
+	mp_fmt_bytes(room, r, sizeof(r));
+	mp_fmt_bytes(limit, l, sizeof(l));
+	mp_fmt_bytes(usage, u, sizeof(u));
+	mp_fmt_bytes(head, h, sizeof(h));
+	mp_fmt_bytes(work, w, sizeof(w));
+	mp_fmt_bytes(allow, a, sizeof(a));
+	mp_fmt_bytes(margin, m, sizeof(m));
+	mp_fmt_bytes(per_gib, k, sizeof(k));
+	if (room <= work + allow + margin)
+		snprintf(buf, len, "nothing fits: the room, %s (effective limit %s, usage %s, "
+			 "hard headroom %s), is no more than the workload overhead %s + the "
+			 "process allowance %s + the margin %s", r, l, u, h, w, a, m);
+	else
+		snprintf(buf, len, "nothing fits: the room, %s (effective limit %s, usage %s), "
+			 "less the workload overhead %s, the process allowance %s and the margin "
+			 "%s, leaves less than 1 MiB with the kernel's %s per GiB", r, l, u, w, a,
+			 m, k);
+}
+
+bool mp_budget_zero(struct mp_rd *rd, const cJSON *doc, char *why, size_t len)
+{
+	const cJSON *f = mp_rd_obj(rd, doc, "figures", 0);
+
+	why[0] = '\0';
+	if (mp_rd_u64v(rd, doc, "budget_bytes") || !mp_rd_ok(rd))
+		return false;
+	zero_why(mp_rd_u64v(rd, f, "effective_limit_bytes"), mp_rd_u64v(rd, f, "usage_bytes"),
+		 mp_rd_u64v(rd, f, "hard_headroom_bytes"), mp_rd_u64v(rd, f, "room_bytes"),
+		 mp_rd_u64v(rd, f, "workload_overhead_bytes"),
+		 mp_rd_u64v(rd, f, "process_allowance_bytes"), mp_rd_u64v(rd, f, "margin_bytes"),
+		 mp_rd_u64v(rd, f, "kernel_per_gib_bytes"), why, len);
+	return mp_rd_ok(rd);
+}
+
 cJSON *mp_budget_doc(const struct mp_host *h, const cJSON *p, const char *from_file,
 		     const uint64_t *margin_opt, char *err, size_t errlen)
 {
@@ -100,6 +142,10 @@ cJSON *mp_budget_doc(const struct mp_host *h, const cJSON *p, const char *from_f
 		budget = (uint64_t)(net / (1.0 + (double)per_gib / MP_GIB));
 		budget = mp_round_down(budget, MP_MIB);
 	}
+	err[0] = '\0';
+	if (!budget)
+		zero_why(limit, usage, head, room, work, PROCESS_ALLOWANCE_BYTES, margin, per_gib,
+			 err, errlen);
 
 	d = mp_doc_new("budget", h);
 	cJSON_ReplaceItemInObject(d, "host", cJSON_Duplicate(mp_rd_obj(&rd, p, "host", 0), 1));

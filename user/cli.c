@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "attr.h"
 #include "cgroup.h"
+#include "compare.h"
 #include "util.h"
 
 #include <errno.h>
@@ -250,7 +251,11 @@ static int render_opts(const struct mp_cli_cmd *cmd, struct mp_cli *c)
 	if (c->bytes && strcmp(c->format, "markdown") && strcmp(c->format, "html"))
 		return mp_cli_bad(cmd->name, "--bytes: --format %s has no sizes to write as "
 				  "bytes; use it with --format markdown or html", c->format);
-	if (c->table && (ret = mp_csv_table_check(cmd->name, kinds, c->format, c->table)))
+	/* a command whose document's kind is known later (report) checks only
+	 * the format here: the table's name is checked against the document's
+	 * own tables once it is loaded, so that none it lacks is offered */
+	if (c->table && (ret = mp_csv_table_check(cmd->name, kinds, c->format,
+						  cmd->kind ? c->table : NULL)))
 		return ret;
 	mp_render_opts = (struct mp_render_opts){ .bytes = c->bytes, .table = c->table };
 	return 0;
@@ -330,14 +335,63 @@ static void put_opt(FILE *f, const struct mp_cli_opt *o)
 	fputc('\n', f);
 }
 
+void mp_cli_formats(const char *kind, char *buf, size_t len)
+{
+	int kinds = mp_doc_kind(kind);
+	const struct mp_renderer *r;
+
+	if (kinds == MP_DOC_COMPARE) {
+		mp_compare_format_names("|", "|", buf, len);
+		return;
+	}
+	buf[0] = '\0';
+	for (size_t i = 0; (r = mp_renderer_nth(i)); i++)
+		if (r->kinds & kinds)
+			mp_appendf(buf, len, "%s%s", buf[0] ? "|" : "", r->name);
+}
+
+/* One line of a synopsis (n bytes), each {KIND} in it the formats the
+ * parser takes for that kind (mp_cli_formats), so that the synopsis says
+ * what --format takes from the table that checks it. */
+static void put_synopsis(FILE *f, const char *p, int n)
+{
+	const char *end = p + n, *o, *c;
+	char kind[16], names[160];
+
+	while (p < end) {
+		o = memchr(p, '{', (size_t)(end - p));
+		c = o ? memchr(o, '}', (size_t)(end - o)) : NULL;
+		if (!c) {
+			fwrite(p, 1, (size_t)(end - p), f);
+			return;
+		}
+		fwrite(p, 1, (size_t)(o - p), f);
+		snprintf(kind, sizeof(kind), "%.*s", (int)(c - o - 1), o + 1);
+		mp_cli_formats(kind, names, sizeof(names));
+		fputs(names, f);
+		p = c + 1;
+	}
+}
+
 void mp_cli_help(const struct mp_cli_cmd *cmd, FILE *f)
 {
+	/* a line that starts with a space goes on with the form above it,
+	 * under its first word */
+	int indent = (int)strlen("usage: memprobe  ") + (int)strlen(cmd->name);
 	const char *p = cmd->synopsis;
 
 	for (bool first = true; *p; first = false) {
 		int n = (int)strcspn(p, "\n");
 
-		fprintf(f, "%s memprobe %s %.*s\n", first ? "usage:" : "      ", cmd->name, n, p);
+		if (*p == ' ') {
+			fprintf(f, "%*s", indent, "");
+			p++;
+			n--;
+		} else {
+			fprintf(f, "%s memprobe %s ", first ? "usage:" : "      ", cmd->name);
+		}
+		put_synopsis(f, p, n);
+		fputc('\n', f);
 		p += n + (p[n] == '\n');
 	}
 	fputs("\noptions:\n", f);

@@ -194,8 +194,15 @@ int mp_cli_finish(const struct mp_cli_cmd *cmd, struct mp_cli *c);
 int mp_cli_targets(const struct mp_cli *c);
 
 /* `memprobe CMD --help`: the synopsis, then every option of the table with
- * its meaning and its default. */
+ * its meaning and its default. In the synopsis, {KIND} (a document kind:
+ * {limits}, {compare}) stands for the formats --format takes for it, from
+ * the table that checks it, "text|json|..."; a line that starts with a
+ * space continues the form above it. */
 void mp_cli_help(const struct mp_cli_cmd *cmd, FILE *f);
+
+/* The formats for documents of kind ("limits", ..., "compare"), as the
+ * synopsis gives them: "text|json|env|markdown|openmetrics". */
+void mp_cli_formats(const char *kind, char *buf, size_t len);
 
 /* "memprobe CMD: " and the formatted rest, one line on stderr (a warning,
  * or "problem; fix"). mp_cli_bad is then MP_EXIT_USAGE, mp_cli_fail

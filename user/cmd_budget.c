@@ -38,8 +38,11 @@ static const struct mp_cli_opt budget_opts[] = {
 static const struct mp_cli_cmd budget_cmd = {
 	.name = "budget",
 	.kind = "budget",
-	.synopsis = "[--cgroup PATH | --pid PID | --limit SIZE] [PROBE OPTIONS]\n"
-		    "--from REPORT.json [--margin SIZE] [--format text|json|env] [-o FILE]",
+	/* {budget}: the formats the parser takes (mp_cli_help) */
+	.synopsis = "[--cgroup PATH | --pid PID | --limit SIZE]\n"
+		    " [PROBE OPTIONS]\n"
+		    "--from REPORT.json [--margin SIZE] [-o FILE]\n"
+		    " [--format {budget}]",
 	.opts = budget_opts,
 	.limit_min = 16 * MP_MIB,
 	.limit_min_why = "too small to hold the probe process",
@@ -70,9 +73,23 @@ static const struct mp_cli_opt from_opts_table[] = {
 
 static const struct mp_cli_cmd from_cmd = {
 	.name = "budget", .kind = "budget",
-	.synopsis = "--from REPORT.json [--margin SIZE] [--format text|json|env] [-o FILE]",
+	.synopsis = "--from REPORT.json [--margin SIZE] [-o FILE]\n [--format {budget}]",
 	.opts = from_opts_table, .opt = from_opt,
 };
+
+/* Why the budget is 0 (budget_of), or "": the document is still printed
+ * (json keeps it whole), then the command fails with this as its line. */
+static char zero_why[400];
+
+/* After the budget is printed: a budget of 0 is no budget, exit 1 (a run
+ * that measured nothing fits, not bad input). */
+static int budget_exit(int ret)
+{
+	if (ret || !zero_why[0])
+		return ret;
+	return mp_cli_fail("budget", "the budget is 0 B: %s; lower --margin or give the cgroup "
+			   "more room", zero_why);
+}
 
 /* A loaded probe document into a budget document; NULL with a line said. */
 static cJSON *budget_of(const cJSON *probe, const char *from, const uint64_t *margin)
@@ -89,6 +106,8 @@ static cJSON *budget_of(const cJSON *probe, const char *from, const uint64_t *ma
 	if (!d) /* err is "problem; fix" */
 		fprintf(stderr, "memprobe budget: %s%s: %s\n",
 			from ? "--from " : "the probe report", from ? from : "", err);
+	else /* err is "" or why the budget is 0 */
+		snprintf(zero_why, sizeof(zero_why), "%s", err);
 	return d;
 }
 
@@ -212,7 +231,7 @@ static int budget_from(int argc, char **argv)
 		ret = mp_cli_fail("budget", "cannot write the budget: %s", strerror(-ret));
 	}
 	mp_out_abort(&out);
-	return ret;
+	return budget_exit(ret);
 }
 
 int mp_cmd_budget(int argc, char **argv)
@@ -220,5 +239,5 @@ int mp_cmd_budget(int argc, char **argv)
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
 		if (!strcmp(argv[i], "--from") || !strncmp(argv[i], "--from=", 7))
 			return budget_from(argc, argv);
-	return mp_probe_main(&budget_cmd, finish, argc, argv);
+	return budget_exit(mp_probe_main(&budget_cmd, finish, argc, argv));
 }

@@ -48,8 +48,8 @@ static int compare_opt(void *ctx, int id, const char *arg)
 static const struct mp_cli_cmd compare_cmd = {
 	.name = "compare",
 	/* FILE: a probe or record report memprobe wrote with --format json */
-	.synopsis = "A.json [B.json ...] [--format text|markdown|csv|json] "
-		    "[--threshold PCT] [-o OUT]",
+	.synopsis = "A.json [B.json ...] [--threshold PCT] [-o OUT]\n"
+		    " [--format {compare}]",
 	.opts = compare_opts,
 	.operands = true,
 	.opt = compare_opt,
@@ -87,6 +87,10 @@ static int build(char **files, int n, double pct, cJSON **cdoc)
 	struct mp_host h;
 	char err[600];
 
+	/* standard input is read once: a second - would find it empty */
+	for (i = 0, ret = 0; i < n; i++)
+		if (!strcmp(files[i], "-") && ret++)
+			return mp_cli_bad("compare", "standard input (-) given twice; give it once");
 	if ((ret = mp_cli_host("compare", &h)))
 		return ret;
 	for (i = 0; i < n; i++) {
@@ -118,7 +122,7 @@ int mp_cmd_compare(int argc, char **argv)
 	struct mp_out out = { 0 };
 	cJSON *cdoc = NULL;
 	struct mp_cli c;
-	char *text = NULL;
+	char *text = NULL, names[64];
 	size_t len = 0, n = 0;
 	int ret;
 
@@ -133,7 +137,7 @@ int mp_cmd_compare(int argc, char **argv)
 				  n < 1 ? "no report named" : "too many reports", MP_COMPARE_MAX);
 	if (!mp_compare_format(c.format))
 		return mp_cli_bad("compare", "--format %s: unknown; use %s", c.format,
-				  mp_compare_formats);
+				  mp_compare_format_names(", ", " or ", names, sizeof(names)));
 	if ((ret = mp_cli_finish(&compare_cmd, &c)) || (ret = build(c.rest, (int)n, pct, &cdoc)))
 		return ret;
 	ret = render(cdoc, c.format, &text, &len);

@@ -45,8 +45,10 @@ static int limits_opt(void *ctx, int id, const char *arg)
 static const struct mp_cli_cmd limits_cmd = {
 	.name = "limits",
 	.kind = "limits",
-	.synopsis = "[--cgroup PATH | --pid PID] [-f text|json|env] [-o FILE]\n"
-		    "--features [-f text|json] [--btf FILE] [-o FILE]",
+	/* {KIND}: the formats the parser takes for it (mp_cli_help) */
+	.synopsis = "[--cgroup PATH | --pid PID] [-o FILE]\n"
+		    " [-f {limits}]\n"
+		    "--features [-f {features}] [--btf FILE] [-o FILE]",
 	.opts = limits_opts,
 	.opt = limits_opt,
 };

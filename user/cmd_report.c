@@ -52,7 +52,7 @@ static int render_file(const char *path, const char *format, char **out, size_t 
 {
 	const char *name = strcmp(path, "-") ? path : "standard input";
 	const struct mp_renderer *r = mp_renderer_find(format);
-	char err[512];
+	char err[512], fmts[64];
 	cJSON *doc;
 	int ret = 0, kind;
 
@@ -69,7 +69,8 @@ static int render_file(const char *path, const char *format, char **out, size_t 
 								       err, sizeof(err)) : -ENOENT;
 		if (ret == -ENOENT)
 			snprintf(err, sizeof(err), "a compare document has no %s format; use --format "
-				 "%s", format, mp_compare_formats);
+				 "%s", format, mp_compare_format_names(", ", " or ", fmts,
+								       sizeof(fmts)));
 		else if (ret)
 			mp_appendf(err, sizeof(err), "; give a document memprobe wrote, unchanged");
 		ret = ret ? bad_file(name, err) : 0;

@@ -33,8 +33,11 @@ cJSON *mp_compare_doc(const cJSON *const *docs, const int *kinds, const char *co
 
 /* The formats of a compare document: text, markdown, csv, json. */
 bool mp_compare_format(const char *format);
-/* "text, markdown, csv or json" */
-extern const char mp_compare_formats[];
+/* Its i-th format's name, NULL past the last. */
+const char *mp_compare_format_nth(size_t i);
+/* The names from the same table into buf: "text, markdown, csv or json"
+ * (sep ", ", last " or "), or "text|markdown|csv|json". Returns buf. */
+const char *mp_compare_format_names(const char *sep, const char *last, char *buf, size_t len);
 
 /* Render a loaded compare document in format to f, reading through rd. */
 void mp_compare_render(const cJSON *doc, const char *format, FILE *f, struct mp_rd *rd);

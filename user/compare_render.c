@@ -17,12 +17,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char mp_compare_formats[] = "text, markdown, csv or json";
+/* The formats, once: the check, the messages' list and compare's --help
+ * synopsis (cli.c) are all made from it. */
+static const char *const formats[] = { "text", "markdown", "csv", "json" };
+#define NR_FORMATS (sizeof(formats) / sizeof(formats[0]))
+
+const char *mp_compare_format_nth(size_t i)
+{
+	return i < NR_FORMATS ? formats[i] : NULL;
+}
+
+const char *mp_compare_format_names(const char *sep, const char *last, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; i < NR_FORMATS; i++)
+		mp_appendf(buf, len, "%s%s", !i ? "" : i == NR_FORMATS - 1 ? last : sep, formats[i]);
+	return buf;
+}
 
 bool mp_compare_format(const char *format)
 {
-	return format && (strcmp(format, "text") == 0 || strcmp(format, "markdown") == 0 ||
-			  strcmp(format, "csv") == 0 || strcmp(format, "json") == 0);
+	for (size_t i = 0; format && i < NR_FORMATS; i++)
+		if (strcmp(format, formats[i]) == 0)
+			return true;
+	return false;
 }
 
 enum fmt { F_TEXT, F_MD, F_CSV, F_CODE /* inside a markdown code span */ };

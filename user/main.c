@@ -80,12 +80,15 @@ static int unknown(const char *name)
 	return MP_EXIT_USAGE;
 }
 
-/* memprobe help [COMMAND] */
+/* memprobe help [COMMAND]; help's own help (help help, help --help, help -h)
+ * is the usage, which says what help does: a command's --help is its own
+ * usage, and help's should not be an unknown command. */
 static int do_help(int argc, char **argv)
 {
 	const struct cmd *c;
 
-	if (argc < 2 || strcmp(argv[1], "help") == 0) {
+	if (argc < 2 || strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
+	    strcmp(argv[1], "-h") == 0) {
 		usage(stdout);
 		return 0;
 	}

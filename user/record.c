@@ -382,17 +382,31 @@ int mp_rec_baseline(struct rec *r, int *go_fd, int *ee_fd)
  * passed on (a second one kills); at the end of --duration it is stopped
  * as by ^C, and killed if it still runs 5 s later.
  */
+static const char *stop_signal_name(int sig)
+{
+	return sig == SIGINT ? "SIGINT" : sig == SIGHUP ? "SIGHUP" : "SIGTERM";
+}
+
 static bool command_ended(struct rec *r, uint64_t t, uint64_t deadline_ms)
 {
+	int sig;
+
 	if (waitpid(r->child, &r->child_status, WNOHANG) == r->child) {
+		/* a stop signal memprobe got (and passed on, or that reached
+		 * the command first, as ^C reaches the terminal's foreground
+		 * group) is why it ended, not the command's own exit */
+		sig = r->stop_signal ? r->stop_signal : mp_rec_signal;
 		r->child_exited = true;
 		r->child = 0;
 		r->end_reason = r->nooms && WIFSIGNALED(r->child_status) ? "oom_kill" :
+				sig ? stop_signal_name(sig) :
 				r->stop_sent_ms ? "duration" : "command exited";
 		return true;
 	}
-	if (mp_rec_signal) {
-		kill(r->child, mp_rec_signals_seen > 1 ? SIGKILL : mp_rec_signal);
+	if ((sig = mp_rec_signal)) {
+		kill(r->child, mp_rec_signals_seen > 1 ? SIGKILL : sig);
+		if (!r->stop_signal)
+			r->stop_signal = sig;
 		mp_rec_signal = 0;
 	}
 	if (deadline_ms && t >= deadline_ms && !r->stop_sent_ms) {
@@ -446,8 +460,7 @@ void mp_rec_watch(struct rec *r, uint64_t deadline_ms)
 			return;
 		}
 		if (mp_rec_signal) {
-			r->end_reason = mp_rec_signal == SIGINT ? "SIGINT" :
-					mp_rec_signal == SIGHUP ? "SIGHUP" : "SIGTERM";
+			r->end_reason = stop_signal_name(mp_rec_signal);
 			return;
 		}
 		if (deadline_ms && t >= deadline_ms) {

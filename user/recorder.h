@@ -88,6 +88,7 @@ struct rec {
 	int child_status;
 	bool child_exited;
 	uint64_t stop_sent_ms;  /* --duration ran out: SIGINT sent to the command then */
+	int stop_signal;        /* the first stop signal passed on to the command, or 0 */
 	const char *end_reason;
 	/* --probe-at */
 	pthread_t probe_thread;

@@ -55,7 +55,7 @@ extern struct mp_render_opts mp_render_opts;
 
 /* csv's --table names for documents of kinds, "categories, tasks, ... or
  * timeline"; and the check: 0, or one line naming them and MP_EXIT_USAGE
- * (kinds: the document's, or MP_DOC_ALL before it is known). */
+ * (kinds: the document's; table NULL: only that format is csv). */
 void mp_csv_table_names(int kinds, char *buf, size_t len);
 int mp_csv_table_check(const char *cmd, int kinds, const char *format, const char *table);
 

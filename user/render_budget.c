@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* A budget document as text and as shell assignments (--format env, for
  * `eval "$(memprobe budget --format env ...)"` in an entrypoint). */
+#include "budget_doc.h"
 #include "render.h"
 #include "util.h"
 
@@ -23,7 +24,15 @@ static const struct { const char *var, *name; } figs[] = {
 void mp_env_budget(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
 	const cJSON *fg = mp_rd_obj(rd, doc, "figures", 0);
+	char why[400];
 
+	/* no budget: no assignment at all, so that an entrypoint's eval sets
+	 * nothing it could take for one (MEMPROBE_BUDGET_BYTES=0 was taken as
+	 * a budget); a comment says why (eval ignores it) */
+	if (mp_budget_zero(rd, doc, why, sizeof(why))) {
+		fprintf(f, "# memprobe budget: no budget (0 B): %s\n", why);
+		return;
+	}
 	fprintf(f, "MEMPROBE_BUDGET_BYTES=%" PRIu64 "\n", mp_rd_u64v(rd, doc, "budget_bytes"));
 	for (size_t i = 0; i < sizeof(figs) / sizeof(figs[0]); i++) {
 		uint64_t v;
@@ -40,10 +49,12 @@ void mp_text_budget(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
 	const cJSON *fg = mp_rd_obj(rd, doc, "figures", 0), *t = mp_rd_obj(rd, doc, "target", 0);
 	uint64_t b = mp_rd_u64v(rd, doc, "budget_bytes");
-	char s[32];
+	char s[32], why[400];
 
 	fprintf(f, "budget     %s (%" PRIu64 " bytes) for %s\n", mp_fmt_bytes(b, s, sizeof(s)), b,
 		mp_rd_str(rd, t, "dir", 0));
+	if (mp_budget_zero(rd, doc, why, sizeof(why)))
+		fprintf(f, "  %s\n", why);
 	for (size_t i = 0; i < sizeof(figs) / sizeof(figs[0]); i++) {
 		uint64_t v;
 

@@ -268,11 +268,15 @@ int mp_csv_table_check(const char *cmd, int kinds, const char *format, const cha
 	if (strcmp(format, "csv"))
 		return bad(cmd, "--table: --format %s has no tables to choose from; use it with "
 			   "--format csv", format);
+	if (!table)
+		return 0;
 	mp_csv_table_names(kinds, names, sizeof(names));
 	if (!t)
 		return bad(cmd, "--table %s: no such table; use %s", table, names);
+	/* kinds is one kind here: the command's, or report's loaded document's */
 	if (!(t->kinds & kinds))
-		return bad(cmd, "--table %s: that is for a record document; use %s", table, names);
+		return bad(cmd, "--table %s: a %s document has no %s table; use %s",
+			   table, mp_doc_kind_name(kinds), table, names);
 	return 0;
 }
 

@@ -135,8 +135,9 @@ static void limit_rows(const cJSON *cg, FILE *f, struct mp_rd *rd)
 		row_size(f, "memory.high", v, NULL);
 }
 
-/* The overhead object: who and what it is made of. */
-static void overhead_parts(const cJSON *o, FILE *f, struct mp_rd *rd)
+/* The overhead object: who and what it is made of; total names the sum
+ * ("overhead" at the peak, "left after" once the probe exited). */
+static void overhead_parts(const cJSON *o, const char *total, FILE *f, struct mp_rd *rd)
 {
 	const cJSON *it;
 	char b[32];
@@ -165,8 +166,8 @@ static void overhead_parts(const cJSON *o, FILE *f, struct mp_rd *rd)
 		"</td></tr>\n", mp_render_size(mp_rd_s64v(rd, o, "probe_kernel_bytes"), b, sizeof(b)));
 	fprintf(f, "<tr><td>unexplained</td><td></td><td class=\"n\">%s</td></tr>\n",
 		mp_render_size(mp_rd_s64v(rd, o, "unexplained_bytes"), b, sizeof(b)));
-	fprintf(f, "<tr><th>overhead</th><td></td><th class=\"n\">%s</th></tr></table></div>\n",
-		mp_render_size(mp_rd_s64v(rd, o, "bytes"), b, sizeof(b)));
+	fprintf(f, "<tr><th>%s</th><td></td><th class=\"n\">%s</th></tr></table></div>\n",
+		total, mp_render_size(mp_rd_s64v(rd, o, "bytes"), b, sizeof(b)));
 }
 
 static void overhead(const cJSON *o, FILE *f, struct mp_rd *rd)
@@ -179,11 +180,11 @@ static void overhead(const cJSON *o, FILE *f, struct mp_rd *rd)
 		      "it measured none); the categories below say where the growth went.</p>\n", f);
 		return;
 	}
-	overhead_parts(o, f, rd);
+	overhead_parts(o, "overhead", f, rd);
 	after = mp_rd_obj(rd, o, "left_after", MP_RD_ABSENT);
 	if (after) {
 		fputs("<p>Left after the probe exited:</p>\n", f);
-		overhead_parts(after, f, rd);
+		overhead_parts(after, "left after", f, rd);
 	}
 }
 

@@ -96,8 +96,10 @@ static void limit_rows(const cJSON *cg, FILE *f, struct mp_rd *rd)
 	limit_row(f, rd, "memory.high", cg, "high_bytes");
 }
 
-/* The overhead object (probe doc `overhead`, record's probe): its parts. */
-static void overhead_parts(const cJSON *o, FILE *f, struct mp_rd *rd)
+/* The overhead object (probe doc `overhead`, record's probe): its parts, and
+ * their total as total names it: "overhead" at the peak, "left after" for
+ * what stayed charged once the probe exited (as the text report says). */
+static void overhead_parts(const cJSON *o, const char *total, FILE *f, struct mp_rd *rd)
 {
 	const cJSON *it;
 	char b[32];
@@ -123,7 +125,8 @@ static void overhead_parts(const cJSON *o, FILE *f, struct mp_rd *rd)
 		mp_render_size(mp_rd_s64v(rd, o, "probe_kernel_bytes"), b, sizeof(b)));
 	fprintf(f, "| unexplained | | %s |\n",
 		mp_render_size(mp_rd_s64v(rd, o, "unexplained_bytes"), b, sizeof(b)));
-	fprintf(f, "| **overhead** | | **%s** |\n\n", mp_render_size(mp_rd_s64v(rd, o, "bytes"), b, sizeof(b)));
+	fprintf(f, "| **%s** | | **%s** |\n\n", total,
+		mp_render_size(mp_rd_s64v(rd, o, "bytes"), b, sizeof(b)));
 }
 
 static void overhead(const cJSON *o, FILE *f, struct mp_rd *rd)
@@ -134,11 +137,11 @@ static void overhead(const cJSON *o, FILE *f, struct mp_rd *rd)
 		return;
 	fprintf(f, "## What the overhead is made of (at the %s)\n\n",
 		mp_rd_str(rd, o, "at", MP_RD_ABSENT) ? mp_rd_str(rd, o, "at", 0) : "peak");
-	overhead_parts(o, f, rd);
+	overhead_parts(o, "overhead", f, rd);
 	after = mp_rd_obj(rd, o, "left_after", MP_RD_ABSENT);
 	if (after) {
 		fputs("Left after the probe exited:\n\n", f);
-		overhead_parts(after, f, rd);
+		overhead_parts(after, "left after", f, rd);
 	}
 }
 

@@ -167,8 +167,14 @@ static void gauge(struct om *m, const char *name, const char *help, const cJSON 
 	one(m, name, "gauge", help, o, member, flags, false, if_null);
 }
 
-/* The cgroup object (limits.cgroup, probe.target, record.target). */
-static void cgroup_metrics(struct om *m, const cJSON *cg)
+/*
+ * The cgroup object (limits.cgroup, probe.target, record.target). A probe
+ * document's target was read before the probe (when memprobe made the
+ * stand-in: empty, 0 B): its usage and peak are the probe's own figures,
+ * the usage once the probe exited and the highest during it, as the text
+ * report gives them (before and after apart are memprobe_probe_usage_*).
+ */
+static void cgroup_metrics(struct om *m, const cJSON *cg, const cJSON *probe)
 {
 	gauge(m, "memprobe_limit_bytes", "The cgroup's own memory limit (memory.max, "
 	      "memory.limit_in_bytes); +Inf: none", cg, "limit_bytes", MP_RD_NULL, "+Inf");
@@ -178,10 +184,19 @@ static void cgroup_metrics(struct om *m, const cJSON *cg)
 	gauge(m, "memprobe_throttle_bytes", "Where the kernel starts throttling the cgroup: "
 	      "the lowest memory.high (v2) or soft limit (v1) on its path below the effective "
 	      "limit; +Inf: none", cg, "throttle_bytes", MP_RD_NULL | MP_RD_ABSENT, "+Inf");
-	gauge(m, "memprobe_usage_bytes", "The cgroup's memory usage (memory.current, "
-	      "memory.usage_in_bytes)", cg, "usage_bytes", 0, NULL);
-	gauge(m, "memprobe_peak_bytes", "The kernel's peak usage counter of the cgroup "
-	      "(memory.peak, memory.max_usage_in_bytes)", cg, "peak_bytes", MP_RD_NULL, NULL);
+	if (probe) {
+		gauge(m, "memprobe_usage_bytes", "The cgroup's memory usage once the probe "
+		      "exited (memory.current, memory.usage_in_bytes)", probe,
+		      "usage_after_bytes", 0, NULL);
+		gauge(m, "memprobe_peak_bytes", "The cgroup's highest usage during the probe",
+		      probe, "usage_peak_bytes", 0, NULL);
+	} else {
+		gauge(m, "memprobe_usage_bytes", "The cgroup's memory usage (memory.current, "
+		      "memory.usage_in_bytes)", cg, "usage_bytes", 0, NULL);
+		gauge(m, "memprobe_peak_bytes", "The kernel's peak usage counter of the cgroup "
+		      "(memory.peak, memory.max_usage_in_bytes)", cg, "peak_bytes", MP_RD_NULL,
+		      NULL);
+	}
 	gauge(m, "memprobe_headroom_bytes", "The least room left on the cgroup's path: limit "
 	      "minus usage, and MemAvailable", cg, "headroom_bytes", 0, NULL);
 }
@@ -361,7 +376,7 @@ static void render_openmetrics(const cJSON *doc, int kind, FILE *f, struct mp_rd
 		mp_rd_fail(rd, NULL, NULL, "out of memory");
 		return;
 	}
-	cgroup_metrics(&m, cg);
+	cgroup_metrics(&m, cg, kind == MP_DOC_PROBE ? doc : NULL);
 	if (kind == MP_DOC_RECORD)
 		record_metrics(&m, doc);
 	if (kind == MP_DOC_PROBE) {
