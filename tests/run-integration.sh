@@ -405,6 +405,10 @@ test_record_oom() {
 	echo "# OOM: usage at the kill $(jqv "$out" '.oom_kills[0].usage_bytes')"
 	check_le "record OOM: the usage at the kill is at most the limit" "$(jqv "$out" '.oom_kills[0].usage_bytes')" $((256 * MIB))
 	check_ge "record OOM: ... and within 2 MiB of it" "$(jqv "$out" '.oom_kills[0].usage_bytes')" $((254 * MIB))
+	"$MEMPROBE" report "$out" > "$TMP/rec-oom.txt" 2>&1
+	check_eq "record OOM: the text gives the usage at the kill" \
+		"$(sed -n 's/^OOM kill at [0-9.]* s: alloc\[[0-9]*\] (usage \(.*\))$/\1/p' "$TMP/rec-oom.txt")" \
+		"$(awk -v b="$(jqv "$out" '.oom_kills[0].usage_bytes')" 'BEGIN { printf "%.1f MiB at the kill", b / 1048576 }')"
 	check "record OOM: nothing left behind" no_leftovers
 }
 

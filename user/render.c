@@ -188,3 +188,11 @@ const char *mp_render_usize(uint64_t v, char *buf, size_t len)
 		mp_fmt_bytes(v, buf, len);
 	return buf;
 }
+
+uint64_t mp_render_oom_usage(struct mp_rd *rd, const cJSON *kill, bool *at_kill)
+{
+	uint64_t v;
+
+	*at_kill = mp_rd_u64(rd, kill, "usage_bytes", MP_RD_NULL | MP_RD_ABSENT, &v);
+	return *at_kill ? v : mp_rd_u64v(rd, mp_rd_obj(rd, kill, "sample", 0), "usage_bytes");
+}

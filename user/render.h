@@ -67,6 +67,11 @@ void mp_render_names(int kinds, char *buf, size_t len);
 const char *mp_render_size(int64_t v, char *buf, size_t len);
 const char *mp_render_usize(uint64_t v, char *buf, size_t len);
 
+/* An oom_kills entry's usage: the one the hook read at the kill
+ * (usage_bytes), or where a document has none (null, or older than it)
+ * its sample's; *at_kill says which. */
+uint64_t mp_render_oom_usage(struct mp_rd *rd, const cJSON *kill, bool *at_kill);
+
 /* The table's i-th renderer, NULL past its end (the fuzz target renders a
  * document with each). */
 const struct mp_renderer *mp_renderer_nth(size_t i);

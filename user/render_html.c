@@ -761,15 +761,18 @@ static void oom_table(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	if (!cJSON_GetArraySize(kills))
 		return;
 	fputs("<section><h2>OOM kills</h2>\n<div class=\"wrap\"><table class=\"oom-kills\"><tr>"
-	      "<th class=\"n\">t (s)</th><th>task</th><th class=\"n\">usage before it</th></tr>\n", f);
+	      "<th class=\"n\">t (s)</th><th>task</th><th class=\"n\">usage</th></tr>\n", f);
 	cJSON_ArrayForEach(it, kills) {
+		bool at_kill;
+		uint64_t u;
+
 		if (!mp_rd_is_obj(rd, it))
 			return;
+		u = mp_render_oom_usage(rd, it, &at_kill);
 		fprintf(f, "<tr><td class=\"n\">%.1f</td><td>", mp_rd_u64v(rd, it, "t_ms") / 1000.0);
 		who(f, it, rd);
-		fprintf(f, "</td><td class=\"n\">%s</td></tr>\n",
-			mp_render_usize(mp_rd_u64v(rd, mp_rd_obj(rd, it, "sample", 0), "usage_bytes"), b,
-			    sizeof(b)));
+		fprintf(f, "</td><td class=\"n\">%s %s</td></tr>\n", mp_render_usize(u, b, sizeof(b)),
+			at_kill ? "at the kill" : "(last sample before it)");
 	}
 	fputs("</table></div></section>\n", f);
 }

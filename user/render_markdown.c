@@ -382,15 +382,18 @@ static void record_events(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	char b[32];
 
 	if (cJSON_GetArraySize(kills)) {
-		fputs("## OOM kills\n\n| t (s) | task | usage before it |\n|---:|---|---:|\n", f);
+		fputs("## OOM kills\n\n| t (s) | task | usage |\n|---:|---|---:|\n", f);
 		cJSON_ArrayForEach(it, kills) {
+			bool at_kill;
+			uint64_t u;
+
 			if (!mp_rd_is_obj(rd, it))
 				return;
+			u = mp_render_oom_usage(rd, it, &at_kill);
 			fprintf(f, "| %.1f | ", mp_rd_u64v(rd, it, "t_ms") / 1000.0);
 			who(f, it, rd);
-			fprintf(f, " | %s |\n",
-				mp_render_usize(mp_rd_u64v(rd, mp_rd_obj(rd, it, "sample", 0), "usage_bytes"), b,
-				    sizeof(b)));
+			fprintf(f, " | %s %s |\n", mp_render_usize(u, b, sizeof(b)),
+				at_kill ? "at the kill" : "(last sample before it)");
 		}
 		fputc('\n', f);
 	}

@@ -389,11 +389,13 @@ static void record_events(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	cJSON_ArrayForEach(it, mp_rd_arr(rd, doc, "oom_kills", 0)) {
 		if (!mp_rd_is_obj(rd, it))
 			return;
-		fprintf(f, "OOM kill at %.1f s: %s[%u] (usage %s)\n",
+		bool at_kill;
+		uint64_t u = mp_render_oom_usage(rd, it, &at_kill);
+
+		fprintf(f, "OOM kill at %.1f s: %s[%u] (usage %s%s)\n",
 			mp_rd_u64v(rd, it, "t_ms") / 1000.0, mp_rd_str(rd, it, "comm", 0),
-			(unsigned int)mp_rd_u64v(rd, it, "pid"),
-			mp_fmt_bytes(mp_rd_u64v(rd, mp_rd_obj(rd, it, "sample", 0), "usage_bytes"),
-				     b1, sizeof(b1)));
+			(unsigned int)mp_rd_u64v(rd, it, "pid"), mp_fmt_bytes(u, b1, sizeof(b1)),
+			at_kill ? " at the kill" : ", last sample before it");
 	}
 	if (p) {
 		/* the probe's fields on a line, its overhead in words below */
