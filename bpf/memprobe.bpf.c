@@ -99,10 +99,10 @@ struct {
  * that a slot can be cleared as its pages go; atomic, as pages hashing to
  * one slot come and go on several CPUs at once. struct page is 64 bytes:
  * the address over 64 is the page's index, neighbours in neighbour slots.
- * Sized at load with live_pages (attr_plan.c): four slots per entry, a
- * power of two, so that a full map leaves most slots empty. An array
- * map's lookup is inlined: the same load as a global's, at a computed
- * index.
+ * Sized at load with live_pages (attr_plan.c): a slot per entry, a power
+ * of two, at least 16384 (64 KiB): small, as every free of the machine
+ * reads a slot at random. An array map's lookup is inlined: the same load
+ * as a global's, at a computed index.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
