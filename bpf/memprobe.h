@@ -76,7 +76,6 @@ struct mp_task_stat {
  */
 #define MP_TOTAL_COUNTERS(X)							\
 	X(kernel_pages_freed)  /* tracked kernel pages freed (any context) */	\
-	X(found_free_pages)    /* of those, found free at an allocation */	\
 	X(memcg_events)        /* memcg stat updates counted */			\
 	X(charged_pages)       /* gross pages charged, any context */		\
 	X(task_rows_made)      /* task_stats entries made (a drain removes) */	\

@@ -784,7 +784,7 @@ test_hooks() {
 	# every concern on a tp_btf tracepoint by default moves to its raw twin
 	jq -r '.plan[] | select(any(.rungs[]; .kind == "tp_btf" and .status == "used")) | .concern' "$f" > "$TMP/tp.concerns"
 	n=$(wc -l < "$TMP/tp.concerns")
-	check "raw_tp: the $n tp_btf concerns on raw tracepoints" [ "$n" -ge 3 ]
+	check "raw_tp: the $n tp_btf concerns on raw tracepoints" [ "$n" -ge 4 ]
 	check_eq "raw_tp: ... each of them" "$(jq -r '.attribution.hooks[] | select(.kind == "raw_tp") | .concern' "$out" | grep -cxFf "$TMP/tp.concerns")" "$n"
 	probe_figures raw_tp "$out"
 	# nothing but polling: the cgroup's files

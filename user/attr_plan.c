@@ -77,16 +77,15 @@ static const struct ladder {
 		{ POLL, "polling memory.stat pgfault (the cgroup's total only)",
 		  { 0 }, { 0 }, "memory.stat pgfault" },
 	} },
-	/* raw_tp first for allocation and free: the programs read nothing
-	 * through the page and key on its address, a number there and a
-	 * helper call away with tp_btf, on every free of the machine and,
-	 * with stacks, every allocation (page_key in memprobe.bpf.c) */
 	[MP_CONCERN_ALLOC] = { "alloc", "page allocation", {
-		{ RAW_TP, "raw tracepoint kmem:mm_page_alloc",
-		  { "mm_page_alloc" }, { PROG(raw_tp_mm_page_alloc) } },
 		{ TP_BTF, "tracepoint kmem:mm_page_alloc",
 		  { "mm_page_alloc" }, { PROG(tp_mm_page_alloc) } },
+		{ RAW_TP, "raw tracepoint kmem:mm_page_alloc",
+		  { "mm_page_alloc" }, { PROG(raw_tp_mm_page_alloc) } },
 	} },
+	/* raw_tp first: the program reads nothing through the page and keys on
+	 * its address, a number there and a helper call away with tp_btf, on
+	 * every free of the machine (page_key in memprobe.bpf.c) */
 	[MP_CONCERN_FREE] = { "free", "page free", {
 		{ RAW_TP, "raw tracepoint kmem:mm_page_free",
 		  { "mm_page_free" }, { PROG(raw_tp_mm_page_free) } },

@@ -688,7 +688,6 @@ static void add_events(const struct build *b, cJSON *a)
 
 	mp_json_add_u64(o, "memcg_stat_updates", t->memcg_events);
 	mp_json_add_u64(o, "tracked_kernel_pages_freed", t->kernel_pages_freed);
-	mp_json_add_u64(o, "tracked_pages_found_free", t->found_free_pages);
 
 	o = cJSON_AddObjectToObject(a, "events_lost");
 	for (int l = 0; l < MP_NR_LOST; l++) {
