@@ -1149,7 +1149,7 @@ test_targets() {
 
 # record: --duration with a command, bounds, and the command's output
 # live_pages (kernel pages tracked for their free, preallocated) is sized
-# from the target's limit: one entry per 256 of its pages, 16384 to 262144;
+# from the target's limit: one entry per 512 of its pages, 16384 to 262144;
 # one entry with --stack-sample 0, where nothing is tracked.
 live_pages_entries() {
 	local ready=$TMP/ready-live.$1 rec n i
@@ -1172,7 +1172,7 @@ test_live_pages_size() {
 	if ! command -v bpftool > /dev/null; then skip "live_pages size: no bpftool here"; return; fi
 	cg=$(own_memcg_dir)
 	lim=$("$MEMPROBE" limits --cgroup "$cg" --format json | jq -r .cgroup.effective_limit_bytes)
-	want=$((lim / $(getconf PAGESIZE) / 256))
+	want=$((lim / $(getconf PAGESIZE) / 512))
 	[ "$want" -lt 16384 ] && want=16384
 	[ "$want" -gt 262144 ] && want=262144
 	echo "# live_pages: effective limit $lim, want $want entries"

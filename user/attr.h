@@ -111,14 +111,14 @@ struct mp_attr;
 /*
  * The entries of live_pages (the kernel pages allocated with a stack and
  * not yet freed) for a target of limit_bytes: its kernel pages cannot
- * outgrow it. One entry per 256 of the limit's pages (0.4% of it in
- * kernel pages tracked), 16384 to 262144 (1.4 to 23 MiB of preallocated
- * map): 16384 held a swarm of 1000 processes (14 300 at its plateau,
- * bench/scale.sh), and the page tables alone of a 342 GiB fill are
- * ~175 000 pages. A target without a limit is sized from the host's
- * memory (24 105 entries for 23.5 GiB).
+ * outgrow it. One entry per 512 of the limit's pages (0.2% of it, what
+ * 4 KiB pages' page tables take), 16384 to 262144 (1.4 to 23 MiB of
+ * preallocated map): 16384 held a swarm of 1000 processes (14 300 at its
+ * plateau, bench/scale.sh), and the page tables alone of a 342 GiB fill
+ * are ~175 000 pages (175 104 entries). A target without a limit is sized
+ * from the host's memory (16384 for 23.5 GiB: the bench's map memory).
  */
-#define MP_LIVE_PAGES_PER_ENTRY 256
+#define MP_LIVE_PAGES_PER_ENTRY 512
 #define MP_LIVE_PAGES_MIN 16384u
 #define MP_LIVE_PAGES_MAX 262144u
 uint32_t mp_attr_live_pages_for(uint64_t limit_bytes, uint64_t page_size);

@@ -50,11 +50,12 @@ int main(void)
 	CHECK_STR(mp_fmt_bytes(MP_UNLIMITED, buf, sizeof(buf)), "max", "fmt max");
 	CHECK_STR(mp_fmt_sbytes(-(3LL << 20), buf, sizeof(buf)), "-3.0 MiB", "fmt -3M");
 	CHECK_STR(mp_fmt_sbytes(INT64_MIN, buf, sizeof(buf)), "-8589934592.00 GiB", "fmt min");
-	/* live_pages' entries: one per 256 pages of the limit, 16384 to 262144 */
+	/* live_pages' entries: one per 512 pages of the limit, 16384 to 262144 */
 	CHECK_U64(mp_attr_live_pages_for(1ULL << 30, 4096), 16384, "live_pages: 1 GiB");
-	CHECK_U64(mp_attr_live_pages_for(64ULL << 30, 4096), 65536, "live_pages: 64 GiB");
-	CHECK_U64(mp_attr_live_pages_for(25276510208ULL, 4096), 24105, "live_pages: 23.5 GiB");
-	CHECK_U64(mp_attr_live_pages_for(342ULL << 30, 4096), 262144, "live_pages: 342 GiB");
+	CHECK_U64(mp_attr_live_pages_for(25276510208ULL, 4096), 16384, "live_pages: 23.5 GiB");
+	CHECK_U64(mp_attr_live_pages_for(64ULL << 30, 4096), 32768, "live_pages: 64 GiB");
+	CHECK_U64(mp_attr_live_pages_for(342ULL << 30, 4096), 175104, "live_pages: 342 GiB");
+	CHECK_U64(mp_attr_live_pages_for(1ULL << 40, 4096), 262144, "live_pages: 1 TiB");
 	CHECK_U64(mp_attr_live_pages_for(MP_UNLIMITED, 4096), 262144, "live_pages: max");
 	CHECK_U64(mp_attr_live_pages_for(16ULL << 30, 0), 16384, "live_pages: no page size");
 	return unit_done("size");
