@@ -485,6 +485,17 @@ test_record_probe_at() {
 		"$(jqv "$out" .probe.interrupted)" true
 	check_le "record --probe-at: ... and the peak is within the recording" \
 		"$(jqv "$out" .peak.t_ms)" "$(jqv "$out" '.run.duration_ms + 100')"
+	# a stop signal while the probe fills: the fill stops at its next
+	# chunk, marked interrupted (it went on to the end while the command
+	# was being stopped, and was marked completed)
+	"$MEMPROBE" record --limit 1G --probe-at 0.2 --format json -o "$out" -- sleep 30 2>/dev/null &
+	pid=$!
+	wait_usage "$(own_memcg_dir)/memprobe-run-$pid" $((128 * MIB)) || fail "record --probe-at: the probe did not start filling"
+	kill -INT "$pid"; wait "$pid"
+	echo "# probe stopped by SIGINT: $(jq -c '.probe | {interrupted, completed, allocated_bytes, probe_chunks}' "$out")"
+	check_eq "record --probe-at: SIGINT while it fills: interrupted" "$(jqv "$out" .probe.interrupted)" true
+	check_eq "record --probe-at: ... not completed" "$(jqv "$out" .probe.completed)" false
+	check_le "record --probe-at: ... it stopped short of its fill (at most 640 MiB)" "$(jqv "$out" .probe.allocated_bytes)" $((640 * MIB))
 	check "record --probe-at: nothing left behind" no_leftovers
 }
 

@@ -430,6 +430,11 @@ void mp_rec_watch(struct rec *r, uint64_t deadline_ms)
 			mp_attr_poll_oom(r->attr, (int)wait, on_oom, r);
 		else if (wait > 0)
 			usleep((useconds_t)wait * 1000);
+		/* the recording is ending: a --probe-at fill stops at its next
+		 * chunk now, not once the command has gone (by then a fill of a
+		 * few hundred MiB had finished, and was not marked interrupted) */
+		if (mp_rec_signal || (deadline_ms && mp_rec_now_ms(r) >= deadline_ms))
+			r->probe_stop = 1;
 		timeline = mp_rec_now_ms(r) >= r->next_timeline_ms;
 		if (take_sample(r, timeline) == -ENOENT) {
 			r->end_reason = "cgroup removed";
