@@ -1755,6 +1755,16 @@ test_openmetrics() {
 	check_eq "openmetrics: record's live file: the last sample's anon = the report's" \
 		"$(awk '/^memprobe_memory_bytes\{.*category="anon"/ { print $NF }' "$d/live.prom")" \
 		"$(jqv "$d/rec.json" '.timeline[-1].stat.anon')"
+	# the live file's last write is the report's own document (it lacked
+	# the growth split, its faults were ahead of the report's, its peak off)
+	check_eq "openmetrics: record's live file at the end = report of the document" \
+		"$("$MEMPROBE" report "$d/rec.json" --format openmetrics)" "$(cat "$d/live.prom")"
+	# the target is as read at the start (0 B for a cgroup memprobe made):
+	# usage and peak are the recording's own
+	check_eq "openmetrics: record: the peak is the recording's" \
+		"$(om_sample "$d/rec.prom" memprobe_peak_bytes)" "$(jqv "$d/rec.json" .peak.usage_bytes)"
+	check_eq "openmetrics: record: the usage is the last sample's" \
+		"$(om_sample "$d/rec.prom" memprobe_usage_bytes)" "$(jqv "$d/rec.json" '.timeline[-1].usage_bytes')"
 	# a probe the recording's end stops: the live file's last write has it
 	# (a TCG guest's probe of 256 MiB outlasted 3 s, its live file had none)
 	MEMPROBE_DOC_COPY=$d/rec2.json "$MEMPROBE" record --limit 1G --probe-at 0.2 --duration 0.5 \

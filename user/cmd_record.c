@@ -233,9 +233,17 @@ static int write_report(struct rec *r, struct mp_out *out)
 {
 	struct mp_ksyms *ks = r->attr ? mp_ksyms_load("/proc/kallsyms") : NULL;
 	cJSON *doc = mp_rec_build_report(r, ks);
+	char oerr[400];
 	int err;
 
 	mp_ksyms_free(ks);
+	/* the live file's last word is the report's own document: the same
+	 * figures as `memprobe report --format openmetrics` of it (the
+	 * attribution's growth, the final faults and peak) */
+	if (r->o.openmetrics && doc &&
+	    (err = mp_openmetrics_write(doc, r->o.openmetrics, oerr, sizeof(oerr))))
+		fprintf(stderr, "memprobe record: --openmetrics %s: cannot write it: %s\n",
+			r->o.openmetrics, oerr);
 	err = mp_emit("record", doc, r->o.format, out->f);
 	if (err)
 		return err;
@@ -291,10 +299,6 @@ int mp_cmd_record(int argc, char **argv)
 	}
 	mp_rec_watch(&r, r.o.duration_s > 0 ? (uint64_t)(r.o.duration_s * 1000.0) : 0);
 	mp_rec_finish(&r);
-	/* the live file's last word is the end's: a --probe-at probe the end
-	 * stopped has its figures only now */
-	if (r.on_sample)
-		r.on_sample(&r);
 	ret = write_report(&r, &out);
 out:
 	if (go_fd >= 0)

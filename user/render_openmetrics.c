@@ -174,8 +174,12 @@ static void gauge(struct om *m, const char *name, const char *help, const cJSON 
  * the usage once the probe exited and the highest during it, as the text
  * report gives them (before and after apart are memprobe_probe_usage_*).
  */
-static void cgroup_metrics(struct om *m, const cJSON *cg, const cJSON *probe)
+static void cgroup_metrics(struct om *m, const cJSON *cg, const cJSON *doc, int kind)
 {
+	const cJSON *probe = kind == MP_DOC_PROBE ? doc : NULL;
+	const cJSON *tl = kind == MP_DOC_RECORD ? mp_rd_arr(m->rd, doc, "timeline", 0) : NULL;
+	const cJSON *last = tl ? cJSON_GetArrayItem(tl, cJSON_GetArraySize(tl) - 1) : NULL;
+
 	gauge(m, "memprobe_limit_bytes", "The cgroup's own memory limit (memory.max, "
 	      "memory.limit_in_bytes); +Inf: none", cg, "limit_bytes", MP_RD_NULL, "+Inf");
 	gauge(m, "memprobe_effective_limit_bytes", "The least memory limit from the cgroup up "
@@ -190,6 +194,14 @@ static void cgroup_metrics(struct om *m, const cJSON *cg, const cJSON *probe)
 		      "usage_after_bytes", 0, NULL);
 		gauge(m, "memprobe_peak_bytes", "The cgroup's highest usage during the probe",
 		      probe, "usage_peak_bytes", 0, NULL);
+	} else if (kind == MP_DOC_RECORD) {
+		/* the target is as read at the start (0 B for a cgroup memprobe
+		 * made): the recording's own last sample and peak */
+		if (last && mp_rd_is_obj(m->rd, last))
+			gauge(m, "memprobe_usage_bytes", "The cgroup's memory usage at the "
+			      "recording's last sample", last, "usage_bytes", 0, NULL);
+		gauge(m, "memprobe_peak_bytes", "The cgroup's highest usage during the "
+		      "recording", mp_rd_obj(m->rd, doc, "peak", 0), "usage_bytes", 0, NULL);
 	} else {
 		gauge(m, "memprobe_usage_bytes", "The cgroup's memory usage (memory.current, "
 		      "memory.usage_in_bytes)", cg, "usage_bytes", 0, NULL);
@@ -376,7 +388,7 @@ static void render_openmetrics(const cJSON *doc, int kind, FILE *f, struct mp_rd
 		mp_rd_fail(rd, NULL, NULL, "out of memory");
 		return;
 	}
-	cgroup_metrics(&m, cg, kind == MP_DOC_PROBE ? doc : NULL);
+	cgroup_metrics(&m, cg, doc, kind);
 	if (kind == MP_DOC_RECORD)
 		record_metrics(&m, doc);
 	if (kind == MP_DOC_PROBE) {
