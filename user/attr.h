@@ -179,6 +179,11 @@ const char *mp_attr_cat_polled_reason(const struct mp_attr *a, int cat);
 /* Read every map into snap (allocated; free with mp_attr_snap_free).
  * Returns 0 or -errno. */
 int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *snap);
+/* The same, for a moment the usage is moving (record's peaks): the cgroup's
+ * files read once, never waited on to agree with the usage, which would
+ * hold the caller (the recorder's sampler) for up to 2.5 s at every new
+ * peak while the usage climbs, and read them at a later moment anyway. */
+int mp_attr_snapshot_peak(struct mp_attr *a, struct mp_attr_snap *snap);
 
 /* The same without the per-stack map, memory.stat read once (no waiting for
  * it to settle): cheap enough to take at every new peak of the usage. */
@@ -201,6 +206,10 @@ struct mp_overhead_snaps {
  * as the left-after one always. */
 void mp_overhead_keep_base(struct mp_overhead_snaps *o, struct mp_attr *a, uint64_t usage);
 void mp_overhead_keep_peak(struct mp_overhead_snaps *o, struct mp_attr *a, uint64_t usage);
+/* The probe's stop: its vector is the peak's whenever the usage is still
+ * at the peak (the cgroup at its limit while the kernel reclaims page
+ * cache for the probe's last chunks), whatever it adds up to. */
+void mp_overhead_keep_stop(struct mp_overhead_snaps *o, struct mp_attr *a, uint64_t usage);
 void mp_overhead_keep_left(struct mp_overhead_snaps *o, struct mp_attr *a, uint64_t usage);
 void mp_overhead_snaps_free(struct mp_overhead_snaps *o);
 

@@ -169,19 +169,21 @@ static int read_tasks(struct mp_attr *a, struct mp_attr_snap *s, size_t cap,
  * the usage is made of (anon + file + kernel + sock: MP_PART_USAGE) agree
  * with it within max(1%, 1 MiB).
  */
-static void snap_stat(struct mp_attr *a, struct mp_attr_snap *s)
+static void snap_stat(struct mp_attr *a, struct mp_attr_snap *s, bool wait)
 {
-	bool want = a->hooks[MP_CONCERN_FAULTS].polled || a->hooks[MP_CONCERN_FAULTS].counters;
+	bool cats = false;
 
 	for (int k = 0; k < MP_NR_CATS; k++)
-		want |= a->cat_polled[k];
-	if (!a->have_cg || !want)
+		cats |= a->cat_polled[k];
+	if (!a->have_cg ||
+	    !(cats || a->hooks[MP_CONCERN_FAULTS].polled || a->hooks[MP_CONCERN_FAULTS].counters))
 		return;
 	/* a hierarchy's root: its usage is not memory.stat's sum (v2: MemTotal -
-	 * MemAvailable; v1: no kmem), nothing to wait for */
-	bool root = !strcmp(a->cg.dir, a->cg.mount);
+	 * MemAvailable; v1: no kmem), nothing to wait for; nor where only the
+	 * fault count (pgfault) is read, which the usage does not hold */
+	bool once = !wait || !cats || !strcmp(a->cg.dir, a->cg.mount);
 
-	for (int tries = 0; tries < (root ? 1 : 50); tries++) {
+	for (int tries = 0; tries < (once ? 1 : 50); tries++) {
 		uint64_t usage, sum = 0, tol;
 
 		s->have_stat = mp_cgroup_stat("", &a->cg, &s->stat) == 0;
@@ -289,7 +291,7 @@ static int read_stacks(struct mp_attr *a, struct mp_attr_snap *s)
 
 /* stacks: read the per-stack map too; else the tasks (and memory.stat read
  * once, without waiting for it to settle) only */
-static int snapshot(struct mp_attr *a, struct mp_attr_snap *s, bool stacks)
+static int snapshot(struct mp_attr *a, struct mp_attr_snap *s, bool stacks, bool wait)
 {
 	int ncpu = a->ncpus, ret = 0;
 	size_t cap;
@@ -299,7 +301,7 @@ static int snapshot(struct mp_attr *a, struct mp_attr_snap *s, bool stacks)
 	memset(s, 0, sizeof(*s));
 	if (!a->skel) {
 		if (stacks)
-			snap_stat(a, s);
+			snap_stat(a, s, wait);
 		else
 			stat_once(a, s);
 		return 0;
@@ -338,7 +340,7 @@ static int snapshot(struct mp_attr *a, struct mp_attr_snap *s, bool stacks)
 		 * cheap ones need the charges alone */
 		mp_attr_fault_counters(a, s, cap + a->ngone);
 		mp_attr_snap_sort(s); /* it may add rows */
-		snap_stat(a, s);
+		snap_stat(a, s, wait);
 	} else {
 		stat_once(a, s);
 	}
@@ -353,12 +355,17 @@ out:
 
 int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *s)
 {
-	return snapshot(a, s, true);
+	return snapshot(a, s, true, true);
+}
+
+int mp_attr_snapshot_peak(struct mp_attr *a, struct mp_attr_snap *s)
+{
+	return snapshot(a, s, true, false);
 }
 
 int mp_attr_snapshot_tasks(struct mp_attr *a, struct mp_attr_snap *s)
 {
-	return snapshot(a, s, false);
+	return snapshot(a, s, false, false);
 }
 
 /* Replace *dst with a tasks snapshot taken now, tried a few times (a
@@ -411,7 +418,8 @@ static int64_t vector_sum(const struct mp_attr *a, const struct mp_attr_snap *s)
  * burst freed between the read and the map's (a munmap takes milliseconds)
  * would otherwise pair the peak's usage with a vector after the free.
  */
-void mp_overhead_keep_peak(struct mp_overhead_snaps *o, struct mp_attr *a, uint64_t usage)
+static void keep_peak_vector(struct mp_overhead_snaps *o, struct mp_attr *a, uint64_t usage,
+			     bool at_stop)
 {
 	/* the probe's sampler thread and its stop both call here */
 	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -422,7 +430,10 @@ void mp_overhead_keep_peak(struct mp_overhead_snaps *o, struct mp_attr *a, uint6
 		return;
 	sum = vector_sum(a, &s);
 	pthread_mutex_lock(&lock);
-	if (o->have_peak && sum < o->peak_vector_sum) {
+	/* at the stop, "still at the peak": within 1/64 of it (reclaim
+	 * overshoots what the last page needed) */
+	if (o->have_peak && sum < o->peak_vector_sum &&
+	    !(at_stop && usage + (o->peak_usage_bytes >> 6) >= o->peak_usage_bytes)) {
 		pthread_mutex_unlock(&lock);
 		mp_attr_snap_free(&s);
 		return;
@@ -434,6 +445,25 @@ void mp_overhead_keep_peak(struct mp_overhead_snaps *o, struct mp_attr *a, uint6
 	o->peak_vector_sum = sum;
 	o->peak_usage_bytes = usage;
 	pthread_mutex_unlock(&lock);
+}
+
+void mp_overhead_keep_peak(struct mp_overhead_snaps *o, struct mp_attr *a, uint64_t usage)
+{
+	keep_peak_vector(o, a, usage, false);
+}
+
+/*
+ * With --reclaim-cache the usage reaches the limit while the probe still
+ * has chunks to touch, and stays there while the kernel reclaims page
+ * cache for them: the highest-sum vector was the first at the limit, with
+ * the probe's anon short of what it allocated (-114.7 MiB for a 150 MiB
+ * cache) and the reclaim nowhere. At the stop the probe holds all it
+ * touched and frees nothing: if the usage is still the peak's, the stop's
+ * vector is the peak's.
+ */
+void mp_overhead_keep_stop(struct mp_overhead_snaps *o, struct mp_attr *a, uint64_t usage)
+{
+	keep_peak_vector(o, a, usage, true);
 }
 
 void mp_overhead_keep_left(struct mp_overhead_snaps *o, struct mp_attr *a, uint64_t usage)

@@ -140,7 +140,7 @@ static void keep_peak(struct rec *r, const struct sample *s)
 	}
 	if (r->attr) {
 		mp_attr_snap_free(&r->at_peak);
-		r->have_peak_snap = mp_attr_snapshot(r->attr, &r->at_peak) == 0;
+		r->have_peak_snap = mp_attr_snapshot_peak(r->attr, &r->at_peak) == 0;
 	}
 }
 
@@ -233,7 +233,7 @@ static void probe_stop(enum mp_probe_phase ph, void *arg)
 	else if (r->attr && ph == MP_PROBE_PEAK)
 		mp_overhead_keep_peak(&r->probe_ovh, r->attr, r->probe_res.phase_usage_bytes);
 	else if (r->attr && ph == MP_PROBE_STOP)
-		mp_overhead_keep_peak(&r->probe_ovh, r->attr, r->probe_res.usage_at_stop_bytes);
+		mp_overhead_keep_stop(&r->probe_ovh, r->attr, r->probe_res.usage_at_stop_bytes);
 	else if (r->attr && ph == MP_PROBE_LEFT)
 		mp_overhead_keep_left(&r->probe_ovh, r->attr, r->probe_res.phase_usage_bytes);
 	if (ph != MP_PROBE_STOP)
