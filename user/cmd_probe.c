@@ -151,7 +151,7 @@ static void take_snapshot(enum mp_probe_phase ph, void *arg)
 	else if (ph == MP_PROBE_PEAK)
 		mp_overhead_keep_peak(&s->ovh, s->attr, s->res->phase_usage_bytes);
 	else if (ph == MP_PROBE_STOP)
-		mp_overhead_keep_peak(&s->ovh, s->attr, s->res->usage_at_stop_bytes);
+		mp_overhead_keep_stop(&s->ovh, s->attr, s->res->usage_at_stop_bytes);
 	else if (ph == MP_PROBE_LEFT)
 		mp_overhead_keep_left(&s->ovh, s->attr, s->res->phase_usage_bytes);
 	if (ph == MP_PROBE_BASELINE || ph == MP_PROBE_PEAK || ph == MP_PROBE_LEFT)
