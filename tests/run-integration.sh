@@ -1310,6 +1310,26 @@ test_output() {
 	check "output: -o DIR says it is a directory" grep -q "names a directory" "$TMP/bad.err"
 	expect_bad "-o DIR (record)" "$MEMPROBE" record -o "$d" -- true
 	check "output: -o DIR made nothing beside it" [ -z "$(find "$TMP" -maxdepth 1 -name 'output.memprobe-tmp-*')" ]
+
+	# -o naming a file the command reads or also writes (by path, by a
+	# symlink): refused up front, that file as it was, nothing made
+	cp "$d/report.json" "$d/saved.json"; ln -s saved.json "$d/saved-link.json"
+	expect_bad "record --openmetrics X -o X" "$MEMPROBE" record --openmetrics "$d/om.json" \
+		-o "$d/./om.json" --format json --limit 256M -- true
+	check "output: record --openmetrics X -o X says so" grep -q "name the same file" "$TMP/bad.err"
+	check "output: record --openmetrics X -o X made no X" [ ! -e "$d/om.json" ]
+	expect_bad "record --openmetrics LINK -o FILE" "$MEMPROBE" record \
+		--openmetrics "$d/saved-link.json" -o "$d/saved.json" -- true
+	expect_bad "report FILE -o FILE" "$MEMPROBE" report "$d/saved.json" -o "$d/saved.json"
+	check "output: report FILE -o FILE says so" grep -q "the document being rendered" "$TMP/bad.err"
+	expect_bad "report FILE -o LINK" "$MEMPROBE" report "$d/saved.json" -o "$d/saved-link.json"
+	expect_bad "compare A B -o A" "$MEMPROBE" compare "$d/saved.json" "$d/report.json" \
+		-o "$d/saved.json"
+	expect_bad "budget --from FILE -o LINK" "$MEMPROBE" budget --from "$d/saved.json" \
+		-o "$d/saved-link.json"
+	check "output: the refusals left the saved report as it was" cmp -s "$d/saved.json" "$d/report.json"
+	check_eq "output: the saved report's limit after the refusals" \
+		"$(jqv "$d/saved.json" .cgroup_limit_bytes)" "$lim"
 	check "output: nothing left behind" no_leftovers
 }
 
