@@ -2410,6 +2410,16 @@ test_budget() {
 	"$MEMPROBE" budget --from "$TMP/budget-probe.json" --format json -o "$TMP/budget-from.json"
 	check_eq "budget --from: from the file" "$(jqv "$TMP/budget-from.json" .source)" file
 	check_ge "budget --from: a budget" "$(jqv "$TMP/budget-from.json" .budget_bytes)" $((256 * MIB))
+	# a negative overhead.probe_kernel_bytes (probe --reclaim-cache of a
+	# cgroup holding page cache) is read, and counted as 0: 64 MiB limit,
+	# 512 KiB usage, 3 MiB overhead, 2 MiB allowance, 4 MiB margin: 54 MiB
+	"$MEMPROBE" budget --from "$(dirname "$0")/fixtures/probe-negative-kernel.json" \
+		--format json -o "$TMP/budget-neg.json" 2> "$TMP/budget-neg.err"; rc=$?
+	check_eq "budget --from a negative probe_kernel_bytes: exit 0" "$rc $(cat "$TMP/budget-neg.err")" "0 "
+	check_eq "budget --from a negative probe_kernel_bytes: the budget" \
+		"$(jqv "$TMP/budget-neg.json" .budget_bytes)" $((54 * MIB))
+	check_eq "budget --from a negative probe_kernel_bytes: its kernel part 0" \
+		"$(jqv "$TMP/budget-neg.json" .figures.probe_kernel_bytes)" 0
 	# a margin the room cannot hold: a budget of 0 is no budget, exit 1
 	# (a failure at run time), one line saying what took the room; json
 	# keeps the document whole, env assigns nothing an eval could take
