@@ -1327,6 +1327,26 @@ test_output() {
 	check "output: -o DIR says it is a directory" grep -q "names a directory" "$TMP/bad.err"
 	expect_bad "-o DIR (record)" "$MEMPROBE" record -o "$d" -- true
 	check "output: -o DIR made nothing beside it" [ -z "$(find "$TMP" -maxdepth 1 -name 'output.memprobe-tmp-*')" ]
+
+	# -o naming a file the command reads or also writes (by path, by a
+	# symlink): refused up front, that file as it was, nothing made
+	cp "$d/report.json" "$d/saved.json"; ln -s saved.json "$d/saved-link.json"
+	expect_bad "record --openmetrics X -o X" "$MEMPROBE" record --openmetrics "$d/om.json" \
+		-o "$d/./om.json" --format json --limit 256M -- true
+	check "output: record --openmetrics X -o X says so" grep -q "name the same file" "$TMP/bad.err"
+	check "output: record --openmetrics X -o X made no X" [ ! -e "$d/om.json" ]
+	expect_bad "record --openmetrics LINK -o FILE" "$MEMPROBE" record \
+		--openmetrics "$d/saved-link.json" -o "$d/saved.json" -- true
+	expect_bad "report FILE -o FILE" "$MEMPROBE" report "$d/saved.json" -o "$d/saved.json"
+	check "output: report FILE -o FILE says so" grep -q "the document being rendered" "$TMP/bad.err"
+	expect_bad "report FILE -o LINK" "$MEMPROBE" report "$d/saved.json" -o "$d/saved-link.json"
+	expect_bad "compare A B -o A" "$MEMPROBE" compare "$d/saved.json" "$d/report.json" \
+		-o "$d/saved.json"
+	expect_bad "budget --from FILE -o LINK" "$MEMPROBE" budget --from "$d/saved.json" \
+		-o "$d/saved-link.json"
+	check "output: the refusals left the saved report as it was" cmp -s "$d/saved.json" "$d/report.json"
+	check_eq "output: the saved report's limit after the refusals" \
+		"$(jqv "$d/saved.json" .cgroup_limit_bytes)" "$lim"
 	check "output: nothing left behind" no_leftovers
 }
 
@@ -2428,6 +2448,16 @@ test_budget() {
 	"$MEMPROBE" budget --from "$TMP/budget-probe.json" --format json -o "$TMP/budget-from.json"
 	check_eq "budget --from: from the file" "$(jqv "$TMP/budget-from.json" .source)" file
 	check_ge "budget --from: a budget" "$(jqv "$TMP/budget-from.json" .budget_bytes)" $((256 * MIB))
+	# a negative overhead.probe_kernel_bytes (probe --reclaim-cache of a
+	# cgroup holding page cache) is read, and counted as 0: 64 MiB limit,
+	# 512 KiB usage, 3 MiB overhead, 2 MiB allowance, 4 MiB margin: 54 MiB
+	"$MEMPROBE" budget --from "$(dirname "$0")/fixtures/probe-negative-kernel.json" \
+		--format json -o "$TMP/budget-neg.json" 2> "$TMP/budget-neg.err"; rc=$?
+	check_eq "budget --from a negative probe_kernel_bytes: exit 0" "$rc $(cat "$TMP/budget-neg.err")" "0 "
+	check_eq "budget --from a negative probe_kernel_bytes: the budget" \
+		"$(jqv "$TMP/budget-neg.json" .budget_bytes)" $((54 * MIB))
+	check_eq "budget --from a negative probe_kernel_bytes: its kernel part 0" \
+		"$(jqv "$TMP/budget-neg.json" .figures.probe_kernel_bytes)" 0
 	# a margin the room cannot hold: a budget of 0 is no budget, exit 1
 	# (a failure at run time), one line saying what took the room; json
 	# keeps the document whole, env assigns nothing an eval could take

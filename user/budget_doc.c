@@ -20,14 +20,17 @@
 
 /* The probe's own kernel cost (page tables, slab, ...): the overhead
  * object's when present, else the attribution's "kernel" rows of the probe
- * process; false when the document has neither. */
-static bool probe_kernel(struct mp_rd *rd, const cJSON *doc, uint64_t *v, const char **src)
+ * process; false when the document has neither. Both are signed bytes in
+ * the schema: the probe's charges net of what the kernel took back during
+ * it (probe --reclaim-cache of a cgroup with page cache reclaims the
+ * workload's cache, and the difference can be negative). */
+static bool probe_kernel(struct mp_rd *rd, const cJSON *doc, int64_t *v, const char **src)
 {
 	const cJSON *ov = mp_rd_obj(rd, doc, "overhead", MP_RD_ABSENT | MP_RD_NULL);
 	const cJSON *a = mp_rd_obj(rd, doc, "attribution", 0);
 	const cJSON *cats = mp_rd_arr(rd, a, "categories", MP_RD_ABSENT), *c, *t;
 
-	if (ov && mp_rd_u64(rd, ov, "probe_kernel_bytes", MP_RD_ABSENT | MP_RD_NULL, v)) {
+	if (ov && mp_rd_s64(rd, ov, "probe_kernel_bytes", MP_RD_ABSENT | MP_RD_NULL, v)) {
 		*src = "overhead.probe_kernel_bytes";
 		return true;
 	}
@@ -39,12 +42,13 @@ static bool probe_kernel(struct mp_rd *rd, const cJSON *doc, uint64_t *v, const 
 		tasks = mp_rd_arr(rd, c, "tasks", 0);
 		*v = 0;
 		cJSON_ArrayForEach(t, tasks) {
-			uint64_t b;
+			int64_t b;
 
 			if (mp_rd_is_obj(rd, t) &&
 			    !strcmp(mp_rd_str(rd, t, "comm", 0), "memprobe-probe") &&
-			    mp_rd_u64(rd, t, "bytes", MP_RD_NULL | MP_RD_ABSENT, &b))
-				*v += b;
+			    mp_rd_s64(rd, t, "bytes", MP_RD_NULL | MP_RD_ABSENT, &b) &&
+			    __builtin_add_overflow(*v, b, v)) /* no document sums past it */
+				*v = b > 0 ? INT64_MAX : INT64_MIN;
 		}
 		*src = "attribution: the kernel category of memprobe-probe";
 		return true;
@@ -108,13 +112,25 @@ cJSON *mp_budget_doc(const struct mp_host *h, const cJSON *p, const char *from_f
 	const char *kind = mp_rd_str(&rd, t, "throttle_kind", MP_RD_NULL | MP_RD_ABSENT);
 	const char *ksrc = "overhead_bytes (no attribution: all of it counted as kernel cost)";
 	uint64_t thr = 0, soft = 0, pk = 0, work, room, budget = 0, per_gib = 0;
+	int64_t spk = 0;
+	char ksrc_buf[160];
 	bool have_thr = false, have_soft;
 	cJSON *d, *f;
 
 	have_thr = mp_rd_u64(&rd, t, "throttle_bytes", MP_RD_NULL | MP_RD_ABSENT, &thr);
 	have_soft = mp_rd_u64(&rd, t, "soft_headroom_bytes", MP_RD_NULL | MP_RD_ABSENT, &soft);
-	if (!probe_kernel(&rd, p, &pk, &ksrc))
-		pk = over > 0 ? (uint64_t)over : 0;
+	if (!probe_kernel(&rd, p, &spk, &ksrc))
+		spk = over;
+	/* A negative kernel part (the kernel reclaimed more during the probe
+	 * than the probe's kernel objects cost) counts as 0: taken at its
+	 * value it would make kernel_per_gib negative and grow the budget past
+	 * what the probe measured; at 0 the whole overhead is the workload's. */
+	pk = spk > 0 ? (uint64_t)spk : 0;
+	if (spk < 0) {
+		snprintf(ksrc_buf, sizeof(ksrc_buf), "%s (negative, %" PRId64 ": counted as 0)",
+			 ksrc, spk);
+		ksrc = ksrc_buf;
+	}
 	if (!mp_rd_ok(&rd)) { /* a reader's problem names no fix: the general one */
 		snprintf(err, errlen, "%s; give a probe report memprobe wrote", rd.err);
 		return NULL;

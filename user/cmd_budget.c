@@ -205,6 +205,10 @@ static int budget_from(int argc, char **argv)
 		return ret < 0 ? 0 : ret;
 	if ((ret = mp_cli_finish(&from_cmd, &c)))
 		return ret;
+	/* the budget over the probe report it reads would lose the report */
+	if (mp_same_file(o.from, c.out))
+		return mp_cli_bad("budget", "-o %s: the --from report itself; give -o another "
+				  "file, or none for standard output", c.out);
 	if (o.margin_arg && (ret = mp_cli_size("budget", "--margin", o.margin_arg, &margin)))
 		return ret;
 	if (!(text = slurp(o.from, &len)))

@@ -138,7 +138,19 @@ int mp_cmd_compare(int argc, char **argv)
 	if (!mp_compare_format(c.format))
 		return mp_cli_bad("compare", "--format %s: unknown; use %s", c.format,
 				  mp_compare_format_names(", ", " or ", names, sizeof(names)));
-	if ((ret = mp_cli_finish(&compare_cmd, &c)) || (ret = build(c.rest, (int)n, pct, &cdoc)))
+	if ((ret = mp_cli_finish(&compare_cmd, &c)))
+		return ret;
+	/* the compare document over a report it compares would lose the report */
+	for (size_t i = 0; i < n; i++) {
+		bool as_given = !strcmp(c.rest[i], c.out ? c.out : "");
+
+		if (mp_same_file(c.rest[i], c.out))
+			return mp_cli_bad("compare", "-o %s: %s%s%sa report being compared; give -o "
+					  "another file, or none for standard output", c.out,
+					  as_given ? "" : "names ", as_given ? "" : c.rest[i],
+					  as_given ? "" : ", ");
+	}
+	if ((ret = build(c.rest, (int)n, pct, &cdoc)))
 		return ret;
 	ret = render(cdoc, c.format, &text, &len);
 	cJSON_Delete(cdoc);

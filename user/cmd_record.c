@@ -139,6 +139,12 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 				  "drop --limit to watch an existing cgroup", c.limit_arg);
 	if ((ret = mp_cli_finish(&record_cmd, &c)))
 		return ret;
+	/* the live file is renamed over every interval: on the report's path
+	 * it would take the report's temporary file away, and the report be
+	 * lost at the end */
+	if (mp_same_file(o->openmetrics, c.out))
+		return mp_cli_bad("record", "--openmetrics %s and -o %s name the same file; give "
+				  "each its own file", o->openmetrics, c.out);
 	if (o->probe_at_s >= 0 && o->duration_s > 0 && o->probe_at_s >= o->duration_s)
 		return mp_cli_bad("record", "--probe-at %g comes after the end of --duration %g; "
 				  "give a --probe-at earlier than --duration",

@@ -111,6 +111,10 @@ int mp_cmd_report(int argc, char **argv)
 	if ((!mp_compare_format(c.format) && (ret = mp_render_check("report", NULL, c.format))) ||
 	    (ret = mp_cli_finish(&report_cmd, &c)))
 		return ret;
+	/* a rendering over its document would lose the document */
+	if (mp_same_file(c.rest[0], c.out))
+		return mp_cli_bad("report", "-o %s: the document being rendered; give -o another "
+				  "file, or none for standard output", c.out);
 	format = c.format;
 	outpath = c.out;
 	if ((ret = render_file(c.rest[0], format, &text, &len)))

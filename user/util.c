@@ -362,6 +362,34 @@ int mp_out_check(const char *path)
 	}
 }
 
+/*
+ * A report written to one path must not replace another file the command
+ * reads or writes (its input document, record's --openmetrics file): the
+ * same path as given, the same regular file by st_dev/st_ino (a symlink or
+ * hard link to it), or, where a file does not exist yet, the same name in
+ * the same directory once symlinks are followed.
+ */
+bool mp_same_file(const char *a, const char *b)
+{
+	char da[PATH_MAX], db[PATH_MAX];
+	struct out_target ta, tb;
+	struct stat sa, sb;
+
+	/* standard input and output are no file of ours */
+	if (!a || !b || !*a || !*b || !strcmp(a, "-") || !strcmp(b, "-"))
+		return false;
+	if (!strcmp(a, b))
+		return true;
+	/* regular files only: /dev/stdin and /dev/stdout on one terminal are
+	 * the same inode, and reading one does not clobber the other */
+	if (!stat(a, &sa) && !stat(b, &sb) && S_ISREG(sa.st_mode) && S_ISREG(sb.st_mode))
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	if (out_resolve(a, &ta) || out_resolve(b, &tb) || ta.kind != OUT_FILE ||
+	    tb.kind != OUT_FILE || !realpath(ta.dir, da) || !realpath(tb.dir, db))
+		return false;
+	return !strcmp(da, db) && !strcmp(ta.base, tb.base);
+}
+
 int mp_out_check_opt(const char *cmd, const char *path)
 {
 	const char *problem, *fix;

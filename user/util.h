@@ -87,6 +87,10 @@ int mp_out_check(const char *path);
  * CMD: -o PATH: problem; fix") and MP_EXIT_USAGE. "" and a directory are
  * refused. */
 int mp_out_check_opt(const char *cmd, const char *path);
+/* Do paths a and b name one file: the same path, the same regular file
+ * (st_dev/st_ino, through symlinks and hard links), or the same name in the
+ * same directory for a file not there yet? NULL, "" and "-" name none. */
+bool mp_same_file(const char *a, const char *b);
 /* Returns 0, or -errno when PATH cannot be opened (the temporary file cannot
  * be created). Before creating its temporary file, removes the ones beside it
  * that memprobes no longer running left (BASE.memprobe-tmp-PID, regular
