@@ -1426,6 +1426,13 @@ test_report() {
 	expect_bad "report of no file" "$MEMPROBE" report
 	expect_bad "report of a missing file" "$MEMPROBE" report "$d/no-such.json"
 	expect_bad "report of standard input, empty" sh -c '"$0" report - < /dev/null' "$MEMPROBE"
+	# a reader that has read enough (| head): no complaint (a 200 KB
+	# document, past the pipe's 64 KiB, so that the write does fail)
+	"$MEMPROBE" record --limit 64M --interval 5 --duration 2 --format json -o "$d/big.json" -- sleep 5 2>/dev/null
+	"$MEMPROBE" report "$d/big.json" --format json 2> "$d/pipe.err" | head -c 1 > /dev/null
+	check_eq "report | head: nothing said of the closed pipe" "$(cat "$d/pipe.err")" ""
+	"$MEMPROBE" compare "$d/big.json" "$d/big.json" --format json 2> "$d/pipe.err" | head -c 1 > /dev/null
+	check_eq "compare | head: nothing said of the closed pipe" "$(cat "$d/pipe.err")" ""
 
 	# the schema refuses what memprobe would not write
 	if [ -z "$JSONSCHEMA" ]; then

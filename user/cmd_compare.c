@@ -161,9 +161,14 @@ int mp_cmd_compare(int argc, char **argv)
 		free(text);
 		return mp_cli_bad("compare", "-o %s: cannot create it; give a writable path", c.out);
 	}
-	if (fwrite(text, 1, len, out.f) != len || (ret = mp_out_commit(&out)))
-		ret = mp_cli_fail("compare", "cannot write to %s: %s", c.out && strcmp(c.out, "-") ?
-				  c.out : "standard output", strerror(ret ? -ret : errno));
+	if (fwrite(text, 1, len, out.f) != len || (ret = mp_out_commit(&out))) {
+		int err = ret ? -ret : errno;
+
+		/* a reader that has read enough (| head) is no fault to report */
+		ret = err == EPIPE ? MP_EXIT_RUNTIME :
+		      mp_cli_fail("compare", "cannot write to %s: %s", c.out && strcmp(c.out, "-") ?
+				  c.out : "standard output", strerror(err));
+	}
 	mp_out_abort(&out);
 	free(text);
 	return ret;

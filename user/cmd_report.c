@@ -127,9 +127,13 @@ int mp_cmd_report(int argc, char **argv)
 		return MP_EXIT_USAGE;
 	}
 	if (fwrite(text, 1, len, out.f) != len || (ret = mp_out_commit(&out))) {
-		fprintf(stderr, "memprobe report: cannot write the report to %s: %s\n",
-			outpath && strcmp(outpath, "-") ? outpath : "standard output",
-			strerror(ret ? -ret : errno));
+		int err = ret ? -ret : errno;
+
+		/* a reader that has read enough (| head) is no fault to report */
+		if (err != EPIPE)
+			fprintf(stderr, "memprobe report: cannot write the report to %s: %s\n",
+				outpath && strcmp(outpath, "-") ? outpath : "standard output",
+				strerror(err));
 		ret = MP_EXIT_RUNTIME;
 	}
 	mp_out_abort(&out);
