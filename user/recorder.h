@@ -76,6 +76,9 @@ struct rec {
 	bool have_kpeak0;
 	struct mp_attr_snap start, at_peak, end;
 	bool have_peak_snap;
+	bool peak_snap_due;                 /* a new peak came too soon after the last
+					     * snapshot: take one when the rise stops */
+	uint64_t peak_snap_next_ms;         /* no peak snapshot before then */
 	struct mp_pinned pinned;            /* at the peak (else at the end) */
 	uint64_t pinned_ms;                 /* when it was read */
 	struct mp_lock lock;                /* --probe-at on an existing cgroup */
