@@ -133,7 +133,7 @@ static int read_usage(const struct rec *r, uint64_t *usage)
  * CPU (every map, /proc for each thread), and while the usage climbs a new
  * peak comes every 5 ms: taken each time, they took a TCG guest's one CPU
  * from the workload (a 1 GiB probe no longer filled in 11 s). So no more
- * than a fifth of the time goes to them: the next waits four times this
+ * than a ninth of the time goes to them: the next waits eight times this
  * one's cost, and a peak passed over is taken when the rise stops.
  */
 static void snap_peak(struct rec *r)
@@ -143,7 +143,7 @@ static void snap_peak(struct rec *r)
 	mp_attr_snap_free(&r->at_peak);
 	r->have_peak_snap = mp_attr_snapshot_peak(r->attr, &r->at_peak) == 0;
 	t1 = mp_rec_now_ms(r);
-	r->peak_snap_next_ms = t1 + 4 * (t1 - t0);
+	r->peak_snap_next_ms = t1 + 8 * (t1 - t0);
 	r->peak_snap_due = false;
 }
 

@@ -8,8 +8,12 @@
  * So each process takes THREADS * PAGES * ROUNDS faults of its own in
  * threads that are gone by the peak: what the kernel's per-task counters
  * must still account for once /proc no longer lists those threads.
+ * PAUSE_MS -1: each round after the first waits for a SIGUSR1 instead (a
+ * test starts a recording between them, however long the start takes
+ * under load), and the process holds 1 s after the last.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -42,10 +46,17 @@ static void rounds(int threads, int n, long pause_ms)
 
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 64 << 10);
-	struct timespec ts = { pause_ms / 1000, (pause_ms % 1000) * 1000000L };
+	long hold = pause_ms < 0 ? 1000 : pause_ms;
+	struct timespec ts = { hold / 1000, (hold % 1000) * 1000000L };
+	sigset_t usr1;
+	int sig;
 
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
 	for (int r = 0; r < n; r++) {
-		if (r)
+		if (r && pause_ms < 0)
+			sigwait(&usr1, &sig);
+		else if (r)
 			nanosleep(&ts, NULL);
 		for (int i = 0; i < threads; i++)
 			if (pthread_create(&t[i], &attr, fault_pages, NULL)) {
@@ -73,9 +84,17 @@ int main(int argc, char **argv)
 	n = atoi(argv[4]);
 	pause_ms = atol(argv[5]);
 	page_size = sysconf(_SC_PAGESIZE);
-	if (threads < 1 || threads > 64 || pages < 1 || n < 1 || pause_ms < 0) {
-		fprintf(stderr, "faulters: THREADS 1 to 64, PAGES and ROUNDS at least 1\n");
+	if (threads < 1 || threads > 64 || pages < 1 || n < 1 || pause_ms < -1) {
+		fprintf(stderr, "faulters: THREADS 1 to 64, PAGES and ROUNDS at least 1, "
+			"PAUSE_MS -1 or more\n");
 		return 2;
+	}
+	if (pause_ms < 0) { /* blocked before any thread: a signal sent early waits */
+		sigset_t usr1;
+
+		sigemptyset(&usr1);
+		sigaddset(&usr1, SIGUSR1);
+		sigprocmask(SIG_BLOCK, &usr1, NULL);
 	}
 	if (!procs) {
 		rounds(threads, n, pause_ms);
