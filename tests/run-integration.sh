@@ -409,6 +409,13 @@ test_record_oom() {
 	check_eq "record OOM: the text gives the usage at the kill" \
 		"$(sed -n 's/^OOM kill at [0-9.]* s: alloc\[[0-9]*\] (usage \(.*\))$/\1/p' "$TMP/rec-oom.txt")" \
 		"$(awk -v b="$(jqv "$out" '.oom_kills[0].usage_bytes')" 'BEGIN { printf "%.1f MiB at the kill", b / 1048576 }')"
+	# a climb that stops for 30 ms on its way (a workload preempted): the
+	# quick samples go on after it; they stopped until the next timeline
+	# sample, a second away here, and the vector was 150 MiB at the kill
+	"$MEMPROBE" record --limit 256M --interval 1000 --format json -o "$out" -- "$BIN/alloc" 150 400 30 2>/dev/null
+	echo "# OOM after a pause: usage $(jqv "$out" '.oom_kills[0].sample.usage_bytes') at $(jqv "$out" '.oom_kills[0].sample.t_ms') ms, kill seen at $(jqv "$out" '.oom_kills[0].t_ms') ms"
+	check_ge "record OOM: after a pause in the climb, the vector is still within 10% of the limit" \
+		"$(jqv "$out" '.oom_kills[0].sample.usage_bytes')" $((256 * MIB * 9 / 10))
 	check "record OOM: nothing left behind" no_leftovers
 }
 

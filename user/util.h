@@ -112,6 +112,7 @@ bool mp_pid_is_memprobe(long pid);
 const char *mp_bad_option(char **argv, char *buf, size_t len);
 
 #define MP_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MP_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define MP_CLAMP(x, lo, hi) ((x) < (lo) ? (lo) : (x) > (hi) ? (hi) : (x))
 
 /* Round down to a multiple of align (a power of two). */
