@@ -433,10 +433,9 @@ static void keep_peak_vector(struct mp_overhead_snaps *o, struct mp_attr *a, uin
 		return;
 	sum = vector_sum(a, &s);
 	pthread_mutex_lock(&lock);
-	/* at the stop, "still at the peak": within 1/64 of it (reclaim
-	 * overshoots what the last page needed) */
+	/* at the stop, still at the peak, the stop's vector is the peak's */
 	if (o->have_peak && sum < o->peak_vector_sum &&
-	    !(at_stop && usage + (o->peak_usage_bytes >> 6) >= o->peak_usage_bytes)) {
+	    !(at_stop && mp_at_peak(usage, o->peak_usage_bytes))) {
 		pthread_mutex_unlock(&lock);
 		mp_attr_snap_free(&s);
 		return;

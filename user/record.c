@@ -191,12 +191,12 @@ static void keep_peak(struct rec *r, const struct sample *s)
 }
 
 /* A sample below the peak while its snapshot is due: the rise has stopped.
- * Still within 1/64 of the peak, the maps now are the peak's (a probe
+ * Still at the peak (mp_at_peak), the maps now are the peak's (a probe
  * holding its fill); further down, the workload is freeing, and the
  * snapshot of the last new peak it had time for stands. */
 static void peak_snap_late(struct rec *r, uint64_t usage)
 {
-	if (usage + (r->peak.usage_bytes >> 6) >= r->peak.usage_bytes)
+	if (mp_at_peak(usage, r->peak.usage_bytes))
 		snap_peak(r);
 	else
 		r->peak_snap_due = false;

@@ -115,6 +115,14 @@ const char *mp_bad_option(char **argv, char *buf, size_t len);
 #define MP_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define MP_CLAMP(x, lo, hi) ((x) < (lo) ? (lo) : (x) > (hi) ? (hi) : (x))
 
+/* "Still at the peak": usage within 1/64 of it. Reclaim near a limit
+ * overshoots what the last page needed, so usage held at its peak reads a
+ * little under it. */
+static inline bool mp_at_peak(uint64_t usage, uint64_t peak)
+{
+	return usage + (peak >> 6) >= peak;
+}
+
 /* Round down to a multiple of align (a power of two). */
 static inline uint64_t mp_round_down(uint64_t v, uint64_t align)
 {
