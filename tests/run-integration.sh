@@ -1286,6 +1286,16 @@ test_output() {
 	kill -9 $catpid 2>/dev/null; wait $catpid 2>/dev/null
 	check "output: -o FIFO: the reader gets the report" [ "$(jqv "$d/fifo.out" .cgroup_limit_bytes)" = "$lim" ]
 	check "output: -o FIFO leaves it a FIFO" [ -p "$d/fifo" ]
+	# a FIFO nobody reads: the open waits; a stop then says so (it said
+	# "cannot create it; give a writable path", exit 2)
+	mkfifo "$d/fifo-unread"
+	"$MEMPROBE" probe --limit 64M --format json -o "$d/fifo-unread" 2> "$d/unread.err" & i=$!
+	STARTED_PIDS+=($i)
+	sleep 0.5; kill -TERM $i; wait $i
+	check_eq "output: -o FIFO nobody reads, stopped: exit 1" "$?" 1
+	check_eq "output: ... one line, naming the wait" \
+		"$(wc -l < "$d/unread.err") $(grep -c 'stopped while it waited for a reader' "$d/unread.err")" "1 1"
+	rm -f "$d/fifo-unread"
 
 	# /dev/stdout: what the shell redirected it to
 	[ -L /dev/stdout ] && was_link=true

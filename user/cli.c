@@ -88,6 +88,14 @@ int mp_cli_seconds(const char *cmd, const char *opt, const char *arg, bool zero_
 	return 0;
 }
 
+int mp_cli_out_bad(const char *cmd, const char *path, int err)
+{
+	if (err == -EINTR)
+		return mp_cli_fail(cmd, "-o %s: stopped while it waited for a reader (a FIFO "
+				   "opens once something reads it); nothing was measured", path);
+	return mp_cli_bad(cmd, "-o %s: cannot create it; give a writable path", path);
+}
+
 int mp_cli_need_root(const char *cmd)
 {
 	if (geteuid() == 0)

@@ -211,6 +211,11 @@ void mp_cli_warn(const char *cmd, const char *fmt, ...) __attribute__((format(pr
 #define mp_cli_bad(cmd, ...) (mp_cli_warn(cmd, __VA_ARGS__), MP_EXIT_USAGE)
 #define mp_cli_fail(cmd, ...) (mp_cli_warn(cmd, __VA_ARGS__), MP_EXIT_RUNTIME)
 
+/* -o PATH that mp_out_open() refused with err: one line. A stop signal
+ * while a FIFO waited for its reader is no bad path: MP_EXIT_RUNTIME, and
+ * says so; anything else MP_EXIT_USAGE, "cannot create it". */
+int mp_cli_out_bad(const char *cmd, const char *path, int err);
+
 /* A positive size such as 512M, 1GiB or a byte count, for option opt
  * ("--chunk"). Returns 0 or MP_EXIT_USAGE (a line said). */
 int mp_cli_size(const char *cmd, const char *opt, const char *arg, uint64_t *v);

@@ -229,7 +229,7 @@ static int budget_from(int argc, char **argv)
 	if (!b)
 		return MP_EXIT_USAGE;
 	if ((ret = mp_out_open(&out, c.out))) {
-		ret = mp_cli_bad("budget", "-o %s: cannot create it; give a writable path", c.out);
+		ret = mp_cli_out_bad("budget", c.out, ret);
 		cJSON_Delete(b);
 	} else if (!(ret = mp_emit("budget", b, c.format, out.f)) && (ret = mp_out_commit(&out))) {
 		ret = mp_cli_fail("budget", "cannot write the budget: %s", strerror(-ret));

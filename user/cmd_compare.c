@@ -157,9 +157,9 @@ int mp_cmd_compare(int argc, char **argv)
 	if (ret)
 		return ret;
 	signal(SIGPIPE, SIG_IGN);
-	if (mp_out_open(&out, c.out)) {
+	if ((ret = mp_out_open(&out, c.out))) {
 		free(text);
-		return mp_cli_bad("compare", "-o %s: cannot create it; give a writable path", c.out);
+		return mp_cli_out_bad("compare", c.out, ret);
 	}
 	if (fwrite(text, 1, len, out.f) != len || (ret = mp_out_commit(&out))) {
 		int err = ret ? -ret : errno;

@@ -111,9 +111,9 @@ int mp_cmd_limits(int argc, char **argv)
 		return ret;
 	if (!(doc = limits_doc(&c, features, &host, &ok, &ret)))
 		return ret ? ret : mp_cli_fail("limits", "out of memory");
-	if (mp_out_open(&out, c.out)) {
+	if ((ret = mp_out_open(&out, c.out))) {
 		cJSON_Delete(doc);
-		return mp_cli_bad("limits", "-o %s: cannot create it; give a writable path", c.out);
+		return mp_cli_out_bad("limits", c.out, ret);
 	}
 	ret = mp_emit("limits", doc, c.format, out.f); /* it frees doc */
 	if (!ret && (err = mp_out_commit(&out)))

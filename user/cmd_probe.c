@@ -398,7 +398,7 @@ int mp_probe_main(const struct mp_cli_cmd *cmd, cJSON *(*finish)(cJSON *doc, uin
 	    (ret = probe_sizes(&o, &host, &target)) || (ret = probe_reap(&o, &host, &target)))
 		goto out;
 	if ((ret = mp_out_open(&out, o.out))) {
-		ret = mp_cli_bad(o.cmd, "-o %s: cannot create it; give a writable path", o.out);
+		ret = mp_cli_out_bad(o.cmd, o.out, ret);
 		goto out;
 	}
 

@@ -280,9 +280,8 @@ int mp_cmd_record(int argc, char **argv)
 		return ret;
 	if ((ret = open_target(&r)))
 		goto out;
-	if (mp_out_open(&out, r.o.out)) {
-		ret = mp_cli_bad("record", "-o %s: cannot create it; give a writable path",
-				 r.o.out);
+	if ((ret = mp_out_open(&out, r.o.out))) {
+		ret = mp_cli_out_bad("record", r.o.out, ret);
 		goto out;
 	}
 	mp_rec_start_attr(&r);

@@ -120,11 +120,9 @@ int mp_cmd_report(int argc, char **argv)
 	if ((ret = render_file(c.rest[0], format, &text, &len)))
 		return ret;
 	signal(SIGPIPE, SIG_IGN);
-	if (mp_out_open(&out, outpath)) {
-		fprintf(stderr, "memprobe report: -o %s: cannot create it; give a writable path\n",
-			outpath);
+	if ((ret = mp_out_open(&out, outpath))) {
 		free(text);
-		return MP_EXIT_USAGE;
+		return mp_cli_out_bad("report", outpath, ret);
 	}
 	if (fwrite(text, 1, len, out.f) != len || (ret = mp_out_commit(&out))) {
 		int err = ret ? -ret : errno;
