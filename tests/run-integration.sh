@@ -1380,7 +1380,7 @@ test_output() {
 # it: one line, exit 2, nothing written. The schema refuses what memprobe
 # would not write. Only paths under $TMP/report.
 test_report() {
-	local d=$TMP/report k rc
+	local d=$TMP/report k rc i
 	mkdir -p "$d"
 	report_same() { # WHAT LIVE-OUTPUT DOCUMENT [FORMAT]: report of DOCUMENT = LIVE-OUTPUT
 		local live=$2
@@ -1452,7 +1452,12 @@ test_report() {
 	"$MEMPROBE" record --limit 64M --interval 5 --duration 2 --format json -o "$d/big.json" -- sleep 5 2>/dev/null
 	"$MEMPROBE" report "$d/big.json" --format json 2> "$d/pipe.err" | head -c 1 > /dev/null
 	check_eq "report | head: nothing said of the closed pipe" "$(cat "$d/pipe.err")" ""
-	"$MEMPROBE" compare "$d/big.json" "$d/big.json" --format json 2> "$d/pipe.err" | head -c 1 > /dev/null
+	# 64 of them (the most compare takes): a comparison of two is smaller
+	# than the pipe holds, and its write never fails
+	set -- ; for i in $(seq 64); do set -- "$@" "$d/big.json"; done
+	check_ge "compare of 64: more than the pipe's 64 KiB" \
+		"$("$MEMPROBE" compare "$@" --format json | wc -c)" 65537
+	"$MEMPROBE" compare "$@" --format json 2> "$d/pipe.err" | head -c 1 > /dev/null
 	check_eq "compare | head: nothing said of the closed pipe" "$(cat "$d/pipe.err")" ""
 
 	# the schema refuses what memprobe would not write
