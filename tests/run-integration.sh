@@ -24,6 +24,15 @@ test_limits() {
 	check "limits: effective limit is 1 GiB" [ "$(jqv "$out" .cgroup.effective_limit_bytes)" = "$GIB" ]
 	check "limits: headroom = effective - usage" [ "$(jqv "$out" '.cgroup.effective_limit_bytes - .cgroup.usage_bytes')" = "$(jqv "$out" .cgroup.headroom_bytes)" ]
 	check "limits: MemTotal from /proc/meminfo" [ "$(jqv "$out" .host.mem_total_bytes)" = "$(($(awk '/^MemTotal:/ {print $2}' /proc/meminfo) * 1024))" ]
+	# markdown has what text has: the soft headroom and the host (they
+	# were missing)
+	"$MEMPROBE" report "$out" --format markdown --bytes > "$TMP/limits.md"
+	check_eq "limits markdown: the soft headroom and its reclaimable part" \
+		"$(sed -n 's/^| soft headroom | \([0-9]*\): the headroom and \([0-9]*\) of reclaimable page cache |$/\1 \2/p' "$TMP/limits.md")" \
+		"$(jq -r '.cgroup | "\(.soft_headroom_bytes) \(.reclaimable_bytes)"' "$out")"
+	check_eq "limits markdown: the host's MemTotal and MemAvailable" \
+		"$(sed -n 's/^| Mem\(Total\|Available\) | \([0-9]*\) |$/\2/p' "$TMP/limits.md" | tr '\n' ' ')" \
+		"$(jq -r '.host | "\(.mem_total_bytes) \(.mem_available_bytes) "' "$out")"
 
 	# env format evals in a shell; a process inside the cgroup is found by --pid
 	local pid

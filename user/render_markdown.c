@@ -459,6 +459,40 @@ static void md_record(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	attribution(mp_rd_obj(rd, doc, "attribution", 0), f, rd);
 }
 
+/* The soft headroom, where the document has it (older ones do not). */
+static void limits_soft(const cJSON *cg, FILE *f, struct mp_rd *rd)
+{
+	uint64_t rec, soft;
+	char b[32], b2[32];
+
+	if (mp_rd_u64(rd, cg, "reclaimable_bytes", MP_RD_NULL | MP_RD_ABSENT, &rec) &&
+	    mp_rd_u64(rd, cg, "soft_headroom_bytes", MP_RD_NULL, &soft))
+		fprintf(f, "| soft headroom | %s: the headroom and %s of reclaimable page cache |\n",
+			mp_render_usize(soft, b, sizeof(b)), mp_render_usize(rec, b2, sizeof(b2)));
+}
+
+/* What /proc/meminfo and the host say beside the cgroup: the figures a job
+ * sized from inside a container would see. */
+static void limits_host(const cJSON *h, FILE *f, struct mp_rd *rd)
+{
+	const char *dist = mp_rd_str(rd, h, "distribution", MP_RD_NULL);
+	const char *thp_e = mp_rd_str(rd, h, "thp_enabled", MP_RD_NULL);
+	const char *thp_d = mp_rd_str(rd, h, "thp_defrag", MP_RD_NULL);
+	char b[32];
+
+	fputs("\n## Host\n\n| | |\n|---|---|\n", f);
+	if (dist)
+		fprintf(f, "| distribution | %s |\n", dist);
+	fprintf(f, "| BTF | %s |\n", mp_rd_bool(rd, h, "btf", 0) ? "present" : "absent");
+	fprintf(f, "| CPUs | %" PRIu64 " |\n", mp_rd_u64v(rd, h, "cpus"));
+	fprintf(f, "| MemTotal | %s |\n",
+		mp_render_usize(mp_rd_u64v(rd, h, "mem_total_bytes"), b, sizeof(b)));
+	fprintf(f, "| MemAvailable | %s |\n",
+		mp_render_usize(mp_rd_u64v(rd, h, "mem_available_bytes"), b, sizeof(b)));
+	fprintf(f, "| page size | %" PRIu64 " |\n", mp_rd_u64v(rd, h, "page_size_bytes"));
+	fprintf(f, "| THP | enabled=%s defrag=%s |\n", thp_e ? thp_e : "n/a", thp_d ? thp_d : "n/a");
+}
+
 static void md_limits(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
 	const cJSON *cg = mp_rd_obj(rd, doc, "cgroup", 0);
@@ -483,6 +517,8 @@ static void md_limits(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	fprintf(f, "| headroom | %s, set by ", mp_render_usize(mp_rd_u64v(rd, cg, "headroom_bytes"), b, sizeof(b)));
 	code(f, mp_rd_str(rd, cg, "headroom_from", 0));
 	fputs(" |\n", f);
+	limits_soft(cg, f, rd);
+	limits_host(mp_rd_obj(rd, doc, "host", 0), f, rd);
 }
 
 static void render_markdown(const cJSON *doc, int kind, FILE *f, struct mp_rd *rd)
