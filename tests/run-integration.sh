@@ -925,6 +925,12 @@ test_bad_input() {
 	expect_bad "--btf not BTF (record)" "$MEMPROBE" record --btf /etc/hostname -- true
 	expect_bad "limits --btf without --features" "$MEMPROBE" limits --btf /sys/kernel/btf/vmlinux
 	expect_bad "limits --features with --cgroup" "$MEMPROBE" limits --features --cgroup /
+	# -o over the --btf it reads: the report was renamed over the BTF
+	cp /sys/kernel/btf/vmlinux "$TMP/own.btf"
+	expect_bad "limits --features --btf X -o X" "$MEMPROBE" limits --features --btf "$TMP/own.btf" -o "$TMP/own.btf"
+	expect_bad "probe --btf X -o X" "$MEMPROBE" probe --limit 64M --btf "$TMP/own.btf" -o "$TMP/own.btf"
+	check "bad input: ... the BTF file is as it was" cmp -s /sys/kernel/btf/vmlinux "$TMP/own.btf"
+	rm -f "$TMP/own.btf"
 }
 
 # ---------------------------------------------------------------------------

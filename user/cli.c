@@ -289,6 +289,10 @@ int mp_cli_finish(const struct mp_cli_cmd *cmd, struct mp_cli *c)
 		return ret;
 	if (mp_out_check_opt(cmd->name, c->out))
 		return MP_EXIT_USAGE;
+	/* the report would be renamed over the BTF it was made with */
+	if (mp_same_file(c->btf, c->out))
+		return mp_cli_bad(cmd->name, "--btf %s and -o %s are one file; give -o another path",
+				  c->btf, c->out);
 	return 0;
 }
 
