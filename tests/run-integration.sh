@@ -407,8 +407,11 @@ test_record_oom() {
 	check "record OOM: the cgroup's own counter saw it" [ "$(jqv "$out" .oom_kill_counter_delta)" -ge 1 ]
 	# the sample before the kill is taken close to it (quick samples as the
 	# usage nears the limit): within 10% of the 256 MiB limit
-	echo "# OOM vector: usage $(jqv "$out" '.oom_kills[0].sample.usage_bytes') at $(jqv "$out" '.oom_kills[0].sample.t_ms') ms, kill seen at $(jqv "$out" '.oom_kills[0].t_ms') ms"
+	echo "# OOM vector: usage $(jqv "$out" '.oom_kills[0].sample.usage_bytes') at $(jqv "$out" '.oom_kills[0].sample.t_ms') ms, the kill at $(jqv "$out" '.oom_kills[0].t_ms') ms"
 	check_ge "record OOM: the category vector at the kill is within 10% of the limit" "$(jqv "$out" '.oom_kills[0].sample.usage_bytes')" $((256 * MIB * 9 / 10))
+	# t_ms is the kill's, by the hook's clock: the sample comes before it
+	check_le "record OOM: the sample is from before the kill (ms)" \
+		"$(jqv "$out" '.oom_kills[0].sample.t_ms')" "$(jqv "$out" '.oom_kills[0].t_ms')"
 	# the usage the hook read at the kill: the limit, short of at most a
 	# charge that failed (a 2 MiB huge page, or the 64-page batch)
 	echo "# OOM: usage at the kill $(jqv "$out" '.oom_kills[0].usage_bytes')"
@@ -422,7 +425,7 @@ test_record_oom() {
 	# quick samples go on after it; they stopped until the next timeline
 	# sample, a second away here, and the vector was 150 MiB at the kill
 	"$MEMPROBE" record --limit 256M --interval 1000 --format json -o "$out" -- "$BIN/alloc" 150 400 30 2>/dev/null
-	echo "# OOM after a pause: usage $(jqv "$out" '.oom_kills[0].sample.usage_bytes') at $(jqv "$out" '.oom_kills[0].sample.t_ms') ms, kill seen at $(jqv "$out" '.oom_kills[0].t_ms') ms"
+	echo "# OOM after a pause: usage $(jqv "$out" '.oom_kills[0].sample.usage_bytes') at $(jqv "$out" '.oom_kills[0].sample.t_ms') ms, the kill at $(jqv "$out" '.oom_kills[0].t_ms') ms"
 	check_ge "record OOM: after a pause in the climb, the vector is still within 10% of the limit" \
 		"$(jqv "$out" '.oom_kills[0].sample.usage_bytes')" $((256 * MIB * 9 / 10))
 	check "record OOM: nothing left behind" no_leftovers

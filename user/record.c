@@ -237,6 +237,15 @@ static int take_sample(struct rec *r, bool timeline)
 	return ret;
 }
 
+/* The kill's time in the recording's milliseconds: the hook's clock
+ * (bpf_ktime_get_ns) is CLOCK_MONOTONIC, as r->t0 is. */
+static uint64_t kill_ms(const struct rec *r, uint64_t ts_ns)
+{
+	uint64_t t0 = (uint64_t)r->t0.tv_sec * 1000000000ULL + (uint64_t)r->t0.tv_nsec;
+
+	return ts_ns > t0 ? (ts_ns - t0) / 1000000 : 0;
+}
+
 static void on_oom(const struct mp_oom_event *e, void *arg)
 {
 	struct rec *r = arg;
@@ -246,10 +255,15 @@ static void on_oom(const struct mp_oom_event *e, void *arg)
 		return;
 	r->ooms = p;
 	memset(&p[r->nooms], 0, sizeof(*p));
-	p[r->nooms].t_ms = mp_rec_now_ms(r);
+	p[r->nooms].t_ms = kill_ms(r, e->ts_ns);
 	p[r->nooms].ev = *e;
-	if (r->have_last) /* at most QUICK_MS old when the usage neared the limit */
+	/* the last sample before the kill (at most QUICK_MS old when the
+	 * usage neared the limit); not one the loop took after it, before
+	 * the event was read, with the victim's memory going */
+	if (r->have_last && r->last.t_ms <= p[r->nooms].t_ms)
 		p[r->nooms].at = r->last;
+	else if (r->have_prev)
+		p[r->nooms].at = r->prev;
 	r->nooms++;
 }
 
