@@ -1852,6 +1852,19 @@ test_openmetrics() {
 	expect_bad "record --openmetrics in a missing directory" "$MEMPROBE" record --openmetrics /no-such-dir/m.prom -- true
 	expect_bad "record --openmetrics -" "$MEMPROBE" record --openmetrics - -- true
 	expect_bad "record --openmetrics DIRECTORY" "$MEMPROBE" record --openmetrics "$d" -- true
+	# a FIFO: its open waited for a reader every interval, the recording
+	# hung and one SIGTERM did not end it; standard output twice: the live
+	# documents and the report interleaved
+	mkfifo "$d/live.fifo"
+	expect_bad "record --openmetrics FIFO" timeout 10 "$MEMPROBE" record --openmetrics "$d/live.fifo" -- true
+	check "openmetrics: ... says a FIFO" grep -q "a FIFO, whose open waits for a reader" "$TMP/bad.err"
+	rm -f "$d/live.fifo"
+	expect_bad "record --openmetrics /dev/stdout, the report on standard output" \
+		"$MEMPROBE" record --openmetrics /dev/stdout -- true
+	# (one document per timeline sample but the first, and the last: the report's)
+	check_eq "openmetrics: --openmetrics /dev/stdout -o FILE streams the live documents" \
+		"$("$MEMPROBE" record --quiet --interval 100 --openmetrics /dev/stdout --format json -o "$d/stream.json" -- sleep 0.5 | grep -c '^# EOF$')" \
+		"$(jqv "$d/stream.json" '.timeline | length')"
 	expect_bad "limits --features --format openmetrics" "$MEMPROBE" limits --features --format openmetrics
 	# node_exporter and Prometheus
 	if ! command -v prometheus > /dev/null || ! command -v prometheus-node-exporter > /dev/null; then

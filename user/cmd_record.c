@@ -145,6 +145,15 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 	if (mp_same_file(o->openmetrics, c.out))
 		return mp_cli_bad("record", "--openmetrics %s and -o %s name the same file; give "
 				  "each its own file", o->openmetrics, c.out);
+	ret = o->openmetrics ? mp_out_live_check(o->openmetrics, c.out) : 0;
+	if (ret == -EPIPE)
+		return mp_cli_bad("record", "--openmetrics %s: a FIFO, whose open waits for a "
+				  "reader every interval; give a regular file's path",
+				  o->openmetrics);
+	if (ret == -EBUSY)
+		return mp_cli_bad("record", "--openmetrics %s: the descriptor the report goes "
+				  "to as well; give -o FILE, or --openmetrics a file of its own",
+				  o->openmetrics);
 	if (o->probe_at_s >= 0 && o->duration_s > 0 && o->probe_at_s >= o->duration_s)
 		return mp_cli_bad("record", "--probe-at %g comes after the end of --duration %g; "
 				  "give a --probe-at earlier than --duration",

@@ -362,6 +362,32 @@ int mp_out_check(const char *path)
 	}
 }
 
+int mp_out_live_check(const char *path, const char *report)
+{
+	struct out_target t, r;
+	struct stat st, sr;
+	int err;
+
+	if ((err = mp_out_check(path)))
+		return err;
+	if ((err = out_resolve(path, &t)))
+		return err;
+	/* a FIFO's open waits for a reader, and the recording with it */
+	if (t.kind == OUT_IN_PLACE && !stat(t.path, &st) && S_ISFIFO(st.st_mode))
+		return -EPIPE;
+	if (t.kind != OUT_OWN_FD)
+		return 0;
+	/* the report's descriptor: standard output, or one of ours */
+	if (!report || !strcmp(report, "-"))
+		r.fd = STDOUT_FILENO;
+	else if (out_resolve(report, &r) || r.kind != OUT_OWN_FD)
+		return 0;
+	if (t.fd == r.fd || (!fstat(t.fd, &st) && !fstat(r.fd, &sr) &&
+			     st.st_dev == sr.st_dev && st.st_ino == sr.st_ino))
+		return -EBUSY;
+	return 0;
+}
+
 /*
  * A report written to one path must not replace another file the command
  * reads or writes (its input document, record's --openmetrics file): the
