@@ -140,6 +140,17 @@ struct {
 	__uint(max_entries, 4096);
 } oom_events SEC(".maps");
 
+/*
+ * record's wake-up: the target's usage, in pages, past which its sampler
+ * wants a sample now (0: none). User space sets it at each sample, half way
+ * from that sample's usage to the limit; the charge path clears it once the
+ * event is sent. Samples come every 5 ms near the limit only once two of
+ * them show a rate: a jump from idle to the limit within one interval (a
+ * process allocating hundreds of MiB at once) had no sample near it before
+ * its OOM kill.
+ */
+__u64 wake_above_pages;
+
 /* ---- page faults ------------------------------------------------------ */
 
 static __always_inline int on_fault(bool btf)
@@ -475,6 +486,31 @@ static __always_inline bool cat_of(int item, bool lruvec, __u64 *cat, int *unit)
 	return true;
 }
 
+/* A charge update in the target: past wake_above_pages, wake the sampler.
+ * The usage is read on every 64th update on a CPU (a 4 KiB page makes about
+ * four): 256 KiB at most between reads there. */
+static __always_inline void wake_check(struct mp_cpu *c, struct mem_cgroup *memcg)
+{
+	__u64 above = wake_above_pages;
+	struct mp_oom_event *e;
+	__s64 usage;
+
+	if (!above || (++c->wake_checks & 63))
+		return;
+	usage = target_usage_pages(memcg);
+	if (usage < 0 || (__u64)usage < above)
+		return;
+	wake_above_pages = 0; /* one event until user space sets it again */
+	e = bpf_ringbuf_reserve(&oom_events, sizeof(*e), 0);
+	if (!e)
+		return;
+	__builtin_memset(e, 0, sizeof(*e));
+	e->kind = MP_EVENT_WAKE;
+	e->ts_ns = bpf_ktime_get_ns();
+	e->usage_bytes = (__u64)usage * page_size;
+	bpf_ringbuf_submit(e, 0);
+}
+
 static __always_inline int on_memcg_stat(struct mem_cgroup *memcg, int item,
 					 int val, bool lruvec, bool btf)
 {
@@ -520,6 +556,8 @@ static __always_inline int on_memcg_stat(struct mem_cgroup *memcg, int item,
 	c->totals.memcg_events++;
 	if ((__u64)(bytes < 0 ? -bytes : bytes) > c->totals.max_memcg_event_bytes)
 		c->totals.max_memcg_event_bytes = bytes < 0 ? -bytes : bytes;
+	if (bytes > 0)
+		wake_check(c, memcg);
 	return 0;
 }
 
@@ -685,6 +723,8 @@ int BPF_PROG(raw_tp_mark_victim)
 	e = bpf_ringbuf_reserve(&oom_events, sizeof(*e), 0);
 	if (!e)
 		return 0;
+	e->kind = MP_EVENT_OOM_KILL;
+	e->reserved = 0;
 	e->ts_ns = bpf_ktime_get_ns();
 	e->usage_bytes = (__u64)usage * page_size;
 	e->trigger_pid = bpf_get_current_pid_tgid() >> 32;

@@ -115,6 +115,8 @@ struct mp_cpu {
 	struct mp_task_stat pending;
 	__s64 other_charge_bytes[MP_NR_CATS]; /* charges made in other contexts */
 	struct mp_totals totals;
+	__u32 wake_checks;     /* charge updates seen: every 64th reads the usage */
+	__u32 reserved;
 };
 
 struct mp_stack_key {
@@ -138,12 +140,20 @@ struct mp_live_page {
 
 /* An OOM kill in the target (oom:mark_victim), sent through a ring buffer:
  * rare, so one record per event is fine. */
+/* What oom_events carries: a kill, or record's wake-up (wake_above_pages). */
+enum mp_event_kind {
+	MP_EVENT_OOM_KILL = 0,
+	MP_EVENT_WAKE = 1,
+};
+
 struct mp_oom_event {
 	__u64 ts_ns;        /* bpf_ktime_get_ns() */
 	__u64 usage_bytes;  /* the target's page counter then (0: not read) */
 	__u32 pid;          /* the victim's tgid */
 	__u32 trigger_pid;  /* the task that ran the OOM killer */
 	char comm[16];      /* the victim's */
+	__u32 kind;         /* enum mp_event_kind */
+	__u32 reserved;
 };
 
 #ifdef __bpf__

@@ -216,6 +216,10 @@ void mp_overhead_snaps_free(struct mp_overhead_snaps *o);
 /* Read only the whole-target counters (cheap: one lookup). Returns 0 or -errno. */
 int mp_attr_totals(struct mp_attr *a, struct mp_totals *t);
 
+/* Wake mp_attr_poll_oom() once the target's usage passes bytes, as the
+ * memcg hook sees it (0: never). Cleared by the wake; set it again. */
+void mp_attr_wake_above(struct mp_attr *a, uint64_t bytes);
+
 /*
  * Wait up to timeout_ms for OOM-kill events in the target and call cb for
  * each; this is also how a recording loop sleeps between samples. Returns

@@ -546,9 +546,17 @@ static int on_oom_record(void *ctx, void *data, size_t len)
 {
 	struct mp_attr *a = ctx;
 
-	if (len >= sizeof(struct mp_oom_event) && a->oom_cb)
+	/* a wake-up's work is done: the poll returns, and record samples */
+	if (len >= sizeof(struct mp_oom_event) && a->oom_cb &&
+	    ((const struct mp_oom_event *)data)->kind == MP_EVENT_OOM_KILL)
 		a->oom_cb(data, a->oom_arg);
 	return 0;
+}
+
+void mp_attr_wake_above(struct mp_attr *a, uint64_t bytes)
+{
+	if (a->skel && a->skel->bss)
+		a->skel->bss->wake_above_pages = bytes / a->skel->rodata->page_size;
 }
 
 int mp_attr_poll_oom(struct mp_attr *a, int timeout_ms,

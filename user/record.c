@@ -205,9 +205,15 @@ static void peak_snap_late(struct rec *r, uint64_t usage)
 static int take_sample_locked(struct rec *r, bool timeline)
 {
 	struct sample s = { 0 };
+	uint64_t lim = r->cg.effective_limit_bytes;
 
 	if (read_usage(r, &s.usage_bytes))
 		return -ENOENT;
+	/* a rise half way to the limit before the next sample wakes the loop:
+	 * one too quick for two samples to show its rate */
+	if (r->attr)
+		mp_attr_wake_above(r->attr, s.usage_bytes < lim ?
+				   s.usage_bytes + (lim - s.usage_bytes) / 2 : lim);
 	read_sample(r, &s);
 	if (timeline) {
 		keep_sample(r, &s);
