@@ -428,6 +428,18 @@ test_record_oom() {
 	echo "# OOM after a pause: usage $(jqv "$out" '.oom_kills[0].sample.usage_bytes') at $(jqv "$out" '.oom_kills[0].sample.t_ms') ms, the kill at $(jqv "$out" '.oom_kills[0].t_ms') ms"
 	check_ge "record OOM: after a pause in the climb, the vector is still within 10% of the limit" \
 		"$(jqv "$out" '.oom_kills[0].sample.usage_bytes')" $((256 * MIB * 9 / 10))
+	# a jump from idle to the limit within one interval (alloc waits 1.5 s,
+	# then takes 400 MiB at once; the timeline samples every second): the
+	# memcg hook wakes the sampler half way; the vector was the 1 s
+	# sample's, 0 MiB, 650 ms before the kill
+	"$MEMPROBE" record --limit 256M --interval 1000 --format json -o "$out" -- "$BIN/alloc" 0 400 1500 2>/dev/null
+	echo "# OOM after a jump: usage $(jqv "$out" '.oom_kills[0].sample.usage_bytes') at $(jqv "$out" '.oom_kills[0].sample.t_ms') ms, the kill at $(jqv "$out" '.oom_kills[0].t_ms') ms"
+	if [ "$(jqv "$out" '.oom_kills[0].sample.bpf_growth')" = null ]; then
+		skip "record OOM: after a jump from idle: no memcg hook on this kernel, no wake-up"
+	else
+		check_ge "record OOM: after a jump from idle, the vector is within 10% of the limit" \
+			"$(jqv "$out" '.oom_kills[0].sample.usage_bytes')" $((256 * MIB * 9 / 10))
+	fi
 	check "record OOM: nothing left behind" no_leftovers
 }
 
