@@ -875,6 +875,25 @@ static void test_faults_charges_events(void)
 	CHECK(!jobj(jobj(a, "memcg_charges"), "gross_bytes"), "polled charges: no figures");
 	cJSON_Delete(a);
 
+	/* the kernel's counters: memory.stat's pgfault, lazily flushed, behind
+	 * its tasks' exact counts (121 067 against the probe's 121 860 seen):
+	 * their sum is the floor; ahead of them, the memcg's count stands */
+	f.hooks[MP_CONCERN_FAULTS].polled = false;
+	f.hooks[MP_CONCERN_FAULTS].counters = true;
+	f.growth.stat.pgfault = 262000;
+	a = mp_report_attribution(&f.in);
+	CHECK_S64(jint(jobj(a, "page_faults"), "total"), 262150,
+		  "counters: pgfault behind the tasks: their sum (262144 + 6)");
+	CHECK_STR(jstr(jobj(a, "page_faults"), "source"), "memory.stat pgfault",
+		  "counters: the source stays the memcg's count");
+	cJSON_Delete(a);
+	f.growth.stat.pgfault = 300000;
+	a = mp_report_attribution(&f.in);
+	CHECK_S64(jint(jobj(a, "page_faults"), "total"), 300000,
+		  "counters: pgfault ahead of the tasks stands");
+	cJSON_Delete(a);
+	f.hooks[MP_CONCERN_FAULTS].counters = false;
+
 	/* no probe (record): no probe figures */
 	f.hooks[MP_CONCERN_FAULTS].polled = false;
 	f.in.probe_pid = 0;
