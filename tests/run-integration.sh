@@ -2513,6 +2513,10 @@ test_budget() {
 	[ "$(cg_version "$cg")" = 2 ] && echo +memory > "$cg/cgroup.subtree_control"
 	"$MEMPROBE" budget --cgroup "$cg" --thp never --format json -o "$out" 2> "$TMP/budget.err"
 	check_eq "budget: a budget document" "$(jqv "$out" .kind)" budget
+	# the headroom beside the usage it is of (it was the target's as made:
+	# 512 MiB beside a usage of 274 432)
+	check_eq "budget: hard headroom = limit - usage in the figures" \
+		"$(jqv "$out" .figures.hard_headroom_bytes)" "$(jqv "$out" '.figures.effective_limit_bytes - .figures.usage_bytes')"
 	eval "$("$MEMPROBE" report "$out" --format env)"
 	echo "# budget: $(tr '\n' ' ' <<< "$("$MEMPROBE" report "$out" --format env)")"
 	check_ge "budget: MEMPROBE_BUDGET_BYTES set" "${MEMPROBE_BUDGET_BYTES:-}" $((256 * MIB))

@@ -144,8 +144,11 @@ cJSON *mp_budget_doc(const struct mp_host *h, const cJSON *p, const char *from_f
 		return NULL;
 	}
 	/* the ceiling: the hard limit, or memory.high below it (a v1 soft limit
-	 * is no ceiling: it acts only under global pressure) */
-	room = MP_MIN(head, limit - MP_MIN(limit, usage));
+	 * is no ceiling: it acts only under global pressure). The target's
+	 * headroom was read as memprobe made it (a stand-in: the whole limit);
+	 * the figures give it at usage_before, beside the usage they give. */
+	head = MP_MIN(head, limit - MP_MIN(limit, usage));
+	room = head;
 	if (have_thr && kind && !strcmp(kind, "memory.high"))
 		room = MP_MIN(room, thr - MP_MIN(thr, usage));
 	work = over > 0 && (uint64_t)over > pk ? (uint64_t)over - pk : 0;
