@@ -138,14 +138,14 @@ struct mp_live_page {
 	__u32 weight;       /* sample period in force when it was taken */
 };
 
-/* An OOM kill in the target (oom:mark_victim), sent through a ring buffer:
- * rare, so one record per event is fine. */
 /* What oom_events carries: a kill, or record's wake-up (wake_above_pages). */
 enum mp_event_kind {
 	MP_EVENT_OOM_KILL = 0,
 	MP_EVENT_WAKE = 1,
 };
 
+/* An OOM kill in the target (oom:mark_victim) or a wake-up, sent through a
+ * ring buffer: rare, so one record per event is fine. */
 struct mp_oom_event {
 	__u64 ts_ns;        /* bpf_ktime_get_ns() */
 	__u64 usage_bytes;  /* the target's page counter then (0: not read) */

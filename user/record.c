@@ -62,10 +62,10 @@ static double rise_rate(const struct sample *a, const struct sample *b)
 
 /*
  * The rise's rate: the faster of the last two samples' and the last
- * interval's (since the first sample, in the first). Not the last pair's alone: a workload still for one 5 ms
- * gap (preempted on a busy host) read as no rise, the loop slept to the
- * next timeline sample, and the OOM kill came 65 ms after the last sample
- * (CI: 160 of 256 MiB).
+ * interval's (since the first sample, in the first). Not the last pair's
+ * alone: a workload still for one 5 ms gap (preempted on a busy host) read
+ * as no rise, the loop slept to the next timeline sample, and the OOM kill
+ * came 65 ms after the last sample (CI: 160 of 256 MiB).
  */
 static double recent_rate(const struct rec *r)
 {
