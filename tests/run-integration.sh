@@ -2692,7 +2692,16 @@ test_compare() {
 		# faults per GiB with a share s of 2 MiB pages: (1 - s) * 262144 + s * 512
 		share=$(awk -v h="$huge" -v a="$alloc" 'BEGIN { s = h * 2097152 / a; print (s > 1 ? 1 : s) }')
 		want=$(awk -v s="$share" 'BEGIN { printf "%.1f", (1 - s) * 262144 + s * 512 }')
-		check_within "compare: huge pages: faults per GiB as the order-9 share ($share) says" "$a" "$want" 0.25
+		# the order-9 count can miss huge pages (a 7.3 guest: share 0.979
+		# and 520.57 faults per GiB, every page huge by the faults, no run
+		# lost by the recursion guard): near a share of 1 each missed
+		# percent is 2600 faults a GiB. The share is a floor, its figure a
+		# ceiling; 2 MiB pages throughout, the floor.
+		echo "# compare: huge pages: $a faults per GiB, the share's ceiling $want"
+		check "compare: huge pages: faults per GiB no more than the order-9 share ($share) allows, +25%" \
+			awk -v a="$a" -v w="$want" 'BEGIN { exit !(a <= w * 1.25) }'
+		check "compare: huge pages: ... and no fewer than 2 MiB pages throughout give, -25%" \
+			awk -v a="$a" 'BEGIN { exit !(a >= 384) }'
 		r=$(row "$d/c.json" page_faults.probe/GiB 'ratios[1]')
 		check_within "compare: the ratio column is the faults' ratio" "$r" \
 			"$(awk -v a="$a" -v n="$n" 'BEGIN { printf "%.3f", a / n }')" 0.01
