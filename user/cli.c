@@ -96,6 +96,29 @@ int mp_cli_out_bad(const char *cmd, const char *path, int err)
 	return mp_cli_bad(cmd, "-o %s: cannot create it; give a writable path", path);
 }
 
+int mp_cli_write_text(const char *cmd, const char *path, char *text, size_t len)
+{
+	struct mp_out out;
+	int ret;
+
+	signal(SIGPIPE, SIG_IGN);
+	if ((ret = mp_out_open(&out, path))) {
+		free(text);
+		return mp_cli_out_bad(cmd, path, ret);
+	}
+	if (fwrite(text, 1, len, out.f) != len || (ret = mp_out_commit(&out))) {
+		int err = ret ? -ret : errno;
+
+		/* a reader that has read enough (| head) is no fault to report */
+		ret = err == EPIPE ? MP_EXIT_RUNTIME :
+		      mp_cli_fail(cmd, "cannot write to %s: %s", path && strcmp(path, "-") ?
+				  path : "standard output", strerror(err));
+	}
+	mp_out_abort(&out);
+	free(text);
+	return ret;
+}
+
 int mp_cli_need_root(const char *cmd)
 {
 	if (geteuid() == 0)

@@ -216,6 +216,12 @@ void mp_cli_warn(const char *cmd, const char *fmt, ...) __attribute__((format(pr
  * says so; anything else MP_EXIT_USAGE, "cannot create it". */
 int mp_cli_out_bad(const char *cmd, const char *path, int err);
 
+/* Rendered text (len bytes; freed here) to -o path (NULL or "-": standard
+ * output), as report and compare write it: a bad path in one line, a
+ * write error in one line, and a reader that has read enough (| head:
+ * EPIPE) said nothing of. Returns 0 or the exit status. */
+int mp_cli_write_text(const char *cmd, const char *path, char *text, size_t len);
+
 /* A positive size such as 512M, 1GiB or a byte count, for option opt
  * ("--chunk"). Returns 0 or MP_EXIT_USAGE (a line said). */
 int mp_cli_size(const char *cmd, const char *opt, const char *arg, uint64_t *v);

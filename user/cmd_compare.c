@@ -119,7 +119,6 @@ static int build(char **files, int n, double pct, cJSON **cdoc)
 int mp_cmd_compare(int argc, char **argv)
 {
 	double pct = MP_COMPARE_THRESHOLD_PCT;
-	struct mp_out out = { 0 };
 	cJSON *cdoc = NULL;
 	struct mp_cli c;
 	char *text = NULL, names[64];
@@ -156,20 +155,5 @@ int mp_cmd_compare(int argc, char **argv)
 	cJSON_Delete(cdoc);
 	if (ret)
 		return ret;
-	signal(SIGPIPE, SIG_IGN);
-	if ((ret = mp_out_open(&out, c.out))) {
-		free(text);
-		return mp_cli_out_bad("compare", c.out, ret);
-	}
-	if (fwrite(text, 1, len, out.f) != len || (ret = mp_out_commit(&out))) {
-		int err = ret ? -ret : errno;
-
-		/* a reader that has read enough (| head) is no fault to report */
-		ret = err == EPIPE ? MP_EXIT_RUNTIME :
-		      mp_cli_fail("compare", "cannot write to %s: %s", c.out && strcmp(c.out, "-") ?
-				  c.out : "standard output", strerror(err));
-	}
-	mp_out_abort(&out);
-	free(text);
-	return ret;
+	return mp_cli_write_text("compare", c.out, text, len);
 }

@@ -95,7 +95,6 @@ static int render_file(const char *path, const char *format, char **out, size_t 
 int mp_cmd_report(int argc, char **argv)
 {
 	const char *format, *outpath;
-	struct mp_out out = { 0 };
 	struct mp_cli c;
 	char *text = NULL;
 	size_t len = 0;
@@ -119,22 +118,5 @@ int mp_cmd_report(int argc, char **argv)
 	outpath = c.out;
 	if ((ret = render_file(c.rest[0], format, &text, &len)))
 		return ret;
-	signal(SIGPIPE, SIG_IGN);
-	if ((ret = mp_out_open(&out, outpath))) {
-		free(text);
-		return mp_cli_out_bad("report", outpath, ret);
-	}
-	if (fwrite(text, 1, len, out.f) != len || (ret = mp_out_commit(&out))) {
-		int err = ret ? -ret : errno;
-
-		/* a reader that has read enough (| head) is no fault to report */
-		if (err != EPIPE)
-			fprintf(stderr, "memprobe report: cannot write the report to %s: %s\n",
-				outpath && strcmp(outpath, "-") ? outpath : "standard output",
-				strerror(err));
-		ret = MP_EXIT_RUNTIME;
-	}
-	mp_out_abort(&out);
-	free(text);
-	return ret;
+	return mp_cli_write_text("report", outpath, text, len);
 }

@@ -368,8 +368,7 @@ int mp_out_live_check(const char *path, const char *report)
 	struct stat st, sr;
 	int err;
 
-	if ((err = mp_out_check(path)))
-		return err;
+	/* mp_out_check() has had it at option time */
 	if ((err = out_resolve(path, &t)))
 		return err;
 	/* a FIFO's open waits for a reader, and the recording with it */

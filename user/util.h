@@ -92,9 +92,9 @@ int mp_out_check_opt(const char *cmd, const char *path);
  * same directory for a file not there yet? NULL, "" and "-" name none. */
 bool mp_same_file(const char *a, const char *b);
 
-/* record --openmetrics PATH, rewritten every interval beside the report
- * going to report (NULL or "-": standard output): mp_out_check()'s answer,
- * else -EPIPE for a FIFO (its open would wait for a reader, and stop the
+/* record --openmetrics PATH (mp_out_check() passed it), rewritten every
+ * interval beside the report going to report (NULL or "-": standard
+ * output): 0, or out_resolve()'s error, -EPIPE for a FIFO (its open would wait for a reader, and stop the
  * recording), -EBUSY for a descriptor the report is written to too. */
 int mp_out_live_check(const char *path, const char *report);
 /* Returns 0, or -errno when PATH cannot be opened (the temporary file cannot
