@@ -673,6 +673,100 @@ test_record_ends() {
 }
 
 # ---------------------------------------------------------------------------
+# record left on (issue 25): no --duration, SIGHUP reopens the outputs (for
+# logrotate) and stops nothing, SIGTERM stops it at once with its report,
+# the cgroup's removal is said, and --wait-cgroup waits for it to come back.
+
+# daemon_wait WHAT COMMAND...: until COMMAND succeeds, up to 60 s
+daemon_wait() {
+	local what=$1 i; shift
+	for i in $(seq 600); do "$@" && return 0; sleep 0.1; done
+	echo "# daemon: waited 60 s for $what"
+	return 1
+}
+
+test_record_daemon() {
+	local cg d=$TMP/daemon pid rc
+	trap 'daemon_cleanup; cleanup_all' EXIT
+	cg=$(make_cgroup daemon $((256 * MIB))) || { fail "daemon: make cgroup"; return; }
+	mkdir -p "$d/out"
+	# a minute between samples: the live file is written at SIGHUP only
+	"$MEMPROBE" record --cgroup "$cg" --interval 60000 --openmetrics "$d/out/m.prom" \
+		--format json -o "$d/out/r.json" --ready-fd 3 3> "$d/ready" 2> "$d/err" &
+	pid=$!
+	DAEMON_PIDS+=("$pid")
+	daemon_wait "ready" [ -s "$d/ready" ]
+	# logrotate with olddir: the directory rotated away, a new one made, SIGHUP
+	mv "$d/out" "$d/out.1"; mkdir "$d/out"
+	kill -HUP "$pid"
+	daemon_wait "the live file" [ -s "$d/out/m.prom" ]
+	check "daemon: SIGHUP: the live file written at once where its path says" [ -s "$d/out/m.prom" ]
+	check "daemon: SIGHUP: the recording goes on" alive "$pid"
+	check "daemon: SIGHUP: says so, and which signals stop it" \
+		grep -q "SIGHUP: outputs reopened.*; recording on (SIGINT or SIGTERM stops it)" "$d/err"
+	check_eq "daemon: SIGHUP: the rotated directory keeps nothing of memprobe's" "$(ls -A "$d/out.1")" ""
+	kill -TERM "$pid"; wait "$pid"; rc=$?
+	check_eq "daemon: SIGTERM: exit 0" "$rc" 0
+	check_eq "daemon: SIGTERM: the report where -o says now, ended by SIGTERM" \
+		"$(jqv "$d/out/r.json" .run.ended_by)" SIGTERM
+	# a stop was seen at the next timeline sample only: a minute here
+	check_le "daemon: SIGTERM: stops at once, not at the next sample (ms)" \
+		"$(jqv "$d/out/r.json" .run.duration_ms)" 30000
+	check_eq "daemon: SIGTERM: the directory holds the report and the live file alone" \
+		"$(ls -A "$d/out" | tr '\n' ' ')" "m.prom r.json "
+	# the cgroup's removal ends it with a line that says so
+	"$MEMPROBE" record --cgroup "$cg" --interval 100 --format json -o "$d/gone.json" \
+		--ready-fd 3 3> "$d/ready2" 2> "$d/err" &
+	pid=$!
+	DAEMON_PIDS+=("$pid")
+	daemon_wait "ready" [ -s "$d/ready2" ]
+	rmdir "$cg"
+	wait "$pid"; rc=$?
+	check "daemon: the cgroup removed: exit 0, ended by it" \
+		[ "$rc" = 0 -a "$(jqv "$d/gone.json" .run.ended_by)" = "cgroup removed" ]
+	check "daemon: the cgroup removed: one line names it and --wait-cgroup" \
+		grep -q "^memprobe record: $cg was removed after [0-9.]* s: the recording ends there.*--wait-cgroup" "$d/err"
+	# --wait-cgroup: not there yet, there, removed (its report written, the
+	# live file gone), back (recorded anew), stopped
+	"$MEMPROBE" record --cgroup "$cg" --wait-cgroup --interval 100 --openmetrics "$d/w.prom" \
+		--format json -o "$d/w.json" 2> "$d/err" &
+	pid=$!
+	DAEMON_PIDS+=("$pid")
+	daemon_wait "the waiting line" grep -q "no such memory cgroup yet; waiting" "$d/err"
+	mkdir "$cg"
+	daemon_wait "the live file" [ -s "$d/w.prom" ]
+	check "daemon: --wait-cgroup: a cgroup not there yet is recorded once made" [ -s "$d/w.prom" ]
+	rmdir "$cg"
+	daemon_wait "the first report" [ -s "$d/w.json" ]
+	daemon_wait "the live file's removal" [ ! -e "$d/w.prom" ]
+	check_eq "daemon: --wait-cgroup: the removed cgroup's report written" \
+		"$(jqv "$d/w.json" .run.ended_by)" "cgroup removed"
+	check "daemon: --wait-cgroup: its live file removed while it is gone" [ ! -e "$d/w.prom" ]
+	check "daemon: --wait-cgroup: memprobe waits on" alive "$pid"
+	mkdir "$cg"
+	daemon_wait "the live file" [ -s "$d/w.prom" ]
+	check "daemon: --wait-cgroup: the cgroup back, recorded anew" grep -q "is there: recording it" "$d/err"
+	kill -INT "$pid"; wait "$pid"; rc=$?
+	check "daemon: --wait-cgroup: SIGINT: exit 0, the second recording's report" \
+		[ "$rc" = 0 -a "$(jqv "$d/w.json" .run.ended_by)" = SIGINT ]
+	rmdir "$cg"
+	expect_bad "record --wait-cgroup --pid" "$MEMPROBE" record --wait-cgroup --pid $$
+	expect_bad "record --wait-cgroup --duration" "$MEMPROBE" record --wait-cgroup --cgroup "$(own_memcg_dir)" --duration 5
+	daemon_cleanup
+	trap cleanup_all EXIT
+	rm -rf "$d"
+	check "daemon: nothing left behind" no_leftovers
+}
+
+# What test_record_daemon started (outside the test cgroups), killed by pid
+DAEMON_PIDS=()
+daemon_cleanup() {
+	local p
+	for p in "${DAEMON_PIDS[@]}"; do kill -9 "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	DAEMON_PIDS=()
+}
+
+# ---------------------------------------------------------------------------
 # Truth: memprobe's figures against the kernel's own counters, at the peak
 # sample of a recording (both read within the same instant): every category
 # the kernel itemises for the cgroup (memory.stat on v2; anon, file, shmem
@@ -2842,7 +2936,7 @@ test_fills_host() {
 	check "fills host: nothing left behind" no_leftovers
 }
 
-tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab live_pages_size record_probe_at record_follows_children record_faults record_churn record_ends truth driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget pinned moved_out compare loader fills_host"}
+tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab live_pages_size record_probe_at record_follows_children record_faults record_churn record_ends record_daemon truth driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget pinned moved_out compare loader fills_host"}
 for t in $tests; do
 	echo "# test_$t"
 	"test_$t"

@@ -21,16 +21,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 static void on_signal(int sig)
 {
+	/* logrotate's postrotate, systemctl reload: the outputs opened anew */
+	if (sig == SIGHUP) {
+		mp_rec_reopen = 1;
+		return;
+	}
 	mp_rec_signal = sig;
 	mp_rec_signals_seen++;
 }
 
-enum { OPT_DURATION = MP_OPT_CMD, OPT_INTERVAL, OPT_PROBE_AT, OPT_READY_FD, OPT_OPENMETRICS };
+enum { OPT_DURATION = MP_OPT_CMD, OPT_INTERVAL, OPT_PROBE_AT, OPT_READY_FD, OPT_OPENMETRICS,
+       OPT_WAIT_CGROUP };
 
 static const struct mp_cli_opt record_opts[] = {
 	MP_CLI_OPT_CGROUP("record", NULL),
@@ -38,7 +45,8 @@ static const struct mp_cli_opt record_opts[] = {
 	MP_CLI_OPT_LIMIT("with -- CMD: the limit of the cgroup the command runs in (4M at least)",
 			 "no limit"),
 	{ "duration", 0, "SECONDS", "stop after this long (a command is stopped with SIGINT)",
-	  "until stopped, or until the command exits", OPT_DURATION },
+	  "until SIGINT or SIGTERM (SIGHUP reopens the outputs), or until the command exits",
+	  OPT_DURATION },
 	{ "interval", 0, "MS", "a timeline sample every MS milliseconds", "100", OPT_INTERVAL },
 	{ "probe-at", 0, "SECONDS", "run a probe (memprobe probe) of the cgroup this long "
 	  "after the start", "none", OPT_PROBE_AT },
@@ -47,6 +55,9 @@ static const struct mp_cli_opt record_opts[] = {
 	{ "openmetrics", 0, "FILE", "rewrite FILE every interval with the current sample as "
 	  "--format openmetrics (for node_exporter's textfile collector: name it *.prom)",
 	  "none", OPT_OPENMETRICS },
+	{ "wait-cgroup", 0, NULL, "with --cgroup: when the cgroup is removed (or is not there "
+	  "yet), write the report, wait for a cgroup of that path and record it anew",
+	  "the cgroup's removal ends the recording", OPT_WAIT_CGROUP },
 	{ "ready-fd", 0, "FD", "write \"ready\" to this inherited descriptor once the hooks are "
 	  "attached and the baseline taken", "none", OPT_READY_FD },
 	MP_CLI_OPT_BTF,
@@ -88,6 +99,9 @@ static int record_opt(void *ctx, int id, const char *arg)
 		o->openmetrics = arg;
 		break;
 	}
+	case OPT_WAIT_CGROUP:
+		o->wait_cgroup = true;
+		break;
 	case OPT_READY_FD:
 		ret = mp_cli_count("record", "--ready-fd", arg, 0, 65535, "an open file descriptor",
 				   ready_fix, &v);
@@ -154,6 +168,12 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 		return mp_cli_bad("record", "--openmetrics %s: the descriptor the report goes "
 				  "to as well; give -o FILE, or --openmetrics a file of its own",
 				  o->openmetrics);
+	if (o->wait_cgroup && !c.cgroup)
+		return mp_cli_bad("record", "--wait-cgroup: only with --cgroup PATH (a path that "
+				  "can come back); drop it, or give --cgroup");
+	if (o->wait_cgroup && o->duration_s > 0)
+		return mp_cli_bad("record", "--wait-cgroup records until stopped: drop --duration, "
+				  "or --wait-cgroup");
 	if (o->probe_at_s >= 0 && o->duration_s > 0 && o->probe_at_s >= o->duration_s)
 		return mp_cli_bad("record", "--probe-at %g comes after the end of --duration %g; "
 				  "give a --probe-at earlier than --duration",
@@ -244,6 +264,98 @@ static void write_openmetrics(struct rec *r)
 	cJSON_Delete(doc);
 }
 
+/*
+ * SIGHUP: -o's temporary file made anew should it have gone (moved away
+ * with a rotated directory, removed by a cleaner of old files: the report
+ * would be lost at the end), the live file rewritten now and a failure to
+ * write it said again. Nothing is appended to: every file memprobe writes
+ * is replaced whole, so logrotate needs no copytruncate.
+ */
+static void reopen_outputs(struct rec *r)
+{
+	int err = r->out ? mp_out_reopen(r->out) : 0;
+
+	if (err < 0)
+		fprintf(stderr, "memprobe record: SIGHUP: -o %s: cannot make its temporary file "
+			"anew: %s; recording on (SIGINT or SIGTERM stops it)\n", r->o.out,
+			strerror(-err));
+	else
+		fprintf(stderr, "memprobe record: SIGHUP: outputs reopened%s; recording on "
+			"(SIGINT or SIGTERM stops it)\n",
+			err ? " (-o's temporary file had gone: made anew)" : "");
+	r->on_sample_failed = false;
+	if (r->o.openmetrics && r->have_last)
+		write_openmetrics(r);
+}
+
+/* The cgroup gone: one line, before the report. */
+static bool say_removed(struct rec *r)
+{
+	if (!r->end_reason || strcmp(r->end_reason, "cgroup removed"))
+		return false;
+	fprintf(stderr, "memprobe record: %s was removed after %.1f s: the recording ends "
+		"there%s\n", r->cg.dir, (double)mp_rec_now_ms(r) / 1000.0, r->o.wait_cgroup ?
+		"; its report, then memprobe waits for it to come back (--wait-cgroup)" :
+		", its report covers it until then (--wait-cgroup would wait for it to come back)");
+	return true;
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+/* Is a memory cgroup at --cgroup's path? */
+static bool cgroup_there(const struct rec *r)
+{
+	struct mp_cgroup *cg = malloc(sizeof(*cg));
+	bool there = cg && !mp_cgroup_from_path("", &r->host, r->o.cgroup_path, cg);
+
+	free(cg);
+	return there;
+}
+
+/*
+ * --wait-cgroup: until a memory cgroup is at --cgroup's path again (0), or
+ * a stop signal (1), polled every interval (100 ms to 1 s). The live file
+ * is removed meanwhile, no figures of a cgroup that is not there: it comes
+ * back with the next recording's first sample.
+ */
+static int wait_cgroup(struct rec *r)
+{
+	long ms = MP_MIN(MP_MAX(r->o.interval_ms, 100), 1000);
+	struct stat st;
+
+	if (r->o.openmetrics && !lstat(r->o.openmetrics, &st) && S_ISREG(st.st_mode))
+		unlink(r->o.openmetrics);
+	while (!mp_rec_signal) {
+		if (mp_rec_reopen) {
+			mp_rec_reopen = 0;
+			fprintf(stderr, "memprobe record: SIGHUP: waiting for %s (SIGINT or SIGTERM "
+				"stops it)\n", r->o.cgroup_path);
+		}
+		if (cgroup_there(r))
+			return 0;
+		usleep((useconds_t)ms * 1000);
+	}
+	return 1;
+}
+
+/* The next recording of --wait-cgroup: a new struct rec, the same options. */
+static void rec_again(struct rec *r)
+{
+	struct rec_opts o = r->o;
+	struct mp_host h = r->host;
+
+	*r = (struct rec){ .usage_fd = -1, .lock = { .fd = -1 },
+			   .sample_lock = PTHREAD_MUTEX_INITIALIZER };
+	r->o = o;
+	r->host = h;
+	fprintf(stderr, "memprobe record: %s is there: recording it\n", r->o.cgroup_path);
+}
+
 static int write_report(struct rec *r, struct mp_out *out)
 {
 	struct mp_ksyms *ks = r->attr ? mp_ksyms_load("/proc/kallsyms") : NULL;
@@ -279,6 +391,7 @@ int mp_cmd_record(int argc, char **argv)
 			 .sample_lock = PTHREAD_MUTEX_INITIALIZER };
 	int ret = 0, go_fd = -1, ee_fd = -1;
 	struct mp_out out = { 0 };
+	bool removed = false;
 
 	/* First: a stop asked for at any moment still gets a report. */
 	mp_cli_on_stop(on_signal);
@@ -287,6 +400,14 @@ int mp_cmd_record(int argc, char **argv)
 		return ret < 0 ? 0 : ret;
 	if ((ret = mp_cli_need_root("record")) || (ret = mp_cli_host("record", &r.host)))
 		return ret;
+	if (r.o.wait_cgroup && !cgroup_there(&r) && !is_dir(r.o.cgroup_path)) {
+		fprintf(stderr, "memprobe record: --cgroup %s: no such memory cgroup yet; waiting "
+			"for it (--wait-cgroup)\n", r.o.cgroup_path);
+		if (wait_cgroup(&r))
+			return 0;
+		rec_again(&r);
+	}
+again:
 	if ((ret = open_target(&r)))
 		goto out;
 	if ((ret = mp_out_open(&out, r.o.out))) {
@@ -296,6 +417,8 @@ int mp_cmd_record(int argc, char **argv)
 	mp_rec_start_attr(&r);
 	if (r.o.openmetrics)
 		r.on_sample = write_openmetrics;
+	r.on_reopen = reopen_outputs;
+	r.out = &out;
 	/* -o -, /dev/stdout, /dev/fd/1: the report shares standard output */
 	r.report_on_stdout = mp_out_shares_fd(&out, STDOUT_FILENO);
 	if (r.o.cmd && (ret = mp_rec_start_command(&r, &go_fd, &ee_fd))) {
@@ -310,9 +433,11 @@ int mp_cmd_record(int argc, char **argv)
 			/* the reader went away: nothing to tell */
 		}
 		close(r.o.ready_fd);
+		r.o.ready_fd = -1; /* once: not again for --wait-cgroup's next */
 	}
 	mp_rec_watch(&r, r.o.duration_s > 0 ? (uint64_t)(r.o.duration_s * 1000.0) : 0);
 	mp_rec_finish(&r);
+	removed = say_removed(&r);
 	ret = write_report(&r, &out);
 out:
 	if (go_fd >= 0)
@@ -321,5 +446,12 @@ out:
 		close(ee_fd);
 	mp_rec_cleanup(&r);
 	mp_out_abort(&out);
+	if (!ret && removed && r.o.wait_cgroup) {
+		if (wait_cgroup(&r))
+			return 0;
+		rec_again(&r);
+		removed = false;
+		goto again;
+	}
 	return ret;
 }

@@ -31,6 +31,7 @@
 
 volatile sig_atomic_t mp_rec_signal;
 volatile sig_atomic_t mp_rec_signals_seen;
+volatile sig_atomic_t mp_rec_reopen;
 
 uint64_t mp_rec_now_ms(const struct rec *r)
 {
@@ -467,7 +468,7 @@ int mp_rec_baseline(struct rec *r, int *go_fd, int *ee_fd)
  */
 static const char *stop_signal_name(int sig)
 {
-	return sig == SIGINT ? "SIGINT" : sig == SIGHUP ? "SIGHUP" : "SIGTERM";
+	return sig == SIGINT ? "SIGINT" : "SIGTERM";
 }
 
 static bool command_ended(struct rec *r, uint64_t t, uint64_t deadline_ms)
@@ -501,6 +502,21 @@ static bool command_ended(struct rec *r, uint64_t t, uint64_t deadline_ms)
 	return false;
 }
 
+/*
+ * SIGHUP (logrotate's postrotate, systemctl reload) stops nothing: the
+ * outputs are opened anew (cmd_record.c) and the recording goes on. A
+ * command gets it too, as it would from a supervisor; should it die of
+ * it, the recording ends as the command exited.
+ */
+static void reopen(struct rec *r)
+{
+	mp_rec_reopen = 0;
+	if (r->o.cmd && r->child > 0)
+		kill(r->child, SIGHUP);
+	if (r->on_reopen)
+		r->on_reopen(r);
+}
+
 /* Sample until the recording ends; sets r->end_reason. */
 void mp_rec_watch(struct rec *r, uint64_t deadline_ms)
 {
@@ -523,7 +539,12 @@ void mp_rec_watch(struct rec *r, uint64_t deadline_ms)
 			r->end_reason = "cgroup removed";
 			return;
 		}
-		if (!timeline) /* a quick sample: the peak and the OOM vector only */
+		if (mp_rec_reopen)
+			reopen(r);
+		/* a quick sample: the peak and the OOM vector only; but a stop
+		 * signal is seen now, not up to an interval later (--interval
+		 * 60000 took a minute to stop, past systemd's stop timeout) */
+		if (!timeline && !mp_rec_signal)
 			continue;
 		t = r->last.t_ms;
 		/* the maps keep every process ever seen: exited ones' rows go

@@ -22,6 +22,7 @@
 #include "status.h"
 
 struct mp_ksyms;
+struct mp_out;
 
 struct sample {
 	uint64_t t_ms;
@@ -49,6 +50,7 @@ struct rec_opts {
 	enum mp_status_mode status_mode; /* --quiet, --progress */
 	char **cmd;
 	const char *openmetrics; /* --openmetrics FILE, NULL: none */
+	bool wait_cgroup;       /* --wait-cgroup: a removed cgroup is waited for */
 };
 
 struct rec {
@@ -105,12 +107,17 @@ struct rec {
 	/* called after each timeline sample (record --openmetrics), or NULL */
 	void (*on_sample)(struct rec *r);
 	bool on_sample_failed;  /* said once */
+	/* called at SIGHUP (the outputs opened anew), or NULL; out is -o's */
+	void (*on_reopen)(struct rec *r);
+	struct mp_out *out;
 	struct mp_overhead_snaps probe_ovh; /* its overhead's vectors (its thread's) */
 };
 
 /* The last stop signal, and how many came (a second one kills a command). */
 extern volatile sig_atomic_t mp_rec_signal;
 extern volatile sig_atomic_t mp_rec_signals_seen;
+/* SIGHUP came: the outputs are to be opened anew; it stops nothing. */
+extern volatile sig_atomic_t mp_rec_reopen;
 
 uint64_t mp_rec_now_ms(const struct rec *r);
 /* The kernel's peak counter of the cgroup, where it keeps one. */

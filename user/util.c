@@ -624,6 +624,50 @@ void mp_out_abort(struct mp_out *o)
 	o->f = NULL;
 }
 
+/* Remove the file open as fd, wherever it went, if it is one of ours: a
+ * regular file named BASE.memprobe-tmp-PID, with our pid, of fd's inode. */
+static void unlink_moved_tmp(int fd)
+{
+	char link[64], where[PATH_MAX], sfx[64];
+	struct stat a, b;
+	ssize_t n;
+	size_t len, slen;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, where, sizeof(where) - 1);
+	if (n <= 0)
+		return;
+	where[n] = '\0';
+	len = (size_t)n;
+	slen = (size_t)snprintf(sfx, sizeof(sfx), ".memprobe-tmp-%d", (int)getpid());
+	/* "(deleted)": removed already */
+	if (len <= slen || strcmp(where + len - slen, sfx) || fstat(fd, &a) ||
+	    lstat(where, &b) || !S_ISREG(b.st_mode) || a.st_dev != b.st_dev ||
+	    a.st_ino != b.st_ino)
+		return;
+	unlink(where);
+}
+
+int mp_out_reopen(struct mp_out *o)
+{
+	struct mp_out n;
+	struct stat a, b;
+	int err;
+
+	if (!o->f || o->f == stdout || o->direct)
+		return 0;
+	if (!stat(o->tmp, &a) && !fstat(fileno(o->f), &b) && a.st_dev == b.st_dev &&
+	    a.st_ino == b.st_ino)
+		return 0;
+	if ((err = mp_out_open(&n, o->path)))
+		return err;
+	/* nothing was written to it yet: the report is written at the end */
+	unlink_moved_tmp(fileno(o->f));
+	fclose(o->f);
+	*o = n;
+	return 1;
+}
+
 const char *mp_bad_option(char **argv, char *buf, size_t len)
 {
 	extern int optind, optopt;

@@ -109,6 +109,11 @@ bool mp_out_shares_fd(const struct mp_out *o, int fd);
 int mp_out_commit(struct mp_out *o);
 /* Close and remove the temporary file. */
 void mp_out_abort(struct mp_out *o);
+/* The temporary file still where PATH's directory has it: 0. Moved away
+ * with its directory (rotated) or removed: made anew beside PATH, the old
+ * one removed from where it went (1); -errno when the new one cannot be
+ * made (the old one kept). Standard output and files written in place: 0. */
+int mp_out_reopen(struct mp_out *o);
 
 /* Is pid a live memprobe (its comm is memprobe), not a pid since reused by
  * another program? What a killed memprobe left is reaped by this test. */
