@@ -758,6 +758,88 @@ test_record_daemon() {
 	check "daemon: nothing left behind" no_leftovers
 }
 
+# unit_cmd UNIT KEY: KEY='s command line of the unit file, its continued
+# lines joined
+unit_cmd() {
+	awk -v k="$2=" 'index($0, k) == 1 { line = substr($0, length(k) + 1); on = 1 }
+		on && index($0, k) != 1 { line = line " " $0 }
+		on { if (line ~ /\\$/) { sub(/\\$/, "", line); next } print line; exit }' "$1" |
+		tr -s ' \t' '  '
+}
+
+# unit_words CMDLINE: the unit's command line as systemd runs it here: the
+# specifiers %f and %i, its variables and memprobe's path stood in for, C
+# escapes undone; one word a line
+unit_words() {
+	local w
+	for w in $1; do
+		w=${w//%f/$UNIT_CG}; w=${w//%i/$UNIT_INST}
+		w=${w//'${TEXTFILE_DIR}'/$UNIT_TF}; w=${w//'${STATE_DIRECTORY}'/$UNIT_STATE}
+		w=${w//'$MEMPROBE_OPTS'/}; w=${w//\/usr\/local\/sbin\/memprobe/$MEMPROBE}
+		[ -n "$w" ] && printf '%b\n' "$w"
+	done
+}
+
+# The systemd unit of deploy/: systemd-analyze verify, and its command lines
+# run as the unit would run them (no systemd here to start it).
+test_deploy_unit() {
+	local src unit d=$TMP/unit pid rc prom args=()
+	src=$(cd "$(dirname "$0")/.." && pwd)
+	unit=$src/deploy/memprobe-record@.service
+	[ -f "$unit" ] || { skip "unit: no deploy/ here (a guest)"; return; }
+	if ! command -v systemd-analyze > /dev/null; then
+		skip "unit: no systemd-analyze (Debian's systemd; scripts/deps.sh --tests)"; return
+	fi
+	mkdir -p "$d/man/man8" "$d/tf" "$d/state"
+	UNIT_CG=$(make_cgroup unit $((256 * MIB))) || { fail "unit: make cgroup"; return; }
+	UNIT_INST=$(systemd-escape --path "$UNIT_CG") UNIT_TF=$d/tf UNIT_STATE=$d/state
+	# the unit as installed: memprobe where make install puts it, the man page too
+	sed "s|/usr/local/sbin/memprobe|$MEMPROBE|g" "$unit" > "$d/memprobe-record@.service"
+	cp "$src/docs/memprobe.8" "$d/man/man8/"
+	MANPATH=$d/man systemd-analyze verify "$d/memprobe-record@$UNIT_INST.service" > "$d/verify.out" 2>&1
+	rc=$?
+	check_eq "unit: systemd-analyze verify exits 0" "$rc" 0
+	check_eq "unit: systemd-analyze verify says nothing" "$(cat "$d/verify.out")" ""
+	mapfile -t args < <(unit_words "$(unit_cmd "$unit" ExecStart)")
+	"${args[@]}" 2> "$d/err" &
+	pid=$!
+	DAEMON_PIDS+=("$pid")
+	prom=$d/tf/$(printf '%b' "memprobe-$UNIT_INST.prom")
+	daemon_wait "the unit's live file" [ -s "$prom" ]
+	check "unit: ExecStart writes memprobe-INSTANCE.prom into the textfile directory" [ -s "$prom" ]
+	mapfile -t args < <(unit_words "$(unit_cmd "$unit" ExecReload | sed "s/\\\$MAINPID/$pid/")")
+	"${args[@]}"
+	daemon_wait "SIGHUP's line" grep -q "SIGHUP: outputs reopened" "$d/err"
+	check "unit: ExecReload: the outputs reopened, the recording goes on" \
+		eval 'grep -q "SIGHUP: outputs reopened" "$d/err" && alive "$pid"'
+	kill -TERM "$pid"; wait "$pid"; rc=$?
+	check_eq "unit: SIGTERM (systemctl stop): exit 0" "$rc" 0
+	check_eq "unit: ... the report in the state directory" \
+		"$(jqv "$d/state/$(printf '%b' "$UNIT_INST").json" .run.ended_by)" SIGTERM
+	mapfile -t args < <(unit_words "$(unit_cmd "$unit" ExecStopPost)")
+	"${args[@]}"
+	check "unit: ExecStopPost removes the live file" [ ! -e "$prom" ]
+	daemon_cleanup
+	remove_cgroup "$UNIT_CG"
+	rm -rf "$d"
+	check "unit: nothing left behind" no_leftovers
+}
+
+# deploy/prometheus's rules: promtool check rules, and promtool test rules
+# of memprobe.rules.test.yml (synthetic series for each recording rule and
+# alert); om_fleet loads them into a real Prometheus.
+test_fleet_rules() {
+	local dir
+	dir=$(cd "$(dirname "$0")/.." && pwd)/deploy/prometheus
+	[ -f "$dir/memprobe.rules.yml" ] || { skip "fleet rules: no deploy/ here (a guest)"; return; }
+	if ! command -v promtool > /dev/null; then
+		skip "fleet rules: no promtool (Debian's prometheus; scripts/deps.sh --tests)"; return
+	fi
+	check "fleet rules: promtool check rules" promtool check rules "$dir/memprobe.rules.yml"
+	check "fleet rules: promtool test rules memprobe.rules.test.yml" \
+		promtool test rules "$dir/memprobe.rules.test.yml"
+}
+
 # What test_record_daemon started (outside the test cgroups), killed by pid
 DAEMON_PIDS=()
 daemon_cleanup() {
@@ -1811,7 +1893,8 @@ om_format() {
 }
 
 om_daemons() {
-	local d=$1 cg=$2 rcg=$3 ne prom pne pp url rpid pid i v want path
+	local d=$1 cg=$2 rcg=$3 ne prom pne pp url rpid pid i v want path rules
+	rules=$(cd "$(dirname "$0")/.." && pwd)/deploy/prometheus/memprobe.rules.yml
 	mkdir -p "$d/tf" "$d/data"
 	pne=$(free_port); pp=$(free_port)
 	ne=$(om_start "$cg" "$d/ne.log" prometheus-node-exporter --web.listen-address="127.0.0.1:$pne" \
@@ -1819,6 +1902,8 @@ om_daemons() {
 	cat > "$d/prometheus.yml" <<-EOF
 	global:
 	  scrape_interval: 1s
+	  evaluation_interval: 1s
+	$([ -f "$rules" ] && printf 'rule_files:\n  - %s' "$rules")
 	scrape_configs:
 	  - job_name: memprobe-test
 	    static_configs:
@@ -1868,12 +1953,91 @@ om_daemons() {
 	echo "# query: $(jq -c '[.data.result[] | {category: .metric.category, value: .value[1]}]' "$d/query.json")"
 	echo "# GET /api/v1/query?query=memprobe_effective_limit_bytes: $(curl -fsS --max-time 5 \
 		"$url/api/v1/query" --data-urlencode query=memprobe_effective_limit_bytes)"
+	if [ -f "$rules" ]; then
+		om_fleet "$d" "$url"
+	else
+		skip "prometheus: deploy/prometheus's rules: not here (a guest)"
+	fi
 	kill "$pid" "$ne" "$prom"
 	for i in $(seq 100); do
 		alive "$ne" || alive "$prom" || break
 		sleep 0.1
 	done
 	check "prometheus: node_exporter and prometheus stopped" eval '! alive "$ne" && ! alive "$prom"'
+}
+
+# prom_cgroups URL QUERY: the cgroup labels of the query's series, sorted, one a line
+prom_cgroups() {
+	curl -fsS --max-time 5 "$1/api/v1/query" --data-urlencode "query=$2" 2>/dev/null |
+		jq -r '[.data.result[].metric.cgroup] | sort | .[]' 2>/dev/null
+}
+
+# om_fleet DIR URL: the fleet's rules (deploy/prometheus/memprobe.rules.yml)
+# in the Prometheus of om_daemons. Two cgroups recorded with --probe-at into
+# node_exporter's directory; the short one's limit then lowered to its usage
+# and half the overhead its probe measured. Prometheus names it, and it
+# alone, as having less headroom than its measured overhead.
+om_fleet() {
+	local d=$1 url=$2 short roomy ov u lim got want i p q pids=()
+	short=$(make_cgroup om-short $((256 * MIB))) || { fail "fleet: make cgroup"; return; }
+	roomy=$(make_cgroup om-roomy $((256 * MIB))) || { fail "fleet: make cgroup"; return; }
+	for p in "$short" "$roomy"; do
+		pids+=("$(run_in_cgroup "$p" "$BIN/alloc" 48)")
+		wait_usage "$p" $((48 * MIB))
+	done
+	"$MEMPROBE" record --cgroup "$short" --interval 200 --probe-at 0.2 --quiet \
+		--openmetrics "$d/tf/memprobe-short.prom" --format json -o "$d/short.json" 2> "$d/short.err" &
+	OM_PIDS+=("$!")
+	"$MEMPROBE" record --cgroup "$roomy" --interval 200 --probe-at 0.2 --quiet \
+		--openmetrics "$d/tf/memprobe-roomy.prom" --format json -o "$d/roomy.json" 2> "$d/roomy.err" &
+	OM_PIDS+=("$!")
+	# a probe's file of another cgroup beside the recordings' (its HELP
+	# texts differed: node_exporter dropped one file's series)
+	cp "$d/probe.prom" "$d/tf/memprobe-probe.prom"
+	for i in $(seq 600); do
+		grep -q '^memprobe_probe_overhead_bytes' "$d/tf/memprobe-short.prom" 2> /dev/null &&
+			grep -q '^memprobe_probe_overhead_bytes' "$d/tf/memprobe-roomy.prom" 2> /dev/null && break
+		sleep 0.1
+	done
+	ov=$(om_sample "$d/tf/memprobe-short.prom" memprobe_probe_overhead_bytes)
+	echo "# fleet: the probes' overhead: short $ov B, roomy $(om_sample "$d/tf/memprobe-roomy.prom" memprobe_probe_overhead_bytes) B"
+	check_ge "fleet: the short cgroup's probe measured an overhead of two pages or more" "$ov" 8192
+	u=$(cg_usage "$short")
+	lim=$(( (u + ov / 2 + 4095) / 4096 * 4096 ))
+	if [ "$(cg_version "$short")" = 1 ]; then echo "$lim" > "$short/memory.limit_in_bytes"
+	else echo "$lim" > "$short/memory.max"; fi
+	echo "# fleet: $short: usage $u B, limit lowered to $lim B"
+	q='instance_cgroup:memprobe_headroom_after_overhead_bytes < 0'
+	want=$(grep -o '^memprobe_headroom_bytes{cgroup="[^"]*"' "$d/tf/memprobe-short.prom" | sed 's/.*cgroup="//; s/"$//')
+	for i in $(seq 120); do
+		got=$(prom_cgroups "$url" "$q")
+		[ "$got" = "$want" ] && break
+		sleep 0.5
+	done
+	curl -fsS --max-time 5 "$url/api/v1/query" --data-urlencode "query=$q" > "$d/short-query.json"
+	echo "# prometheus: which cgroups have less headroom than their measured overhead ($q):"
+	echo "# $(jq -c '[.data.result[] | {instance: .metric.instance, cgroup: .metric.cgroup, after_overhead_bytes: .value[1]}]' "$d/short-query.json")"
+	check_eq "fleet: prometheus names the short cgroup, and it alone" "$got" "$want"
+	check "fleet: the roomy cgroup has room after its overhead" \
+		[ "$(prom_cgroups "$url" 'instance_cgroup:memprobe_headroom_after_overhead_bytes > 0' | grep -c om-roomy)" = 1 ]
+	got=$(prom_cgroups "$url" 'ALERTS{alertname="MemprobeHeadroomBelowOverhead"}')
+	check "fleet: MemprobeHeadroomBelowOverhead pending for the short cgroup alone" \
+		[ "$(echo "$got" | grep -c om-short)" = 1 -a "$(echo "$got" | grep -c .)" = 1 ]
+	check_ge "fleet: the overhead per GiB recorded for both" \
+		"$(prom_value "$url" 'count(instance_cgroup:memprobe_overhead_bytes_per_gib:ratio)')" 2
+	# every file's series: the first recording's, the two, the probe's
+	check_eq "fleet: node_exporter serves every file's usage (one HELP a family)" \
+		"$(prom_value "$url" 'count(memprobe_usage_bytes)')" 4
+	check_eq "fleet: ... and every file's build_info (one series a cgroup)" \
+		"$(prom_value "$url" 'count(memprobe_build_info)')" 4
+	check "fleet: node_exporter logged no error gathering the files" \
+		eval '! grep -q "error gathering metrics" "$d/ne.log"'
+	for p in "${OM_PIDS[@]: -2}"; do kill -TERM "$p"; wait "$p"; done
+	check "fleet: the recordings stopped by SIGTERM wrote their reports" \
+		[ "$(jqv "$d/short.json" .run.ended_by)" = SIGTERM -a "$(jqv "$d/roomy.json" .run.ended_by)" = SIGTERM ]
+	kill "${pids[@]}"; wait "${pids[@]}" 2> /dev/null
+	remove_cgroup "$short"
+	remove_cgroup "$roomy"
 }
 
 # What test_openmetrics started outside a test cgroup (the recording) or
@@ -2936,7 +3100,7 @@ test_fills_host() {
 	check "fills host: nothing left behind" no_leftovers
 }
 
-tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab live_pages_size record_probe_at record_follows_children record_faults record_churn record_ends record_daemon truth driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget pinned moved_out compare loader fills_host"}
+tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab live_pages_size record_probe_at record_follows_children record_faults record_churn record_ends record_daemon deploy_unit fleet_rules truth driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget pinned moved_out compare loader fills_host"}
 for t in $tests; do
 	echo "# test_$t"
 	"test_$t"

@@ -168,6 +168,18 @@ static void gauge(struct om *m, const char *name, const char *help, const cJSON 
 }
 
 /*
+ * One HELP per family whatever the document: node_exporter's textfile
+ * collector keeps the first file's family and drops, with an error in its
+ * log and none in node_textfile_scrape_error, the series of another file
+ * whose HELP differs (a probe's file beside a recording's on one host).
+ */
+static const char usage_help[] = "The cgroup's memory usage (memory.current, "
+	"memory.usage_in_bytes): limits now, a probe's once it exited, a recording's at its "
+	"last sample";
+static const char peak_help[] = "The cgroup's highest usage: limits the kernel's counter "
+	"(memory.peak, memory.max_usage_in_bytes), a probe's during it, a recording's so far";
+
+/*
  * The cgroup object (limits.cgroup, probe.target, record.target). A probe
  * document's target was read before the probe (when memprobe made the
  * stand-in: empty, 0 B): its usage and peak are the probe's own figures,
@@ -189,25 +201,18 @@ static void cgroup_metrics(struct om *m, const cJSON *cg, const cJSON *doc, int 
 	      "the lowest memory.high (v2) or soft limit (v1) on its path below the effective "
 	      "limit; +Inf: none", cg, "throttle_bytes", MP_RD_NULL | MP_RD_ABSENT, "+Inf");
 	if (probe) {
-		gauge(m, "memprobe_usage_bytes", "The cgroup's memory usage once the probe "
-		      "exited (memory.current, memory.usage_in_bytes)", probe,
-		      "usage_after_bytes", 0, NULL);
-		gauge(m, "memprobe_peak_bytes", "The cgroup's highest usage during the probe",
-		      probe, "usage_peak_bytes", 0, NULL);
+		gauge(m, "memprobe_usage_bytes", usage_help, probe, "usage_after_bytes", 0, NULL);
+		gauge(m, "memprobe_peak_bytes", peak_help, probe, "usage_peak_bytes", 0, NULL);
 	} else if (kind == MP_DOC_RECORD) {
 		/* the target is as read at the start (0 B for a cgroup memprobe
 		 * made): the recording's own last sample and peak */
 		if (last && mp_rd_is_obj(m->rd, last))
-			gauge(m, "memprobe_usage_bytes", "The cgroup's memory usage at the "
-			      "recording's last sample", last, "usage_bytes", 0, NULL);
-		gauge(m, "memprobe_peak_bytes", "The cgroup's highest usage during the "
-		      "recording", mp_rd_obj(m->rd, doc, "peak", 0), "usage_bytes", 0, NULL);
+			gauge(m, "memprobe_usage_bytes", usage_help, last, "usage_bytes", 0, NULL);
+		gauge(m, "memprobe_peak_bytes", peak_help, mp_rd_obj(m->rd, doc, "peak", 0),
+		      "usage_bytes", 0, NULL);
 	} else {
-		gauge(m, "memprobe_usage_bytes", "The cgroup's memory usage (memory.current, "
-		      "memory.usage_in_bytes)", cg, "usage_bytes", 0, NULL);
-		gauge(m, "memprobe_peak_bytes", "The kernel's peak usage counter of the cgroup "
-		      "(memory.peak, memory.max_usage_in_bytes)", cg, "peak_bytes", MP_RD_NULL,
-		      NULL);
+		gauge(m, "memprobe_usage_bytes", usage_help, cg, "usage_bytes", 0, NULL);
+		gauge(m, "memprobe_peak_bytes", peak_help, cg, "peak_bytes", MP_RD_NULL, NULL);
 	}
 	gauge(m, "memprobe_headroom_bytes", "The least room left on the cgroup's path: limit "
 	      "minus usage, and MemAvailable", cg, "headroom_bytes", 0, NULL);
@@ -377,17 +382,21 @@ static void render_openmetrics(const cJSON *doc, int kind, FILE *f, struct mp_rd
 	const cJSON *cg = mp_rd_obj(rd, doc, kind == MP_DOC_LIMITS ? "cgroup" : "target", 0);
 	struct om m = { .f = f, .rd = rd };
 
-	fputs("# HELP memprobe_build_info The memprobe that wrote these and the kernel it ran "
-	      "on\n# TYPE memprobe_build_info gauge\nmemprobe_build_info{version=\"", f);
-	put_label_value(f, mp_rd_str(rd, gen, "version", 0));
-	fputs("\",kernel=\"", f);
-	put_label_value(f, mp_rd_str(rd, h, "kernel_release", 0));
-	fputs("\"} 1\n", f);
 	m.cg = escaped(mp_rd_str(rd, cg, "path", 0));
 	if (!m.cg) {
 		mp_rd_fail(rd, NULL, NULL, "out of memory");
 		return;
 	}
+	/* with the cgroup: two files on one host (two recordings) would
+	 * otherwise give the same series twice, which node_exporter drops
+	 * with an error in its log at every scrape */
+	fprintf(f, "# HELP memprobe_build_info The memprobe that wrote these and the kernel it "
+		"ran on\n# TYPE memprobe_build_info gauge\nmemprobe_build_info{cgroup=\"%s\","
+		"version=\"", m.cg);
+	put_label_value(f, mp_rd_str(rd, gen, "version", 0));
+	fputs("\",kernel=\"", f);
+	put_label_value(f, mp_rd_str(rd, h, "kernel_release", 0));
+	fputs("\"} 1\n", f);
 	cgroup_metrics(&m, cg, doc, kind);
 	if (kind == MP_DOC_RECORD)
 		record_metrics(&m, doc);
