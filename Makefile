@@ -62,12 +62,19 @@ PROG_BINS := $(patsubst tests/programs/%.c,$(BUILD)/tests/bin/%,$(PROG_SRCS))
 .PHONY: all deps check unit integration clean install uninstall
 all: $(BUILD)/memprobe $(BUILD)/memprobe.bash
 
-# Install what is missing (the script is idempotent and quiet when all is there).
+# Install what is missing (the script is idempotent and quiet when all is
+# there): what building needs for make and make demo; with what only the
+# tests use (Prometheus, Chromium, QEMU, ...) for check, vmtest, fuzz, soak.
 $(BUILD)/.deps: scripts/deps.sh
 	@mkdir -p $(BUILD)
 	@scripts/deps.sh
 	@touch $@
+$(BUILD)/.deps-tests: scripts/deps.sh | $(BUILD)/.deps
+	@scripts/deps.sh --tests
+	@touch $@
 deps: $(BUILD)/.deps
+deps-tests: $(BUILD)/.deps-tests
+.PHONY: deps-tests
 
 $(BUILD)/memprobe.bpf.o: bpf/memprobe.bpf.c $(wildcard bpf/*.h) vmlinux/vmlinux.h | $(BUILD)/.deps
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
@@ -111,7 +118,7 @@ $(BUILD)/tests/bin/%: tests/programs/%.c $(wildcard tests/programs/*.h)
 	@mkdir -p $(BUILD)/tests/bin
 	$(CC) $(MP_CFLAGS) $(CFLAGS) $(LDFLAGS) -pthread $< -o $@
 
-unit: $(UNIT_BINS)
+unit: $(UNIT_BINS) | $(BUILD)/.deps-tests
 	@tests/run-unit.sh $(UNIT_BINS)
 
 # The tests run what this build made (build/ or, with SANITIZE=1, build/san/).
@@ -127,11 +134,11 @@ TEST_ENV += MEMPROBE_STATIC=0
 TEST_ENV += ASAN_OPTIONS=replace_intrin=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
 endif
 
-integration: $(BUILD)/memprobe $(PROG_BINS)
+integration: $(BUILD)/memprobe $(PROG_BINS) | $(BUILD)/.deps-tests
 	@$(TEST_ENV) tests/run-integration.sh
 
 # The README's test command. Needs root (real cgroups, real BPF).
-check: $(BUILD)/memprobe $(UNIT_BINS) $(PROG_BINS)
+check: $(BUILD)/memprobe $(UNIT_BINS) $(PROG_BINS) | $(BUILD)/.deps-tests
 	@$(TEST_ENV) tests/run-all.sh
 
 clean:
@@ -172,7 +179,7 @@ demo: $(BUILD)/memprobe
 # QEMU (TCG) and run tests/vm/payload.sh in each; one line per kernel, the
 # reports in build/vmtest/KERNEL/. Needs root. See scripts/vm/vmtest.sh.
 KERNELS ?= 5.10 6.1 6.12 7.2 7.3
-vmtest: $(BUILD)/memprobe $(PROG_BINS)
+vmtest: $(BUILD)/memprobe $(PROG_BINS) | $(BUILD)/.deps-tests
 	scripts/vm/vmtest.sh $(KERNELS)
 .PHONY: vmtest
 
@@ -220,7 +227,7 @@ scale: $(BUILD)/memprobe $(BUILD)/bench/swarm $(BUILD)/bench/mapstat
 # The soak (tests/soak.sh, docs/testing.md): 20 probes in a row of 1 GiB test
 # cgroups that a workload fills to 60%..95% and keeps growing through the
 # probe. Needs root; about 20 seconds. Not part of make check.
-soak: $(BUILD)/memprobe $(PROG_BINS)
+soak: $(BUILD)/memprobe $(PROG_BINS) | $(BUILD)/.deps-tests
 	@tests/soak.sh
 .PHONY: soak
 
@@ -241,7 +248,8 @@ build/fuzz/%.o: user/%.c $(wildcard user/*.h) $(wildcard bpf/*.h) build/memprobe
 	@mkdir -p build/fuzz
 	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
-build/fuzz/fuzz_doc: tests/fuzz/fuzz_doc.c $(FUZZ_OBJS) $(CJSON_LIB)
+# (libFuzzer's runtime: libclang-rt-14-dev, a test package)
+build/fuzz/fuzz_doc: tests/fuzz/fuzz_doc.c $(FUZZ_OBJS) $(CJSON_LIB) | $(BUILD)/.deps-tests
 	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(filter-out $(CJSON_LIB),$^) -o $@ $(LDLIBS)
 
 fuzz: build/fuzz/fuzz_doc

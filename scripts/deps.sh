@@ -1,25 +1,38 @@
 #!/bin/sh
-# Install the Debian packages memprobe's build and tests need, or the
-# packages named as arguments (bench/deps.sh). Idempotent: installs only
-# what is missing, so it is cheap to call from make.
+# Install the Debian packages memprobe needs, or the packages named as
+# arguments (bench/deps.sh). Idempotent: installs only what is missing, so
+# it is cheap to call from make.
+#   scripts/deps.sh           what building memprobe needs (make, make demo)
+#   scripts/deps.sh --tests   that and what only the tests use (make check,
+#                             make vmtest, make fuzz; .ci/run)
 set -eu
+# dpkg-dev: scripts/cjson.sh unpacks Debian's cjson source (dpkg-source)
+# for the static build, so libcjson-dev is not needed; xz-utils: its
+# debian.tar.xz
+build="make gcc clang libbpf-dev bpftool libelf-dev zlib1g-dev dpkg-dev xz-utils"
 # python3-jsonschema: the tests check every document against
-# docs/report.schema.json (its jsonschema command, draft 2020-12)
-# dpkg-dev: scripts/cjson.sh unpacks Debian's cjson source (dpkg-source) for
-# the static build, so libcjson-dev is not needed; mandoc: the man page's lint
-pkgs="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev
-      stress-ng jq busybox-static qemu-system-x86 cpio xz-utils python3-jsonschema
-      dpkg-dev mandoc"
+# docs/report.schema.json (its jsonschema command, draft 2020-12); mandoc:
+# the man page's lint; stress-ng and jq: workloads and reading documents
+tests="stress-ng jq python3-jsonschema mandoc"
+# make vmtest: QEMU and a busybox initramfs (cpio)
+tests="$tests busybox-static qemu-system-x86 cpio"
 # bsdutils: script(1), the pseudo-terminal of test_progress (Essential, named anyway)
-pkgs="$pkgs bsdutils"
+tests="$tests bsdutils"
 # test_openmetrics: a real Prometheus (promtool too) and node_exporter; the
 # test starts its own on 127.0.0.1, so the packages' services must not run
-pkgs="$pkgs prometheus prometheus-node-exporter curl"
+tests="$tests prometheus prometheus-node-exporter curl"
 # chromium: test_renderers loads the html reports in a headless browser
-pkgs="$pkgs chromium"
-# libclang-rt-14-dev: clang 14's libFuzzer runtime (libclang_rt.fuzzer), for make fuzz
-pkgs="$pkgs libclang-rt-14-dev"
-[ $# -eq 0 ] || pkgs="$*"
+tests="$tests chromium"
+# libclang-rt-14-dev: clang 14's libFuzzer runtime (libclang_rt.fuzzer), for
+# make fuzz; llvm: llvm-symbolizer, the sanitizers' stack traces
+tests="$tests libclang-rt-14-dev llvm"
+# systemd: systemd-analyze verify of deploy/memprobe-record@.service
+tests="$tests systemd"
+case "${1:-}" in
+"") pkgs=$build ;;
+--tests) pkgs="$build $tests" ;;
+*) pkgs="$*" ;;
+esac
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

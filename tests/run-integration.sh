@@ -2054,7 +2054,7 @@ test_openmetrics() {
 	mkdir -p "$d"
 	trap 'om_cleanup; cleanup_all' EXIT
 	PROMTOOL=$(command -v promtool || true)
-	[ -n "$PROMTOOL" ] || skip "openmetrics: promtool check metrics: no promtool (Debian's prometheus package, scripts/deps.sh)"
+	[ -n "$PROMTOOL" ] || skip "openmetrics: promtool check metrics: no promtool (Debian's prometheus package, scripts/deps.sh --tests)"
 	# limits, with a label value to escape: a " and a \ in the cgroup's name
 	cg=$(make_cgroup 'om-a"b\c' $((256 * MIB))) || { fail "openmetrics: make cgroup"; return; }
 	MEMPROBE_DOC_COPY=$d/limits.json "$MEMPROBE" limits --cgroup "$cg" --format openmetrics -o "$d/limits.prom"
@@ -2138,7 +2138,7 @@ test_openmetrics() {
 	expect_bad "limits --features --format openmetrics" "$MEMPROBE" limits --features --format openmetrics
 	# node_exporter and Prometheus
 	if ! command -v prometheus > /dev/null || ! command -v prometheus-node-exporter > /dev/null; then
-		skip "openmetrics: Prometheus and node_exporter: not installed (Debian's prometheus, prometheus-node-exporter; scripts/deps.sh)"
+		skip "openmetrics: Prometheus and node_exporter: not installed (Debian's prometheus, prometheus-node-exporter; scripts/deps.sh --tests)"
 	else
 		dcg=$(make_cgroup om-daemons $GIB) || { fail "openmetrics: make cgroup"; return; }
 		rcg=$(make_cgroup om-rec $((256 * MIB))) || { fail "openmetrics: make cgroup"; return; }
@@ -2347,7 +2347,7 @@ test_renderers() {
 		"$(grep -o '>[0-9.]* s</text>' "$d/short.html" | sort | uniq -d | wc -l)$(grep -c '>[0-9.]* s</text>' "$d/short.html")" 05
 	# the pages in a real browser
 	if [ ! -x /usr/bin/chromium ]; then
-		skip "renderers: html in a browser: no /usr/bin/chromium (scripts/deps.sh installs it)"
+		skip "renderers: html in a browser: no /usr/bin/chromium (scripts/deps.sh --tests installs it)"
 	else
 		bcg=$(make_cgroup browser 2G) || { fail "renderers: make browser cgroup"; return; }
 		html_checks "$d/probe.json" "$d/probe.html" probe "$bcg"
@@ -2552,7 +2552,7 @@ test_man() {
 	if command -v mandoc > /dev/null; then
 		check_eq "man: mandoc -T lint is clean" "$(mandoc -T lint "$man" 2>&1)" ""
 	else
-		skip "man: lint: no mandoc here (scripts/deps.sh installs it)"
+		skip "man: lint: no mandoc here (scripts/deps.sh --tests installs it)"
 	fi
 	for c in $(man_cmds); do
 		check "man: COMMANDS has $c" eval 'man_tags "$man" COMMANDS | grep -qE "^\.B $c\$"'
