@@ -471,6 +471,138 @@ const volatile __u32 cat_unit_bytes[MP_NR_CATS];
 		barrier_var(x);							\
 	} while (0)
 
+/*
+ * Byte-exact slab and percpu on the memcg tracepoints. mod_memcg_state()
+ * and mod_memcg_lruvec_state() add the item's own value (bytes for slab
+ * and percpu) to the memcg's per-CPU counter, memcg->vmstats_percpu->
+ * state[i], and only then convert it for the tracepoint
+ * (memcg_state_val_in_pages()): 6.13-6.18 compute max(val / PAGE_SIZE, 1UL)
+ * in unsigned long, so that a small positive change rounds down to at
+ * least a page and a negative one wraps and rounds away from zero (-4500
+ * bytes read -2 pages); later kernels round |val| down, at least 1, and
+ * keep the sign. The slab updates come from the per-CPU object stock,
+ * flushed once it holds just over a page of either sign: socket()/close()
+ * churn read +1 page per flush of allocations and -2 per flush of frees,
+ * slab_reclaimable -259.8 MiB in 5 s for a cgroup whose kernel memory
+ * rose 1.6 MiB.
+ *
+ * The counter itself is exact. Per CPU, per memcg (by css serial number,
+ * which no other memcg takes after it) and per item, the last value read
+ * is kept: an update's bytes are the counter's move since. The tracepoint's
+ * pages must agree with it under either rounding. Where they do not, the
+ * move holds more than this update: one nested in it (an interrupt's,
+ * between the kernel's add and this run, seen first with both in it and
+ * then this one with none) or one whose run the recursion guard skipped;
+ * the move is still the counter's, exact in sum, and is taken once this
+ * CPU has seen 8 updates of over a page agree (the index is the item's:
+ * tiny page counts of a wrong one agree with 1 page, never with more); till
+ * then, the pages. The counter is the one the kernel sums into memory.stat,
+ * this CPU's copy: its address is the memcg's __percpu pointer plus this
+ * CPU's per-CPU offset, which is found from the slot map itself (a per-CPU
+ * array: its value here less its __percpu pointer, struct bpf_array's
+ * pptrs[0]). The item's index in state[] comes from user space (learnt
+ * from the kernel's BTF, attr_plan.c), 0xff where it is unknown or the
+ * hook passes the item's own unit; user space judges it by how many
+ * updates agree (exact_updates against mismatched_updates).
+ */
+const volatile __u8 cat_state_index[MP_NR_CATS];
+
+struct byte_anchor_key {
+	__u64 serial;          /* the memcg's css.serial_nr */
+	__u32 index;           /* the item's in memcg_vmstats_percpu.state[] */
+	__u32 pad;
+};
+
+/* The last reading of each (memcg, item) counter, per CPU. LRU: a memcg
+ * gone leaves its entries to be taken; an entry taken costs one update
+ * counted as its pages. Sized to 1 entry by user space when unused. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_PERCPU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, struct byte_anchor_key);
+	__type(value, __s64);
+} byte_anchors SEC(".maps");
+
+/* A pointer as a number: a helper's copy of it (the verifier lets no
+ * arithmetic mix a map's or a map value's pointer with a number). */
+static __always_inline __u64 ptr_bits(const void *p)
+{
+	__u64 v = 0;
+
+	bpf_probe_read_kernel(&v, sizeof(v), &p);
+	return v;
+}
+
+/* Find this CPU's per-CPU offset, kept in its slot. False when it cannot
+ * be found. */
+static __always_inline bool pcpu_offset(struct mp_cpu *c)
+{
+	__u64 pptr = 0;
+
+	if (c->pcpu_known)
+		return true;
+	if (bpf_probe_read_kernel(&pptr, sizeof(pptr),
+				  (void *)(ptr_bits(&cpu) +
+					   bpf_core_field_offset(struct bpf_array, pptrs))) ||
+	    !pptr)
+		return false;
+	c->pcpu_offset = ptr_bits(c) - pptr;
+	c->pcpu_known = 1;
+	return true;
+}
+
+/* The bytes of a byte-sized item's update whose tracepoint passed val
+ * pages: the move of the kernel's counter since the last reading here, or
+ * val pages (counted in rounded_updates) when there is none to trust. */
+static __always_inline __s64 byte_exact(struct mp_cpu *c, struct mem_cgroup *memcg, __u64 k,
+					int val, int unit)
+{
+	struct byte_anchor_key key = {};
+	__s64 pages = (__s64)val * page_size, now = 0, *last;
+	__u64 base, idx;
+
+	BOUND_OR_RETURN(k, MP_NR_CATS, pages);
+	idx = cat_state_index[k];
+	if (idx == MP_NO_STATE_INDEX ||
+	    !bpf_core_field_exists(struct memcg_vmstats_percpu, state)) {
+		/* KiB items (kernel stacks) come in whole pages: exact */
+		if (unit == 1)
+			c->totals.rounded_updates[k]++;
+		return pages;
+	}
+	base = (__u64)BPF_CORE_READ(memcg, vmstats_percpu);
+	if (!pcpu_offset(c) || !base ||
+	    bpf_probe_read_kernel(&now, sizeof(now),
+				  (void *)(base + c->pcpu_offset +
+					   bpf_core_field_offset(struct memcg_vmstats_percpu, state) +
+					   idx * sizeof(long)))) {
+		c->totals.rounded_updates[k]++;
+		return pages;
+	}
+	key.serial = BPF_CORE_READ(memcg, css.serial_nr);
+	key.index = (__u32)idx;
+	last = bpf_map_lookup_elem(&byte_anchors, &key);
+	if (!last) {
+		bpf_map_update_elem(&byte_anchors, &key, &now, BPF_ANY);
+		c->totals.rounded_updates[k]++;
+		return pages;
+	}
+	__s64 d = now - *last;
+
+	*last = now;
+	if (!mp_pages_agree(d, val, page_size)) {
+		c->totals.mismatched_updates[k]++;
+		if (c->byte_trust[k] >= 8)
+			return d;
+		c->totals.rounded_updates[k]++;
+		return pages;
+	}
+	c->totals.exact_updates[k]++;
+	if ((d < 0 ? -d : d) > page_size && c->byte_trust[k] < 8)
+		c->byte_trust[k]++;
+	return d;
+}
+
 /* *cat: item's category, *unit: bytes per unit of val. False when the item
  * is none of memprobe's. */
 static __always_inline bool cat_of(int item, bool lruvec, __u64 *cat, int *unit)
@@ -523,12 +655,14 @@ static __always_inline int on_memcg_stat(struct mem_cgroup *memcg, int item,
 		return 0;
 	if (btf ? !memcg_in_target_btf(memcg) : !memcg_in_target_probe(memcg))
 		return 0;
-	if (memcg_val_in_pages)
-		unit = page_size;
 	c = cpu_for_current(btf);
 	if (!c)
 		return 0;
-	bytes = (__s64)val * unit;
+	/* the tracepoints pass pages: byte items are read from the kernel */
+	if (memcg_val_in_pages && unit != page_size)
+		bytes = byte_exact(c, memcg, k, val, unit);
+	else
+		bytes = (__s64)val * (memcg_val_in_pages ? page_size : unit);
 	/* A charge or uncharge made while a task outside the target runs (an
 	 * RCU callback freeing its objects, reclaim, an interrupt) is not that
 	 * task's doing: it goes to "another context". But a task the map has

@@ -8,6 +8,9 @@
 #define MEMPROBE_SHARED_H
 
 #include "categories.h"
+#ifndef __bpf__
+#include <stdbool.h>
+#endif
 
 /*
  * Charge categories, named after memory.stat keys (bpf/categories.h). The
@@ -26,6 +29,9 @@ enum mp_cat {
 /* Memcg stat item values the item-to-category tables cover (the kernel's
  * are below 100: node_stat_item's count, then memcg_stat_item's). */
 #define MP_MAX_ITEMS 256
+
+/* cat_state_index's "none": the category's counter is not read (memprobe.bpf.c) */
+#define MP_NO_STATE_INDEX 0xff
 
 /* Highest page order counted separately; larger orders share the last slot. */
 #define MP_MAX_ORDER 11
@@ -81,11 +87,31 @@ struct mp_task_stat {
 	X(task_rows_made)      /* task_stats entries made (a drain removes) */	\
 	X(stack_rows_made)     /* stack_stats entries made */
 
+/*
+ * Per category, how the updates of a byte-sized item (slab, percpu) were
+ * counted where the hook passes them in pages (the 6.13+ memcg
+ * tracepoints: memcg_state_val_in_pages() rounds each update, and the
+ * rounding does not cancel): exact, the bytes read from the kernel's own
+ * per-CPU counter of the item; rounded, the tracepoint's pages, each less
+ * than a page from the truth (the first update of a memcg on a CPU, which
+ * has no earlier reading to difference, or one whose counter moved by what
+ * the pages cannot be); mismatched, those of rounded that had a reading
+ * (what says whether the counter read is the item's). Subtracted between
+ * snapshots like MP_TOTAL_COUNTERS.
+ */
+#define MP_TOTAL_CAT_COUNTERS(X)						\
+	X(exact_updates)							\
+	X(rounded_updates)							\
+	X(mismatched_updates)
+
+#define MP_TOTAL_CAT_FIELD(name) __u64 name[MP_NR_CATS];
+
 /* Whole-target counters, one copy per CPU (single-slot per-CPU array):
  * what a timeline reads every interval without walking the per-task map. */
 struct mp_totals {
 	__u64 faults;               /* (kept in struct mp_cpu by the BPF side) */
 	__s64 charge_bytes[MP_NR_CATS];
+	MP_TOTAL_CAT_COUNTERS(MP_TOTAL_CAT_FIELD)
 	__u64 alloc_pages_by_order[2][MP_MAX_ORDER + 1]; /* [0] user, [1] kernel */
 	MP_TOTAL_COUNTERS(MP_TASK_COUNTER_FIELD)
 	__u64 lost[MP_NR_LOST];
@@ -117,6 +143,11 @@ struct mp_cpu {
 	struct mp_totals totals;
 	__u32 wake_checks;     /* charge updates seen: every 64th reads the usage */
 	__u32 reserved;
+	__u64 pcpu_offset;     /* this CPU's per-CPU offset (byte_exact in
+				* memprobe.bpf.c), once pcpu_known */
+	__u8 pcpu_known;
+	__u8 byte_trust[MP_NR_CATS]; /* byte_exact's updates of over a page
+				      * that agreed here, up to 8 */
 };
 
 struct mp_stack_key {
@@ -182,6 +213,26 @@ static inline void mp_task_stat_sub(struct mp_task_stat *d, const struct mp_task
 #undef MP_SUB
 	for (int k = 0; k < MP_NR_CATS; k++)
 		d->charge_bytes[k] -= s->charge_bytes[k];
+}
+
+/*
+ * Could a change of b bytes of a byte-sized stat item read as val pages on
+ * the memcg tracepoints (memcg_state_val_in_pages())? 6.13-6.18 compute
+ * max(b / PAGE_SIZE, 1UL) in unsigned long: a positive b rounds down, at
+ * least 1; a negative one wraps and rounds away from zero (-4500 reads -2).
+ * Later kernels round |b| down, at least 1, with b's sign. Either passes.
+ */
+static inline __attribute__((always_inline)) bool
+mp_pages_agree(__s64 b, int val, __u32 page_size)
+{
+	__u64 mag = (__u64)(b < 0 ? -b : b), down = mag / page_size;
+	__u64 up = (mag + page_size - 1) / page_size;
+
+	if (!down)
+		down = 1;
+	if (b > 0)
+		return val > 0 && (__u64)val == down;
+	return b < 0 && val < 0 && ((__u64)-(__s64)val == up || (__u64)-(__s64)val == down);
 }
 
 #endif

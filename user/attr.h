@@ -167,6 +167,12 @@ bool mp_attr_faults_from_stat(const struct mp_attr *a);
  * When not, *why names the missing stat item. */
 bool mp_attr_cat_available(const struct mp_attr *a, int cat, const char **why);
 
+/* Are category cat's updates counted from the kernel's own per-CPU byte
+ * counter, the hook passing them rounded to pages (the 6.13+ memcg
+ * tracepoints, for slab and percpu: memprobe.bpf.c, byte_exact)? The
+ * snapshots' totals say how many were (exact_updates, rounded_updates). */
+bool mp_attr_cat_bytes_read(const struct mp_attr *a, int cat);
+
 /* Is category cat (enum mp_cat) read from the cgroup's memory.stat (in the
  * snapshots' stat) because no attached hook sees it? */
 bool mp_attr_cat_polled(const struct mp_attr *a, int cat);

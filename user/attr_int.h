@@ -28,6 +28,8 @@ struct mp_attr {
 	bool fault_tracepoint;           /* --fault-tracepoint: the counters rungs passed over */
 	bool no_stacks;                  /* --stack-sample 0: no page free hook either */
 	bool no_batch;                   /* the kernel has no batch map lookup (< 5.6) */
+	bool byte_exact;                 /* the BPF side reads byte items' counters
+					  * (cat_state_index: some category has one) */
 	/* rows of exited processes, out of the maps (attr_drain.c); the lock
 	 * also keeps a drain out of a snapshot's reading of the maps */
 	pthread_mutex_t gone_lock;
@@ -104,6 +106,24 @@ struct mp_kfacts {
 	 * node_stat_item (mod_memcg_lruvec_state) and memcg_stat_item
 	 * (mod_memcg_state); the BPF side's tables */
 	uint8_t lruvec_item_cat[MP_MAX_ITEMS], memcg_item_cat[MP_MAX_ITEMS];
+	/*
+	 * Where each byte-sized category's counter sits in the kernel's per-CPU
+	 * memcg counters, struct memcg_vmstats_percpu's state[] (6.11+: items
+	 * are mapped to a dense index there), MP_NO_STATE_INDEX where not
+	 * known: the BPF side reads it where the memcg tracepoints pass those
+	 * items rounded to pages (memprobe.bpf.c, byte_exact). Learnt from
+	 * what follows (state_indices in attr_plan.c).
+	 */
+	uint8_t cat_state_index[MP_NR_CATS];
+	int64_t cat_item_value[MP_NR_CATS]; /* the category's stat item; -1: absent */
+	bool cat_item_node[MP_NR_CATS];     /* ... an enum node_stat_item one */
+	uint32_t vmstat_len;          /* memcg_vmstats_percpu's state[] length, 0:
+				       * absent or not of 8-byte counters */
+	uint32_t node_stat_len;       /* lruvec_stats_percpu's: the node items' part */
+	int64_t memcg_item_first;     /* enum memcg_stat_item: its least value, */
+	int64_t memcg_item_end;       /* and MEMCG_NR_STAT's; -1: absent */
+	int64_t node_other_first;     /* the least node_stat_item that is no LRU
+				       * list and no byte-sized category's item */
 	uint64_t gfp_account;         /* __GFP_ACCOUNT */
 	bool mark_victim_has_task;    /* oom:mark_victim passes a task_struct * */
 	bool have_task_btf;           /* bpf_get_current_task_btf() exists */

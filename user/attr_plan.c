@@ -189,6 +189,41 @@ static void learn_item(struct mp_kfacts *k, const char *type, int64_t v, int c)
 		return;
 	table[v] = (uint8_t)(c + 1);
 	k->cat[c] = true;
+	k->cat_item_value[c] = v;
+	k->cat_item_node[c] = table == k->lruvec_item_cat;
+}
+
+/* Is enumerator m of enum node_stat_item an LRU list (NR_LRU_BASE and the
+ * five lists after it) or a byte-sized category's item? */
+static bool lru_or_byte_item(const char *m)
+{
+	static const char *const lru[] = {
+		"NR_LRU_BASE", "NR_INACTIVE_ANON", "NR_ACTIVE_ANON", "NR_INACTIVE_FILE",
+		"NR_ACTIVE_FILE", "NR_UNEVICTABLE",
+	};
+
+	for (size_t i = 0; i < sizeof(lru) / sizeof(lru[0]); i++)
+		if (!strcmp(m, lru[i]))
+			return true;
+	for (int c = 0; c < MP_NR_CATS; c++)
+		if (mp_cats[c].unit == MP_UNIT_BYTES &&
+		    mp_core_name_eq(m, mp_cats[c].item))
+			return true;
+	return false;
+}
+
+/* What state_indices() needs of the two stat item enums. */
+static void learn_item_bounds(const char *type, const char *m, int64_t v, struct mp_kfacts *k)
+{
+	if (!strcmp(type, "node_stat_item") && !lru_or_byte_item(m) &&
+	    (k->node_other_first < 0 || v < k->node_other_first))
+		k->node_other_first = v;
+	if (strcmp(type, "memcg_stat_item"))
+		return;
+	if (!strcmp(m, "MEMCG_NR_STAT"))
+		k->memcg_item_end = v;
+	else if (k->memcg_item_first < 0 || v < k->memcg_item_first)
+		k->memcg_item_first = v;
 }
 
 static void learn_enum(const struct mp_btf *btf, const struct btf_type *t, const char *name,
@@ -213,7 +248,68 @@ static void learn_enum(const struct mp_btf *btf, const struct btf_type *t, const
 				if (is_item(name, m, mp_cats[c].item_type, mp_cats[c].item) ||
 				    is_item(name, m, mp_cats[c].alt_type, mp_cats[c].alt_item))
 					learn_item(k, name, e[i].val, c);
+			learn_item_bounds(name, m, e[i].val, k);
 		}
+	}
+}
+
+/* The length of struct t's member "state", an array of 8-byte counters;
+ * 0 when it has none such. */
+static uint32_t state_len(const struct mp_btf *btf, const struct btf_type *t)
+{
+	const struct btf_member *m = btf_members(t);
+
+	for (int i = 0; i < btf_vlen(t); i++, m++) {
+		const struct btf_type *a, *e;
+		int id;
+
+		if (strcmp(mp_btf_str(btf, m->name_off), "state"))
+			continue;
+		id = mp_btf_resolve(btf, m->type);
+		a = id > 0 ? mp_btf_type(btf, (uint32_t)id) : NULL;
+		if (!a || !btf_is_array(a))
+			return 0;
+		id = mp_btf_resolve(btf, btf_array(a)->type);
+		e = id > 0 ? mp_btf_type(btf, (uint32_t)id) : NULL;
+		return e && btf_is_int(e) && e->size == 8 ? btf_array(a)->nelems : 0;
+	}
+	return 0;
+}
+
+/*
+ * Each byte-sized category's index in memcg_vmstats_percpu's state[]
+ * (memprobe.bpf.c, byte_exact). Since 6.11 the kernel keeps there only the
+ * items it tracks per memcg, in a dense array: first the node_stat_item
+ * ones (memcg_node_stat_items[], lruvec_stats_percpu's state[] long), then
+ * the memcg_stat_item ones (memcg_stat_items[]), each list in its enum's
+ * order. The LRU lists and the two slab items come first in both the enum
+ * and the list: a node item with nothing else below it in the enum sits at
+ * its own value. Every memcg_stat_item is tracked (the lengths say so when
+ * state[] is as long as both lists): one sits at the node part's length
+ * plus its rank in its enum. What this cannot tell is left unread; what it
+ * tells is checked update by update (the tracepoint's pages must agree with
+ * the counter's move: mismatched_updates).
+ */
+static void state_indices(struct mp_kfacts *k)
+{
+	bool memcg_dense = k->node_stat_len && k->memcg_item_first >= 0 &&
+			   k->memcg_item_end > k->memcg_item_first &&
+			   k->vmstat_len == k->node_stat_len +
+					    (uint64_t)(k->memcg_item_end - k->memcg_item_first);
+
+	for (int c = 0; c < MP_NR_CATS; c++) {
+		int64_t v = k->cat_item_value[c], i = -1;
+
+		k->cat_state_index[c] = MP_NO_STATE_INDEX;
+		if (mp_cats[c].unit != MP_UNIT_BYTES || v < 0 || !k->vmstat_len)
+			continue;
+		if (k->cat_item_node[c] && (k->node_other_first < 0 || v < k->node_other_first))
+			i = v < k->node_stat_len ? v : -1;
+		else if (!k->cat_item_node[c] && memcg_dense && v >= k->memcg_item_first &&
+			 v < k->memcg_item_end)
+			i = k->node_stat_len + (v - k->memcg_item_first);
+		if (i >= 0 && i < k->vmstat_len && i < MP_NO_STATE_INDEX)
+			k->cat_state_index[c] = (uint8_t)i;
 	}
 }
 
@@ -276,15 +372,26 @@ static void learn_kernel(const struct mp_btf *btf, struct mp_kfacts *k)
 
 	want_rung_fns(&wt);
 	k->gfp_account = 1ULL << 22;
+	k->memcg_item_first = k->memcg_item_end = k->node_other_first = -1;
+	for (int c = 0; c < MP_NR_CATS; c++)
+		k->cat_item_value[c] = -1;
 	for (uint32_t id = 1; id < n; id++) {
 		const struct btf_type *t = mp_btf_type(btf, id);
 		int kind = btf_kind(t);
 		const char *name;
 		bool tp;
 
-		if (kind != BTF_KIND_ENUM && kind != BTF_KIND_TYPEDEF && kind != BTF_KIND_FUNC)
+		if (kind != BTF_KIND_ENUM && kind != BTF_KIND_TYPEDEF && kind != BTF_KIND_FUNC &&
+		    kind != BTF_KIND_STRUCT)
 			continue;
 		name = mp_btf_str(btf, t->name_off);
+		if (kind == BTF_KIND_STRUCT) {
+			if (!strcmp(name, "memcg_vmstats_percpu"))
+				k->vmstat_len = state_len(btf, t);
+			else if (!strcmp(name, "lruvec_stats_percpu"))
+				k->node_stat_len = state_len(btf, t);
+			continue;
+		}
 		if (kind == BTF_KIND_ENUM) {
 			if (!name[0] || !strcmp(name, "bpf_func_id") || is_item_enum(name))
 				learn_enum(btf, t, name, k);
@@ -297,6 +404,7 @@ static void learn_kernel(const struct mp_btf *btf, struct mp_kfacts *k)
 			k->mark_victim_has_task = mark_victim_has_task(btf, t);
 		learn_fn(&wt, tp ? name + 10 : name, tp, (int)id, k);
 	}
+	state_indices(k);
 }
 
 static struct bpf_program *rung_prog(struct memprobe_bpf *skel, const struct rung *r, int j)
@@ -601,6 +709,17 @@ static int open_skel(struct mp_attr *a, const struct mp_attr_opts *o, const stru
 
 		a->skel->rodata->memcg_val_in_pages = r->kind == TP_BTF || r->kind == RAW_TP;
 	}
+	/* where pages are passed, byte items are read from the kernel's counters */
+	a->byte_exact = false;
+	for (int c = 0; c < MP_NR_CATS; c++) {
+		uint8_t i = a->skel->rodata->memcg_val_in_pages ? k->cat_state_index[c] :
+			    MP_NO_STATE_INDEX;
+
+		a->skel->rodata->cat_state_index[c] = i;
+		a->byte_exact |= i != MP_NO_STATE_INDEX;
+	}
+	if (!a->byte_exact)
+		bpf_map__set_max_entries(a->skel->maps.byte_anchors, 1);
 	a->skel->rodata->gfp_account = k->gfp_account;
 	memcpy((void *)a->skel->rodata->lruvec_item_cat, k->lruvec_item_cat,
 	       sizeof(k->lruvec_item_cat));
@@ -739,7 +858,9 @@ static void polled_cats(struct mp_attr *a)
 	for (int k = 0; k < MP_NR_CATS; k++) {
 		bool by_clone = clone && a->cat_ok[k] &&
 				!strcmp(mp_cats[k].item_type, "memcg_stat_item");
-		bool by_round = rounded && st.have[k] && mp_cats[k].unit == MP_UNIT_BYTES;
+		/* ... unless its bytes are read from the kernel's counter */
+		bool by_round = rounded && st.have[k] && mp_cats[k].unit == MP_UNIT_BYTES &&
+				!mp_attr_cat_bytes_read(a, k);
 		char *l = by_clone ? cl : rd;
 
 		a->cat_polled[k] = memcg->polled || by_clone || by_round;
@@ -1014,6 +1135,11 @@ bool mp_attr_faults_from_stat(const struct mp_attr *a)
 	const struct mp_hook *h = &a->hooks[MP_CONCERN_FAULTS];
 
 	return h->polled || h->counters;
+}
+
+bool mp_attr_cat_bytes_read(const struct mp_attr *a, int cat)
+{
+	return a->skel && a->skel->rodata->cat_state_index[cat] != MP_NO_STATE_INDEX;
 }
 
 bool mp_attr_cat_polled(const struct mp_attr *a, int cat)

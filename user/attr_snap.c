@@ -29,8 +29,12 @@ static void sum_totals(const struct mp_cpu *v, int ncpu, struct mp_totals *t)
 		const struct mp_totals *x = &v[c].totals;
 
 		t->faults += v[c].faults;
-		for (int k = 0; k < MP_NR_CATS; k++)
+		for (int k = 0; k < MP_NR_CATS; k++) {
 			t->charge_bytes[k] += x->charge_bytes[k];
+#define MP_SUM_CAT(name) t->name[k] += x->name[k];
+			MP_TOTAL_CAT_COUNTERS(MP_SUM_CAT)
+#undef MP_SUM_CAT
+		}
 		for (int u = 0; u < 2; u++)
 			for (int o = 0; o <= MP_MAX_ORDER; o++)
 				t->alloc_pages_by_order[u][o] += x->alloc_pages_by_order[u][o];
@@ -509,8 +513,12 @@ void mp_attr_snap_sub(struct mp_attr_snap *after, const struct mp_attr_snap *bef
 			after->totals.alloc_pages_by_order[u][o] -=
 				before->totals.alloc_pages_by_order[u][o];
 	after->totals.faults -= before->totals.faults;
-	for (int k = 0; k < MP_NR_CATS; k++)
+	for (int k = 0; k < MP_NR_CATS; k++) {
 		after->totals.charge_bytes[k] -= before->totals.charge_bytes[k];
+#define MP_SUB_CAT(name) after->totals.name[k] -= before->totals.name[k];
+		MP_TOTAL_CAT_COUNTERS(MP_SUB_CAT)
+#undef MP_SUB_CAT
+	}
 #define MP_SUB(name) after->totals.name -= before->totals.name;
 	MP_TOTAL_COUNTERS(MP_SUB)
 #undef MP_SUB
