@@ -85,10 +85,13 @@ def check_csv(doc, path, table):
     a = doc["attribution"]
     num = lambda v: "" if v is None else str(v)
     if table == "categories":
+        flag = lambda c, k: "true" if c.get(k) else ""
         want = [[c["name"], str(c["available"]).lower(), c.get("source", ""),
-                 num(c["growth_bytes"]), num(c.get("retained_bytes"))] for c in a["categories"]]
+                 num(c["growth_bytes"]), num(c.get("retained_bytes")), flag(c, "estimated"),
+                 num(c.get("bound_bytes")), flag(c, "below_floor")] for c in a["categories"]]
         eq("csv categories: header", head,
-           ["category", "available", "source", "growth_bytes", "retained_bytes"])
+           ["category", "available", "source", "growth_bytes", "retained_bytes", "estimated",
+            "bound_bytes", "below_floor"])
     elif table == "tasks":
         want = [[c["name"], num(t["pid"]), t["comm"], num(t["bytes"])]
                 for c in a["categories"] for t in c.get("tasks", [])]
@@ -133,9 +136,13 @@ def check_markdown(doc, path):
             if c["growth_bytes"] or c.get("retained_bytes")]
     eq("markdown: one table row per category that grew or is left",
        sorted(rows), sorted(c["name"] for c in cats))
+    # an estimate is marked "~", a count below the kernel's floor is "n/a"
+    growth = lambda c: "n/a" if c.get("below_floor") else \
+        ("~" if c.get("estimated") else "") + str(c["growth_bytes"])
     eq("markdown --bytes: growth and left-after exact",
        {k: v for k, v in rows.items()},
-       {c["name"]: [str(c["growth_bytes"]), str(c.get("retained_bytes", ""))] for c in cats})
+       {c["name"]: [growth(c), "n/a" if c.get("retained_below_floor") else
+                    str(c.get("retained_bytes", ""))] for c in cats})
     if doc["kind"] == "probe":
         m = re.search(r"\| \*\*overhead\*\* \| \*\*(-?\d+)\*\*", text)
         eq("markdown --bytes: the overhead row exact", m and m.group(1), str(doc["overhead_bytes"]))
@@ -243,10 +250,11 @@ def check_dom(doc, path, narrow):
        r.get("json_error")], [doc["kind"], doc["created"], None])
     eq("dom: no error thrown in the page", r["errors"], [])
     cats = doc["attribution"]["categories"]
-    eq("dom: one bar per category that grew", r["bars"],
-       [c["name"] for c in cats if c["growth_bytes"]])
+    # a count below the kernel's floor is no figure: no bar
+    drawn = [c for c in cats if c["growth_bytes"] and not c.get("below_floor")]
+    eq("dom: one bar per category that grew", r["bars"], [c["name"] for c in drawn])
     eq("dom: the bars' bytes are the document's", r["bar_bytes"],
-       [str(c["growth_bytes"]) for c in cats if c["growth_bytes"]])
+       [str(c["growth_bytes"]) for c in drawn])
     if doc["kind"] == "probe":
         want = [c for c in ("anon", "file", "kernel", "sock")
                 if any(k["name"] == c and k["growth_bytes"] > 0 for k in cats)]

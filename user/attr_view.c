@@ -144,6 +144,7 @@ int mp_attr_view_fill(struct mp_attr *a, struct mp_attr_input *in)
 		cp->available = mp_attr_cat_available(a, k, &cp->item);
 		cp->polled = mp_attr_cat_polled(a, k);
 		cp->polled_reason = mp_attr_cat_polled_reason(a, k);
+		cp->bytes_read = mp_attr_cat_bytes_read(a, k);
 	}
 	in->page_size = sysconf(_SC_PAGESIZE);
 	in->frames = NULL;

@@ -80,6 +80,12 @@ struct build {
 	int64_t cat[MP_NR_CATS];       /* growth per category */
 	int64_t ret[MP_NR_CATS];       /* retained per category (0 without retained) */
 	bool avail[MP_NR_CATS];        /* kept by the kernel and, if polled, in memory.stat */
+	/* how far cat[k] can be from the kernel's own count (byte items the
+	 * hook passes rounded: each update counted as its pages is off by less
+	 * than a page); -1: not known (the counter read was not the item's) */
+	int64_t bound[MP_NR_CATS];
+	int64_t ret_bound[MP_NR_CATS]; /* the same for ret */
+	bool stat_instead[MP_NR_CATS]; /* that, and memory.stat has it: taken there */
 };
 
 static void cat_totals(const struct mp_attr_snap *s, int64_t out[MP_NR_CATS])
@@ -97,14 +103,45 @@ static int64_t stat_bytes(const struct mp_attr_snap *s, int k)
 	return s && s->have_stat && s->stat.have[k] ? (int64_t)s->stat.bytes[k] : 0;
 }
 
+/*
+ * Did the counter the BPF side read for a byte item agree with the
+ * tracepoint, update by update? A few disagree where runs were skipped (an
+ * interrupt's update inside another: the counter moved by both); an index
+ * that is not the item's disagrees nearly always.
+ */
+bool mp_bytes_read_agree(uint64_t exact, uint64_t mismatched)
+{
+	return mismatched <= 16 + exact / 64;
+}
+
+/* Each category's bound (struct build); a byte item whose counter did not
+ * agree is taken from memory.stat where the cgroup has it. */
+static void fill_bounds(struct build *b)
+{
+	const struct mp_totals *t = &b->g->totals;
+
+	const struct mp_attr_snap *r = b->in->retained;
+
+	for (int k = 0; k < MP_NR_CATS; k++) {
+		b->bound[k] = (int64_t)t->rounded_updates[k] * b->in->page_size;
+		b->ret_bound[k] = r ? (int64_t)r->totals.rounded_updates[k] * b->in->page_size : 0;
+		if (!b->in->cats[k].bytes_read || b->in->cats[k].polled ||
+		    mp_bytes_read_agree(t->exact_updates[k], t->mismatched_updates[k]))
+			continue;
+		b->stat_instead[k] = b->g->have_stat && b->g->stat.have[k];
+		b->bound[k] = b->ret_bound[k] = b->stat_instead[k] ? 0 : -1;
+	}
+}
+
 /* Per category, from the hooks' per-task counts, or, where no hook sees
  * it, the cgroup's own counters (without a per-process split). */
 static void fill_totals(struct build *b)
 {
 	cat_totals(b->g, b->cat);
 	cat_totals(b->in->retained, b->ret);
+	fill_bounds(b);
 	for (int k = 0; k < MP_NR_CATS; k++) {
-		if (!b->in->cats[k].polled)
+		if (!b->in->cats[k].polled && !b->stat_instead[k])
 			continue;
 		b->cat[k] = stat_bytes(b->g, k);
 		b->ret[k] = stat_bytes(b->in->retained, k);
@@ -339,12 +376,20 @@ cJSON *mp_hook_json(const struct mp_hook *h)
 static void add_memcg_partial(const struct build *b, const struct mp_hook *h, cJSON *missing)
 {
 	for (int k = 0; k < MP_NR_CATS; k++) {
-		const char *why = b->in->cats[k].polled_reason, *what;
+		const char *why = b->in->cats[k].polled_reason, *what = NULL;
 		char *buf;
 
-		if (!why)
+		if (!why && b->bound[k] < 0)
+			why = "rounded", what = "the per-CPU counter read for its exact bytes did not "
+			      "agree with the memcg tracepoints' pages (rounded per update): the "
+			      "figure is an estimate whose error is not known";
+		else if (!why && b->stat_instead[k])
+			why = "rounded", what = "the per-CPU counter read for its exact bytes did not "
+			      "agree with the memcg tracepoints' pages: total from memory.stat, "
+			      "per-process shares approximate";
+		else if (!why)
 			continue;
-		if (!strcmp(why, "clone"))
+		else if (!strcmp(why, "clone"))
 			what = "from memory.stat, no per-process split (__mod_memcg_state's body "
 			       "is the clone __mod_memcg_state.part.0 here, which no hook reaches)";
 		else if (!strcmp(why, "rounded"))
@@ -415,24 +460,82 @@ static void add_missing_cats(struct build *b, cJSON *missing)
 	}
 }
 
+/*
+ * The least growth category k can have: minus what the cgroup held of it at
+ * the start (a part of kernel, where memory.stat does not itemise it, as
+ * v1's does not: minus all of kernel; kernel_other is k -1). False when the
+ * start was not read.
+ */
+static bool floor_of(const struct build *b, int k, int64_t *floor)
+{
+	const struct mp_cg_stat *st = b->in->start_stat;
+
+	if (!st || k >= MP_NR_CATS)
+		return false;
+	if (k >= 0 && st->have[k])
+		*floor = -(int64_t)st->bytes[k];
+	else if ((k < 0 || is_kernel_part(k)) && st->have[MP_CAT_KERNEL])
+		*floor = -(int64_t)st->bytes[MP_CAT_KERNEL];
+	else
+		return false;
+	return true;
+}
+
+/*
+ * A figure that is not the kernel's count to the byte says so: estimated,
+ * with its bound (null: not known). One below what the kernel allows, even
+ * with its bound (a count below minus the start: events were lost), is no
+ * figure: below_floor, with the floor.
+ */
+static void add_estimate(const struct build *b, cJSON *o, int k, int64_t growth, int64_t bound)
+{
+	int64_t floor = 0;
+	bool below = floor_of(b, k, &floor) && bound >= 0 && growth + bound < floor;
+
+	if (!bound && !below)
+		return;
+	cJSON_AddBoolToObject(o, "estimated", true);
+	if (bound >= 0)
+		mp_json_add_s64(o, "bound_bytes", bound);
+	else
+		cJSON_AddNullToObject(o, "bound_bytes");
+	if (!below)
+		return;
+	cJSON_AddBoolToObject(o, "below_floor", true);
+	mp_json_add_s64(o, "floor_bytes", floor);
+}
+
+/* retained_bytes, and retained_below_floor where that count, even with its
+ * bound, is below what the kernel allows */
+static void add_retained(const struct build *b, cJSON *o, int k, int64_t ret, int64_t bound)
+{
+	int64_t floor = 0;
+
+	mp_json_add_s64(o, "retained_bytes", ret);
+	if (floor_of(b, k, &floor) && bound >= 0 && ret + bound < floor)
+		cJSON_AddBoolToObject(o, "retained_below_floor", true);
+}
+
 /* categories, in memory.stat's terms, then kernel_other: kmem that no
  * itemised category explains */
 static void add_categories(const struct build *b, cJSON *a)
 {
 	const struct mp_attr_input *in = b->in;
 	cJSON *arr = cJSON_AddArrayToObject(a, "categories"), *o;
-	int64_t kernel_known = 0, ret_known = 0;
+	int64_t kernel_known = 0, ret_known = 0, other_bound = 0, other_ret_bound = 0;
 	bool have_kernel = b->avail[MP_CAT_KERNEL];
 
 	for (int k = 0; k < MP_NR_CATS; k++) {
 		o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "name", mp_cat_names[k]);
 		cJSON_AddBoolToObject(o, "available", b->avail[k]);
-		if (in->cats[k].polled && b->avail[k])
+		if ((in->cats[k].polled || b->stat_instead[k]) && b->avail[k])
 			cJSON_AddStringToObject(o, "source", "memory.stat");
 		mp_json_add_s64(o, "growth_bytes", b->cat[k]);
+		if (b->avail[k])
+			add_estimate(b, o, k, b->cat[k], b->bound[k]);
 		if (in->retained)
-			mp_json_add_s64(o, "retained_bytes", b->ret[k]);
+			add_retained(b, o, b->avail[k] ? k : MP_NR_CATS, b->ret[k], b->ret_bound[k]);
 		cJSON_AddItemToObject(o, "tasks", task_shares(b, k));
 		if (k != MP_CAT_ANON && k != MP_CAT_FILE && k != MP_CAT_KERNEL)
 			cJSON_AddItemToObject(o, "top_stacks",
@@ -441,15 +544,22 @@ static void add_categories(const struct build *b, cJSON *a)
 		if (is_kernel_part(k)) {
 			kernel_known += b->cat[k];
 			ret_known += b->ret[k];
+			/* the remainder carries its parts' errors */
+			other_bound = other_bound < 0 || b->bound[k] < 0 ? -1 :
+				      other_bound + b->bound[k];
+			other_ret_bound = other_ret_bound < 0 || b->ret_bound[k] < 0 ? -1 :
+					  other_ret_bound + b->ret_bound[k];
 		}
 	}
 	o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "name", "kernel_other");
 	cJSON_AddBoolToObject(o, "available", have_kernel);
 	mp_json_add_s64(o, "growth_bytes", have_kernel ? b->cat[MP_CAT_KERNEL] - kernel_known : 0);
+	if (have_kernel)
+		add_estimate(b, o, -1, b->cat[MP_CAT_KERNEL] - kernel_known, other_bound);
 	if (in->retained)
-		mp_json_add_s64(o, "retained_bytes",
-				have_kernel ? b->ret[MP_CAT_KERNEL] - ret_known : 0);
+		add_retained(b, o, have_kernel ? -1 : MP_NR_CATS,
+			     have_kernel ? b->ret[MP_CAT_KERNEL] - ret_known : 0, other_ret_bound);
 	cJSON_AddItemToObject(o, "tasks", cJSON_CreateArray());
 	cJSON_AddItemToObject(o, "top_stacks", top_stacks(b, "other"));
 	cJSON_AddItemToArray(arr, o);

@@ -29,6 +29,10 @@ struct mp_attr_cat_plan {
 	const char *polled_reason; /* NULL, "polled" (no memcg BPF hook), "clone"
 				    * (5.10's __mod_memcg_state.part.0), "rounded" (the
 				    * memcg tracepoints round byte items to pages) */
+	bool bytes_read;           /* the hook passes it rounded to pages and the BPF
+				    * side reads the kernel's byte counter instead
+				    * (mp_attr_cat_bytes_read): the snapshots' totals
+				    * count its exact and rounded updates */
 };
 
 /* The frames of one kernel stack, innermost first. */
@@ -71,6 +75,11 @@ struct mp_attr_input {
 	const struct mp_attr_snap *retained; /* start to after the probe freed; may be NULL */
 	const struct mp_attr_snap *paths;  /* for kernel paths and not_charged; NULL: growth */
 
+	/* the cgroup's counters at the growth's start (memory.stat; v1: its
+	 * kmem usage as kernel): what a category cannot fall below (minus
+	 * them). NULL: not read */
+	const struct mp_cg_stat *start_stat;
+
 	/* what the caller measured */
 	int64_t measured_growth_bytes;     /* the cgroup's usage growth over the same span */
 	uint64_t allocated_bytes;          /* the probe's, for per-GiB figures; 0 if none */
@@ -94,6 +103,11 @@ cJSON *mp_report_attribution(const struct mp_attr_input *in);
  * message being why (NULL or "": "BPF unavailable"). Caller frees.
  */
 cJSON *mp_attribution_no_bpf(const char *why);
+
+/* Did the per-CPU counter the BPF side read for a byte item agree with the
+ * tracepoint's pages (exact and mismatched updates: struct mp_totals)?
+ * When not, its figure is no more than an estimate. */
+bool mp_bytes_read_agree(uint64_t exact, uint64_t mismatched);
 
 /* Sum of the reconciled categories, bytes: anon + file + kernel + sock; on
  * a kernel without a per-memcg kernel total, its itemised parts instead. */

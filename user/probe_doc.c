@@ -187,6 +187,7 @@ cJSON *mp_probe_doc(const struct mp_probe_doc_in *in)
 						 (int64_t)res->usage_at_go_bytes,
 			.allocated_bytes = res->f.allocated_bytes, .top = in->top,
 			.probe_pid = res->child_pid,
+			.start_stat = in->start->have_stat ? &in->start->stat : NULL,
 			.span = "from the first chunk to the probe's stop",
 		};
 

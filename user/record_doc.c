@@ -144,6 +144,7 @@ cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks)
 			.ksyms = ks, .growth = &r->at_peak, .retained = &r->end,
 			.paths = &r->end,
 			.measured_growth_bytes = (int64_t)peak->usage_bytes - (int64_t)first->usage_bytes,
+			.start_stat = &first->stat,
 			.top = r->o.top, .span = "from the start to the peak",
 		};
 

@@ -189,6 +189,51 @@ const char *mp_render_usize(uint64_t v, char *buf, size_t len)
 	return buf;
 }
 
+void mp_render_cat_growth(struct mp_rd *rd, const cJSON *cat,
+			  const char *(*size)(int64_t, char *, size_t),
+			  char *cell, size_t clen, char *note, size_t nlen)
+{
+	int64_t g = mp_rd_s64v(rd, cat, "growth_bytes"), bound = 0, floor = 0;
+	bool est = mp_rd_item(rd, cat, "estimated", MP_RD_ABSENT) &&
+		   mp_rd_bool(rd, cat, "estimated", 0);
+	bool below = mp_rd_item(rd, cat, "below_floor", MP_RD_ABSENT) &&
+		     mp_rd_bool(rd, cat, "below_floor", 0) &&
+		     mp_rd_s64(rd, cat, "floor_bytes", 0, &floor);
+	bool have_bound = est && mp_rd_s64(rd, cat, "bound_bytes", MP_RD_NULL | MP_RD_ABSENT,
+					   &bound);
+	char b1[40], b2[40];
+
+	size(g, b1, sizeof(b1));
+	note[0] = '\0';
+	if (below) {
+		snprintf(cell, clen, "n/a");
+		snprintf(note, nlen, "(counted %s, below the %s the kernel allows: events lost) ",
+			 b1, size(floor, b2, sizeof(b2)));
+		return;
+	}
+	snprintf(cell, clen, "%s%.38s", est ? "~" : "", b1);
+	if (have_bound)
+		snprintf(note, nlen, "(+-%s) ", size(bound, b2, sizeof(b2)));
+	else if (est)
+		snprintf(note, nlen, "(error unknown) ");
+}
+
+const char *mp_render_cat_left(struct mp_rd *rd, const cJSON *cat,
+			       const char *(*size)(int64_t, char *, size_t), char *buf, size_t len)
+{
+	int64_t ret;
+
+	buf[0] = '\0';
+	if (!mp_rd_s64(rd, cat, "retained_bytes", MP_RD_ABSENT, &ret))
+		return buf;
+	if (mp_rd_item(rd, cat, "retained_below_floor", MP_RD_ABSENT) &&
+	    mp_rd_bool(rd, cat, "retained_below_floor", 0))
+		snprintf(buf, len, "n/a");
+	else
+		size(ret, buf, len);
+	return buf;
+}
+
 uint64_t mp_render_oom_usage(struct mp_rd *rd, const cJSON *kill, bool *at_kill)
 {
 	uint64_t v;

@@ -67,6 +67,25 @@ void mp_render_names(int kinds, char *buf, size_t len);
 const char *mp_render_size(int64_t v, char *buf, size_t len);
 const char *mp_render_usize(uint64_t v, char *buf, size_t len);
 
+/*
+ * A category's growth as a table prints it (docs/report-format.md): "~"
+ * before a figure that is not the kernel's count to the byte (estimated),
+ * "n/a" for a count below what the kernel allows (below_floor: events were
+ * lost, no figure). note: what the top-tasks cell says first ("(+-4.0 KiB) ",
+ * "(error unknown) ", "(counted -10.4 MiB, below the -2.0 MiB the kernel
+ * allows: events lost) "), "" for an exact figure. size formats the bytes
+ * (mp_fmt_sbytes, mp_render_size). A document from before these members
+ * reads as exact.
+ */
+void mp_render_cat_growth(struct mp_rd *rd, const cJSON *cat,
+			  const char *(*size)(int64_t, char *, size_t),
+			  char *cell, size_t clen, char *note, size_t nlen);
+
+/* Its left-after cell: "" without retained_bytes, "n/a" for a count below
+ * what the kernel allows (retained_below_floor), else the bytes. */
+const char *mp_render_cat_left(struct mp_rd *rd, const cJSON *cat,
+			       const char *(*size)(int64_t, char *, size_t), char *buf, size_t len);
+
 /* An oom_kills entry's usage: the one the hook read at the kill
  * (usage_bytes), or where a document has none (null, or older than it)
  * its sample's; *at_kill says which. */

@@ -92,7 +92,10 @@ static void t_categories(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	const cJSON *it;
 	struct row r = { f, 0 };
 
-	header(f, "category,available,source,growth_bytes,retained_bytes");
+	/* estimated, bound_bytes and below_floor: docs/report-format.md; an
+	 * exact figure (or a document from before them) leaves them empty */
+	header(f, "category,available,source,growth_bytes,retained_bytes,estimated,bound_bytes,"
+		  "below_floor");
 	cJSON_ArrayForEach(it, mp_rd_arr(rd, attribution(doc, rd), "categories", MP_RD_ABSENT)) {
 		if (!mp_rd_is_obj(rd, it))
 			return;
@@ -101,6 +104,9 @@ static void t_categories(const cJSON *doc, FILE *f, struct mp_rd *rd)
 		field(&r, mp_rd_str(rd, it, "source", MP_RD_ABSENT));
 		field_s(&r, rd, it, "growth_bytes", 0);
 		field_s(&r, rd, it, "retained_bytes", MP_RD_ABSENT);
+		field(&r, mp_rd_item(rd, it, "estimated", MP_RD_ABSENT) ? "true" : NULL);
+		field_s(&r, rd, it, "bound_bytes", MP_RD_NULL | MP_RD_ABSENT);
+		field(&r, mp_rd_item(rd, it, "below_floor", MP_RD_ABSENT) ? "true" : NULL);
 		end_row(&r);
 	}
 }

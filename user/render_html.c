@@ -212,6 +212,15 @@ static uint64_t magnitude(int64_t v)
 
 /* One bar per category row with growth (the text report's rows), scaled to
  * the largest; a negative growth is a bar of its size, marked. */
+/* A category's growth as the bars draw it: none for a count below what
+ * the kernel allows (below_floor: no figure, the table says why). */
+static int64_t bar_growth(struct mp_rd *rd, const cJSON *it)
+{
+	if (mp_rd_item(rd, it, "below_floor", MP_RD_ABSENT) && mp_rd_bool(rd, it, "below_floor", 0))
+		return 0;
+	return mp_rd_s64v(rd, it, "growth_bytes");
+}
+
 static void bar_chart(const cJSON *a, FILE *f, struct mp_rd *rd)
 {
 	const cJSON *cats = mp_rd_arr(rd, a, "categories", MP_RD_ABSENT), *it;
@@ -224,7 +233,7 @@ static void bar_chart(const cJSON *a, FILE *f, struct mp_rd *rd)
 
 		if (!mp_rd_is_obj(rd, it))
 			return;
-		g = mp_rd_s64v(rd, it, "growth_bytes");
+		g = bar_growth(rd, it);
 		n += g != 0;
 		if (magnitude(g) > max)
 			max = magnitude(g);
@@ -240,7 +249,7 @@ static void bar_chart(const cJSON *a, FILE *f, struct mp_rd *rd)
 	y = PADT;
 	cJSON_ArrayForEach(it, cats) {
 		const char *name = mp_rd_str(rd, it, "name", 0);
-		int64_t g = mp_rd_s64v(rd, it, "growth_bytes");
+		int64_t g = bar_growth(rd, it);
 		double bw = (double)(W - 180 - 110) * (double)magnitude(g) / (double)max;
 
 		if (!g)
@@ -647,7 +656,7 @@ static void who(FILE *f, const cJSON *tk, struct mp_rd *rd)
 static void categories_table(const cJSON *a, FILE *f, struct mp_rd *rd)
 {
 	const cJSON *rec = mp_rd_obj(rd, a, "reconciliation", 0), *it, *tk;
-	char b1[32], b2[32];
+	char b1[32], b2[32], cell[48], note[128];
 
 	fputs("<section><h2>Where the cgroup's growth went</h2>\n<p>Usage ", f);
 	esc(f, mp_render_size(mp_rd_s64v(rd, rec, "measured_growth_bytes"), b1, sizeof(b1)));
@@ -658,19 +667,22 @@ static void categories_table(const cJSON *a, FILE *f, struct mp_rd *rd)
 	      f);
 	cJSON_ArrayForEach(it, mp_rd_arr(rd, a, "categories", 0)) {
 		int64_t g, ret = 0;
-		bool has_ret;
 		int n = 0;
 
 		if (!mp_rd_is_obj(rd, it))
 			return;
 		g = mp_rd_s64v(rd, it, "growth_bytes");
-		has_ret = mp_rd_s64(rd, it, "retained_bytes", MP_RD_ABSENT, &ret);
+		mp_rd_s64(rd, it, "retained_bytes", MP_RD_ABSENT, &ret);
 		if (!g && !ret)
 			continue;
+		mp_render_cat_growth(rd, it, mp_render_size, cell, sizeof(cell), note, sizeof(note));
 		fputs("<tr><td>", f);
 		esc(f, mp_rd_str(rd, it, "name", 0));
-		fprintf(f, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td>", mp_render_size(g, b1, sizeof(b1)),
-			has_ret ? mp_render_size(ret, b2, sizeof(b2)) : "");
+		fputs("</td><td class=\"n\">", f);
+		esc(f, cell);
+		fprintf(f, "</td><td class=\"n\">%s</td><td>",
+			mp_render_cat_left(rd, it, mp_render_size, b2, sizeof(b2)));
+		esc(f, note);
 		cJSON_ArrayForEach(tk, mp_rd_arr(rd, it, "tasks", 0)) {
 			if (n++ >= 3 || !mp_rd_is_obj(rd, tk))
 				break;

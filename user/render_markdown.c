@@ -168,22 +168,23 @@ static void summary_nine(const cJSON *r, FILE *f, struct mp_rd *rd)
 static void category_rows(const cJSON *a, FILE *f, struct mp_rd *rd)
 {
 	const cJSON *it, *tk;
-	char b1[32], b2[32];
+	char b1[32], b2[32], cell[48], note[128];
 
 	cJSON_ArrayForEach(it, mp_rd_arr(rd, a, "categories", 0)) {
 		int64_t g, ret = 0;
-		bool has_ret;
 		int n = 0;
 
 		if (!mp_rd_is_obj(rd, it))
 			return;
 		g = mp_rd_s64v(rd, it, "growth_bytes");
-		has_ret = mp_rd_s64(rd, it, "retained_bytes", MP_RD_ABSENT, &ret);
+		mp_rd_s64(rd, it, "retained_bytes", MP_RD_ABSENT, &ret);
 		if (!g && !ret)
 			continue;
+		mp_render_cat_growth(rd, it, mp_render_size, cell, sizeof(cell), note, sizeof(note));
 		fputs("| ", f);
 		code(f, mp_rd_str(rd, it, "name", 0));
-		fprintf(f, " | %s | %s | ", mp_render_size(g, b1, sizeof(b1)), has_ret ? mp_render_size(ret, b2, sizeof(b2)) : "");
+		fprintf(f, " | %s | %s | %s", cell, mp_render_cat_left(rd, it, mp_render_size, b2, sizeof(b2)),
+			note);
 		cJSON_ArrayForEach(tk, mp_rd_arr(rd, it, "tasks", 0)) {
 			if (n++ >= 3 || !mp_rd_is_obj(rd, tk))
 				break;

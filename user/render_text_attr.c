@@ -27,20 +27,20 @@ static void who_of(struct mp_rd *rd, const cJSON *tk, char *buf, size_t len)
 static void category_rows(const cJSON *a, FILE *f, struct mp_rd *rd)
 {
 	const cJSON *it, *tk;
-	char b1[32], b2[32], b3[32];
+	char b1[40], b2[32], b3[32];
 
 	cJSON_ArrayForEach(it, mp_rd_arr(rd, a, "categories", 0)) {
 		int64_t g, ret = 0;
-		bool has_ret;
-		char tasks[256] = "";
+		char tasks[320] = "";
 		int n = 0;
 
 		if (!mp_rd_is_obj(rd, it))
 			return;
 		g = mp_rd_s64v(rd, it, "growth_bytes");
-		has_ret = mp_rd_s64(rd, it, "retained_bytes", MP_RD_ABSENT, &ret);
+		mp_rd_s64(rd, it, "retained_bytes", MP_RD_ABSENT, &ret);
 		if (!g && !ret)
 			continue;
+		mp_render_cat_growth(rd, it, mp_fmt_sbytes, b1, sizeof(b1), tasks, 128);
 		cJSON_ArrayForEach(tk, mp_rd_arr(rd, it, "tasks", 0)) {
 			char who[48];
 
@@ -50,9 +50,8 @@ static void category_rows(const cJSON *a, FILE *f, struct mp_rd *rd)
 			mp_appendf(tasks, sizeof(tasks), "%s%s %s", n > 1 ? ", " : "", who,
 				   mp_fmt_sbytes(mp_rd_s64v(rd, tk, "bytes"), b3, sizeof(b3)));
 		}
-		fprintf(f, "  %-20s %12s %12s  %s\n", mp_rd_str(rd, it, "name", 0),
-			mp_fmt_sbytes(g, b1, sizeof(b1)),
-			has_ret ? mp_fmt_sbytes(ret, b2, sizeof(b2)) : "", tasks);
+		fprintf(f, "  %-20s %12s %12s  %s\n", mp_rd_str(rd, it, "name", 0), b1,
+			mp_render_cat_left(rd, it, mp_fmt_sbytes, b2, sizeof(b2)), tasks);
 	}
 }
 

@@ -436,6 +436,139 @@ static void test_partly_polled(void)
 	cJSON_Delete(a);
 }
 
+static void rawify_numbers(cJSON *it);
+
+/* The text report's category row of name in attribution a (static storage). */
+static const char *category_line(const cJSON *a, const char *name)
+{
+	static char line[512];
+	cJSON *doc = cJSON_Duplicate(a, true);
+	struct mp_rd rd = { .root = doc };
+	char *out = NULL, *at, *nl, key[64];
+	size_t len;
+	FILE *f = open_memstream(&out, &len);
+
+	line[0] = '\0';
+	snprintf(key, sizeof(key), "\n  %s ", name);
+	if (doc)
+		rawify_numbers(doc->child);
+	if (f && doc)
+		mp_text_attribution(doc, f, &rd);
+	if (f)
+		fclose(f);
+	if (out && (at = strstr(out, key))) {
+		at++;
+		nl = strchr(at, '\n');
+		snprintf(line, sizeof(line), "%.*s", nl ? (int)(nl - at) : (int)strlen(at), at);
+	}
+	CHECK(mp_rd_ok(&rd), "the attribution renders as text: %s", rd.err);
+	free(out);
+	cJSON_Delete(doc);
+	return line;
+}
+
+/*
+ * Byte items the memcg tracepoints pass rounded, read from the kernel's
+ * counter instead: a figure with rounded updates is estimated, with its
+ * bound (kernel_other carries its parts'); a counter that disagreed is
+ * taken from memory.stat where the cgroup has the key, else has no known
+ * bound; a count below what the cgroup held at the start (v1: of kernel)
+ * is no figure, in JSON and in the text.
+ */
+static void test_byte_estimates(void)
+{
+	struct mp_attr_snap ret = { 0 };
+	struct mp_task_row rt = { .tgid = 100 };
+	struct mp_cg_stat start = { 0 };
+	struct mp_task_row *t;
+	const cJSON *c;
+	struct fx f;
+	cJSON *a;
+
+	fx_init(&f);
+	for (int k = MP_CAT_SLAB_RECLAIMABLE; k <= MP_CAT_PERCPU; k++)
+		f.in.cats[k].bytes_read = true;
+	t = add_task(&f, 100, "w");
+	t->charge_bytes[MP_CAT_KERNEL] = PG(100);
+	t->charge_bytes[MP_CAT_SLAB_RECLAIMABLE] = PG(60) + 1000;
+	t->charge_bytes[MP_CAT_SLAB_UNRECLAIMABLE] = PG(20) + 8;
+	t->charge_bytes[MP_CAT_PERCPU] = 96;
+	f.growth.totals.exact_updates[MP_CAT_SLAB_RECLAIMABLE] = 5000;
+	f.growth.totals.rounded_updates[MP_CAT_SLAB_RECLAIMABLE] = 3;
+	f.growth.totals.mismatched_updates[MP_CAT_SLAB_RECLAIMABLE] = 40;
+	f.growth.totals.exact_updates[MP_CAT_SLAB_UNRECLAIMABLE] = 900;
+	f.growth.totals.rounded_updates[MP_CAT_SLAB_UNRECLAIMABLE] = 2;
+	f.growth.totals.exact_updates[MP_CAT_PERCPU] = 12;
+	a = mp_report_attribution(&f.in);
+	c = cat_of(a, "slab_reclaimable");
+	CHECK(cJSON_IsTrue(jobj(c, "estimated")), "3 rounded updates: estimated");
+	CHECK_S64(jint(c, "bound_bytes"), PG(3), "... within 3 pages");
+	CHECK(!jobj(c, "source") && !jobj(c, "below_floor"), "... BPF's, no floor known");
+	CHECK(!jobj(cat_of(a, "percpu"), "estimated"), "every update exact: no estimate");
+	CHECK(!jobj(cat_of(a, "anon"), "estimated"), "page items: exact");
+	c = cat_of(a, "kernel_other");
+	CHECK_S64(jint(c, "growth_bytes"), PG(100) - PG(80) - 1000 - 8 - 96,
+		  "kernel_other from the bytes");
+	CHECK_S64(jint(c, "bound_bytes"), PG(5), "kernel_other carries its parts' bounds");
+	CHECK_STR(category_line(a, "slab_reclaimable"),
+		  "  slab_reclaimable       ~241.0 KiB               (+-12.0 KiB) w[100] 241.0 KiB",
+		  "text: marked, with its bound");
+	CHECK_U64(cJSON_GetArraySize(jobj(a, "attribution_missing")), 0, "nothing missing");
+	cJSON_Delete(a);
+
+	/* a counter that disagreed: memory.stat's where it has the key (v2) */
+	f.growth.totals.mismatched_updates[MP_CAT_SLAB_RECLAIMABLE] = 400;
+	f.growth.have_stat = true;
+	f.growth.stat.have[MP_CAT_SLAB_RECLAIMABLE] = true;
+	f.growth.stat.bytes[MP_CAT_SLAB_RECLAIMABLE] = PG(61);
+	a = mp_report_attribution(&f.in);
+	c = cat_of(a, "slab_reclaimable");
+	CHECK_S64(jint(c, "growth_bytes"), PG(61), "disagreeing counter: memory.stat's total");
+	CHECK_STR(jstr(c, "source"), "memory.stat", "... said");
+	CHECK(!jobj(c, "estimated"), "... the kernel's own count");
+	CHECK_S64(says_missing(a, "memcg", "slab_reclaimable", "rounded"), 1,
+		  "... and the missing entry says shares are approximate");
+	cJSON_Delete(a);
+
+	/* ... and no bound known where it has none (v1) */
+	f.growth.stat.have[MP_CAT_SLAB_RECLAIMABLE] = false;
+	a = mp_report_attribution(&f.in);
+	c = cat_of(a, "slab_reclaimable");
+	CHECK(cJSON_IsTrue(jobj(c, "estimated")) && jnull(c, "bound_bytes"),
+	      "disagreeing counter, no key: estimated, bound null");
+	CHECK(jnull(cat_of(a, "kernel_other"), "bound_bytes"), "kernel_other's bound unknown too");
+	CHECK(strstr(category_line(a, "slab_reclaimable"), "(error unknown)") != NULL,
+	      "text: error unknown");
+	CHECK_S64(says_missing(a, "memcg", "slab_reclaimable", "rounded"), 1, "missing: rounded");
+	cJSON_Delete(a);
+
+	/* below what the cgroup held at the start: v1, kernel only */
+	f.growth.totals.mismatched_updates[MP_CAT_SLAB_RECLAIMABLE] = 0;
+	t->charge_bytes[MP_CAT_SLAB_UNRECLAIMABLE] = -PG(2600);
+	start.have[MP_CAT_KERNEL] = true;
+	start.bytes[MP_CAT_KERNEL] = PG(512);
+	f.in.start_stat = &start;
+	rt.charge_bytes[MP_CAT_SLAB_UNRECLAIMABLE] = -PG(513);
+	rt.charge_bytes[MP_CAT_SLAB_RECLAIMABLE] = -PG(511);
+	ret.tasks = &rt;
+	ret.ntasks = 1;
+	f.in.retained = &ret;
+	a = mp_report_attribution(&f.in);
+	c = cat_of(a, "slab_unreclaimable");
+	CHECK(cJSON_IsTrue(jobj(c, "below_floor")), "-2600 pages where kernel held 512: below");
+	CHECK_S64(jint(c, "floor_bytes"), -PG(512), "... the floor: minus kernel at the start");
+	CHECK(cJSON_IsTrue(jobj(c, "estimated")), "... so no figure");
+	CHECK(cJSON_IsTrue(jobj(c, "retained_below_floor")), "left after -513 pages: below too");
+	CHECK(!jobj(cat_of(a, "slab_reclaimable"), "below_floor") &&
+	      !jobj(cat_of(a, "slab_reclaimable"), "retained_below_floor"),
+	      "a count above the floor stays a figure");
+	CHECK_STR(category_line(a, "slab_unreclaimable"),
+		  "  slab_unreclaimable            n/a          n/a  (counted -10.2 MiB, below the "
+		  "-2.0 MiB the kernel allows: events lost) w[100] -10.2 MiB",
+		  "text: no figure, and why");
+	cJSON_Delete(a);
+}
+
 static void test_top_tasks(void)
 {
 	struct fx f;
@@ -911,6 +1044,7 @@ int main(void)
 	test_kernel_other();
 	test_polled();
 	test_partly_polled();
+	test_byte_estimates();
 	test_top_tasks();
 	test_missing_ids();
 	test_kernel_paths();
