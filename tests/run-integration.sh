@@ -940,6 +940,82 @@ test_truth() {
 	check "truth: nothing left behind" no_leftovers
 }
 
+# slab_churn_check WHAT FILE KERNEL_TOO: the slab categories of a record
+# against the cgroup's own counters read in the same samples: v1 keeps no
+# slab key, so its whole kernel charge (memory.kmem.usage_in_bytes, "kernel"
+# in the samples' stat); v2 its memory.stat slab keys. At the peak (the
+# attribution) and at the last sample (bpf_growth), slab is within
+# max(2%, 1 MiB) of the kernel's change (on v1 only when KERNEL_TOO is 1:
+# when slab is what the workload's kernel memory is made of); at every
+# sample it is no lower than minus what the cgroup held at the start, less
+# the report's bound; the report marks neither slab category below_floor.
+slab_churn_check() {
+	local what=$1 out=$2 kernel_too=$3 v key peak end floor bound tol n pk_k end_k
+	v=$(cg_version "$(own_memcg_dir)")
+	if [ "$v" = 1 ]; then key='.stat.kernel'
+	else key='(.stat.slab_reclaimable + .stat.slab_unreclaimable)'; fi
+	if [ "$(jqv "$out" '.timeline[-1] | has("bpf_growth")')" != true ]; then
+		skip "slab churn $what: no memcg BPF hook on this kernel (no bpf_growth)"; return
+	fi
+	peak=$(jqv "$out" '[.attribution.categories[] | select(.name | startswith("slab_")) | .growth_bytes] | add')
+	bound=$(jqv "$out" '[.attribution.categories[] | select(.name | startswith("slab_")) | .bound_bytes // 0] | add')
+	pk_k=$(jqv "$out" "(.peak.sample | $key) - (.timeline[0] | $key)")
+	end=$(jqv "$out" '.timeline[-1].bpf_growth | .slab_reclaimable + .slab_unreclaimable')
+	end_k=$(jqv "$out" "(.timeline[-1] | $key) - (.timeline[0] | $key)")
+	floor=$(jqv "$out" "-(.timeline[0] | $key)")
+	n=$(jqv "$out" '[.timeline[].bpf_growth | .slab_reclaimable + .slab_unreclaimable] | min')
+	echo "# slab churn $what (v$v): slab at the peak $peak, kernel's $pk_k; at the end $end, kernel's $end_k; lowest $n, floor $floor, bound $bound"
+	if [ "$v" = 2 ] || [ "$kernel_too" = 1 ]; then
+		tol=$(( ${pk_k#-} / 50 > MIB ? ${pk_k#-} / 50 : MIB ))
+		check_le "slab churn $what: slab at the peak within max(2%, 1 MiB) of the kernel's ($peak, $pk_k)" \
+			"$(( peak > pk_k ? peak - pk_k : pk_k - peak ))" "$tol"
+		tol=$(( ${end_k#-} / 50 > MIB ? ${end_k#-} / 50 : MIB ))
+		check_le "slab churn $what: slab at the end within max(2%, 1 MiB) of the kernel's ($end, $end_k)" \
+			"$(( end > end_k ? end - end_k : end_k - end ))" "$tol"
+	else
+		# the kernel's change is page tables and stacks too: slab is a part of it
+		check_le "slab churn $what: slab at the peak no more than the kernel's change + 1 MiB" \
+			"$peak" "$(( pk_k + MIB ))"
+	fi
+	check_ge "slab churn $what: slab never below minus the cgroup's kernel memory at the start" \
+		"$n" "$(( floor - bound ))"
+	check_eq "slab churn $what: no slab category below its floor in the report" \
+		"$(jqv "$out" '[.attribution.categories[] | select(.name | startswith("slab_")) | .below_floor // false, .retained_below_floor // false] | any')" false
+}
+
+# Slab that moves up and down by small amounts, thousands of times: the
+# 6.13+ memcg tracepoints pass each update rounded to pages, and the sum
+# drifted without bound (socket churn: -259.8 MiB for a cgroup whose kernel
+# memory rose 1.6 MiB; 5000 pipes: -10.4 MiB; 200 processes in a cgroup
+# that started empty: -3.5 MiB). memprobe reads the kernel's byte counter.
+test_slab_churn() {
+	local out=$TMP/slab-churn.json mnt=$TMP/churn-tmpfs t0 k
+	"$MEMPROBE" record --limit 512M --format json -o "$out" -- "$BIN/churn" sockets 3 > "$TMP/churn.n" 2>/dev/null
+	echo "# socket churn: $(cat "$TMP/churn.n") sockets"
+	slab_churn_check "sockets" "$out" 1
+	# the churner's own share: the frees its RCU callbacks run elsewhere
+	# are another context's, but its own may not drift below zero either
+	check_ge "slab churn sockets: the churner's slab share is not negative" \
+		"$(task_bytes "$out" slab_reclaimable churn)" 0
+	if [ "$(jqv "$out" '[.attribution.categories[] | select(.name | startswith("slab_")) | .source // "bpf"] | any(. == "bpf")')" = true ]; then
+		# the exact reads: every update but the first of the memcg on each
+		# CPU (and a few nested ones) from the kernel's counter
+		echo "# socket churn: updates exact $(jqv "$out" '.attribution.categories[] | select(.name == "slab_reclaimable") | .bound_bytes // 0') B bound"
+		check_le "slab churn sockets: slab_reclaimable's bound is a few pages" \
+			"$(cat_field "$out" slab_reclaimable bound_bytes | sed 's/null/0/')" $((64 * 4096))
+	fi
+	mkdir -p "$mnt" && mount -t tmpfs -o size=64m memprobe-test "$mnt" || { fail "slab churn: mount tmpfs"; return; }
+	"$MEMPROBE" record --limit 512M --format json -o "$out" -- "$BIN/churn" files "$mnt" 3 > "$TMP/churn.n" 2>/dev/null
+	umount "$mnt"
+	echo "# file churn: $(cat "$TMP/churn.n") files created and unlinked"
+	slab_churn_check "files" "$out" 1
+	"$MEMPROBE" record --limit 512M --format json -o "$out" -- "$BIN/churn" pipes 5000 > /dev/null 2>/dev/null
+	slab_churn_check "5000 pipes" "$out" 1
+	"$MEMPROBE" record --limit 512M --format json -o "$out" -- "$BIN/churn" procs 200 1 > /dev/null 2>/dev/null
+	slab_churn_check "200 processes" "$out" 0
+	check "slab churn: nothing left behind" no_leftovers
+}
+
 # A real driver: brd's pages are allocated in the writer's task context,
 # in brd's code, without __GFP_ACCOUNT: the cgroup does not pay for them.
 test_driver() {
@@ -3100,7 +3176,7 @@ test_fills_host() {
 	check "fills host: nothing left behind" no_leftovers
 }
 
-tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab live_pages_size record_probe_at record_follows_children record_faults record_churn record_ends record_daemon deploy_unit fleet_rules truth driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget pinned moved_out compare loader fills_host"}
+tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab live_pages_size record_probe_at record_follows_children record_faults record_churn record_ends record_daemon deploy_unit fleet_rules truth slab_churn driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget pinned moved_out compare loader fills_host"}
 for t in $tests; do
 	echo "# test_$t"
 	"test_$t"
