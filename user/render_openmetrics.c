@@ -287,6 +287,10 @@ static void growth_metrics(struct om *m, const cJSON *a)
 				part = mp_cats[k].part;
 		if (!v || part < 0 || ns > MP_NR_CATS || np > MP_NR_CATS)
 			continue;
+		/* a count below what the kernel allows is no figure: no sample */
+		if (mp_rd_item(m->rd, c, "below_floor", MP_RD_ABSENT) &&
+		    mp_rd_bool(m->rd, c, "below_floor", 0))
+			continue;
 		/* without the kernel's total its parts are what the attributed
 		 * growth adds up (reconciliation.attributed_as), and split it */
 		if (!kernel && !strcmp(name, "kernel"))
