@@ -513,6 +513,14 @@ struct byte_anchor_key {
 	__u32 pad;
 };
 
+/* A reading. An entry one CPU made is there, zeroed, for the others: set
+ * says whether this CPU's copy holds one (a memcg's counters are not 0
+ * where it lived before the recording). */
+struct byte_anchor {
+	__s64 last;
+	__u64 set;
+};
+
 /* The last reading of each (memcg, item) counter, per CPU. LRU: a memcg
  * gone leaves its entries to be taken; an entry taken costs one update
  * counted as its pages. Sized to 1 entry by user space when unused. */
@@ -520,7 +528,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_LRU_PERCPU_HASH);
 	__uint(max_entries, 1024);
 	__type(key, struct byte_anchor_key);
-	__type(value, __s64);
+	__type(value, struct byte_anchor);
 } byte_anchors SEC(".maps");
 
 /* A pointer as a number: a helper's copy of it (the verifier lets no
@@ -558,7 +566,8 @@ static __always_inline __s64 byte_exact(struct mp_cpu *c, struct mem_cgroup *mem
 					int val, int unit)
 {
 	struct byte_anchor_key key = {};
-	__s64 pages = (__s64)val * page_size, now = 0, *last;
+	__s64 pages = (__s64)val * page_size, now = 0, d;
+	struct byte_anchor *last;
 	__u64 base, idx;
 
 	BOUND_OR_RETURN(k, MP_NR_CATS, pages);
@@ -582,14 +591,18 @@ static __always_inline __s64 byte_exact(struct mp_cpu *c, struct mem_cgroup *mem
 	key.serial = BPF_CORE_READ(memcg, css.serial_nr);
 	key.index = (__u32)idx;
 	last = bpf_map_lookup_elem(&byte_anchors, &key);
-	if (!last) {
-		bpf_map_update_elem(&byte_anchors, &key, &now, BPF_ANY);
+	if (!last || !last->set) {
+		struct byte_anchor a = { .last = now, .set = 1 };
+
+		if (last)
+			*last = a;
+		else
+			bpf_map_update_elem(&byte_anchors, &key, &a, BPF_ANY);
 		c->totals.rounded_updates[k]++;
 		return pages;
 	}
-	__s64 d = now - *last;
-
-	*last = now;
+	d = now - last->last;
+	last->last = now;
 	if (!mp_pages_agree(d, val, page_size)) {
 		c->totals.mismatched_updates[k]++;
 		if (c->byte_trust[k] >= 8)

@@ -140,14 +140,24 @@ cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks)
 	}
 
 	if (r->attr && r->have_peak_snap && peak && first) {
+		struct mp_cg_stat start = first->stat;
 		struct mp_attr_input in = {
 			.ksyms = ks, .growth = &r->at_peak, .retained = &r->end,
 			.paths = &r->end,
 			.measured_growth_bytes = (int64_t)peak->usage_bytes - (int64_t)first->usage_bytes,
-			.start_stat = &first->stat,
+			.start_stat = &start,
 			.top = r->o.top, .span = "from the start to the peak",
 		};
 
+		/* the BPF baseline is the start snapshot's, a moment before the
+		 * first sample: what the cgroup held at the start is the larger
+		 * of the two readings (the floor of a category's growth) */
+		for (int k = 0; r->start.have_stat && k < MP_NR_CATS; k++) {
+			if (r->start.stat.have[k] && (!start.have[k] ||
+						      r->start.stat.bytes[k] > start.bytes[k]))
+				start.bytes[k] = r->start.stat.bytes[k];
+			start.have[k] |= r->start.stat.have[k];
+		}
 		cJSON_AddItemToObject(doc, "attribution", mp_attr_view_report(r->attr, &in));
 	} else {
 		cJSON_AddItemToObject(doc, "attribution", mp_attribution_no_bpf(
