@@ -154,6 +154,10 @@ static void read_attribution(struct rows *rs, struct mp_rd *rd, const cJSON *a, 
 		if (!mp_rd_is_obj(rd, it))
 			return;
 		name = mp_rd_str(rd, it, "name", 0);
+		/* a count below what the kernel allows is no figure */
+		if (mp_rd_item(rd, it, "below_floor", MP_RD_ABSENT) &&
+		    mp_rd_bool(rd, it, "below_floor", 0))
+			continue;
 		snprintf(id, sizeof(id), "growth.%.80s", name);
 		put_member(rs, rd, it, "growth_bytes", id, "bytes", true);
 	}
