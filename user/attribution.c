@@ -123,9 +123,13 @@ static void fill_bounds(struct build *b)
 	const struct mp_attr_snap *r = b->in->retained;
 
 	for (int k = 0; k < MP_NR_CATS; k++) {
-		b->bound[k] = (int64_t)t->rounded_updates[k] * b->in->page_size;
-		b->ret_bound[k] = r ? (int64_t)r->totals.rounded_updates[k] * b->in->page_size : 0;
-		if (!b->in->cats[k].bytes_read || b->in->cats[k].polled ||
+		/* memory.stat's figure is the kernel's own */
+		bool polled = b->in->cats[k].polled;
+
+		b->bound[k] = polled ? 0 : (int64_t)t->rounded_updates[k] * b->in->page_size;
+		b->ret_bound[k] = polled || !r ? 0 :
+				  (int64_t)r->totals.rounded_updates[k] * b->in->page_size;
+		if (!b->in->cats[k].bytes_read || polled ||
 		    mp_bytes_read_agree(t->exact_updates[k], t->mismatched_updates[k]))
 			continue;
 		b->stat_instead[k] = b->g->have_stat && b->g->stat.have[k];

@@ -408,6 +408,7 @@ static void test_partly_polled(void)
 	f.in.cats[MP_CAT_PERCPU].polled_reason = "clone";
 	f.in.cats[MP_CAT_SLAB_RECLAIMABLE].polled = true;
 	f.in.cats[MP_CAT_SLAB_RECLAIMABLE].polled_reason = "rounded";
+	f.growth.totals.rounded_updates[MP_CAT_SLAB_RECLAIMABLE] = 40; /* its pages, unused */
 	/* no key for it: clone and no_stat_key both */
 	f.in.cats[MP_CAT_SOCK].polled = true;
 	f.in.cats[MP_CAT_SOCK].polled_reason = "clone";
@@ -424,6 +425,8 @@ static void test_partly_polled(void)
 		  "memcg stat updates: slab_reclaimable: totals from memory.stat, per-process "
 		  "shares approximate (the memcg tracepoints pass these byte counts rounded "
 		  "to pages)", "rounded message");
+	CHECK(!jobj(cat_of(a, "slab_reclaimable"), "estimated"),
+	      "polled: memory.stat's figure, no estimate");
 	CHECK_STR(jstr(item(a, "attribution_missing", 0), "category"), "slab_reclaimable",
 		  "in category order: slab_reclaimable's first");
 	CHECK_STR(jstr(item(a, "attribution_missing", 1), "category"), "percpu",
