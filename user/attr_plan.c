@@ -712,8 +712,8 @@ static int open_skel(struct mp_attr *a, const struct mp_attr_opts *o, const stru
 	/* where pages are passed, byte items are read from the kernel's counters */
 	a->byte_exact = false;
 	for (int c = 0; c < MP_NR_CATS; c++) {
-		uint8_t i = a->skel->rodata->memcg_val_in_pages ? k->cat_state_index[c] :
-			    MP_NO_STATE_INDEX;
+		uint8_t i = a->chosen[MP_CONCERN_MEMCG] >= 0 && a->skel->rodata->memcg_val_in_pages ?
+			    k->cat_state_index[c] : MP_NO_STATE_INDEX;
 
 		a->skel->rodata->cat_state_index[c] = i;
 		a->byte_exact |= i != MP_NO_STATE_INDEX;

@@ -119,7 +119,6 @@ bool mp_bytes_read_agree(uint64_t exact, uint64_t mismatched)
 static void fill_bounds(struct build *b)
 {
 	const struct mp_totals *t = &b->g->totals;
-
 	const struct mp_attr_snap *r = b->in->retained;
 
 	for (int k = 0; k < MP_NR_CATS; k++) {
@@ -485,6 +484,14 @@ static bool floor_of(const struct build *b, int k, int64_t *floor)
 	return true;
 }
 
+/* Is a count, even with its bound (-1: not known, none allowed), below what
+ * the kernel allows category k (kernel_other: -1)? */
+static bool below_floor(const struct build *b, int k, int64_t count, int64_t bound,
+			int64_t *floor)
+{
+	return floor_of(b, k, floor) && count + (bound > 0 ? bound : 0) < *floor;
+}
+
 /*
  * A figure that is not the kernel's count to the byte says so: estimated,
  * with its bound (null: not known). One below what the kernel allows, even
@@ -494,7 +501,7 @@ static bool floor_of(const struct build *b, int k, int64_t *floor)
 static void add_estimate(const struct build *b, cJSON *o, int k, int64_t growth, int64_t bound)
 {
 	int64_t floor = 0;
-	bool below = floor_of(b, k, &floor) && bound >= 0 && growth + bound < floor;
+	bool below = below_floor(b, k, growth, bound, &floor);
 
 	if (!bound && !below)
 		return;
@@ -516,7 +523,7 @@ static void add_retained(const struct build *b, cJSON *o, int k, int64_t ret, in
 	int64_t floor = 0;
 
 	mp_json_add_s64(o, "retained_bytes", ret);
-	if (floor_of(b, k, &floor) && bound >= 0 && ret + bound < floor)
+	if (below_floor(b, k, ret, bound, &floor))
 		cJSON_AddBoolToObject(o, "retained_below_floor", true);
 }
 

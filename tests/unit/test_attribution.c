@@ -570,6 +570,15 @@ static void test_byte_estimates(void)
 		  "-2.0 MiB the kernel allows: events lost) w[100] -10.2 MiB",
 		  "text: no figure, and why");
 	cJSON_Delete(a);
+
+	/* an estimate of unknown error below the floor is no figure either */
+	f.growth.totals.mismatched_updates[MP_CAT_SLAB_RECLAIMABLE] = 400;
+	t->charge_bytes[MP_CAT_SLAB_RECLAIMABLE] = -PG(600);
+	a = mp_report_attribution(&f.in);
+	c = cat_of(a, "slab_reclaimable");
+	CHECK(jnull(c, "bound_bytes") && cJSON_IsTrue(jobj(c, "below_floor")),
+	      "bound unknown, -600 pages where kernel held 512: below its floor");
+	cJSON_Delete(a);
 }
 
 static void test_top_tasks(void)
