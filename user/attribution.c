@@ -805,6 +805,30 @@ static void add_miss_bound(const struct build *b, cJSON *o)
 	mp_json_add_u64(o, "recursion_miss_bound_bytes", total);
 }
 
+/* How the byte items' updates were counted, where their counters are read. */
+static void add_byte_updates(const struct build *b, cJSON *o)
+{
+	const struct mp_totals *t = &b->g->totals;
+	uint64_t n[3] = { 0 };
+	bool any = false;
+	cJSON *u;
+
+	for (int k = 0; k < MP_NR_CATS; k++) {
+		if (!b->in->cats[k].bytes_read)
+			continue;
+		any = true;
+		n[0] += t->exact_updates[k];
+		n[1] += t->rounded_updates[k];
+		n[2] += t->mismatched_updates[k];
+	}
+	if (!any)
+		return;
+	u = cJSON_AddObjectToObject(o, "byte_item_updates");
+	mp_json_add_u64(u, "exact", n[0]);
+	mp_json_add_u64(u, "rounded", n[1]);
+	mp_json_add_u64(u, "mismatched", n[2]);
+}
+
 /* events, and the losses: map overflows, and runs skipped by the kernel's
  * recursion guard (an interrupt's event while the same program ran on
  * that CPU) */
@@ -817,6 +841,7 @@ static void add_events(const struct build *b, cJSON *a)
 
 	mp_json_add_u64(o, "memcg_stat_updates", t->memcg_events);
 	mp_json_add_u64(o, "tracked_kernel_pages_freed", t->kernel_pages_freed);
+	add_byte_updates(b, o);
 
 	o = cJSON_AddObjectToObject(a, "events_lost");
 	for (int l = 0; l < MP_NR_LOST; l++) {
