@@ -840,11 +840,13 @@ static void load_progs(struct mp_attr *a, const struct mp_attr_opts *o,
 		plan(a, k, o->judge_all_rungs);
 	}
 	if (!a->no_bpf[0] && (!a->skel || ret)) {
-		snprintf(err, errlen, "cannot load the BPF programs: %s%s",
-			 strerror(ret < 0 ? -ret : EINVAL),
-			 ret == -EPERM ? " (run as root)" : "");
-		snprintf(a->no_bpf, sizeof(a->no_bpf), "BPF load failed: %s",
-			 strerror(ret < 0 ? -ret : EINVAL));
+		bool refused = ret == -EPERM || ret == -EACCES;
+
+		/* err: what is missing and what would bring it (attr_proc.c) */
+		a->no_bpf_reason = refused ? "refused" : "load_failed";
+		mp_attr_say_no_bpf(a, ret < 0 ? -ret : EINVAL, err, errlen);
+		snprintf(a->no_bpf, sizeof(a->no_bpf), "BPF %s: %s",
+			 refused ? "refused" : "load failed", strerror(ret < 0 ? -ret : EINVAL));
 		if (a->skel)
 			memprobe_bpf__destroy(a->skel);
 		a->skel = NULL;
@@ -913,9 +915,12 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 	denied(NULL); /* a word that names nothing is a typo: say so */
 	if (errlen)
 		err[0] = '\0';
-	if (load_btf(a, o, &k, err, errlen))
+	if (load_btf(a, o, &k, err, errlen)) {
 		snprintf(a->no_bpf, sizeof(a->no_bpf), "%s", o->btf_path ? "--btf file unreadable" :
 			 "no BTF (give --btf FILE)");
+		a->no_bpf_reason = "no_btf";
+		mp_attr_say_no_bpf(a, 0, err, errlen);
+	}
 	a->judged_all = o->judge_all_rungs;
 	plan(a, &k, o->judge_all_rungs);
 	memcpy(a->cat_ok, k.cat, sizeof(a->cat_ok));
@@ -925,11 +930,13 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 		a->cg = *o->cg;
 		a->have_cg = true;
 	}
+	a->proc_tree_pid = o->proc_tree_pid;
 	load_progs(a, o, &k, err, errlen);
 	for (int c = 0; c < MP_NR_CONCERNS; c++)
 		if (a->chosen[c] >= 0)
 			attach_concern(a, c);
 	polled_cats(a);
+	mp_attr_proc_start(a); /* no program runs: the rows from /proc */
 	/* the per-CPU verdicts may be kept only while migrations are seen */
 	if (a->skel && a->hooks[MP_CONCERN_MIGRATE].hook[0] && !a->hooks[MP_CONCERN_MIGRATE].polled)
 		a->skel->bss->migrate_tp_live = true;
@@ -1026,6 +1033,18 @@ const char *mp_attr_cat_polled_reason(const struct mp_attr *a, int cat)
 	return a->cat_polled_reason[cat];
 }
 
+bool mp_attr_cat_rows(const struct mp_attr *a, int cat)
+{
+	return a->cat_rows[cat];
+}
+
+const char *mp_attr_no_bpf(const struct mp_attr *a, const char **why)
+{
+	if (why)
+		*why = a->no_bpf_line;
+	return a->no_bpf[0] ? a->no_bpf_reason : NULL;
+}
+
 const struct mp_hook *mp_attr_hooks(const struct mp_attr *a)
 {
 	return a->hooks;
@@ -1039,6 +1058,7 @@ void mp_attr_stop(struct mp_attr *a)
 	for (int i = 0; i < a->nlinks; i++)
 		bpf_link__destroy(a->links[i]);
 	memprobe_bpf__destroy(a->skel);
+	mp_attr_proc_stop(a);
 	free(a->fault_base);
 	free(a->gone);
 	free(a->gone_stacks);

@@ -161,13 +161,31 @@ static int read_tasks(struct mp_attr *a, struct mp_attr_snap *s, size_t cap,
 	return 0;
 }
 
+/* Do memory.stat's categories the usage is made of (anon + file + kernel
+ * + sock: MP_PART_USAGE) agree with the usage read now, within max(1%,
+ * 1 MiB)? 1 yes, 0 no, -1 nothing tells (no kernel total, no usage). */
+static int stat_agrees(struct mp_attr *a, const struct mp_cg_stat *st)
+{
+	uint64_t usage, sum = 0, tol;
+
+	if (!st->have[MP_CAT_KERNEL] || mp_cgroup_usage("", &a->cg, &usage))
+		return -1;
+	for (int k = 0; k < MP_NR_CATS; k++)
+		if (mp_cats[k].part == MP_PART_USAGE)
+			sum += st->bytes[k];
+	tol = usage / 100 > (1 << 20) ? usage / 100 : (1 << 20);
+	return sum + tol >= usage && sum <= usage + tol;
+}
+
 /*
  * The cgroup's files, for the concerns and categories no hook sees. The
  * kernel flushes memcg stats lazily (a worker every 2 s, or once enough
  * updates are pending), so memory.stat can lag the usage counter by hundreds
  * of MiB right after a burst: read again, up to 2.5 s, until the categories
- * the usage is made of (anon + file + kernel + sock: MP_PART_USAGE) agree
- * with it within max(1%, 1 MiB).
+ * the usage is made of agree with it (stat_agrees). A parent's lags the most:
+ * the updates of its children count towards their flush, not its own (v1 on
+ * 6.18: a parent's total_rss stayed 52 MiB while its child's 300 MiB fill
+ * was charged, until the worker's flush).
  */
 static void snap_stat(struct mp_attr *a, struct mp_attr_snap *s, bool wait)
 {
@@ -187,34 +205,31 @@ static void snap_stat(struct mp_attr *a, struct mp_attr_snap *s, bool wait)
 	bool once = !wait || !strcmp(a->cg.dir, a->cg.mount);
 
 	for (int tries = 0; tries < (once ? 1 : 50); tries++) {
-		uint64_t usage, sum = 0, tol;
-
 		s->have_stat = mp_cgroup_stat("", &a->cg, &s->stat) == 0;
-		if (!s->have_stat || !s->stat.have[MP_CAT_KERNEL] ||
-		    mp_cgroup_usage("", &a->cg, &usage))
-			return; /* nothing to check against */
-		for (int k = 0; k < MP_NR_CATS; k++)
-			if (mp_cats[k].part == MP_PART_USAGE)
-				sum += s->stat.bytes[k];
-		tol = usage / 100 > (1 << 20) ? usage / 100 : (1 << 20);
-		if (sum + tol >= usage && sum <= usage + tol)
+		if (!s->have_stat)
 			return;
+		int agree = stat_agrees(a, &s->stat);
+
+		s->stat_settled = agree > 0;
+		if (agree)
+			return; /* settled, or nothing to check against */
 		usleep(50000);
 	}
 }
 
 /* The cgroup's files once, for a snapshot taken while the usage moves (the
- * peak): no waiting for the kernel's lazy flush. Only for the categories no
- * hook sees: these cheap snapshots are the overhead's charge vectors, taken
- * at every new peak of a probe's usage, and need no fault count. */
+ * peak): no waiting for the kernel's lazy flush, whether it came is
+ * stat_settled. Only for the categories no hook sees: these cheap
+ * snapshots are the overhead's charge vectors, taken at every new peak of
+ * a probe's usage, and need no fault count. */
 static void stat_once(struct mp_attr *a, struct mp_attr_snap *s)
 {
 	bool want = false;
 
 	for (int k = 0; k < MP_NR_CATS; k++)
 		want |= a->cat_polled[k];
-	if (a->have_cg && want)
-		s->have_stat = mp_cgroup_stat("", &a->cg, &s->stat) == 0;
+	if (a->have_cg && want && (s->have_stat = mp_cgroup_stat("", &a->cg, &s->stat) == 0))
+		s->stat_settled = stat_agrees(a, &s->stat) > 0;
 }
 
 /*
@@ -303,6 +318,11 @@ static int snapshot(struct mp_attr *a, struct mp_attr_snap *s, bool stacks, bool
 
 	memset(s, 0, sizeof(*s));
 	if (!a->skel) {
+		/* no BPF: the rows are /proc's, of this moment */
+		if (a->proc_rows && (ret = mp_attr_proc_snapshot(a, s, stacks))) {
+			mp_attr_snap_free(s);
+			return ret;
+		}
 		if (stacks)
 			snap_stat(a, s, wait);
 		else
@@ -429,6 +449,9 @@ static void keep_peak_vector(struct mp_overhead_snaps *o, struct mp_attr *a, uin
 	struct mp_attr_snap s;
 	int64_t sum;
 
+	/* /proc costs per process: a new high may pass, the stop never */
+	if (!at_stop && !mp_attr_proc_quick_due(a))
+		return;
 	if (mp_attr_snapshot_tasks(a, &s))
 		return;
 	sum = vector_sum(a, &s);
@@ -516,6 +539,7 @@ void mp_attr_snap_sub(struct mp_attr_snap *after, const struct mp_attr_snap *bef
 #undef MP_SUB
 	/* lost stays cumulative: every loss since attach is reported */
 	after->have_stat &= before->have_stat;
+	after->stat_settled &= before->stat_settled;
 	after->stat.have_pgfault &= before->stat.have_pgfault;
 	after->stat.pgfault -= before->stat.pgfault;
 	for (int k = 0; k < MP_NR_CATS; k++) {
@@ -581,6 +605,7 @@ void mp_attr_snap_free(struct mp_attr_snap *s)
 {
 	free(s->tasks);
 	free(s->stacks);
+	free(s->procs);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -144,7 +144,9 @@ int mp_attr_view_fill(struct mp_attr *a, struct mp_attr_input *in)
 		cp->available = mp_attr_cat_available(a, k, &cp->item);
 		cp->polled = mp_attr_cat_polled(a, k);
 		cp->polled_reason = mp_attr_cat_polled_reason(a, k);
+		cp->rows = mp_attr_cat_rows(a, k);
 	}
+	in->no_bpf_reason = mp_attr_no_bpf(a, &in->no_bpf_line);
 	in->page_size = sysconf(_SC_PAGESIZE);
 	in->frames = NULL;
 	in->nframes = 0;

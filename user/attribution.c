@@ -97,17 +97,25 @@ static int64_t stat_bytes(const struct mp_attr_snap *s, int k)
 	return s && s->have_stat && s->stat.have[k] ? (int64_t)s->stat.bytes[k] : 0;
 }
 
+/* Is category k's total in snapshot s memory.stat's: polled, and not
+ * carried by /proc's rows where memory.stat has no such key (v1's
+ * pagetables, whose only figure is the processes' VmPTE)? */
+static bool from_stat(const struct mp_attr_cat_plan *cp, const struct mp_attr_snap *s, int k)
+{
+	return cp->polled && !(cp->rows && !(s && s->have_stat && s->stat.have[k]));
+}
+
 /* Per category, from the hooks' per-task counts, or, where no hook sees
- * it, the cgroup's own counters (without a per-process split). */
+ * it, the cgroup's own counters (split by process only by /proc's rows). */
 static void fill_totals(struct build *b)
 {
 	cat_totals(b->g, b->cat);
 	cat_totals(b->in->retained, b->ret);
 	for (int k = 0; k < MP_NR_CATS; k++) {
-		if (!b->in->cats[k].polled)
-			continue;
-		b->cat[k] = stat_bytes(b->g, k);
-		b->ret[k] = stat_bytes(b->in->retained, k);
+		if (from_stat(&b->in->cats[k], b->g, k))
+			b->cat[k] = stat_bytes(b->g, k);
+		if (from_stat(&b->in->cats[k], b->in->retained, k))
+			b->ret[k] = stat_bytes(b->in->retained, k);
 	}
 }
 
@@ -249,7 +257,14 @@ struct task_share {
 	uint32_t tgid;
 	const char *comm;
 	int64_t bytes;
+	uint8_t source;  /* enum mp_row_source */
+	bool gone;
 };
+
+static const char *row_source_name(uint8_t source)
+{
+	return source == MP_ROW_PROC ? "proc" : "bpf";
+}
 
 static int cmp_share_desc(const void *a, const void *b)
 {
@@ -268,7 +283,8 @@ static bool moved_out(const struct mp_attr_input *in, uint32_t tgid)
 }
 
 /* rest: the "(rest)" entry, whose pid is null (tgid 0 is a real row's);
- * moved: the process lives outside the target now, its charges left in it */
+ * moved: the process lives outside the target now, its charges left in it;
+ * the source of the figures, and exited for a row of a process gone */
 static cJSON *share_json(const struct task_share *sh, bool rest, bool moved)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -279,8 +295,11 @@ static cJSON *share_json(const struct task_share *sh, bool rest, bool moved)
 		cJSON_AddNumberToObject(o, "pid", sh->tgid);
 	cJSON_AddStringToObject(o, "comm", sh->comm);
 	mp_json_add_s64(o, "bytes", sh->bytes);
+	cJSON_AddStringToObject(o, "source", row_source_name(sh->source));
 	if (moved)
 		cJSON_AddBoolToObject(o, "moved_out", true);
+	if (sh->gone && !rest)
+		cJSON_AddBoolToObject(o, "exited", true);
 	return o;
 }
 
@@ -296,10 +315,15 @@ static cJSON *task_shares(const struct build *b, int cat)
 
 	if (!sh)
 		return arr;
+	uint8_t source = MP_ROW_BPF;
+
 	for (size_t i = 0; i < s->ntasks; i++)
-		if (s->tasks[i].charge_bytes[cat])
+		if (s->tasks[i].charge_bytes[cat]) {
 			sh[n++] = (struct task_share){ s->tasks[i].tgid, s->tasks[i].comm,
-						       s->tasks[i].charge_bytes[cat] };
+						       s->tasks[i].charge_bytes[cat],
+						       s->tasks[i].source, s->tasks[i].gone };
+			source = s->tasks[i].source; /* one source a session */
+		}
 	qsort(sh, n, sizeof(*sh), cmp_share_desc);
 	for (size_t i = 0; i < n; i++) {
 		if ((int)i >= b->in->top)
@@ -309,7 +333,7 @@ static cJSON *task_shares(const struct build *b, int cat)
 							     moved_out(b->in, sh[i].tgid)));
 	}
 	if (rest) {
-		struct task_share r = { 0, "(rest)", rest };
+		struct task_share r = { 0, "(rest)", rest, source, false };
 
 		cJSON_AddItemToArray(arr, share_json(&r, true, false));
 	}
@@ -402,7 +426,7 @@ static void add_missing_cats(struct build *b, cJSON *missing)
 		char buf[200];
 
 		b->avail[k] = cp->available;
-		if (cp->available && cp->polled && !(g->have_stat && g->stat.have[k])) {
+		if (cp->available && cp->polled && !cp->rows && !(g->have_stat && g->stat.have[k])) {
 			b->avail[k] = false;
 			snprintf(buf, sizeof(buf), "%s: no hook sees it and this cgroup's "
 				 "memory.stat has no such key", name);
@@ -413,6 +437,95 @@ static void add_missing_cats(struct build *b, cJSON *missing)
 			add_missing(missing, memcg, name, "no_stat_item", buf);
 		}
 	}
+}
+
+/* Without BPF: why, and what would bring it; with /proc's rows, what they
+ * cannot tell. */
+static void add_missing_no_bpf(const struct build *b, cJSON *missing)
+{
+	bool rows = false;
+
+	if (!b->in->no_bpf_reason)
+		return;
+	add_missing(missing, NULL, NULL, "no_bpf",
+		    b->in->no_bpf_line && b->in->no_bpf_line[0] ? b->in->no_bpf_line :
+		    "no BPF program runs");
+	for (int k = 0; k < MP_NR_CATS; k++)
+		rows |= b->in->cats[k].rows;
+	if (rows)
+		add_missing(missing, b->in->hooks[MP_CONCERN_MEMCG].concern, NULL, "proc",
+			    "per process: /proc's counters at each snapshot (RssAnon, RssFile, "
+			    "RssShmem, VmPTE, threads' kernel stacks), approximate: a page several "
+			    "processes map counts in each, page cache no process maps is in none, "
+			    "and a process that lived between two snapshots is not seen; slab, "
+			    "percpu, sock and vmalloc: the cgroup's totals only");
+}
+
+static uint64_t proc_total(const struct mp_proc_row *p)
+{
+	return p->rss_anon_bytes + p->rss_file_bytes + p->rss_shmem_bytes + p->pte_bytes +
+	       p->kernel_stack_bytes;
+}
+
+static int cmp_proc_desc(const void *x, const void *y)
+{
+	uint64_t a = proc_total(*(const struct mp_proc_row *const *)x);
+	uint64_t b = proc_total(*(const struct mp_proc_row *const *)y);
+
+	return a < b ? 1 : a > b ? -1 : 0;
+}
+
+static cJSON *proc_json(const struct mp_proc_row *p)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, "pid", p->pid);
+	cJSON_AddStringToObject(o, "comm", p->comm);
+	cJSON_AddStringToObject(o, "cmdline", p->cmdline);
+	cJSON_AddStringToObject(o, "source", p->source == MP_PROC_SRC_PROC ? "proc" : "other");
+	cJSON_AddStringToObject(o, "state", p->exited ? "exited" : p->gone ? "left" : "running");
+	mp_json_add_u64(o, "rss_anon_bytes", p->rss_anon_bytes);
+	mp_json_add_u64(o, "rss_file_bytes", p->rss_file_bytes);
+	mp_json_add_u64(o, "rss_shmem_bytes", p->rss_shmem_bytes);
+	mp_json_add_u64(o, "pagetables_bytes", p->pte_bytes);
+	mp_json_add_u64(o, "kernel_stack_bytes", p->kernel_stack_bytes);
+	cJSON_AddNumberToObject(o, "threads", p->threads);
+	mp_json_add_u64(o, "vm_lck_bytes", p->lck_bytes);
+	mp_json_add_u64(o, "vm_pin_bytes", p->pin_bytes);
+	if (p->have_anon_huge)
+		mp_json_add_u64(o, "anon_huge_bytes", p->anon_huge_bytes);
+	else
+		cJSON_AddNullToObject(o, "anon_huge_bytes");
+	return o;
+}
+
+/* The per-process counters at the growth's end (/proc's rows): the top
+ * --top processes by what they hold, the gone ones with their last
+ * figures. Absent where the rows are BPF's. */
+static void add_processes(const struct build *b, cJSON *a)
+{
+	const struct mp_attr_snap *g = b->g;
+	const struct mp_proc_row **v;
+	size_t exited = 0;
+	cJSON *o, *arr;
+
+	if (!g->nprocs || !(v = calloc(g->nprocs, sizeof(*v))))
+		return;
+	for (size_t i = 0; i < g->nprocs; i++) {
+		v[i] = &g->procs[i];
+		exited += g->procs[i].exited;
+	}
+	qsort(v, g->nprocs, sizeof(*v), cmp_proc_desc);
+	o = cJSON_AddObjectToObject(a, "processes");
+	cJSON_AddStringToObject(o, "source", "proc");
+	mp_json_add_u64(o, "stack_size_bytes", g->stack_bytes);
+	cJSON_AddStringToObject(o, "stack_size_source", g->stack_source ? g->stack_source : "");
+	cJSON_AddNumberToObject(o, "count", (double)g->nprocs);
+	cJSON_AddNumberToObject(o, "exited", (double)exited);
+	arr = cJSON_AddArrayToObject(o, "top");
+	for (size_t i = 0; i < g->nprocs && (int)i < b->in->top; i++)
+		cJSON_AddItemToArray(arr, proc_json(v[i]));
+	free(v);
 }
 
 /* categories, in memory.stat's terms, then kernel_other: kmem that no
@@ -429,7 +542,8 @@ static void add_categories(const struct build *b, cJSON *a)
 		cJSON_AddStringToObject(o, "name", mp_cat_names[k]);
 		cJSON_AddBoolToObject(o, "available", b->avail[k]);
 		if (in->cats[k].polled && b->avail[k])
-			cJSON_AddStringToObject(o, "source", "memory.stat");
+			cJSON_AddStringToObject(o, "source", from_stat(&in->cats[k], b->g, k) ?
+						"memory.stat" : "proc");
 		mp_json_add_s64(o, "growth_bytes", b->cat[k]);
 		if (in->retained)
 			mp_json_add_s64(o, "retained_bytes", b->ret[k]);
@@ -728,8 +842,10 @@ cJSON *mp_report_attribution(const struct mp_attr_input *in)
 	fill_totals(&b);
 	add_hooks(&b, a, missing);
 	add_missing_cats(&b, missing);
+	add_missing_no_bpf(&b, missing);
 	cJSON_AddItemToObject(a, "attribution_missing", missing);
 	add_categories(&b, a);
+	add_processes(&b, a);
 	add_page_faults(&b, a);
 	add_charges(&b, a);
 	add_page_alloc(&b, a);

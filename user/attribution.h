@@ -29,6 +29,9 @@ struct mp_attr_cat_plan {
 	const char *polled_reason; /* NULL, "polled" (no memcg BPF hook), "clone"
 				    * (5.10's __mod_memcg_state.part.0), "rounded" (the
 				    * memcg tracepoints round byte items to pages) */
+	bool rows;                 /* the task rows carry it from /proc (MP_ROW_PROC):
+				    * they split memory.stat's total approximately, and
+				    * where memory.stat has no such key they are all */
 };
 
 /* The frames of one kernel stack, innermost first. */
@@ -65,6 +68,9 @@ struct mp_attr_input {
 	const uint32_t *moved_out;         /* processes counted in the target that live
 					    * outside it now, any order */
 	size_t nmoved;
+	const char *no_bpf_reason;         /* no BPF program runs: no_btf, refused,
+					    * load_failed; NULL: they run */
+	const char *no_bpf_line;           /* why, what would bring them, for people */
 
 	/* the snapshots (differences: start to ...) */
 	const struct mp_attr_snap *growth; /* counters from start to the peak */

@@ -283,7 +283,7 @@ static void bpf_start(const struct probe_opts *o, const struct mp_cgroup *target
 		mp_cli_warn(o->cmd, "attribution off: %s",
 			    errbuf[0] ? errbuf : "cannot get the target's cgroup id");
 	else if (errbuf[0]) /* no BPF: the cgroup's files only */
-		mp_cli_warn(o->cmd, "%s; polling the cgroup's files instead", errbuf);
+		mp_cli_warn(o->cmd, "%s", errbuf);
 }
 
 /* The status line's state while the probe fills. */
@@ -379,7 +379,7 @@ int mp_probe_main(const struct mp_cli_cmd *cmd, cJSON *(*finish)(cJSON *doc, uin
 	struct mp_cgroup target;
 	struct mp_probe_result res;
 	struct snaps sn = { 0 };
-	char errbuf[256] = "";
+	char errbuf[400] = "";
 	bool target_created = false;
 	struct mp_lock lock = { .fd = -1 };
 	uint64_t target_oom0 = 0;

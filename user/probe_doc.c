@@ -92,8 +92,10 @@ void mp_probe_overhead_json(cJSON *obj, struct mp_attr *attr, const struct mp_pr
 
 	if (!attr || !ovh)
 		return;
-	for (int k = 0; k < MP_NR_CATS; k++)
+	for (int k = 0; k < MP_NR_CATS; k++) {
 		d.polled[k] = mp_attr_cat_polled(attr, k);
+		d.rows[k] = mp_attr_cat_rows(attr, k);
+	}
 	d.have_kernel_total = mp_attr_cat_available(attr, MP_CAT_KERNEL, NULL);
 	if ((o = mp_overhead_doc(&d)))
 		cJSON_AddItemToObject(obj, "overhead", o);

@@ -416,15 +416,14 @@ void mp_rec_start_attr(struct rec *r)
 		.btf_path = r->o.btf_path, .cg = &r->cg,
 		.fault_tracepoint = r->o.fault_tracepoint,
 	};
-	char errbuf[256] = "";
+	char errbuf[400] = "";
 
 	if (mp_cgroup_id(&r->cg, &ao.target_cgid) ||
 	    mp_attr_start(&ao, &r->attr, errbuf, sizeof(errbuf)))
 		fprintf(stderr, "memprobe record: attribution off: %s\n",
 			errbuf[0] ? errbuf : "cannot get the cgroup's id");
-	else if (errbuf[0]) /* no BPF: the cgroup's files only */
-		fprintf(stderr, "memprobe record: %s; polling the cgroup's files instead\n",
-			errbuf);
+	else if (errbuf[0]) /* no BPF: what is missing, and what memprobe does instead */
+		fprintf(stderr, "memprobe record: %s\n", errbuf);
 }
 
 /* The mp_rec_baseline, then the command let go. Returns 0, or 127/126 when the
