@@ -127,10 +127,19 @@ static void features_plan(const cJSON *doc, FILE *f, struct mp_rd *rd)
 void mp_text_features(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
 	const char *err = mp_rd_str(rd, doc, "error", MP_RD_ABSENT);
+	const char *bpf = mp_rd_str(rd, doc, "bpf", MP_RD_ABSENT), *btf;
 	const cJSON *cats = mp_rd_obj(rd, doc, "categories", 0), *it;
 
 	fprintf(f, "kernel          %s\n", mp_rd_str(rd, doc, "kernel_release", 0));
-	fprintf(f, "BTF             %s\n", err ? err : mp_rd_str(rd, doc, "btf", 0));
+	btf = mp_rd_str(rd, doc, "btf", 0);
+	if (!bpf) { /* a document from before "bpf": the error stood for both */
+		fprintf(f, "BTF             %s\n", err ? err : btf);
+	} else {
+		fprintf(f, "BTF             %s\n", btf[0] ? btf : "none");
+		/* the error's line says what is missing and what would bring it */
+		fprintf(f, "BPF             %s\n", !err ? bpf :
+			!strncmp(err, "BPF ", 4) ? err + 4 : err);
+	}
 	fprintf(f, "module BTF      %" PRIu64 " files\n", mp_rd_u64v(rd, doc, "module_btf_files"));
 	fprintf(f, "kprobes         %s\n", mp_rd_bool(rd, doc, "kprobes", 0) ? "yes" : "no");
 	fprintf(f, "cgroup mode     %s\n", mp_rd_str(rd, doc, "cgroup_mode", 0));
