@@ -95,7 +95,10 @@ static int view_moved(struct mp_attr *a, const struct mp_attr_snap *s, struct mp
 	if (!m)
 		return -ENOMEM;
 	for (size_t i = 0; a->have_cg && i < s->ntasks; i++)
-		if (s->tasks[i].tgid && pid_in_target(&a->cg, s->tasks[i].tgid) == 0)
+		/* a zombie has exited, not moved: /proc shows it in no cgroup's
+		 * tasks any more */
+		if (s->tasks[i].tgid && pid_in_target(&a->cg, s->tasks[i].tgid) == 0 &&
+		    !mp_pid_is_zombie("", (pid_t)s->tasks[i].tgid))
 			m[n++] = s->tasks[i].tgid;
 	in->moved_out = m;
 	in->nmoved = n;
