@@ -3071,6 +3071,127 @@ test_loader() {
 }
 
 # ---------------------------------------------------------------------------
+# No BPF (issue 22): memprobe as root with CAP_BPF, CAP_PERFMON and
+# CAP_SYS_ADMIN out of its bounding set, as a container's root has them. The
+# kernel refuses its programs; it says so in one line (never "run as root")
+# and attributes from /proc's per-process counters and the cgroup's files.
+# Before, the probe's own part of the overhead was minus its allocation
+# ("the probe's anon -476.0 MiB") and up to 498 MiB unexplained, budget left
+# the page tables out, features said BTF was missing, record named no
+# process.
+NOBPF=(setpriv --bounding-set -bpf,-perfmon,-sys_admin --inh-caps=-all --)
+
+# nobpf_vmpte PID: the largest VmPTE (bytes) of PID read until it exits
+nobpf_vmpte() {
+	local max=0 k v _
+	while [ -e /proc/"$1"/status ]; do
+		while read -r k v _; do
+			[ "$k" = VmPTE: ] && [ "$v" -gt "$max" ] && max=$v
+		done < /proc/"$1"/status 2>/dev/null
+		sleep 0.005
+	done
+	echo $((max * 1024))
+}
+
+test_no_bpf() {
+	local f=$TMP/nobpf-features.json out=$TMP/nobpf-probe.json mp child pte=0 alloc want rc
+	local pt part cg pid rec=$TMP/nobpf-record.json st=$TMP/nobpf-status rss got
+	if ! command -v setpriv > /dev/null; then skip "no BPF: no setpriv here"; return; fi
+	"${NOBPF[@]}" "$MEMPROBE" limits --features --format json > "$f" 2> "$TMP/nobpf.err"
+	# by the plan, whatever the document says of it: a hook that is no
+	# polled file is a BPF program the kernel took
+	if [ "$(jqv "$f" '[.plan[] | select(.kind != null and .kind != "poll")] | length')" != 0 ]; then
+		skip "no BPF: the kernel loads BPF without CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN here"
+		return
+	fi
+	check_eq "no BPF: features: BPF refused" "$(jqv "$f" .bpf)" refused
+	check "no BPF: features: ... the BTF is there all the same" [ -n "$(jqv "$f" .btf)" ]
+	check "no BPF: features: ... and names the capabilities" \
+		grep -q 'CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN' <(jqv "$f" .error)
+	"${NOBPF[@]}" "$MEMPROBE" limits --features > "$TMP/nobpf-features.txt" 2>/dev/null
+	check "no BPF: features text: the BTF" grep -qx "BTF  *$(jqv "$f" .btf)" "$TMP/nobpf-features.txt"
+	check "no BPF: features text: BPF refused" grep -q '^BPF  *refused' "$TMP/nobpf-features.txt"
+
+	# a 512 MiB stand-in, the probe's page tables read beside it
+	"${NOBPF[@]}" "$MEMPROBE" probe --limit 512M --thp never --format json -o "$out" 2> "$TMP/nobpf.err" &
+	mp=$!
+	child=$(wait_filling $mp) && pte=$(nobpf_vmpte "$child")
+	wait $mp; rc=$?
+	check_eq "no BPF: probe exits 0" "$rc" 0
+	check_eq "no BPF: one line on stderr" "$(wc -l < "$TMP/nobpf.err")" 1
+	check "no BPF: ... naming the capabilities, and what memprobe does instead" \
+		grep -q "CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN, in the host's user namespace.*goes on with /proc" "$TMP/nobpf.err"
+	check "no BPF: ... never 'run as root' to root" eval "! grep -q 'run as root' '$TMP/nobpf.err'"
+	check_eq "no BPF: the nine fields' formula, exact" "$(jqv "$out" .overhead_bytes)" \
+		"$(jqv "$out" '.usage_peak_bytes - .usage_before_bytes - .allocated_bytes')"
+	check_eq "no BPF: the overhead explained, exactly" \
+		"$(jqv "$out" '[.overhead.parts[].bytes] + [.overhead.probe_kernel_bytes, .overhead.unexplained_bytes] | add')" \
+		"$(jqv "$out" .overhead_bytes)"
+	alloc=$(jqv "$out" .allocated_bytes); want=$((alloc / 512))
+	part=$(jqv "$out" '[.overhead.probe_kernel_parts[] | select(.category == "pagetables") | .bytes] | add // 0')
+	pt=$(jqv "$out" '[.attribution.processes.top[] | select(.comm == "memprobe-probe") | .pagetables_bytes][0]')
+	echo "# no BPF: $("$MEMPROBE" report "$out" | sed -n 3p)"
+	echo "# no BPF: probe allocated $alloc: its page tables' growth $part, VmPTE at the stop $pt, read beside it $pte (allocated/512 = $want)"
+	check_ge "no BPF: the probe's part is not minus its allocation" "$(jqv "$out" .overhead.probe_kernel_bytes)" 0
+	check "no BPF: the probe's page tables are about allocated/512" \
+		[ "$part" -ge $((want * 95 / 100)) -a "$part" -le $((want * 11 / 10 + 65536)) ]
+	check_le "no BPF: the probe's VmPTE as memprobe read it = as read beside it (16 KiB)" \
+		"$(( pt > pte ? pt - pte : pte - pt ))" 16384
+	check_le "no BPF: unexplained within max(10%, 16 MiB)" "$(jqv "$out" '.overhead.unexplained_bytes | fabs')" \
+		"$(jqv "$out" "[(.overhead_bytes / 10 | floor), $((16 * MIB))] | max")"
+	check "no BPF: attribution_missing says why, and what would bring it" \
+		says_missing "$out" --concern null --category null --reason no_bpf
+	check "no BPF: ... and what /proc cannot tell" says_missing "$out" --concern memcg --reason proc
+	check_eq "no BPF: pagetables from /proc (v1 has no key)" "$(cat_field "$out" pagetables available)" true
+	check_eq "no BPF: the probe's anon row from /proc" \
+		"$(jqv "$out" '[.attribution.categories[] | select(.name == "anon") | .tasks[] | select(.comm == "memprobe-probe") | .source][0]')" proc
+	check "no BPF: the text names the probe's page tables, no anon below 0" \
+		eval "'$MEMPROBE' report '$out' | sed -n 3p | grep 'the probe.s .*pagetables' | grep -vq 'anon -'"
+
+	"${NOBPF[@]}" "$MEMPROBE" budget --limit 512M --thp never --format env > "$TMP/nobpf-budget.env" 2>/dev/null
+	echo "# no BPF: budget: $(tr '\n' ' ' < "$TMP/nobpf-budget.env")"
+	check_ge "no BPF: budget: the probe's page tables in its kernel cost (2 MiB per GiB)" \
+		"$(sed -n 's/^MEMPROBE_BUDGET_KERNEL_PER_GIB_BYTES=//p' "$TMP/nobpf-budget.env")" $((MIB * 19 / 10))
+
+	# a growing, bursting workload (the overhead test's benchmark)
+	cg=$(make_cgroup nobpf-bench $((3 * GIB / 2))) || { fail "no BPF: make cgroup"; return; }
+	pid=$(run_in_cgroup "$cg" "$BIN/benchmark" 600 100 50 10 80 300 "$TMP/bench-cache" 1600)
+	check "no BPF: the benchmark holds its anon and page cache" wait_usage "$cg" $((700 * MIB))
+	sleep 0.5
+	out=$TMP/nobpf-bench.json
+	if "${NOBPF[@]}" "$MEMPROBE" probe --cgroup "$cg" --format json -o "$out" 2>/dev/null; then
+		check_eq "no BPF bench: the nine fields' formula, exact" "$(jqv "$out" .overhead_bytes)" \
+			"$(jqv "$out" '.usage_peak_bytes - .usage_before_bytes - .allocated_bytes')"
+		check_ge "no BPF bench: the probe's part is not below 0" "$(jqv "$out" .overhead.probe_kernel_bytes)" 0
+		overhead_checks "$out" "$pid" bursty 80
+	else
+		fail "no BPF bench: probe exits 0"
+	fi
+	check "no BPF bench: the benchmark survives" kill -0 "$pid"
+	kill -9 "$pid"; wait "$pid" 2>/dev/null
+	remove_cgroup "$cg"
+
+	# record -- CMD: its process named, with its own figures
+	"${NOBPF[@]}" "$MEMPROBE" record --limit 512M --format json -o "$rec" -- sh -c '
+		"$1" 200 & a=$!
+		until [ "$(awk "/RssAnon/ { print \$2 }" /proc/$a/status)" -ge 204800 ]; do sleep 0.02; done
+		cp /proc/$a/status "$2"; sleep 1; kill $a' sh "$BIN/alloc" "$st" 2>/dev/null
+	check_eq "no BPF record: exits 0" "$?" 0
+	rss=$(awk '/^RssAnon/ { print $2 * 1024 }' "$st")
+	got=$(task_bytes "$rec" anon alloc)
+	echo "# no BPF record: alloc's anon $got, RssAnon read beside it $rss; VmPTE $(jqv "$rec" '[.attribution.processes.top[] | select(.comm == "alloc") | .pagetables_bytes][0]') beside $(awk '/^VmPTE/ { print $2 * 1024 }' "$st")"
+	check_le "no BPF record: the command's anon within max(2%, 4 MiB) of its RssAnon" \
+		"$(( got > rss ? got - rss : rss - got ))" "$(( rss / 50 > 4 * MIB ? rss / 50 : 4 * MIB ))"
+	check_eq "no BPF record: ... its row says /proc" \
+		"$(jqv "$rec" '[.attribution.categories[] | select(.name == "anon") | .tasks[] | select(.comm == "alloc") | .source][0]')" proc
+	check_eq "no BPF record: ... not 'moved out' once it has exited" \
+		"$(jqv "$rec" '[.attribution.categories[].tasks[] | select(.comm == "alloc") | .moved_out // false] | any')" false
+	check_eq "no BPF record: its cmdline" \
+		"$(jqv "$rec" '[.attribution.processes.top[] | select(.comm == "alloc") | .cmdline][0]')" "$BIN/alloc 200"
+	check "no BPF: nothing left behind" no_leftovers
+}
+
+# ---------------------------------------------------------------------------
 # A cgroup with no memory limit anywhere on its path is the host: probing it
 # fills the host to MemAvailable (a fresh user's record --probe-at of a
 # command without --limit filled 19.6 GiB of a 23.5 GiB host). Refused
@@ -3100,7 +3221,7 @@ test_fills_host() {
 	check "fills host: nothing left behind" no_leftovers
 }
 
-tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab live_pages_size record_probe_at record_follows_children record_faults record_churn record_ends record_daemon deploy_unit fleet_rules truth driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget pinned moved_out compare loader fills_host"}
+tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab live_pages_size record_probe_at record_follows_children record_faults record_churn record_ends record_daemon deploy_unit fleet_rules truth driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget pinned moved_out compare loader fills_host no_bpf"}
 for t in $tests; do
 	echo "# test_$t"
 	"test_$t"
