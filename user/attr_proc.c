@@ -111,7 +111,8 @@ static int make_rows(struct mp_attr *a, struct mp_attr_snap *s)
 	s->procs = calloc(seen->n + 1, sizeof(*s->procs));
 	if (!s->procs)
 		return -ENOMEM;
-	memcpy(s->procs, seen->rows, seen->n * sizeof(*s->procs));
+	if (seen->n) /* none yet: rows is NULL */
+		memcpy(s->procs, seen->rows, seen->n * sizeof(*s->procs));
 	s->nprocs = seen->n;
 	for (size_t i = 0; i < seen->n; i++) {
 		struct mp_task_row *t = mp_attr_task_row(s, SIZE_MAX, seen->rows[i].pid);
