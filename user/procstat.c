@@ -11,6 +11,7 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <stddef.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -53,42 +54,63 @@ void mp_proc_stack_size(bool have, uint64_t ks, uint64_t threads, struct mp_stac
 	out->source = ARCH_STACK_NAME;
 }
 
-/* "Key:\t  1234 kB" lines: the value in bytes, when the line is key's. */
-static bool kb_line(const char *line, const char *key, uint64_t *bytes)
+/* The number after "Key:" on line l (n: the key's length with its colon):
+ * kB lines give bytes (kb set). */
+static uint64_t line_value(const char *l, size_t n, bool kb)
 {
-	size_t n = strlen(key);
-	unsigned long long kb;
+	uint64_t v = strtoull(l + n, NULL, 10);
 
-	if (strncmp(line, key, n) || line[n] != ':' || sscanf(line + n + 1, " %llu kB", &kb) != 1)
-		return false;
-	*bytes = (uint64_t)kb << 10;
-	return true;
+	return kb ? v << 10 : v;
 }
+
+/* status's lines memprobe reads: its key with the colon, where the value
+ * goes in the row (an offset), and whether it counts kB. Compared by
+ * prefix only on lines that start with the key's first letter: the file
+ * has some 60 lines, and this runs for every process at every snapshot. */
+static const struct status_key {
+	const char *key;
+	size_t off;
+	bool kb, u32;
+} status_keys[] = {
+	{ "RssAnon:", offsetof(struct mp_proc_row, rss_anon_bytes), true, false },
+	{ "RssFile:", offsetof(struct mp_proc_row, rss_file_bytes), true, false },
+	{ "RssShmem:", offsetof(struct mp_proc_row, rss_shmem_bytes), true, false },
+	{ "VmPTE:", offsetof(struct mp_proc_row, pte_bytes), true, false },
+	{ "VmLck:", offsetof(struct mp_proc_row, lck_bytes), true, false },
+	{ "VmPin:", offsetof(struct mp_proc_row, pin_bytes), true, false },
+	{ "PPid:", offsetof(struct mp_proc_row, ppid), false, true },
+	{ "Threads:", offsetof(struct mp_proc_row, threads), false, true },
+};
 
 int mp_proc_parse_status(const char *text, struct mp_proc_row *r)
 {
 	bool vm = false;
-	unsigned long v;
 
 	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
-		if (!strncmp(l, "Name:\t", 6)) {
+		if (l[0] == 'N' && !strncmp(l, "Name:\t", 6)) {
 			size_t n = strcspn(l + 6, "\n");
 
 			n = n < sizeof(r->comm) - 1 ? n : sizeof(r->comm) - 1;
 			memcpy(r->comm, l + 6, n);
 			r->comm[n] = '\0';
-		} else if (sscanf(l, "PPid: %lu", &v) == 1) {
-			r->ppid = (uint32_t)v;
-		} else if (sscanf(l, "Threads: %lu", &v) == 1) {
-			r->threads = (uint32_t)v;
-		} else if (kb_line(l, "RssAnon", &r->rss_anon_bytes) ||
-			   kb_line(l, "RssFile", &r->rss_file_bytes) ||
-			   kb_line(l, "RssShmem", &r->rss_shmem_bytes) ||
-			   kb_line(l, "VmPTE", &r->pte_bytes) ||
-			   kb_line(l, "VmPin", &r->pin_bytes)) {
 			continue;
-		} else if (kb_line(l, "VmLck", &r->lck_bytes)) {
-			vm = true; /* the first Vm line an mm shows */
+		}
+		if (l[0] != 'R' && l[0] != 'V' && l[0] != 'P' && l[0] != 'T')
+			continue;
+		for (size_t i = 0; i < sizeof(status_keys) / sizeof(status_keys[0]); i++) {
+			const struct status_key *k = &status_keys[i];
+			size_t n = strlen(k->key);
+			uint64_t v;
+
+			if (l[0] != k->key[0] || strncmp(l, k->key, n))
+				continue;
+			v = line_value(l, n, k->kb);
+			if (k->u32)
+				*(uint32_t *)((char *)r + k->off) = (uint32_t)v;
+			else
+				*(uint64_t *)((char *)r + k->off) = v;
+			vm |= !strcmp(k->key, "VmLck:"); /* the first Vm line an mm shows */
+			break;
 		}
 	}
 	return vm ? 0 : -ENOENT;
@@ -119,9 +141,12 @@ int mp_proc_parse_stat(const char *text, struct mp_proc_row *r)
 
 void mp_proc_parse_rollup(const char *text, struct mp_proc_row *r)
 {
-	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
-		if (kb_line(l, "AnonHugePages", &r->anon_huge_bytes))
-			r->have_anon_huge = true;
+	const char *l = strstr(text, "\nAnonHugePages:");
+
+	if (l) {
+		r->anon_huge_bytes = line_value(l + 1, strlen("AnonHugePages:"), true);
+		r->have_anon_huge = true;
+	}
 }
 
 void mp_proc_parse_cmdline(const char *buf, size_t n, char *out, size_t len)
