@@ -3135,8 +3135,8 @@ test_no_bpf() {
 	check_ge "no BPF: the probe's part is not minus its allocation" "$(jqv "$out" .overhead.probe_kernel_bytes)" 0
 	check "no BPF: the probe's page tables are about allocated/512" \
 		[ "$part" -ge $((want * 95 / 100)) -a "$part" -le $((want * 11 / 10 + 65536)) ]
-	check_le "no BPF: the probe's VmPTE as memprobe read it = as read beside it (16 KiB)" \
-		"$(( pt > pte ? pt - pte : pte - pt ))" 16384
+	check_le "no BPF: the probe's VmPTE as memprobe read it = as read beside it (64 KiB)" \
+		"$(( pt > pte ? pt - pte : pte - pt ))" 65536
 	check_le "no BPF: unexplained within max(10%, 16 MiB)" "$(jqv "$out" '.overhead.unexplained_bytes | fabs')" \
 		"$(jqv "$out" "[(.overhead_bytes / 10 | floor), $((16 * MIB))] | max")"
 	check "no BPF: attribution_missing says why, and what would bring it" \
