@@ -108,9 +108,10 @@ const struct mp_stack_row *mp_attr_snap_stack(const struct mp_attr_snap *s,
  */
 void mp_attr_proc_start(struct mp_attr *a);
 int mp_attr_proc_snapshot(struct mp_attr *a, struct mp_attr_snap *s, bool full);
-/* May a quick snapshot (the overhead's, at each new peak) be taken now?
- * Reading /proc costs per process: no more than a ninth of the time. */
-bool mp_attr_proc_quick_due(const struct mp_attr *a);
+/* Rest after a quick snapshot (the overhead's, at each new peak) until the
+ * next may be taken: reading /proc costs per process, and no more than a
+ * ninth of the time goes to it (at most 100 ms). No rest with BPF's rows. */
+void mp_attr_proc_quick_wait(const struct mp_attr *a);
 void mp_attr_proc_stop(struct mp_attr *a);
 
 /* Why no program runs, for people, into a->no_bpf_line and err (err
