@@ -3145,8 +3145,12 @@ test_no_bpf() {
 	check_eq "no BPF: pagetables from /proc (v1 has no key)" "$(cat_field "$out" pagetables available)" true
 	check_eq "no BPF: the probe's anon row from /proc" \
 		"$(jqv "$out" '[.attribution.categories[] | select(.name == "anon") | .tasks[] | select(.comm == "memprobe-probe") | .source][0]')" proc
-	check "no BPF: the text names the probe's page tables, no anon below 0" \
-		eval "'$MEMPROBE' report '$out' | sed -n 3p | grep 'the probe.s .*pagetables' | grep -vq 'anon -'"
+	check "no BPF: the text names the probe's page tables" \
+		eval "'$MEMPROBE' report '$out' | sed -n 3p | grep -q 'the probe.s .*pagetables'"
+	# its anon beyond the allocation: its RssAnon's drift (6.1 batches a
+	# task's counts, 64 events), a few pages either way; before, minus all
+	check_ge "no BPF: the probe's anon part not below -4 MiB" \
+		"$(jqv "$out" '[.overhead.probe_kernel_parts[] | select(.category == "anon") | .bytes] | add // 0')" $((-4 * MIB))
 
 	"${NOBPF[@]}" "$MEMPROBE" budget --limit 512M --thp never --format env > "$TMP/nobpf-budget.env" 2>/dev/null
 	echo "# no BPF: budget: $(tr '\n' ' ' < "$TMP/nobpf-budget.env")"
@@ -3162,7 +3166,6 @@ test_no_bpf() {
 	if "${NOBPF[@]}" "$MEMPROBE" probe --cgroup "$cg" --format json -o "$out" 2>/dev/null; then
 		check_eq "no BPF bench: the nine fields' formula, exact" "$(jqv "$out" .overhead_bytes)" \
 			"$(jqv "$out" '.usage_peak_bytes - .usage_before_bytes - .allocated_bytes')"
-		check_ge "no BPF bench: the probe's part is not below 0" "$(jqv "$out" .overhead.probe_kernel_bytes)" 0
 		overhead_checks "$out" "$pid" bursty 80
 	else
 		fail "no BPF bench: probe exits 0"
