@@ -177,7 +177,9 @@ static void test_proc_rows(void)
 	rows[0][0] = row(100, "benchmark", 600 * MIB, 0, 2 * MIB, 0, 0);
 	rows[0][1] = row(200, "memprobe-probe", 1 * MIB, 0, 40960, 0, 0);
 	rows[1][0] = row(100, "benchmark", 640 * MIB, 0, 2 * MIB + 81920, 0, 0);
-	rows[1][1] = row(200, "memprobe-probe", 1001 * MIB, 0, 40960 + 2048000, 0, 0);
+	/* the probe's RssFile grew 1 MiB: its binary's pages, charged where
+	 * memprobe runs, no cost of its allocation */
+	rows[1][1] = row(200, "memprobe-probe", 1001 * MIB, 1 * MIB, 40960 + 2048000, 0, 0);
 	base = snap(rows[0], 2);
 	at = snap(rows[1], 2);
 	base.have_stat = at.have_stat = true;
@@ -196,6 +198,7 @@ static void test_proc_rows(void)
 	CHECK_S64(part(&o, 100, MP_CAT_PAGETABLES), 81920, "proc: ... its page tables (VmPTE)");
 	CHECK_S64(o.probe_cat_bytes[MP_CAT_ANON], 0, "proc: the probe's anon beyond its allocation");
 	CHECK_S64(o.probe_cat_bytes[MP_CAT_PAGETABLES], 2048000, "proc: the probe's page tables");
+	CHECK_S64(o.probe_cat_bytes[MP_CAT_FILE], 0, "proc: the probe's RssFile is no cost of it");
 	CHECK(o.probe_kernel_bytes >= 0, "proc: the probe's part is not minus its allocation");
 	CHECK_S64(part(&o, 0, MP_CAT_ANON), 0,
 		  "proc: a lagging memory.stat adds no anon beyond the rows");
