@@ -424,13 +424,10 @@ int mp_probe_main(const struct mp_cli_cmd *cmd, cJSON *(*finish)(cJSON *doc, uin
 		ret = MP_EXIT_RUNTIME;
 		goto out;
 	}
-	ret = mp_emit(o.cmd, doc, o.format, out.f);
-	doc = NULL; /* mp_emit freed it */
-	if (!ret && (ret = mp_out_commit(&out))) {
-		fprintf(stderr, "memprobe %s: cannot write the report to %s: %s\n",
-			o.cmd, o.out ? o.out : "standard output", strerror(-ret));
-		ret = MP_EXIT_RUNTIME;
-	} else if (!ret && res.killed_by_signal) {
+	/* rendered and committed, or the JSON document saved whole */
+	ret = mp_emit_save(o.cmd, doc, o.format, &out, o.out);
+	doc = NULL; /* mp_emit_save freed it */
+	if (!ret && res.killed_by_signal) {
 		ret = MP_EXIT_RUNTIME; /* the measurement did not happen as asked */
 	}
 out:
