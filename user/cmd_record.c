@@ -356,6 +356,11 @@ static void rec_again(struct rec *r)
 	fprintf(stderr, "memprobe record: %s is there: recording it\n", r->o.cgroup_path);
 }
 
+/*
+ * The report: built, the live file's last word, then rendered into -o's
+ * file. Whatever fails from here on, the measurement is not lost: the JSON
+ * document is saved whole (mp_emit_save) and the exit is 1.
+ */
 static int write_report(struct rec *r, struct mp_out *out)
 {
 	struct mp_ksyms *ks = r->attr ? mp_ksyms_load("/proc/kallsyms") : NULL;
@@ -363,7 +368,12 @@ static int write_report(struct rec *r, struct mp_out *out)
 	char oerr[400];
 	int err;
 
-	mp_ksyms_free(ks);
+	mp_ksyms_free(ks); /* before the timeline: the two are never both held */
+	if (!doc) /* not one byte of it: nothing to save */
+		return mp_cli_fail("record", "out of memory building the report: the "
+				   "measurement is lost; give memprobe more memory");
+	mp_rec_add_timeline(r, doc);
+	mp_tl_free(&r->tl);
 	/* the live file's last word is the report's own document: the same
 	 * figures as `memprobe report --format openmetrics` of it (the
 	 * attribution's growth, the final faults and peak) */
@@ -371,14 +381,11 @@ static int write_report(struct rec *r, struct mp_out *out)
 	    (err = mp_openmetrics_write(doc, r->o.openmetrics, oerr, sizeof(oerr))))
 		fprintf(stderr, "memprobe record: --openmetrics %s: cannot write it: %s\n",
 			r->o.openmetrics, oerr);
-	err = mp_emit("record", doc, r->o.format, out->f);
-	if (err)
+	/* a file size limit fails the write (and the document is saved), not
+	 * the process */
+	signal(SIGXFSZ, SIG_IGN);
+	if ((err = mp_emit_save("record", doc, r->o.format, out, r->o.out)))
 		return err;
-	if ((err = mp_out_commit(out))) {
-		fprintf(stderr, "memprobe record: cannot write the report to %s: %s\n",
-			r->o.out ? r->o.out : "standard output", strerror(-err));
-		return MP_EXIT_RUNTIME;
-	}
 	if (r->o.cmd && r->child_exited)
 		return WIFEXITED(r->child_status) ? WEXITSTATUS(r->child_status)
 						  : 128 + WTERMSIG(r->child_status);

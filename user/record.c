@@ -71,12 +71,14 @@ static double rise_rate(const struct sample *a, const struct sample *b)
 static double recent_rate(const struct rec *r)
 {
 	double rate = rise_rate(&r->prev, &r->last);
-	size_t i = r->nsamples;
+	const struct sample *s = mp_tl_recent(&r->tl, 0), *older;
 
-	while (i > 1 && r->samples[i - 1].t_ms + (uint64_t)r->o.interval_ms > r->last.t_ms)
-		i--; /* the last timeline sample an interval old, or the first */
-	if (i > 0)
-		rate = MP_MAX(rate, rise_rate(&r->samples[i - 1], &r->last));
+	/* the last timeline sample an interval old, or the oldest kept */
+	for (size_t k = 1; s && s->t_ms + (uint64_t)r->o.interval_ms > r->last.t_ms &&
+			   (older = mp_tl_recent(&r->tl, k)); k++)
+		s = older;
+	if (s)
+		rate = MP_MAX(rate, rise_rate(s, &r->last));
 	return rate;
 }
 
@@ -119,23 +121,6 @@ static void read_sample(struct rec *r, struct sample *s)
 		r->faults_prev = faults;
 	}
 	r->t_prev_ms = s->t_ms;
-}
-
-/* Append s to the timeline; a sample that cannot be kept is counted. */
-static void keep_sample(struct rec *r, const struct sample *s)
-{
-	if (r->nsamples == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 1024;
-		struct sample *p = realloc(r->samples, cap * sizeof(*p));
-
-		if (!p) {
-			r->samples_dropped++;
-			return;
-		}
-		r->samples = p;
-		r->cap = cap;
-	}
-	r->samples[r->nsamples++] = *s;
 }
 
 /*
@@ -217,7 +202,7 @@ static int take_sample_locked(struct rec *r, bool timeline)
 				   s.usage_bytes + (lim - s.usage_bytes) / 2 : lim);
 	read_sample(r, &s);
 	if (timeline) {
-		keep_sample(r, &s);
+		mp_tl_push(&r->tl, &s);
 		r->next_timeline_ms += (uint64_t)r->o.interval_ms;
 		if (r->next_timeline_ms <= s.t_ms) /* fell behind: no burst to catch up */
 			r->next_timeline_ms = s.t_ms + (uint64_t)r->o.interval_ms;
@@ -253,25 +238,41 @@ static uint64_t kill_ms(const struct rec *r, uint64_t ts_ns)
 	return ts_ns > t0 ? (ts_ns - t0) / 1000000 : 0;
 }
 
+/* The slot of the k-th kill: the first half in order, then a ring. */
+static size_t oom_slot(uint64_t k)
+{
+	const size_t half = MP_REC_OOMS / 2;
+
+	return k < half ? (size_t)k : half + (size_t)((k - half) % half);
+}
+
+const struct oom *mp_rec_oom(const struct rec *r, size_t i)
+{
+	uint64_t k = r->ooms_seen > MP_REC_OOMS && i >= MP_REC_OOMS / 2 ?
+		     r->ooms_seen - MP_REC_OOMS + i : i;
+
+	return &r->ooms[oom_slot(k)];
+}
+
 static void on_oom(const struct mp_oom_event *e, void *arg)
 {
 	struct rec *r = arg;
-	struct oom *p = realloc(r->ooms, (r->nooms + 1) * sizeof(*p));
+	struct oom *p;
 
-	if (!p)
+	if (!r->ooms && !(r->ooms = calloc(MP_REC_OOMS, sizeof(*r->ooms))))
 		return;
-	r->ooms = p;
-	memset(&p[r->nooms], 0, sizeof(*p));
-	p[r->nooms].t_ms = kill_ms(r, e->ts_ns);
-	p[r->nooms].ev = *e;
+	p = &r->ooms[oom_slot(r->ooms_seen++)];
+	r->nooms = MP_MIN(r->ooms_seen, MP_REC_OOMS);
+	memset(p, 0, sizeof(*p));
+	p->t_ms = kill_ms(r, e->ts_ns);
+	p->ev = *e;
 	/* the last sample before the kill (at most QUICK_MS old when the
 	 * usage neared the limit); not one the loop took after it, before
 	 * the event was read, with the victim's memory going */
-	if (r->have_last && r->last.t_ms <= p[r->nooms].t_ms)
-		p[r->nooms].at = r->last;
+	if (r->have_last && r->last.t_ms <= p->t_ms)
+		p->at = r->last;
 	else if (r->have_prev)
-		p[r->nooms].at = r->prev;
-	r->nooms++;
+		p->at = r->prev;
 }
 
 /* "   3.2s  usage 412.0 MiB (40% of 1.00 GiB)  top: anon 300.0 MiB": the
@@ -434,6 +435,8 @@ int mp_rec_baseline(struct rec *r, int *go_fd, int *ee_fd)
 	ssize_t n;
 
 	clock_gettime(CLOCK_MONOTONIC, &r->t0);
+	/* no storage: every sample is counted as dropped, the run goes on */
+	mp_tl_init(&r->tl);
 	mp_status_begin(&r->status, r->o.status_mode, STDERR_FILENO);
 	if (r->attr)
 		mp_attr_snapshot(r->attr, &r->start);
@@ -621,7 +624,7 @@ void mp_rec_cleanup(struct rec *r)
 	if (r->cg_created && (err = mp_cgroup_remove(&r->cg)))
 		fprintf(stderr, "memprobe record: could not remove %s: %s\n", r->cg.dir,
 			strerror(-err));
-	free(r->samples);
+	mp_tl_free(&r->tl);
 	free(r->ooms);
 	mp_lock_release(&r->lock);
 }
