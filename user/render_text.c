@@ -394,6 +394,7 @@ static void record_events(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
 	const cJSON *it, *p = mp_rd_obj(rd, doc, "probe", MP_RD_ABSENT);
 	char b1[32];
+	uint64_t n;
 
 	cJSON_ArrayForEach(it, mp_rd_arr(rd, doc, "oom_kills", 0)) {
 		if (!mp_rd_is_obj(rd, it))
@@ -406,6 +407,9 @@ static void record_events(const cJSON *doc, FILE *f, struct mp_rd *rd)
 			(unsigned int)mp_rd_u64v(rd, it, "pid"), mp_fmt_bytes(u, b1, sizeof(b1)),
 			at_kill ? " at the kill" : ", last sample before it");
 	}
+	if (mp_rd_u64(rd, doc, "oom_kills_not_listed", MP_RD_ABSENT, &n) && n)
+		fprintf(f, "(and %" PRIu64 " OOM kills between the first and the last half of "
+			"those listed)\n", n);
 	if (p) {
 		/* the probe's fields on a line, its overhead in words below */
 		cJSON *q = cJSON_Duplicate(p, 1);
@@ -420,13 +424,15 @@ static void record_events(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	}
 }
 
-/* One row of the timeline: the kernel's figure for a category, else BPF's. */
-static void record_row(const cJSON *s, FILE *f, struct mp_rd *rd)
+/* One row of the timeline: the kernel's figure for a category, else BPF's;
+ * its resolution last (a folded row's figures are its last sample's). */
+static void record_row(const cJSON *doc, const cJSON *s, FILE *f, struct mp_rd *rd)
 {
 	static const char *const cats[3] = { "anon", "file", "kernel" };
 	const cJSON *st = mp_rd_obj(rd, s, "stat", 0);
 	const cJSON *bg = mp_rd_obj(rd, s, "bpf_growth", MP_RD_ABSENT);
-	char b[4][32];
+	char b[5][32];
+	uint64_t n;
 	int64_t v[3];
 
 	for (int j = 0; j < 3; j++) {
@@ -437,30 +443,51 @@ static void record_row(const cJSON *s, FILE *f, struct mp_rd *rd)
 		else
 			mp_rd_s64(rd, bg, cats[j], 0, &v[j]);
 	}
-	fprintf(f, "%8.1f %12s %12s %12s %12s %10" PRIu64 "\n", mp_rd_u64v(rd, s, "t_ms") / 1000.0,
+	fprintf(f, "%8.1f %12s %12s %12s %12s %10" PRIu64 " %11s\n", mp_rd_u64v(rd, s, "t_ms") / 1000.0,
 		mp_fmt_bytes(mp_rd_u64v(rd, s, "usage_bytes"), b[0], sizeof(b[0])),
 		mp_fmt_sbytes(v[0], b[1], sizeof(b[1])), mp_fmt_sbytes(v[1], b[2], sizeof(b[2])),
-		mp_fmt_sbytes(v[2], b[3], sizeof(b[3])), mp_rd_u64v(rd, s, "faults_per_sec"));
+		mp_fmt_sbytes(v[2], b[3], sizeof(b[3])), mp_rd_u64v(rd, s, "faults_per_sec"),
+		mp_render_ms(mp_render_row_ms(rd, doc, s, &n), b[4], sizeof(b[4])));
+}
+
+/* How the timeline was folded, under it (documents before the bound have
+ * no timeline_folding, and nothing folded). */
+static void record_folding(const cJSON *doc, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *fo = mp_rd_obj(rd, doc, "timeline_folding", MP_RD_ABSENT);
+	uint64_t folded = 0, from, per;
+	char b[32];
+
+	if (!fo || !mp_rd_u64(rd, fo, "folded_samples", 0, &folded) || !folded)
+		return;
+	per = mp_rd_u64v(rd, fo, "samples_per_folded_row");
+	fprintf(f, "(%" PRIu64 " of %" PRIu64 " samples folded, up to %" PRIu64 " a row",
+		folded, mp_rd_u64v(rd, fo, "samples"), per);
+	if (mp_rd_u64(rd, fo, "window_from_ms", MP_RD_NULL, &from))
+		fprintf(f, ", before %s", mp_render_ms(from, b, sizeof(b)));
+	fputs(": a folded row shows its last sample; min, max and mean are in the JSON)\n", f);
 }
 
 void mp_text_record(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
 	const cJSON *tl = mp_rd_arr(rd, doc, "timeline", 0), *s;
-	size_t n = (size_t)cJSON_GetArraySize(tl), step, i = 0;
+	const cJSON *last = cJSON_GetArrayItem(tl, cJSON_GetArraySize(tl) - 1);
+	uint64_t next = 0, end = 0;
 
 	record_head(doc, f, rd);
 	record_events(doc, f, rd);
-	fprintf(f, "\n%8s %12s %12s %12s %12s %10s\n", "t (s)", "usage", "anon", "file",
-		"kernel", "faults/s");
-	/* about 20 rows, whatever the length */
-	step = n > 20 ? (n + 19) / 20 : 1;
+	fprintf(f, "\n%8s %12s %12s %12s %12s %10s %11s\n", "t (s)", "usage", "anon", "file",
+		"kernel", "faults/s", "resolution");
+	/* about 20 rows, whatever the length, evenly in time */
+	if (last && mp_rd_is_obj(rd, last))
+		end = mp_rd_u64v(rd, last, "t_ms");
 	cJSON_ArrayForEach(s, tl) {
-		if (i++ % step)
-			continue;
 		if (!mp_rd_is_obj(rd, s))
 			break;
-		record_row(s, f, rd);
+		if (mp_render_row_due(&next, end, 20, mp_rd_u64v(rd, s, "t_ms")))
+			record_row(doc, s, f, rd);
 	}
+	record_folding(doc, f, rd);
 	mp_text_attribution(mp_rd_obj(rd, doc, "attribution", 0), f, rd);
 	mp_text_pinned(mp_rd_obj(rd, doc, "pinned", MP_RD_ABSENT), f, rd);
 }
