@@ -265,7 +265,7 @@ static void bar_chart(const cJSON *a, FILE *f, struct mp_rd *rd)
 /* The timeline's stacked series: disjoint, so they add up to the usage. */
 static const char *const series[] = { "anon", "file", "kernel", "sock" };
 #define NR_SERIES 4
-#define MAX_POINTS 2000 /* a day at 100 ms is 864000 samples: every Nth drawn */
+#define MAX_POINTS 2000 /* the timeline has at most 3073 rows (timeline.h): every Nth drawn */
 
 struct tl {
 	size_t n;           /* points kept */
@@ -744,7 +744,7 @@ static void paths_table(const cJSON *a, FILE *f, struct mp_rd *rd)
 
 static void hooks_table(const cJSON *a, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *it;
+	const cJSON *it, *lost;
 
 	fputs("<section><h2>Hooks</h2>\n<div class=\"wrap\"><table class=\"hooks\"><tr>"
 	      "<th>concern</th><th>hook</th><th>missing</th></tr>\n", f);
@@ -770,8 +770,12 @@ static void hooks_table(const cJSON *a, FILE *f, struct mp_rd *rd)
 		esc(f, mp_rd_str(rd, it, "message", 0));
 		fputs("</p>\n", f);
 	}
-	fprintf(f, "<p class=\"sub\">events lost: %" PRIu64 "</p></section>\n",
-		mp_rd_u64v(rd, mp_rd_obj(rd, a, "events_lost", 0), "total"));
+	/* none without a BPF session (attribution_missing says why) */
+	lost = mp_rd_obj(rd, a, "events_lost", MP_RD_ABSENT);
+	if (lost)
+		fprintf(f, "<p class=\"sub\">events lost: %" PRIu64 "</p>",
+			mp_rd_u64v(rd, lost, "total"));
+	fputs("</section>\n", f);
 }
 
 static void oom_table(const cJSON *doc, FILE *f, struct mp_rd *rd)

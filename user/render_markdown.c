@@ -261,7 +261,7 @@ static void kernel_paths(const cJSON *a, FILE *f, struct mp_rd *rd)
 
 static void hooks(const cJSON *a, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *it;
+	const cJSON *it, *lost;
 
 	fputs("## Hooks\n\n| concern | hook | missing |\n|---|---|---|\n", f);
 	cJSON_ArrayForEach(it, mp_rd_arr(rd, a, "hooks", MP_RD_ABSENT)) {
@@ -284,8 +284,11 @@ static void hooks(const cJSON *a, FILE *f, struct mp_rd *rd)
 		fputs("\n- attribution missing: ", f);
 		code(f, mp_rd_str(rd, it, "message", 0));
 	}
-	fprintf(f, "\n\nEvents lost: %" PRIu64 ".\n",
-		mp_rd_u64v(rd, mp_rd_obj(rd, a, "events_lost", 0), "total"));
+	/* none without a BPF session (attribution_missing says why) */
+	lost = mp_rd_obj(rd, a, "events_lost", MP_RD_ABSENT);
+	if (lost)
+		fprintf(f, "\n\nEvents lost: %" PRIu64 ".", mp_rd_u64v(rd, lost, "total"));
+	fputc('\n', f);
 }
 
 static void attribution(const cJSON *a, FILE *f, struct mp_rd *rd)
