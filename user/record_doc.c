@@ -16,6 +16,13 @@
 
 /* ---- the report ------------------------------------------------------------ */
 
+/* One bound for the writer and the loader (doc.h): the timeline and the
+ * OOM kills at their largest take an eighth of what the loader takes, the
+ * attribution and the rest have the remainder, and mp_doc_adopt checks the
+ * whole document against the loader's figures before it is written. */
+_Static_assert(MP_TL_MAX_VALUES + MP_REC_OOMS * (8 + MP_TL_SAMPLE_MAX_VALUES) <=
+	       MP_DOC_MAX_VALUES / 8, "record's bounded parts must fit the loader's bound");
+
 /* BPF's figures only where a memcg hook counted them */
 static bool bpf_growth_kept(const struct rec *r)
 {
