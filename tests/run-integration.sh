@@ -3233,7 +3233,130 @@ test_fills_host() {
 	check "fills host: nothing left behind" no_leftovers
 }
 
-tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab live_pages_size record_probe_at record_follows_children record_faults record_churn record_ends record_daemon deploy_unit fleet_rules truth driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget pinned moved_out compare loader fills_host no_bpf"}
+# ---------------------------------------------------------------------------
+# record's timeline is bounded (issue 25): every sample was kept, 51 805 of
+# them for 60 s at 1 ms (18.9 MB of memory, a 21 MB document), and past the
+# loader's 4 Mi values (250 s at 1 ms, 6 hours at 100 ms) the report was
+# lost. Now the samples past the recent window fold into rows that say how
+# many samples and how long they stand for: at most 32 MiB of peak RSS (the
+# report's writing included, read by wait4) and 16 MiB of document, as for
+# any length (tests/unit/test_timeline.c pushes 27 M samples). A workload
+# that maps and unmaps 128 MiB, so that the folded rows have a spread.
+test_record_bounded() {
+	local d=$TMP/bounded cg wl rc rss size kpeak f=$TMP/bounded/rec.json fmt args
+	mkdir -p "$d"
+	cg=$(make_cgroup bounded $((1024 * MIB)))
+	wl=$(run_in_cgroup "$cg" stress-ng --vm 1 --vm-bytes 128M --timeout 600s)
+	wait_usage "$cg" $((16 * MIB))
+	# MEMPROBE_DOC_COPY off: the tests' copy of the document is no part of
+	# memprobe's memory
+	env -u MEMPROBE_DOC_COPY "$BIN/maxrss" "$d/rss" "$MEMPROBE" record --cgroup "$cg" \
+		--interval 1 --duration 60 --format json -o "$f" 2> "$d/err"
+	rc=$?
+	kpeak=$(cat "$cg/memory.max_usage_in_bytes" 2>/dev/null || cat "$cg/memory.peak" 2>/dev/null)
+	kill -9 "$wl" 2>/dev/null
+	remove_cgroup "$cg"
+	check_eq "bounded: record --interval 1 --duration 60 exits 0 ($(head -c 300 "$d/err"))" "$rc" 0
+	rss=$(cat "$d/rss" 2>/dev/null); size=$(stat -c %s "$f" 2>/dev/null)
+	echo "# bounded: $(jqv "$f" .timeline_folding.samples) samples in $(jqv "$f" '.timeline | length') rows ($(jqv "$f" .timeline_folding.folded_rows) folded, of $(jqv "$f" .timeline_folding.samples_per_folded_row) samples); memprobe's peak RSS $rss KiB; the document $size bytes"
+	if [ -n "${ASAN_OPTIONS:-}" ]; then
+		skip "bounded: peak RSS at most 32 MiB: a sanitized build's RSS is ASan's"
+	else
+		check_le "bounded: memprobe's peak RSS at most 32 MiB (KiB)" "$rss" $((32 * 1024))
+	fi
+	check_le "bounded: the document at most 16 MiB" "$size" $((16 * MIB))
+	check "bounded: the document is valid against the schema" valid_doc "$f"
+	check_eq "bounded: samples past the window are folded" \
+		"$(jqv "$f" '.timeline_folding.folded_rows > 0 and .timeline_folding.window_rows == .timeline_folding.window_samples')" true
+	check_eq "bounded: at most the first, the window and the folded rows' bound" \
+		"$(jqv "$f" '(.timeline | length) <= 1 + .timeline_folding.window_samples + .timeline_folding.max_folded_rows')" true
+	check_eq "bounded: the rows' samples add up to every sample taken" \
+		"$(jqv "$f" '[.timeline[] | .samples // 1] | add')" "$(jqv "$f" .timeline_folding.samples)"
+	check_eq "bounded: rows in time order" \
+		"$(jqv "$f" '[.timeline[].t_ms] as $t | all(range(1; $t | length); $t[.] > $t[. - 1])')" true
+	check_eq "bounded: each folded row: min <= mean, last <= max; its resolution its samples at 1 ms" \
+		"$(jqv "$f" '[.timeline[] | select(.samples) | .min.usage_bytes <= .mean.usage_bytes and .mean.usage_bytes <= .max.usage_bytes and .min.usage_bytes <= .usage_bytes and .usage_bytes <= .max.usage_bytes and .resolution_ms == .samples and .from_ms <= .t_ms] | all')" true
+	check_eq "bounded: the folded rows keep the workload's swings (max > min somewhere)" \
+		"$(jqv "$f" '[.timeline[] | select(.samples) | .max.usage_bytes > .min.usage_bytes] | any')" true
+	# the kernel's high-water mark of the cgroup bounds every sample
+	check_le "bounded: the highest folded or exact usage is within the kernel's peak counter" \
+		"$(jqv "$f" '[.timeline[] | .max.usage_bytes // .usage_bytes] | max')" "$kpeak"
+	for fmt in text markdown csv html openmetrics; do
+		args=(--format "$fmt")
+		[ "$fmt" = csv ] && args+=(--table timeline)
+		"$MEMPROBE" report "$f" "${args[@]}" > "$d/out.$fmt" 2> "$d/err"
+		rc=$?
+		check_eq "bounded: report --format $fmt renders it ($(head -c 200 "$d/err"))" "$rc" 0
+	done
+	check_eq "bounded: csv: a line a row, with resolution_ms and samples" \
+		"$(( $(wc -l < "$d/out.csv") - 1 )):$(head -1 "$d/out.csv" | grep -o 'resolution_ms,samples')" \
+		"$(jqv "$f" '.timeline | length'):resolution_ms,samples"
+	check "bounded: text: a resolution column and how much was folded" \
+		eval 'grep -q "faults/s  resolution$" "$d/out.text" && grep -q "^([0-9]* of [0-9]* samples folded" "$d/out.text"'
+	check "bounded: html: the folded rows' highest usage drawn" grep -q 'class="usage-max-line"' "$d/out.html"
+	check "bounded: nothing left behind" no_leftovers
+}
+
+# ---------------------------------------------------------------------------
+# Nothing measured is lost after the measurement (issue 27): a report that
+# cannot be written (-o /dev/full, a filesystem that fills) leaves the JSON
+# document whole beside it or in the working directory, says where in one
+# line, exits 1, and `report` renders it. Stop signals while the report is
+# written to a pipe wait for the write: the document arrives whole. Before,
+# each of these lost the measurement.
+test_record_saved() {
+	local d=$TMP/saved rc mnt out mp i nr fd pid cg sig
+	mkdir -p "$d/cwd"
+	(cd "$d/cwd" && "$MEMPROBE" record --interval 1 --duration 2 -o /dev/full -- sleep 30 \
+		> /dev/null 2> "$d/err")
+	rc=$?
+	out=$d/cwd/memprobe-record.json
+	check_eq "saved: -o /dev/full exits 1" "$rc" 1
+	check_eq "saved: ... one line, naming the failure and the saved document" \
+		"$(wc -l < "$d/err"):$(grep -c "cannot write the report to /dev/full: No space left on device; the JSON document is saved whole in $out " "$d/err")" 1:1
+	"$MEMPROBE" report "$out" > "$d/out.txt" 2>&1
+	rc=$?
+	check_eq "saved: report renders the saved document" "$rc:$(head -c 15 "$d/out.txt")" "0:memprobe record"
+	check "saved: it is the record's document, valid against the schema" valid_doc "$out"
+	# -o on a filesystem that fills: its temporary file goes (the space is
+	# the document's), beside it is full too, the working directory takes it
+	mnt=$d/small
+	mkdir -p "$mnt"
+	rm -f "$d/cwd"/*.json
+	(cd "$d/cwd" && unshare --mount sh -c 'mount -t tmpfs -o size=64k memprobe-test "$0" &&
+		exec "$1" record --interval 1 --duration 2 --format json -o "$0/rec.json" -- sleep 30' \
+		"$mnt" "$MEMPROBE" > /dev/null 2> "$d/err"; echo $? > "$d/rc")
+	check_eq "saved: -o on a full filesystem exits 1" "$(cat "$d/rc")" 1
+	check_eq "saved: ... one line, the document in the working directory" \
+		"$(wc -l < "$d/err"):$(grep -c "cannot write the report to $mnt/rec.json: No space left on device; the JSON document is saved whole in $out " "$d/err")" 1:1
+	check "saved: ... whole: it loads" "$MEMPROBE" report "$out" -o "$d/out.txt"
+	# stop signals while the report is written: to a FIFO nobody reads yet,
+	# SIGINT and then SIGTERM once memprobe waits in that write (a write cut
+	# short by the second was "Interrupted system call", the report half)
+	cg=$(make_cgroup saved $((256 * MIB)))
+	mkfifo "$d/fifo"
+	"$MEMPROBE" record --cgroup "$cg" --interval 1 --duration 2 --format json > "$d/fifo" 2> "$d/err" &
+	mp=$!
+	exec {fd}< "$d/fifo"
+	for sig in INT TERM; do
+		for i in $(seq 6000); do # the write to standard output, blocked on the full FIFO
+			read -r nr pid _ < /proc/$mp/syscall 2>/dev/null
+			[ "$nr" = 1 ] && [ "$pid" = 0x1 ] && break
+			sleep 0.01
+		done
+		kill -s "$sig" "$mp"
+	done
+	cat <&"$fd" > "$d/sig.json"
+	exec {fd}<&-
+	wait "$mp"
+	rc=$?
+	remove_cgroup "$cg"
+	check_eq "saved: SIGINT and SIGTERM during the write: exit 0 ($(head -c 200 "$d/err"))" "$rc" 0
+	check_eq "saved: ... the document whole" "$(jq -r .kind "$d/sig.json" 2>&1)" record
+	check "saved: nothing left behind" eval 'no_leftovers && [ -z "$(ls "$mnt" "$d/cwd" | grep memprobe-tmp)" ]'
+}
+
+tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab live_pages_size record_probe_at record_follows_children record_faults record_churn record_ends record_daemon deploy_unit fleet_rules truth driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget pinned moved_out compare loader fills_host no_bpf record_bounded record_saved"}
 for t in $tests; do
 	echo "# test_$t"
 	"test_$t"
