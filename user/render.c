@@ -144,6 +144,10 @@ static int render_built(const struct mp_renderer *r, cJSON *doc, int *kind, char
 	char why[400];
 
 	*out = NULL;
+	if (!doc) {
+		snprintf(err, errlen, "out of memory building the document");
+		return -ENOMEM;
+	}
 	if (mp_doc_adopt(doc, kind, why, sizeof(why)) == 0) {
 		if (!(r->kinds & *kind))
 			snprintf(why, sizeof(why), "no such format for it");

@@ -169,7 +169,8 @@ static void test_adopt(void)
 	cJSON_AddNumberToObject(x, "tenth", 0.1);
 	cJSON_AddNumberToObject(x, "huge", 1e300);
 	cJSON_AddNumberToObject(x, "minus_zero", -0.0);
-	cJSON_AddNumberToObject(x, "nan", NAN);
+	/* NaN set by hand: cJSON_CreateNumber(NAN) casts it to an int */
+	cJSON_AddNumberToObject(x, "nan", 0)->valuedouble = NAN;
 	cJSON_AddNumberToObject(x, "big_int", 4294967296.0);
 	cJSON_AddArrayToObject(x, "empty");
 	cJSON_AddTrueToObject(x, "yes");
