@@ -15,7 +15,7 @@
 int mp_tl_init(struct mp_tl *tl)
 {
 	memset(tl, 0, sizeof(*tl));
-	tl->width = 1;
+	tl->width = MP_TL_FIRST_WIDTH;
 	tl->ring = calloc(MP_TL_WINDOW, sizeof(*tl->ring));
 	tl->b = calloc(MP_TL_BUCKETS, sizeof(*tl->b));
 	if (tl->ring && tl->b)

@@ -32,9 +32,13 @@ struct sample {
 };
 
 /* The samples at full resolution (the recent window), and the most folded
- * rows: between MP_TL_BUCKETS / 2 and MP_TL_BUCKETS once they fill. */
+ * rows: between MP_TL_BUCKETS / 2 and MP_TL_BUCKETS once they fill. A
+ * folded row holds MP_TL_FIRST_WIDTH samples at first, doubling at each
+ * merge: with its min, max and mean it is about four samples' size, so a
+ * row of fewer would make the document larger than the samples it folds. */
 #define MP_TL_WINDOW 2048
 #define MP_TL_BUCKETS 1024
+#define MP_TL_FIRST_WIDTH 4
 
 /* One series of a folded row. */
 struct mp_tl_agg {

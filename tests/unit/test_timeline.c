@@ -86,6 +86,43 @@ static void check_rows(const struct mp_tl *tl, uint64_t n, uint64_t big)
 	CHECK_U64(mp_tl_recent(tl, 0)->t_ms, n - 1, "the newest sample");
 }
 
+/* Short runs: the first folded rows hold MP_TL_FIRST_WIDTH samples, so
+ * the timeline is never much larger than every sample kept would be (a
+ * folded row is about four samples' size; the newest may hold fewer). */
+static void check_small(void)
+{
+	static const uint64_t ns[] = { 1, 2, MP_TL_WINDOW + 1, MP_TL_WINDOW + 2,
+				       MP_TL_WINDOW + 5, MP_TL_WINDOW + 5000, 100000 };
+	struct sample s;
+	uint64_t bad = 0;
+
+	for (size_t j = 0; j < sizeof(ns) / sizeof(ns[0]); j++) {
+		struct mp_tl tl;
+		cJSON *arr, *one;
+		size_t exact;
+
+		if (mp_tl_init(&tl)) {
+			CHECK(0, "out of memory");
+			return;
+		}
+		for (uint64_t i = 0; i < ns[j]; i++) {
+			synth(&s, i, 1ULL << 30);
+			mp_tl_push(&tl, &s);
+		}
+		arr = mp_tl_json(&tl, true, 1);
+		one = mp_tl_sample_json(&s, true);
+		exact = (size_t)ns[j] * mp_doc_values(one) + 1;
+		bad += mp_doc_values(arr) > exact + MP_TL_FOLDED_MAX_VALUES ||
+		       (uint64_t)cJSON_GetArraySize(arr) > MP_MIN(ns[j], 1 + MP_TL_WINDOW + MP_TL_BUCKETS);
+		printf("timeline of %" PRIu64 " samples: %d rows, %zu values (every sample: %zu)\n",
+		       ns[j], cJSON_GetArraySize(arr), mp_doc_values(arr), exact);
+		cJSON_Delete(arr);
+		cJSON_Delete(one);
+		mp_tl_free(&tl);
+	}
+	CHECK_U64(bad, 0, "short timelines larger than their samples, or with more rows");
+}
+
 /* A record document at its largest, made by the writer (record_doc.c). */
 static cJSON *edge_doc(struct rec *r)
 {
@@ -185,6 +222,7 @@ int main(void)
 		synth(&s, i, big);
 		mp_tl_push(&r->tl, &s);
 	}
+	check_small();
 	printf("timeline: %" PRIu64 " samples in %zu folded rows of %" PRIu64 " and %zu at full "
 	       "resolution; RSS %" PRIu64 " KiB\n", n, r->tl.nb, r->tl.width, r->tl.nring, rss_kib());
 	CHECK_U64(r->tl.taken, n, "every sample counted");
