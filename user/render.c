@@ -133,6 +133,24 @@ void mp_doc_copy(const char *cmd, int kind, const cJSON *doc)
 	cJSON_free(text);
 }
 
+/* --format json's output, as render_json writes it (the document and a
+ * newline), printed once: not copied again into a stream. */
+static int print_json(const cJSON *doc, char **out, size_t *len, char *err, size_t errlen)
+{
+	char *s = cJSON_Print(doc), *t;
+
+	*len = s ? strlen(s) : 0;
+	if (!s || !(t = realloc(s, *len + 2))) {
+		free(s);
+		snprintf(err, errlen, "out of memory printing the document");
+		return -ENOMEM;
+	}
+	t[(*len)++] = '\n';
+	t[*len] = '\0';
+	*out = t;
+	return 0;
+}
+
 /*
  * doc made what the loader makes of its text (mp_doc_adopt) and rendered
  * by r into *out: 0, or the problem in err, said as memprobe's own fault
@@ -151,6 +169,8 @@ static int render_built(const struct mp_renderer *r, cJSON *doc, int *kind, char
 	if (mp_doc_adopt(doc, kind, why, sizeof(why)) == 0) {
 		if (!(r->kinds & *kind))
 			snprintf(why, sizeof(why), "no such format for it");
+		else if (r == &mp_renderer_json)
+			return print_json(doc, out, len, err, errlen);
 		else if (mp_render_mem(r, doc, *kind, out, len, why, sizeof(why)) == 0)
 			return 0;
 	}
