@@ -77,7 +77,7 @@ struct rec {
 	uint64_t pinned_ms;                 /* when it was read */
 	struct mp_lock lock;                /* --probe-at on an existing cgroup */
 	struct oom *ooms;                   /* the first MP_REC_OOMS / 2 kills, then a
-					     * ring of the last (oom_at()) */
+					     * ring of the last (mp_rec_oom()) */
 	size_t nooms;                       /* kills kept: at most MP_REC_OOMS */
 	uint64_t ooms_seen;                 /* kills the hook reported */
 	uint64_t oom_kill_count0;
