@@ -889,6 +889,11 @@ int mp_cgroup_reap_own(const char *root, const struct mp_host *h)
 	return mp_cgroup_reap_stale(self.dir, NULL);
 }
 
+int mp_cgroup_writable(const struct mp_cgroup *cg)
+{
+	return access(cg->dir, W_OK) ? -errno : 0;
+}
+
 bool mp_cgroup_contains_self(const char *root, const struct mp_host *h,
 			     const struct mp_cgroup *cg)
 {

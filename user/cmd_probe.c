@@ -49,6 +49,7 @@ struct probe_opts {
 	bool populate, fill_host, to_limit, reclaim_cache, fault_tracepoint;
 	enum mp_status_mode status_mode;
 	const char *cmd;            /* "probe", "budget": in messages */
+	char own_why[PATH_MAX + 256]; /* no target, in a container: why its own cgroup */
 };
 
 static const struct mp_cli_opt probe_opts_table[] = {
@@ -166,6 +167,29 @@ static void take_snapshot(enum mp_probe_phase ph, void *arg)
  * memprobe's own cgroup, with the stand-in's limit as the limit the sizes
  * are checked against. Returns 0 or the exit status.
  */
+/*
+ * Inside a container: no target given, memprobe's own cgroup limited, and
+ * no stand-in can be made beside it (the cgroup filesystem read-only, or
+ * not memprobe's to write). Then the brief's own command: the container's
+ * cgroup, probed from inside (probe.c). Elsewhere the --limit 1G stand-in
+ * stays the default. Fills o->own_why and says so.
+ */
+static bool own_container(struct probe_opts *o, const struct mp_cgroup *self)
+{
+	int err;
+
+	if (o->limit_arg || !self->limited || mp_cgroup_fills_host(self) ||
+	    (err = mp_cgroup_writable(self)) == 0)
+		return false;
+	snprintf(o->own_why, sizeof(o->own_why), "no target given, and memprobe's own cgroup "
+		 "%s is limited but cannot hold a stand-in (%s): a container's; its own cgroup "
+		 "is probed, as the brief's probe did", self->dir, strerror(-err));
+	mp_cli_warn(o->cmd, "probing the container's own cgroup %s (%s, limit %s): memprobe "
+		    "cannot make a --limit stand-in there (%s)", self->dir, self->path,
+		    mp_fmt_bytes(self->effective_limit_bytes, (char[32]){ 0 }, 32), strerror(-err));
+	return true;
+}
+
 static int probe_target(struct probe_opts *o, const struct mp_host *host,
 			struct mp_cgroup *target, struct mp_lock *lock)
 {
@@ -174,6 +198,8 @@ static int probe_target(struct probe_opts *o, const struct mp_host *host,
 	if (!o->cgroup_path && !o->pid) {
 		if ((ret = mp_resolve_target(o->cmd, "", host, NULL, NULL, target)))
 			return ret;
+		if (own_container(o, target))
+			return mp_lock_probe_or_say(o->cmd, target, lock);
 		if (o->limit > target->effective_limit_bytes)
 			return mp_cli_bad(o->cmd, "--limit %s: above the effective limit of "
 					  "memprobe's own cgroup; give a smaller --limit",
@@ -260,6 +286,11 @@ static int make_standin(const struct probe_opts *o, const struct mp_host *host,
 				   "--limit cannot make a limited child there; enable it (+memory "
 				   "in its cgroup.subtree_control) or probe an existing cgroup "
 				   "with --cgroup", self.dir);
+	if (ret == -EROFS || ret == -EACCES || ret == -EPERM)
+		return mp_cli_fail(o->cmd, "cannot create %s/%s: %s (a container's cgroup "
+				   "filesystem); --limit needs a cgroup memprobe may write: drop "
+				   "--limit to probe memprobe's own cgroup, or give --cgroup",
+				   self.dir, name, strerror(-ret));
 	if (ret || (*created = true, mp_cgroup_delegate_memory(target)) ||
 	    mp_cgroup_read("", host, target))
 		return mp_cli_fail(o->cmd, "cannot create %s/%s: %s", self.dir, name,
@@ -404,7 +435,8 @@ int mp_probe_main(const struct mp_cli_cmd *cmd, cJSON *(*finish)(cJSON *doc, uin
 
 	/* From here on everything made is undone before returning. */
 	signal(SIGPIPE, SIG_IGN);
-	if (!o.cgroup_path && !o.pid && (ret = make_standin(&o, &host, &target, &target_created)))
+	if (!o.cgroup_path && !o.pid && !o.own_why[0] &&
+	    (ret = make_standin(&o, &host, &target, &target_created)))
 		goto out;
 	bpf_start(&o, &target, &sn, errbuf, sizeof(errbuf));
 	target_oom0 = mp_cgroup_oom_kills(&target);
@@ -414,6 +446,7 @@ int mp_probe_main(const struct mp_cli_cmd *cmd, cJSON *(*finish)(cJSON *doc, uin
 
 	doc = mp_probe_doc(&(struct mp_probe_doc_in){
 		.host = &host, .target = &target, .target_created = target_created, .res = &res,
+		.target_why = o.own_why[0] ? o.own_why : NULL,
 		.chunk = o.chunk, .margin = o.margin, .thp = o.thp, .threads = o.threads,
 		.populate = o.populate, .stack_sample_period = o.stack_sample_period, .top = o.top,
 		.attr = sn.attr, .attr_err = errbuf, .start = &sn.start, .stop = &sn.stop,

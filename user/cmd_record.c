@@ -185,6 +185,34 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 /* ---- the command's entry ---------------------------------------------------- */
 
 /*
+ * -- CMD where no run cgroup can be made (err: the mkdir's; a container's
+ * cgroup filesystem, read-only or not memprobe's to write): the command
+ * runs where memprobe runs, its memory is its process tree's, and the
+ * report says so. With --limit there is nothing to put the limit on.
+ * Returns 0 (r->cg still memprobe's own) or the exit status.
+ */
+static int in_place(struct rec *r, const char *name, int err)
+{
+	if (r->o.limit != MP_UNLIMITED)
+		return mp_cli_fail("record", "cannot create %s/%s: %s (a container's cgroup "
+				   "filesystem), so --limit has no cgroup to limit; drop --limit to "
+				   "run the command where memprobe runs", r->cg.dir, name,
+				   strerror(-err));
+	r->in_place = true;
+	r->in_place_why[0] = '\0';
+	mp_appendf(r->in_place_why, sizeof(r->in_place_why), "cannot create %s/%s: %s (a "
+		   "container's cgroup filesystem): the command runs in memprobe's own cgroup, "
+		   "and its own memory is its process tree's", r->cg.dir, name, strerror(-err));
+	mp_cli_warn("record", "running %s in memprobe's own cgroup %s: %s; the cgroup's figures "
+		    "include memprobe and anything else running there", r->o.cmd[0], r->cg.dir,
+		    strerror(-err));
+	/* a --probe-at probe fills this cgroup: one probe at a time */
+	if (r->o.probe_at_s >= 0)
+		return mp_lock_probe_or_say("record", &r->cg, &r->lock);
+	return 0;
+}
+
+/*
  * The cgroup to mp_rec_watch: resolved, locked against a second probe when
  * --probe-at will fill it, stale memprobe cgroups reaped, and in command
  * mode a new memprobe-run-<pid> under memprobe's own. Returns 0 or the exit
@@ -226,7 +254,13 @@ static int open_target(struct rec *r)
 		struct mp_cgroup self = r->cg;
 
 		snprintf(name, sizeof(name), "memprobe-run-%d", (int)getpid());
-		if ((ret = mp_cgroup_create(&r->host, &self, name, r->o.limit, &r->cg))) {
+		ret = mp_cgroup_create(&r->host, &self, name, r->o.limit, &r->cg);
+		if (ret == -EROFS || ret == -EACCES || ret == -EPERM) {
+			r->cg = self;
+			if ((ret = in_place(r, name, ret)))
+				return ret;
+		}
+		if (ret) {
 			if (ret == -EOPNOTSUPP)
 				fprintf(stderr, "memprobe record: %s does not delegate the memory "
 					"controller, so --limit cannot make a limited child there; enable "
@@ -237,7 +271,7 @@ static int open_target(struct rec *r)
 					name, strerror(-ret));
 			return MP_EXIT_RUNTIME;
 		}
-		r->cg_created = true;
+		r->cg_created = !r->in_place;
 		/* not delegated on v2: a cgroup that delegates cannot hold the
 		 * command's processes (--probe-at then runs in it, see probe.c) */
 		mp_cgroup_read("", &r->host, &r->cg);

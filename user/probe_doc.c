@@ -160,11 +160,15 @@ cJSON *mp_probe_doc(const struct mp_probe_doc_in *in)
 		cJSON *t = mp_cgroup_json(in->target), *p = cJSON_CreateObject();
 
 		cJSON_AddBoolToObject(t, "created_by_memprobe", in->target_created);
+		if (in->target_why)
+			cJSON_AddStringToObject(t, "chosen_why", in->target_why);
 		cJSON_AddItemToObject(doc, "target", t);
 		cJSON_AddStringToObject(p, "cgroup", res->cgroup_dir);
 		cJSON_AddBoolToObject(p, "in_target", res->in_target);
-		if (res->in_target)
+		if (res->in_target) {
 			cJSON_AddStringToObject(p, "in_target_why", res->in_target_why);
+			cJSON_AddStringToObject(p, "in_target_reason", res->in_target_reason);
+		}
 		mp_json_add_u64(p, "limit_bytes", res->probe_limit_bytes);
 		mp_json_add_u64(p, "chunk_bytes", in->chunk);
 		mp_json_add_u64(p, "margin_bytes", in->margin);

@@ -378,7 +378,8 @@ int mp_rec_start_command(struct rec *r, int *go_fd, int *exec_err_fd)
 		close(ee[0]);
 		if (r->report_on_stdout)
 			dup2(STDERR_FILENO, STDOUT_FILENO);
-		err = mp_cgroup_attach(&r->cg, getpid());
+		/* in place: it is where memprobe is already */
+		err = r->in_place ? 0 : mp_cgroup_attach(&r->cg, getpid());
 		if (!err && read(go[0], &c, 1) == 1) {
 			execvp(r->o.cmd[0], r->o.cmd);
 			err = -errno;
@@ -402,6 +403,11 @@ fail:
 			close(ee[i]);
 	}
 	return err;
+}
+
+const struct mp_pidset *mp_rec_command_tree(const struct rec *r)
+{
+	return r->in_place ? &r->cmd_tree : NULL;
 }
 
 /* The kernel's peak counter of the cgroup, where it keeps one. */
@@ -454,8 +460,11 @@ int mp_rec_baseline(struct rec *r, int *go_fd, int *ee_fd)
 	n = read(*ee_fd, &err, sizeof(err)); /* EOF: exec succeeded */
 	close(*ee_fd);
 	*ee_fd = -1;
-	if (n != sizeof(err))
+	if (n != sizeof(err)) {
+		if (r->in_place)
+			mp_proc_tree("", r->child, &r->cmd_tree);
 		return 0;
+	}
 	waitpid(r->child, &r->child_status, 0);
 	r->child = 0;
 	fprintf(stderr, "memprobe record: %s: %s\n", r->o.cmd[0],
@@ -561,6 +570,8 @@ void mp_rec_watch(struct rec *r, uint64_t deadline_ms)
 		if (r->o.probe_at_s >= 0 && !r->probe_started && t >= r->o.probe_at_s * 1000.0)
 			r->probe_started =
 				pthread_create(&r->probe_thread, NULL, probe_thread, r) == 0;
+		if (r->in_place && r->child > 0) /* what it forked since the last sample */
+			mp_proc_tree("", r->child, &r->cmd_tree);
 		if (r->o.cmd) {
 			if (command_ended(r, t, deadline_ms))
 				return;
@@ -618,6 +629,7 @@ void mp_rec_cleanup(struct rec *r)
 	mp_attr_snap_free(&r->end);
 	mp_overhead_snaps_free(&r->probe_ovh);
 	mp_pinned_free(&r->pinned);
+	mp_pidset_free(&r->cmd_tree);
 	mp_attr_stop(r->attr);
 	if (r->usage_fd >= 0)
 		close(r->usage_fd);

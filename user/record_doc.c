@@ -82,6 +82,14 @@ cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks)
 	cJSON_AddNumberToObject(o, "interval_ms", (double)r->o.interval_ms);
 	mp_json_add_u64(o, "timeline_samples_dropped", r->tl.dropped);
 	cJSON_AddBoolToObject(o, "interrupted", mp_rec_signals_seen > 0);
+	if (r->in_place) {
+		cJSON *pids = cJSON_AddArrayToObject(o, "command_pids");
+
+		cJSON_AddBoolToObject(o, "in_place", true);
+		cJSON_AddStringToObject(o, "in_place_why", r->in_place_why);
+		for (size_t i = 0; i < r->cmd_tree.n; i++)
+			cJSON_AddItemToArray(pids, cJSON_CreateNumber(r->cmd_tree.pids[i]));
+	}
 
 	{
 		cJSON *t = mp_cgroup_json(&r->cg);

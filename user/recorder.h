@@ -19,6 +19,7 @@
 #include "lock.h"
 #include "pinned.h"
 #include "probe.h"
+#include "proctree.h"
 #include "status.h"
 #include "timeline.h"
 
@@ -53,6 +54,12 @@ struct rec {
 	struct mp_host host;
 	struct mp_cgroup cg;
 	bool cg_created;
+	/* -- CMD where no run cgroup can be made (a container's read-only cgroup
+	 * filesystem): the command runs in memprobe's own cgroup, and what is
+	 * its own is its process tree, every pid seen in it (mp_rec_command_tree) */
+	bool in_place;
+	char in_place_why[PATH_MAX + 160];
+	struct mp_pidset cmd_tree;
 	struct mp_attr *attr;
 	int usage_fd;
 	struct timespec t0;
@@ -133,6 +140,10 @@ void mp_rec_cleanup(struct rec *r);
  * the kernel's symbols, which only the attribution needs, are freed). */
 cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks);
 void mp_rec_add_timeline(struct rec *r, cJSON *doc);
+/* In place (r->in_place): the command's process tree, every pid seen in it
+ * from its start to now, in the pid namespace memprobe's /proc shows; NULL
+ * when the command has a cgroup of its own (its cgroup.procs say it). */
+const struct mp_pidset *mp_rec_command_tree(const struct rec *r);
 /* A sample as the timeline holds it. */
 cJSON *mp_rec_sample_json(const struct rec *r, const struct sample *s);
 /* record --openmetrics: a record document of now (record_live.c). */

@@ -343,9 +343,13 @@ void mp_text_probe(const cJSON *r, FILE *f, struct mp_rd *rd)
 
 	probe_overhead(r, f, rd);
 	probe_verdicts(r, f, rd);
+	const char *why = mp_rd_str(rd, t, "chosen_why", MP_RD_ABSENT);
+
 	fprintf(f, "target     %s (cgroup %s)%s\n", mp_rd_str(rd, t, "dir", 0),
 		mp_rd_str(rd, t, "version", 0),
 		mp_rd_bool(rd, t, "created_by_memprobe", 0) ? ", made by memprobe" : "");
+	if (why) /* memprobe chose it: its own cgroup, in a container */
+		fprintf(f, "           %s\n", why);
 	fprintf(f, "limit      %s effective, set by %s\n",
 		mp_fmt_bytes(mp_rd_u64v(rd, t, "effective_limit_bytes"), b1, sizeof(b1)),
 		mp_rd_str(rd, t, "effective_limit_from", 0));
@@ -354,6 +358,9 @@ void mp_text_probe(const cJSON *r, FILE *f, struct mp_rd *rd)
 		mp_fmt_bytes(mp_rd_u64v(rd, p, "margin_bytes"), b2, sizeof(b2)),
 		mp_rd_str(rd, p, "thp", 0), mp_rd_str(rd, p, "cgroup", 0),
 		mp_fmt_bytes(mp_rd_u64v(rd, p, "limit_bytes"), b3, sizeof(b3)));
+	if (mp_rd_bool(rd, p, "in_target", 0)) /* no cgroup of its own: the limit above is its aim */
+		fprintf(f, "           in the target itself, without a limit of its own: %s\n",
+			mp_rd_str(rd, p, "in_target_why", 0));
 	probe_stop(t, p, f, rd);
 	mp_text_attribution(mp_rd_obj(rd, r, "attribution", 0), f, rd);
 	mp_text_pinned(mp_rd_obj(rd, r, "pinned", MP_RD_ABSENT), f, rd);
@@ -383,6 +390,12 @@ static void record_head(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	fprintf(f, "; limit %s effective\n",
 		mp_fmt_bytes(mp_rd_u64v(rd, mp_rd_obj(rd, doc, "target", 0), "effective_limit_bytes"),
 			     b1, sizeof(b1)));
+	if (mp_rd_item(rd, run, "in_place", MP_RD_ABSENT)) {
+		const cJSON *pids = mp_rd_arr(rd, run, "command_pids", 0);
+
+		fprintf(f, "in place: %s; its process tree: %d pids\n",
+			mp_rd_str(rd, run, "in_place_why", 0), cJSON_GetArraySize(pids));
+	}
 	/* an empty peak: not one sample was taken */
 	if (mp_rd_u64(rd, pk, "usage_bytes", MP_RD_ABSENT, &v) &&
 	    mp_rd_u64(rd, pk, "t_ms", 0, &t_ms))
