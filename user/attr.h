@@ -86,7 +86,9 @@ enum mp_row_source {
  * .charge_bytes[k]) or as one (.stat, for mp_task_stat_add and _sub).
  */
 struct mp_task_row {
-	uint32_t tgid;
+	uint32_t tgid;       /* the maps' key: the pid memprobe's pid namespace
+			      * gives the process (MP_TGID_OUTSIDE: none) */
+	uint32_t host_tgid;  /* its host pid where that differs; 0: the same */
 	bool gone;           /* exited: its counts were drained from the maps (BPF), or
 			      * /proc shows it no more (MP_ROW_PROC: its figures 0) */
 	uint8_t source;      /* enum mp_row_source */
@@ -213,6 +215,11 @@ const char *mp_attr_cat_polled_reason(const struct mp_attr *a, int cat);
 /* Read every map into snap (allocated; free with mp_attr_snap_free).
  * Returns 0 or -errno. */
 int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *snap);
+
+/* A process counted before it named itself (the probe, forked from a
+ * memprobe inside the target, is counted from its first fault): its row's
+ * name from /proc/PID/comm now. */
+void mp_attr_rename(struct mp_attr *a, uint32_t pid);
 /* The same, for a moment the usage is moving (record's peaks): the cgroup's
  * files read once, never waited on to agree with the usage, which would
  * hold the caller (the recorder's sampler) for up to 2.5 s at every new

@@ -28,6 +28,8 @@ struct mp_attr {
 	bool fault_tracepoint;           /* --fault-tracepoint: the counters rungs passed over */
 	bool no_stacks;                  /* --stack-sample 0: no page free hook either */
 	bool no_batch;                   /* the kernel has no batch map lookup (< 5.6) */
+	bool pidns;                      /* memprobe runs in a pid namespace of its own:
+					  * rows are keyed by its pids (slot.bpf.h) */
 	/* rows of exited processes, out of the maps (attr_drain.c); the lock
 	 * also keeps a drain out of a snapshot's reading of the maps */
 	pthread_mutex_t gone_lock;

@@ -15,6 +15,7 @@
 #include <linux/perf_event.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -568,6 +569,29 @@ uint32_t mp_attr_live_pages_for(uint64_t limit_bytes, uint64_t page_size)
 	return (uint32_t)MP_CLAMP(n, MP_LIVE_PAGES_MIN, MP_LIVE_PAGES_MAX);
 }
 
+/* The initial pid namespace's inode number (include/linux/proc_ns.h
+ * PROC_PID_INIT_INO, the same since 3.8). */
+#define PID_INIT_INO 0xEFFFFFFCU
+
+/*
+ * In a pid namespace of its own (a container's), memprobe's pids are not
+ * the host's the programs see: they key rows by the namespace's
+ * (bpf_get_ns_current_pid_tgid, with its nsfs device and inode), so that
+ * /proc, kill() and the report speak of the processes the container sees;
+ * the host's pid goes beside (host_tgids). On the host nothing changes.
+ */
+static void set_pidns(struct mp_attr *a)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/pid", &st) || st.st_ino == PID_INIT_INO)
+		return;
+	/* the kernel's dev_t: major << 20 | minor (MKDEV), not glibc's */
+	a->skel->rodata->pidns_dev = ((uint64_t)major(st.st_dev) << 20) | minor(st.st_dev);
+	a->skel->rodata->pidns_ino = st.st_ino;
+	a->pidns = true;
+}
+
 static int open_skel(struct mp_attr *a, const struct mp_attr_opts *o, const struct mp_kfacts *k)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = o->btf_path);
@@ -612,6 +636,7 @@ static int open_skel(struct mp_attr *a, const struct mp_attr_opts *o, const stru
 						     a->skel->rodata->page_size;
 	a->skel->rodata->mark_victim_has_task = k->mark_victim_has_task;
 	a->skel->rodata->have_task_btf = k->have_task_btf && k->kernel_btf;
+	set_pidns(a);
 	return 0;
 }
 

@@ -83,6 +83,23 @@ static void fill_comm(struct mp_attr *a, struct mp_task_row *r)
 	r->comm[sizeof(r->comm) - 1] = '\0';
 }
 
+/* In a pid namespace: each row's host pid beside (host_tgids), or its own
+ * for a task outside the namespace. Drained rows keep theirs. */
+static void fill_host_tgids(struct mp_attr *a, struct mp_attr_snap *s)
+{
+	int fd = a->skel ? bpf_map__fd(a->skel->maps.host_tgids) : -1;
+
+	for (size_t i = 0; a->pidns && fd >= 0 && i < s->ntasks; i++) {
+		struct mp_task_row *r = &s->tasks[i];
+		uint32_t host;
+
+		if (r->tgid & MP_TGID_OUTSIDE)
+			r->host_tgid = r->tgid & ~MP_TGID_OUTSIDE;
+		else if (!r->host_tgid && r->tgid && !bpf_map_lookup_elem(fd, &r->tgid, &host))
+			r->host_tgid = host;
+	}
+}
+
 static void fill_comms(struct mp_attr *a, struct mp_attr_snap *s)
 {
 	for (size_t i = 0; a->skel && i < s->ntasks; i++)
@@ -271,7 +288,7 @@ static void add_slots(struct mp_attr_snap *s, size_t cap, const struct mp_cpu *v
 		const struct mp_cpu *x = &v[c];
 		struct mp_task_row *r;
 
-		if (x->in_target && x->tgid && (r = mp_attr_task_row(s, cap, x->tgid)))
+		if (x->in_target && x->tgid && (r = mp_attr_task_row(s, cap, x->key)))
 			mp_task_stat_add(&r->stat, &x->pending);
 		for (int k = 0; k < MP_NR_CATS; k++) {
 			if (!x->other_charge_bytes[k])
@@ -352,6 +369,8 @@ static int snapshot(struct mp_attr *a, struct mp_attr_snap *s, bool stacks, bool
 			ret = read_stacks(a, s);
 		if (!ret)
 			mp_attr_add_gone(a, s, cap, stacks);
+		if (!ret)
+			fill_host_tgids(a, s);
 	}
 	pthread_mutex_unlock(&a->gone_lock);
 	if (ret)
@@ -374,6 +393,20 @@ out:
 	if (ret)
 		mp_attr_snap_free(s);
 	return ret;
+}
+
+void mp_attr_rename(struct mp_attr *a, uint32_t pid)
+{
+	char p[64], comm[16] = "";
+	ssize_t n;
+
+	if (!a || !a->skel || !pid)
+		return;
+	snprintf(p, sizeof(p), "/proc/%u/comm", pid);
+	if ((n = mp_read_file(p, comm, sizeof(comm))) <= 0)
+		return;
+	comm[strcspn(comm, "\n")] = '\0';
+	bpf_map_update_elem(bpf_map__fd(a->skel->maps.comms), &pid, comm, BPF_EXIST);
 }
 
 int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *s)
@@ -584,14 +617,45 @@ int mp_attr_totals(struct mp_attr *a, struct mp_totals *t)
 	return ret;
 }
 
+/* In a pid namespace: the host tgid's key (its pid there), by the rows'
+ * host_tgids; 0 when none has it. */
+static uint32_t ns_pid_of(struct mp_attr *a, uint32_t host)
+{
+	int fd = bpf_map__fd(a->skel->maps.host_tgids);
+	uint32_t key, next, *prev = NULL, v;
+
+	while (host && bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (!bpf_map_lookup_elem(fd, &key, &v) && v == host)
+			return key;
+	}
+	for (size_t i = 0; host && i < a->ngone; i++)
+		if (a->gone[i].host_tgid == host)
+			return a->gone[i].tgid;
+	return 0;
+}
+
 static int on_oom_record(void *ctx, void *data, size_t len)
 {
 	struct mp_attr *a = ctx;
+	struct mp_oom_event e;
+	uint32_t ns;
 
 	/* a wake-up's work is done: the poll returns, and record samples */
-	if (len >= sizeof(struct mp_oom_event) && a->oom_cb &&
-	    ((const struct mp_oom_event *)data)->kind == MP_EVENT_OOM_KILL)
-		a->oom_cb(data, a->oom_arg);
+	if (len < sizeof(e) || !a->oom_cb ||
+	    ((const struct mp_oom_event *)data)->kind != MP_EVENT_OOM_KILL)
+		return 0;
+	memcpy(&e, data, sizeof(e));
+	/* the programs see the host's pids: the victim's as memprobe's
+	 * namespace numbers it (the host's where it has none), the host's
+	 * beside */
+	if (a->pidns) {
+		e.host_pid = e.pid;
+		e.pid = (ns = ns_pid_of(a, e.pid)) ? ns : e.pid;
+		e.trigger_pid = (ns = ns_pid_of(a, e.trigger_pid)) ? ns : e.trigger_pid;
+	}
+	a->oom_cb(&e, a->oom_arg);
 	return 0;
 }
 

@@ -201,6 +201,15 @@ static const char *comm_of(const struct mp_attr_snap *s, uint32_t tgid)
 	return "";
 }
 
+/* Its host pid, where memprobe's pid namespace gives it another; 0. */
+static uint32_t host_of(const struct mp_attr_snap *s, uint32_t tgid)
+{
+	for (size_t i = 0; i < s->ntasks; i++)
+		if (s->tasks[i].tgid == tgid)
+			return s->tasks[i].host_tgid;
+	return 0;
+}
+
 static cJSON *frames_json(const struct mp_ksyms *ks, const struct mp_attr_frames *fr)
 {
 	cJSON *arr = cJSON_CreateArray();
@@ -232,7 +241,7 @@ static cJSON *stack_json(const struct build *b, const struct stack_view *v)
 
 	mp_json_add_s64(o, "bytes", v->row->pages * ps);
 	mp_json_add_u64(o, "alloc_bytes", v->row->alloc_pages * (uint64_t)ps);
-	cJSON_AddNumberToObject(o, "pid", v->row->tgid);
+	mp_json_add_pid(o, v->row->tgid, host_of(b->ps, v->row->tgid));
 	cJSON_AddStringToObject(o, "comm", comm_of(b->ps, v->row->tgid));
 	cJSON_AddItemToObject(o, "frames", frames_json(b->in->ksyms, v->frames));
 	return o;
@@ -259,6 +268,7 @@ struct task_share {
 	int64_t bytes;
 	uint8_t source;  /* enum mp_row_source */
 	bool gone;
+	uint32_t host_tgid;
 };
 
 static const char *row_source_name(uint8_t source)
@@ -292,7 +302,7 @@ static cJSON *share_json(const struct task_share *sh, bool rest, bool moved)
 	if (rest)
 		cJSON_AddNullToObject(o, "pid");
 	else
-		cJSON_AddNumberToObject(o, "pid", sh->tgid);
+		mp_json_add_pid(o, sh->tgid, sh->host_tgid);
 	cJSON_AddStringToObject(o, "comm", sh->comm);
 	mp_json_add_s64(o, "bytes", sh->bytes);
 	cJSON_AddStringToObject(o, "source", row_source_name(sh->source));
@@ -321,7 +331,8 @@ static cJSON *task_shares(const struct build *b, int cat)
 		if (s->tasks[i].charge_bytes[cat]) {
 			sh[n++] = (struct task_share){ s->tasks[i].tgid, s->tasks[i].comm,
 						       s->tasks[i].charge_bytes[cat],
-						       s->tasks[i].source, s->tasks[i].gone };
+						       s->tasks[i].source, s->tasks[i].gone,
+						       s->tasks[i].host_tgid };
 			source = s->tasks[i].source; /* one source a session */
 		}
 	qsort(sh, n, sizeof(*sh), cmp_share_desc);
@@ -333,7 +344,7 @@ static cJSON *task_shares(const struct build *b, int cat)
 							     moved_out(b->in, sh[i].tgid)));
 	}
 	if (rest) {
-		struct task_share r = { 0, "(rest)", rest, source, false };
+		struct task_share r = { 0, "(rest)", rest, source, false, 0 };
 
 		cJSON_AddItemToArray(arr, share_json(&r, true, false));
 	}
@@ -586,7 +597,7 @@ static void add_page_faults(const struct build *b, cJSON *a)
 		if (!g->tasks[i].faults)
 			continue;
 		t = cJSON_CreateObject();
-		cJSON_AddNumberToObject(t, "pid", g->tasks[i].tgid);
+		mp_json_add_pid(t, g->tasks[i].tgid, g->tasks[i].host_tgid);
 		cJSON_AddStringToObject(t, "comm", g->tasks[i].comm);
 		mp_json_add_u64(t, "faults", g->tasks[i].faults);
 		cJSON_AddItemToArray(by, t);
@@ -647,7 +658,7 @@ static void add_charges(const struct build *b, cJSON *a)
 		if (!g->tasks[i].charged_pages)
 			continue;
 		t = cJSON_CreateObject();
-		cJSON_AddNumberToObject(t, "pid", g->tasks[i].tgid);
+		mp_json_add_pid(t, g->tasks[i].tgid, g->tasks[i].host_tgid);
 		cJSON_AddStringToObject(t, "comm", g->tasks[i].comm);
 		mp_json_add_u64(t, "bytes", g->tasks[i].charged_pages * ps);
 		cJSON_AddItemToArray(bt, t);

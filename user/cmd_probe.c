@@ -157,6 +157,8 @@ static void take_snapshot(enum mp_probe_phase ph, void *arg)
 		mp_overhead_keep_left(&s->ovh, s->attr, s->res->phase_usage_bytes);
 	if (ph == MP_PROBE_BASELINE || ph == MP_PROBE_PEAK || ph == MP_PROBE_LEFT)
 		return;
+	if (ph == MP_PROBE_START) /* in the target from its fork: named since */
+		mp_attr_rename(s->attr, (uint32_t)s->res->child_pid);
 	mp_attr_snapshot(s->attr, ph == MP_PROBE_START ? &s->start :
 				  ph == MP_PROBE_STOP ? &s->stop : &s->freed);
 }

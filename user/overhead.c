@@ -79,8 +79,8 @@ static int64_t stat_growth(const struct mp_overhead_in *in, int k)
 	return (int64_t)(a->stat.bytes[k] - b->stat.bytes[k]);
 }
 
-static void add_part(struct mp_overhead *o, uint32_t pid, const char *comm, int cat,
-		     int64_t bytes)
+static void add_part(struct mp_overhead *o, uint32_t pid, uint32_t host, const char *comm,
+		     int cat, int64_t bytes)
 {
 	struct mp_overhead_part *p;
 
@@ -88,6 +88,7 @@ static void add_part(struct mp_overhead *o, uint32_t pid, const char *comm, int 
 		return;
 	p = &o->parts[o->nparts++];
 	p->pid = pid;
+	p->host_pid = host;
 	snprintf(p->comm, sizeof(p->comm), "%s", comm);
 	p->cat = cat;
 	p->bytes = bytes;
@@ -125,12 +126,12 @@ static void add_polled(const struct mp_overhead_in *in, struct mp_overhead *o,
 		     in->polled[MP_CAT_KERNEL])) {
 			int64_t v = stat_beyond(in, k, rows[k], k == MP_CAT_ANON ? anon_less : 0);
 
-			add_part(o, 0, "(memory.stat)", k, v);
+			add_part(o, 0, 0, "(memory.stat)", k, v);
 			if (mp_cats[k].part == MP_PART_KERNEL)
 				kernel_parts += v;
 		}
 	if (in->have_kernel_total && in->polled[MP_CAT_KERNEL])
-		add_part(o, 0, "(memory.stat)", MP_OVH_KERNEL_OTHER,
+		add_part(o, 0, 0, "(memory.stat)", MP_OVH_KERNEL_OTHER,
 			 stat_growth(in, MP_CAT_KERNEL) - kernel_parts);
 }
 
@@ -199,7 +200,7 @@ int mp_overhead_build(const struct mp_overhead_in *in, struct mp_overhead *o)
 			if (in->probe_pid && tg[i] == in->probe_pid)
 				o->probe_cat_bytes[k] = g[k];
 			else
-				add_part(o, tg[i], r->comm, k, g[k]);
+				add_part(o, tg[i], r->host_tgid, r->comm, k, g[k]);
 		}
 	}
 	free(tg);
@@ -234,7 +235,7 @@ cJSON *mp_overhead_json(const struct mp_overhead *o, const char *at)
 	arr = cJSON_AddArrayToObject(j, "parts");
 	for (size_t i = 0; i < o->nparts; i++) {
 		e = cJSON_CreateObject();
-		cJSON_AddNumberToObject(e, "pid", o->parts[i].pid);
+		mp_json_add_pid(e, o->parts[i].pid, o->parts[i].host_pid);
 		cJSON_AddStringToObject(e, "comm", o->parts[i].comm);
 		cJSON_AddStringToObject(e, "category", mp_overhead_cat_name(o->parts[i].cat));
 		mp_json_add_s64(e, "bytes", o->parts[i].bytes);

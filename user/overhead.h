@@ -42,6 +42,8 @@ struct mp_overhead_in {
 
 struct mp_overhead_part {
 	uint32_t pid;                  /* 0: other contexts, or memory.stat (polled) */
+	uint32_t host_pid;             /* the host's, where memprobe's pid namespace
+					* gives another; 0: the same */
 	char comm[16];
 	int cat;                       /* enum mp_cat, or MP_OVH_KERNEL_OTHER */
 	int64_t bytes;

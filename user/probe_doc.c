@@ -69,7 +69,8 @@ static void workload_ooms(cJSON *doc, const struct mp_probe_doc_in *in)
 		for (int i = 0; i < ol.n; i++) {
 			cJSON *e = cJSON_CreateObject();
 
-			cJSON_AddNumberToObject(e, "pid", ol.ev[i].pid);
+			mp_json_add_pid(e, ol.ev[i].pid, ol.ev[i].host_pid != ol.ev[i].pid ?
+							    ol.ev[i].host_pid : 0);
 			cJSON_AddStringToObject(e, "comm", ol.ev[i].comm);
 			cJSON_AddItemToArray(arr, e);
 			fprintf(stderr, "memprobe probe: the OOM killer killed %s[%u] in the target "

@@ -318,6 +318,8 @@ static void probe_stop(enum mp_probe_phase ph, void *arg)
 		mp_overhead_keep_stop(&r->probe_ovh, r->attr, r->probe_res.usage_at_stop_bytes);
 	else if (r->attr && ph == MP_PROBE_LEFT)
 		mp_overhead_keep_left(&r->probe_ovh, r->attr, r->probe_res.phase_usage_bytes);
+	if (r->attr && ph == MP_PROBE_START) /* in the target from its fork: named since */
+		mp_attr_rename(r->attr, (uint32_t)r->probe_res.child_pid);
 	if (ph != MP_PROBE_STOP)
 		return;
 	pthread_mutex_lock(&r->sample_lock);

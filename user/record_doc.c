@@ -115,7 +115,7 @@ cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks)
 		cJSON *e = cJSON_CreateObject();
 
 		mp_json_add_u64(e, "t_ms", k->t_ms);
-		cJSON_AddNumberToObject(e, "pid", k->ev.pid);
+		mp_json_add_pid(e, k->ev.pid, k->ev.host_pid != k->ev.pid ? k->ev.host_pid : 0);
 		cJSON_AddStringToObject(e, "comm", k->ev.comm);
 		cJSON_AddNumberToObject(e, "trigger_pid", k->ev.trigger_pid);
 		/* the kernel's figure at the kill; the sample is the sampler's last */

@@ -22,9 +22,14 @@ static void who_of(struct mp_rd *rd, const cJSON *tk, char *buf, size_t len)
 	uint64_t pid = 0;
 	const char *comm = mp_rd_str(rd, tk, "comm", 0);
 	bool moved = flag(rd, tk, "moved_out"), exited = flag(rd, tk, "exited");
+	uint64_t host = 0;
 
 	mp_rd_u64(rd, tk, "pid", MP_RD_NULL, &pid);
-	if (pid > 0)
+	/* in a container: the host's pid beside the container's */
+	if (pid > 0 && mp_rd_u64(rd, tk, "host_pid", MP_RD_ABSENT, &host) && host != pid)
+		snprintf(buf, len, "%s[%d, host %d]%s", comm, (int)pid, (int)host,
+			 moved ? " (moved out)" : exited ? " (exited)" : "");
+	else if (pid > 0)
 		snprintf(buf, len, "%s[%d]%s", comm, (int)pid, moved ? " (moved out)" :
 			 exited ? " (exited)" : "");
 	else
