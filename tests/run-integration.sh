@@ -3364,7 +3364,235 @@ test_record_saved() {
 	check "saved: nothing left behind" eval 'no_leftovers && [ -z "$(ls "$mnt" "$d/cwd" | grep memprobe-tmp)" ]'
 }
 
-tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab live_pages_size record_probe_at record_follows_children record_faults record_churn record_ends record_daemon deploy_unit fleet_rules truth driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget pinned moved_out compare loader fills_host no_bpf record_bounded record_saved"}
+# Inside a container: where the brief's team ran their probe. A stand-in:
+# a test cgroup, a shell moved into it that unshares cgroup, mount and pid
+# namespaces, mounts /proc and the memory hierarchy afresh over a tmpfs on
+# /sys/fs/cgroup (v1: the memory controller under it; v2: cgroup2 on it:
+# the kernel refuses a mount of one superblock straight on its own root)
+# and runs a script as the container's root.
+# Unprivileged: the mount read-only and Docker's default capabilities only
+# (no CAP_SYS_ADMIN, CAP_BPF, CAP_PERFMON, CAP_SYS_RESOURCE, CAP_IPC_LOCK,
+# CAP_SYS_PTRACE); privileged: the mount writable, every capability. The
+# mounts die with the namespace, its processes with its first.
+DOCKER_CAPS=+chown,+dac_override,+fowner,+fsetid,+kill,+setgid,+setuid,+setpcap,+net_bind_service,+net_raw,+sys_chroot,+mknod,+audit_write,+setfcap
+
+# in_container CGDIR ro|rw SCRIPT: SCRIPT (bash) runs inside, with MEMPROBE,
+# BIN, TMP and D (a directory for its files) in its environment
+in_container() {
+	local cg=$1 mode=$2 script=$3 mnt caps=-all,$DOCKER_CAPS
+	[ "$mode" = rw ] && caps=+all
+	if [ "$(cg_version "$cg")" = 1 ]; then
+		mnt="mount -t tmpfs tmpfs /sys/fs/cgroup && mkdir /sys/fs/cgroup/memory && mount -t cgroup -o $mode,memory cgroup /sys/fs/cgroup/memory"
+	else
+		mnt="mount -t tmpfs tmpfs /sys/fs/cgroup && mount -t cgroup2 -o $mode cgroup2 /sys/fs/cgroup"
+	fi
+	MEMPROBE=$MEMPROBE BIN=$BIN TMP=$TMP D=$D sh -c 'echo $$ > "$0/cgroup.procs" &&
+		exec unshare --cgroup --mount --pid --fork --mount-proc --propagation private \
+		sh -c "$1 && exec setpriv --bounding-set $2 --inh-caps -all -- bash -c \"\$0\"" "$3"' \
+		"$cg" "$mnt" "$caps" "$script"
+}
+
+# The container's own script: a workload that holds most of the limit and
+# grows by 10 MiB/s, with 64 MiB bursts every 300 ms, while memprobe runs
+# as a renter would type it; every figure and exit status into $D.
+CONTAINER_SCRIPT='
+cd /tmp
+m=$(awk "\$5 ~ \"^/sys/fs/cgroup\" && \$9 ~ /^cgroup/ { d = \$5 } END { print d }" /proc/self/mountinfo)
+kernel() { # the kernel s own figures, as the container reads them
+	if [ -e "$m/memory.usage_in_bytes" ]; then
+		echo "usage $(cat $m/memory.usage_in_bytes) max_usage $(cat $m/memory.max_usage_in_bytes)"
+	else
+		echo "usage $(cat $m/memory.current) max_usage $(cat $m/memory.peak 2>/dev/null)"
+	fi
+	grep -E "^(total_)?(rss|cache|anon|file|shmem|pagetables|kernel|slab) " $m/memory.stat | tr "\n" " "; echo
+}
+"$BIN/benchmark" 700 100 50 10 64 300 "$D/cache" 1000 > "$D/bench.out" 2>&1 &
+bench=$!
+echo $bench > "$D/bench.pid"
+for i in $(seq 6000); do grep -q ready "$D/bench.out" && break; sleep 0.01; done
+grep -q ready "$D/bench.out" || exit 1
+"$MEMPROBE" limits --format json > "$D/limits.json" 2> "$D/limits.err"; echo $? > "$D/limits.rc"
+"$MEMPROBE" limits --cgroup / --format json > "$D/limits-root.json" 2>> "$D/limits.err"; echo $? >> "$D/limits.rc"
+"$MEMPROBE" limits --pid $bench --format json > "$D/limits-pid.json" 2>> "$D/limits.err"; echo $? >> "$D/limits.rc"
+kernel > "$D/kernel-before.txt"
+"$MEMPROBE" probe --format json -o "$D/probe.json" 2> "$D/probe.err"; echo $? > "$D/probe.rc"
+kernel > "$D/kernel-probe.txt"
+"$MEMPROBE" budget --format env -o "$D/budget.env" 2> "$D/budget.err"; echo $? > "$D/budget.rc"
+kernel > "$D/kernel-budget.txt"
+"$MEMPROBE" record --duration 3 --format json -o "$D/record.json" -- \
+	sh -c "\"$BIN/alloc\" 64 & \"$BIN/alloc\" 32 & wait" 2> "$D/record.err"; echo $? > "$D/record.rc"
+kernel > "$D/kernel-record.txt"
+kill -0 $bench && echo alive > "$D/bench.alive"
+'
+
+# The figures a test shows beside the kernel's own
+container_figures() {
+	local d=$1 what=$2
+	echo "# $what: probe $(jq -c '{cgroup_limit_bytes, usage_before_bytes, allocated_bytes, usage_peak_bytes, usage_after_bytes, overhead_bytes, probe_chunks}' "$d/probe.json" 2>/dev/null)"
+	echo "# $what: probe text: $(sed -n 3p "$d/probe.txt" 2>/dev/null)"
+	echo "# $what: kernel before the probe: $(tr '\n' ' ' < "$d/kernel-before.txt" 2>/dev/null)"
+	echo "# $what: kernel after the probe: $(tr '\n' ' ' < "$d/kernel-probe.txt" 2>/dev/null)"
+	echo "# $what: budget: $(grep -E '^MEMPROBE_BUDGET_(BYTES|KERNEL_PER_GIB_BYTES|WORKLOAD_OVERHEAD_BYTES)=' "$d/budget.env" 2>/dev/null | tr '\n' ' ')"
+	echo "# $what: record: $(jq -c '{run: .run | {in_place, command_pids, ended_by}, peak: .peak.usage_bytes, anon_tasks: [.attribution.categories[]? | select(.name == "anon") | .tasks[] | [.pid, .comm, .bytes]]}' "$d/record.json" 2>/dev/null)"
+	echo "# $what: kernel after the record: $(tr '\n' ' ' < "$d/kernel-record.txt" 2>/dev/null)"
+}
+
+test_container() {
+	local cg D=$TMP/container lim=$((3 * GIB / 2)) mounts0 out m v
+	mkdir -p "$D"
+	cg=$(make_cgroup container $lim) || { fail "container: make cgroup"; return; }
+	v=$(cg_version "$cg")
+	mounts0=$(wc -l < /proc/self/mountinfo)
+	in_container "$cg" ro "$CONTAINER_SCRIPT"
+	check_eq "container v$v: limits, limits --cgroup /, limits --pid exit 0 inside" "$(tr '\n' ' ' < "$D/limits.rc")" "0 0 0 "
+	m=$([ "$v" = 1 ] && echo /sys/fs/cgroup/memory || echo /sys/fs/cgroup)
+	check_eq "container v$v: memprobe's cgroup is the namespace's root, the mount seen" \
+		"$(jq -r '.cgroup | "\(.path) \(.dir) \(.effective_limit_bytes)"' "$D/limits.json")" "/ $m $lim"
+	check_eq "container v$v: --cgroup / is the same cgroup" "$(jq -r '.cgroup | "\(.path) \(.dir)"' "$D/limits-root.json")" "/ $m"
+	check_eq "container v$v: --pid of the workload finds it" "$(jq -r '.cgroup | "\(.path) \(.dir)"' "$D/limits-pid.json")" "/ $m"
+	out=$D/probe.json
+	check_eq "container v$v: probe with no target exits 0 ($(head -c 300 "$D/probe.err" | tr '\n' ' '))" "$(cat "$D/probe.rc")" 0
+	check "container v$v: it says it probes the container's own cgroup" grep -q "probing the container's own cgroup" "$D/probe.err"
+	check_eq "container v$v: the target is memprobe's own cgroup, chosen and said so" \
+		"$(jq -r '.target | "\(.path) \(.dir) \(.created_by_memprobe) \(has("chosen_why"))"' "$out")" "/ $m false true"
+	check_eq "container v$v: the probe filled it from inside: the cgroup filesystem is read-only" \
+		"$(jq -r '.probe | "\(.in_target) \(.in_target_reason) \(.cgroup)"' "$out")" "true read_only $m"
+	check "container v$v: the nine fields, named as in the brief" [ "$(jq -c '[keys_unsorted[5:14][]]' "$out")" = '["cgroup_limit_bytes","usage_before_bytes","allocated_bytes","allocated_gib","usage_peak_bytes","usage_after_bytes","overhead_bytes","overhead_gib","probe_chunks"]' ]
+	check_eq "container v$v: overhead = peak - before - allocated, exactly" \
+		"$(jqv "$out" '.usage_peak_bytes - .usage_before_bytes - .allocated_bytes')" "$(jqv "$out" .overhead_bytes)"
+	check_eq "container v$v: cgroup_limit_bytes is the container's limit" "$(jqv "$out" .cgroup_limit_bytes)" $lim
+	check_eq "container v$v: stopped at the margin, not killed" \
+		"$(jqv "$out" '"\(.probe.stop_reason) \(.interrupted) \(.probe_oom_killed)"')" "margin false false"
+	check_le "container v$v: usage_before + allocated <= limit - margin" \
+		"$(jqv "$out" '.usage_before_bytes + .allocated_bytes')" "$(jqv "$out" '.cgroup_limit_bytes - .probe.margin_bytes')"
+	check_ge "container v$v: it filled at least half the room it had at the go" \
+		"$(jqv "$out" '.allocated_bytes * 2')" "$(jqv "$out" '.probe.stop_at_bytes - .probe.usage_at_go_bytes')"
+	check_le "container v$v: the peak stayed under the limit" "$(jqv "$out" .usage_peak_bytes)" $lim
+	check_eq "container v$v: the workload survived, never OOM-killed" "$(cat "$D/bench.alive" 2>/dev/null)" alive
+	if [ "$v" = 1 ]; then
+		check_eq "container v1: the cgroup's oom_kill counter stayed 0" "$(awk '$1 == "oom_kill" { print $2 }' "$cg/memory.oom_control")" 0
+	else
+		check_eq "container v2: the cgroup's oom_kill counter stayed 0" "$(awk '$1 == "oom_kill" { print $2 }' "$cg/memory.events")" 0
+	fi
+	check_eq "container v$v: the overhead object explains overhead_bytes exactly" \
+		"$(jqv "$out" '[.overhead.parts[].bytes] + [.overhead.probe_kernel_bytes, .overhead.unexplained_bytes] | add')" "$(jqv "$out" .overhead_bytes)"
+	# without BPF: per-process figures from /proc (issue #22, item 3)
+	check_le "container v$v: unexplained within max(10%, 16 MiB) (growing, bursting workload)" \
+		"$(jqv "$out" '.overhead.unexplained_bytes | fabs')" "$(jqv "$out" "[(.overhead_bytes | fabs) / 10 | floor, $((16 * MIB))] | max")"
+	"$MEMPROBE" report "$out" > "$D/probe.txt"
+	check "container v$v: the text says where the probe ran and why" grep -q "in the target itself, without a limit of its own: cannot create" "$D/probe.txt"
+	# budget
+	check_eq "container v$v: budget --format env exits 0 ($(head -c 300 "$D/budget.err" | tr '\n' ' '))" "$(cat "$D/budget.rc")" 0
+	check "container v$v: budget --format env gives a budget" \
+		eval '(. "$D/budget.env" && [ "${MEMPROBE_BUDGET_BYTES:-0}" -gt 0 ] && [ "$MEMPROBE_BUDGET_BYTES" -lt '$lim' ])'
+	check "container v$v: the budget has the probe's page tables in it" \
+		eval '(. "$D/budget.env" && [ "${MEMPROBE_BUDGET_KERNEL_PER_GIB_BYTES:-0}" -gt 0 ])'
+	# record -- CMD, in place
+	out=$D/record.json
+	check_eq "container v$v: record -- CMD runs it in place, stopped at --duration (130: its SIGINT)" \
+		"$(cat "$D/record.rc") $(jqv "$out" '"\(.run.in_place) \(.run.ended_by) \(.target.path) \(.target.created_by_memprobe)"')" "130 true duration / false"
+	check_ge "container v$v: its process tree: the shell and its two allocs" "$(jqv "$out" '.run.command_pids | length')" 3
+	check_ge "container v$v: the peak holds the command's 96 MiB" \
+		"$(jqv "$out" '.peak.usage_bytes - .timeline[0].usage_bytes')" $((90 * MIB))
+	check "container v$v: the anon's top tasks name the command's processes" \
+		[ "$(jqv "$out" '[.attribution.categories[]? | select(.name == "anon") | .tasks[] | select(.pid as $p | $p != null and ($p | IN(.run.command_pids[]?)))] | length')" != 0 ]
+	check "container v$v: the record's text says it ran in place" eval '"$MEMPROBE" report "$D/record.json" | grep -q "^in place: cannot create"'
+	container_figures "$D" "container v$v"
+	check "container v$v: nothing left in the cgroup" [ -z "$(find "$cg" -mindepth 1 -type d)" ]
+	remove_cgroup "$cg"
+	check_eq "container v$v: the mounts died with the namespace" "$(wc -l < /proc/self/mountinfo)" "$mounts0"
+	check "container v$v: nothing left behind" no_leftovers
+	rm -rf "$D"
+}
+
+# A second memory mount stacked on the first at one mount point, in a
+# cgroup namespace: every command reads the one the path shows (mountinfo
+# lists the hidden one first). Over a tmpfs: the kernel refuses a mount of
+# one superblock straight on its own root (EBUSY). BPF allowed: a cgroup
+# namespace alone.
+test_stacked_mount() {
+	local cg D=$TMP/stacked lim=$((512 * MIB)) m v out
+	mkdir -p "$D"
+	cg=$(make_cgroup stacked $lim) || { fail "stacked: make cgroup"; return; }
+	v=$(cg_version "$cg")
+	if [ "$v" = 1 ]; then
+		m=/sys/fs/cgroup/memory
+		mnt="mount -t tmpfs tmpfs /sys/fs/cgroup && mkdir $m && mount -t cgroup -o memory none $m"
+	else
+		m=/sys/fs/cgroup; mnt="mount -t tmpfs tmpfs $m && mount -t cgroup2 none $m"
+	fi
+	MEMPROBE=$MEMPROBE D=$D sh -c 'echo $$ > "$0/cgroup.procs" &&
+		exec unshare -C -m --propagation private sh -c "$1 &&
+			\"\$MEMPROBE\" limits --format json > \"\$D/limits.json\" 2> \"\$D/err\";
+			\"\$MEMPROBE\" probe --cgroup / --thp never --format json -o \"\$D/probe.json\" 2>> \"\$D/err\";
+			echo \$? > \"\$D/probe.rc\"; cat /proc/self/mountinfo > \"\$D/mounts\""' "$cg" "$mnt"
+	echo "# stacked v$v: $(awk -v m="$m" '$5 == m' "$D/mounts" | tr '\n' '|')"
+	check_ge "stacked v$v: the mount point holds two memory mounts" \
+		"$(awk -v m="$m" '$5 == m && / - cgroup2? /' "$D/mounts" | wc -l)" 2
+	check_eq "stacked v$v: limits reads the visible one ($(head -c 300 "$D/err" | tr '\n' ' '))" \
+		"$(jq -r '.cgroup | "\(.path) \(.dir) \(.effective_limit_bytes)"' "$D/limits.json" 2>/dev/null)" "/ $m $lim"
+	out=$D/probe.json
+	check_eq "stacked v$v: probe --cgroup / exits 0" "$(cat "$D/probe.rc")" 0
+	check_eq "stacked v$v: ... of the namespace's root, the test cgroup" \
+		"$(jq -r '"\(.target.path) \(.target.dir) \(.cgroup_limit_bytes)"' "$out")" "/ $m $lim"
+	check_ge "stacked v$v: attribution works" "$(jqv "$out" .attribution.reconciliation.attributed_bytes)" $((100 * MIB))
+	check_eq "stacked v$v: the probe's fill is its own, by name and pid" "$(top_task "$out" anon comm)" memprobe-probe
+	check_eq "stacked v$v: ... not the workload's overhead" \
+		"$(jqv "$out" '.allocated_bytes as $a | [.overhead.parts[] | select(.comm == "memprobe-probe" or (.category == "anon" and .bytes > $a / 2))] | length')" 0
+	remove_cgroup "$cg"
+	check "stacked v$v: nothing left behind" no_leftovers
+	rm -rf "$D"
+}
+
+# A privileged container: BPF allowed, cgroup, mount and pid namespaces,
+# the hierarchy mounted afresh and writable. The report names processes by
+# the pids the container sees, the host's beside them.
+PRIVILEGED_SCRIPT='
+"$BIN/benchmark" 200 0 3 10 0 300 "$D/cache" 600 > "$D/bench.out" 2>&1 &
+echo $! > "$D/bench.pid"
+for i in $(seq 6000); do grep -q ready "$D/bench.out" && break; sleep 0.01; done
+"$MEMPROBE" probe --cgroup / --format json -o "$D/probe.json" 2> "$D/probe.err"; echo $? > "$D/probe.rc"
+"$MEMPROBE" budget --cgroup / --format env -o "$D/budget.env" 2> "$D/budget.err"; echo $? > "$D/budget.rc"
+'
+
+test_privileged_container() {
+	local cg D=$TMP/privileged lim=$GIB out nspid hostpid p
+	mkdir -p "$D"
+	cg=$(make_cgroup privileged $lim) || { fail "privileged: make cgroup"; return; }
+	in_container "$cg" rw "$PRIVILEGED_SCRIPT" &
+	p=$!
+	# the workload's host pid, from outside, once it is ready
+	for i in $(seq 6000); do grep -q ready "$D/bench.out" 2>/dev/null && break; sleep 0.01; done
+	for hostpid in $(cat "$cg/cgroup.procs"); do
+		[ "$(cat /proc/$hostpid/comm 2>/dev/null)" = benchmark ] && break
+	done
+	wait $p
+	nspid=$(cat "$D/bench.pid")
+	out=$D/probe.json
+	echo "# privileged: benchmark pid $nspid in the container, $hostpid on the host; anon tasks $(jq -c '[.attribution.categories[] | select(.name == "anon") | .tasks[] | [.pid, .host_pid, .comm, .bytes]]' "$out")"
+	check_eq "privileged: probe --cgroup / exits 0 ($(head -c 300 "$D/probe.err" | tr '\n' ' '))" "$(cat "$D/probe.rc")" 0
+	check "privileged: the workload's pids differ in and out" [ -n "$nspid" -a -n "$hostpid" -a "$nspid" != "$hostpid" ]
+	check_eq "privileged: the workload's anon is named by its container pid, the host's beside" \
+		"$(jqv "$out" '[.attribution.categories[] | select(.name == "anon") | .tasks[] | select(.comm == "benchmark") | "\(.pid) \(.host_pid)"][0]')" "$nspid $hostpid"
+	check_eq "privileged: ... and so in the overhead's parts" \
+		"$(jqv "$out" '[.overhead.parts[] | select(.comm == "benchmark") | "\(.pid) \(.host_pid)"] | unique | join(",")')" "$nspid $hostpid"
+	check_eq "privileged: the probe's fill is found by its pid: its own, not the workload's" \
+		"$(jqv "$out" '.allocated_bytes as $a | "\(.attribution.page_faults.probe > 0) \([.overhead.parts[] | select(.comm == "memprobe-probe" or (.category == "anon" and .bytes > $a / 2))] | length)"')" "true 0"
+	check_eq "privileged: overhead = peak - before - allocated, exactly" \
+		"$(jqv "$out" '.usage_peak_bytes - .usage_before_bytes - .allocated_bytes')" "$(jqv "$out" .overhead_bytes)"
+	check_le "privileged: unexplained within max(10%, 16 MiB)" \
+		"$(jqv "$out" '.overhead.unexplained_bytes | fabs')" "$(jqv "$out" "[(.overhead_bytes | fabs) / 10 | floor, $((16 * MIB))] | max")"
+	check "privileged: budget --format env gives a budget with the probe's page tables" \
+		eval '[ "$(cat "$D/budget.rc")" = 0 ] && (. "$D/budget.env" && [ "${MEMPROBE_BUDGET_BYTES:-0}" -gt 0 ] && [ "${MEMPROBE_BUDGET_KERNEL_PER_GIB_BYTES:-0}" -gt 0 ])'
+	"$MEMPROBE" report "$out" > "$D/probe.txt"
+	check "privileged: the text shows the host's pid beside" grep -q "benchmark\[$nspid, host $hostpid\]" "$D/probe.txt"
+	check "privileged: nothing left in the cgroup" [ -z "$(find "$cg" -mindepth 1 -type d)" ]
+	remove_cgroup "$cg"
+	check "privileged: nothing left behind" no_leftovers
+	rm -rf "$D"
+}
+
+tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab live_pages_size record_probe_at record_follows_children record_faults record_churn record_ends record_daemon deploy_unit fleet_rules truth driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget pinned moved_out compare loader fills_host no_bpf record_bounded record_saved container stacked_mount privileged_container"}
 for t in $tests; do
 	echo "# test_$t"
 	"test_$t"
