@@ -539,28 +539,36 @@ static uint64_t aim(struct run_state *r, const struct mp_cgroup *now)
 	return room;
 }
 
+/* Does memprobe run in the target (or below it, where children count), so
+ * that the probe it forks is charged there without moving? */
+static bool runs_in_target(const struct run_state *r)
+{
+	struct mp_cgroup self;
+
+	return mp_cgroup_of_pid("", r->h, 0, &self) == 0 &&
+	       (!strcmp(self.dir, r->target->dir) ||
+		(r->target->children_counted && mp_cgroup_contains_self("", r->h, r->target)));
+}
+
 /*
  * No child cgroup for the probe: it fills the target from inside, as the
  * brief's probe did, with the same bounds checked before every chunk and
- * oom_score_adj 1000, but without a limit of its own. why: the error of
- * making one (-EOPNOTSUPP: it would not be charged to the target, or could
- * have no limit). Where the cgroup filesystem is read-only or not
- * memprobe's to write (a container's), the probe cannot move into the
- * target either: memprobe must run there already. Returns 0 or -errno.
+ * oom_score_adj 1000, but without a limit of its own. err: why (-EOPNOTSUPP:
+ * a child would not be charged to the target, or could have no limit; else
+ * the cgroup filesystem is read-only or not memprobe's to write, a
+ * container's, and what failed is in what). There the probe cannot move
+ * into the target either: memprobe must run in it already (here).
+ * Returns 0 or -errno.
  */
-static int in_place(struct run_state *r, int why, const char *name)
+static int in_place(struct run_state *r, int err, bool here, const char *what)
 {
 	const struct mp_cgroup *target = r->target;
 	struct mp_probe_result *res = r->res;
-	struct mp_cgroup self;
-	bool here = mp_cgroup_of_pid("", r->h, 0, &self) == 0 &&
-		    (!strcmp(self.dir, target->dir) ||
-		     (target->children_counted && mp_cgroup_contains_self("", r->h, target)));
 
 	r->probe_cg = *target;
 	r->ca.attach = !here;
 	res->in_target = true;
-	if (why == -EOPNOTSUPP) {
+	if (err == -EOPNOTSUPP) {
 		res->in_target_reason = target->version == 1 ? "no_use_hierarchy" : "not_delegated";
 		snprintf(res->in_target_why, sizeof(res->in_target_why), "%s",
 			 target->version == 1 ? "the target's memory.use_hierarchy is 0"
@@ -568,20 +576,36 @@ static int in_place(struct run_state *r, int why, const char *name)
 						"(memory not in its cgroup.subtree_control)");
 		return 0;
 	}
-	res->in_target_reason = why == -EROFS ? "read_only" : "no_permission";
+	res->in_target_reason = err == -EROFS ? "read_only" : "no_permission";
 	res->in_target_why[0] = '\0';
-	mp_appendf(res->in_target_why, sizeof(res->in_target_why), "cannot create %s/%s: %s "
-		   "(a container's cgroup filesystem)", target->dir, name, strerror(-why));
-	if (here)
-		mp_appendf(res->in_target_why, sizeof(res->in_target_why), "%s", "; memprobe "
-			   "runs in the target, so the probe it forks is charged there");
+	mp_appendf(res->in_target_why, sizeof(res->in_target_why), "%s: %s (a container's "
+		   "cgroup filesystem)%s", what, strerror(-err), here ? "; memprobe runs in the "
+		   "target, so the probe it forks is charged there" : "");
 	if (here)
 		return 0;
-	fprintf(stderr, "memprobe: cannot create %s/%s: %s, and memprobe runs outside %s, so "
-		"its probe cannot be charged there; run memprobe inside that cgroup (in its "
-		"container: docker exec, kubectl exec), or where the cgroup filesystem is "
-		"writable\n", target->dir, name, strerror(-why), target->dir);
-	return why;
+	fprintf(stderr, "memprobe: %s: %s, and memprobe runs outside %s, so its probe cannot "
+		"be charged there; run memprobe inside that cgroup (in its container: docker "
+		"exec, kubectl exec), or where the cgroup filesystem is writable\n", what,
+		strerror(-err), target->dir);
+	return err;
+}
+
+/*
+ * A probe cgroup made in a v2 target memprobe runs in, where no process may
+ * leave the target: v2 moves a process only for a writer of the common
+ * ancestor's cgroup.procs (here the target's; a cgroup namespace's root the
+ * host owns, say), v1 asks the destination's alone. The probe could not
+ * join it: it is removed again; -EACCES then, else 0.
+ */
+static int cannot_join(struct run_state *r, bool here)
+{
+	char p[PATH_MAX];
+
+	if (!here || r->target->version != 2 ||
+	    mp_path(p, sizeof(p), "%s/cgroup.procs", r->target->dir) || !access(p, W_OK))
+		return 0;
+	mp_cgroup_remove(&r->probe_cg);
+	return -EACCES;
 }
 
 /*
@@ -595,7 +619,8 @@ static int make_probe_cgroup(struct run_state *r)
 	struct mp_probe_result *res = r->res;
 	struct mp_cgroup now = *target;
 	uint64_t headroom, margin = r->cfg->margin;
-	char name[64];
+	char name[64], what[PATH_MAX + 128];
+	bool here;
 	int err;
 
 	mp_cgroup_read("", r->h, &now);
@@ -607,9 +632,16 @@ static int make_probe_cgroup(struct run_state *r)
 	snprintf(name, sizeof(name), "memprobe-probe-%d", (int)getpid());
 	err = now.children_counted ? mp_cgroup_create(r->h, target, name, res->probe_limit_bytes,
 						      &r->probe_cg) : -EOPNOTSUPP;
+	here = runs_in_target(r);
 	r->ca.attach = true;
+	what[0] = '\0';
+	if (!err && (err = cannot_join(r, here)))
+		mp_appendf(what, sizeof(what), "the probe cannot leave %s for a cgroup of its own "
+			   "(cgroup.procs)", target->dir);
+	else if (err)
+		mp_appendf(what, sizeof(what), "cannot create %s/%s", target->dir, name);
 	if (err == -EOPNOTSUPP || err == -EROFS || err == -EACCES || err == -EPERM) {
-		if ((err = in_place(r, err, name)))
+		if ((err = in_place(r, err, here, what)))
 			return err;
 	} else if (err) {
 		/* EEXIST included: a cgroup of that name is not one this run set up */
