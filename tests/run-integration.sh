@@ -3386,9 +3386,11 @@ in_container() {
 	else
 		mnt="mount -t tmpfs tmpfs /sys/fs/cgroup && mount -t cgroup2 -o $mode cgroup2 /sys/fs/cgroup"
 	fi
-	MEMPROBE=$MEMPROBE BIN=$BIN TMP=$TMP D=$D sh -c 'echo $$ > "$0/cgroup.procs" &&
+	# bash, not sh: the guests' busybox sh runs its own unshare and
+	# setpriv applets, which lack --cgroup and --bounding-set
+	MEMPROBE=$MEMPROBE BIN=$BIN TMP=$TMP D=$D bash -c 'echo $$ > "$0/cgroup.procs" &&
 		exec unshare --cgroup --mount --pid --fork --mount-proc --propagation private \
-		sh -c "$1 && exec setpriv --bounding-set $2 --inh-caps -all -- bash -c \"\$0\"" "$3"' \
+		bash -c "$1 && exec setpriv --bounding-set $2 --inh-caps -all -- bash -c \"\$0\"" "$3"' \
 		"$cg" "$mnt" "$caps" "$script"
 }
 
@@ -3521,8 +3523,8 @@ test_stacked_mount() {
 	else
 		m=/sys/fs/cgroup; mnt="mount -t tmpfs tmpfs $m && mount -t cgroup2 none $m"
 	fi
-	MEMPROBE=$MEMPROBE D=$D sh -c 'echo $$ > "$0/cgroup.procs" &&
-		exec unshare -C -m --propagation private sh -c "$1 &&
+	MEMPROBE=$MEMPROBE D=$D bash -c 'echo $$ > "$0/cgroup.procs" &&
+		exec unshare -C -m --propagation private bash -c "$1 &&
 			\"\$MEMPROBE\" limits --format json > \"\$D/limits.json\" 2> \"\$D/err\";
 			\"\$MEMPROBE\" probe --cgroup / --thp never --format json -o \"\$D/probe.json\" 2>> \"\$D/err\";
 			echo \$? > \"\$D/probe.rc\"; cat /proc/self/mountinfo > \"\$D/mounts\""' "$cg" "$mnt"
@@ -3558,7 +3560,7 @@ test_in_place_permission() {
 	[ "$(cg_version "$cg")" = 2 ] && echo +memory > "$cg/cgroup.subtree_control"
 	mkdir "$cg/sub"
 	chown 65534 "$cg/cgroup.procs"
-	sh -c 'echo $$ > "$0/sub/cgroup.procs" && exec setpriv --bounding-set -dac_override,-dac_read_search \
+	bash -c 'echo $$ > "$0/sub/cgroup.procs" && exec setpriv --bounding-set -dac_override,-dac_read_search \
 		--inh-caps -all -- "$1" probe --cgroup "$0" --thp never --format json -o "$2"' \
 		"$cg" "$MEMPROBE" "$out" 2> "$TMP/in-place.err"
 	rc=$?
@@ -3584,7 +3586,7 @@ for i in $(seq 6000); do grep -q ready "$D/bench.out" && break; sleep 0.01; done
 '
 
 test_privileged_container() {
-	local cg D=$TMP/privileged lim=$GIB out nspid hostpid p
+	local cg D=$TMP/privileged lim=$GIB out nspid hostpid= p
 	mkdir -p "$D"
 	cg=$(make_cgroup privileged $lim) || { fail "privileged: make cgroup"; return; }
 	in_container "$cg" rw "$PRIVILEGED_SCRIPT" &
