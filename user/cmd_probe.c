@@ -164,12 +164,6 @@ static void take_snapshot(enum mp_probe_phase ph, void *arg)
 }
 
 /*
- * The target: an existing cgroup (refused when it is the host's root without
- * --fill-host, locked against a second probe), or for a stand-in container
- * memprobe's own cgroup, with the stand-in's limit as the limit the sizes
- * are checked against. Returns 0 or the exit status.
- */
-/*
  * Inside a container: no target given, memprobe's own cgroup limited, and
  * no stand-in can be made beside it (the cgroup filesystem read-only, or
  * not memprobe's to write). Then the brief's own command: the container's
@@ -178,6 +172,7 @@ static void take_snapshot(enum mp_probe_phase ph, void *arg)
  */
 static bool own_container(struct probe_opts *o, const struct mp_cgroup *self)
 {
+	char lim[32];
 	int err;
 
 	if (o->limit_arg || !self->limited || mp_cgroup_fills_host(self) ||
@@ -188,10 +183,17 @@ static bool own_container(struct probe_opts *o, const struct mp_cgroup *self)
 		 "is probed, as the brief's probe did", self->dir, strerror(-err));
 	mp_cli_warn(o->cmd, "probing the container's own cgroup %s (%s, limit %s): memprobe "
 		    "cannot make a --limit stand-in there (%s)", self->dir, self->path,
-		    mp_fmt_bytes(self->effective_limit_bytes, (char[32]){ 0 }, 32), strerror(-err));
+		    mp_fmt_bytes(self->effective_limit_bytes, lim, sizeof(lim)), strerror(-err));
 	return true;
 }
 
+/*
+ * The target: an existing cgroup (refused when it is the host's root without
+ * --fill-host, locked against a second probe), or for a stand-in container
+ * memprobe's own cgroup, with the stand-in's limit as the limit the sizes
+ * are checked against (inside a container, that cgroup itself). Returns 0
+ * or the exit status.
+ */
 static int probe_target(struct probe_opts *o, const struct mp_host *host,
 			struct mp_cgroup *target, struct mp_lock *lock)
 {
