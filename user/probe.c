@@ -621,7 +621,7 @@ static int make_probe_cgroup(struct run_state *r)
 	uint64_t headroom, margin = r->cfg->margin;
 	char name[64], what[PATH_MAX + 128];
 	bool here;
-	int err;
+	int err, w;
 
 	mp_cgroup_read("", r->h, &now);
 	headroom = aim(r, &now);
@@ -632,6 +632,10 @@ static int make_probe_cgroup(struct run_state *r)
 	snprintf(name, sizeof(name), "memprobe-probe-%d", (int)getpid());
 	err = now.children_counted ? mp_cgroup_create(r->h, target, name, res->probe_limit_bytes,
 						      &r->probe_cg) : -EOPNOTSUPP;
+	/* a container's v2 cgroup holds processes, so it delegates nothing;
+	 * where its filesystem is read-only too, that is the reason to give */
+	if (err == -EOPNOTSUPP && (w = mp_cgroup_writable(target)) && (w == -EROFS || w == -EACCES))
+		err = w;
 	here = runs_in_target(r);
 	r->ca.attach = true;
 	what[0] = '\0';
