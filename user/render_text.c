@@ -207,8 +207,13 @@ static void ovh_group(const cJSON *parts, int i0, bool *used, FILE *f, struct mp
 	const char *comm = mp_rd_str(rd, p0, "comm", 0);
 	int64_t rest = 0;
 	int shown = 0, n = cJSON_GetArraySize(parts);
+	uint64_t host = 0;
 
-	fprintf(f, pid ? "%s[%" PRIu64 "]" : "%s", comm, pid);
+	/* in a container: the host's pid beside the container's */
+	if (pid && mp_rd_u64(rd, p0, "host_pid", MP_RD_ABSENT, &host) && host != pid)
+		fprintf(f, "%s[%" PRIu64 ", host %" PRIu64 "]", comm, pid, host);
+	else
+		fprintf(f, pid ? "%s[%" PRIu64 "]" : "%s", comm, pid);
 	for (int i = i0; i < n; i++) {
 		const cJSON *p = cJSON_GetArrayItem(parts, i);
 		int64_t b;
