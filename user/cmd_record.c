@@ -455,14 +455,20 @@ again:
 		ret = mp_cli_out_bad("record", r.o.out, ret);
 		goto out;
 	}
+	/* -o -, /dev/stdout, /dev/fd/1: the report shares standard output */
+	r.report_on_stdout = mp_out_shares_fd(&out, STDOUT_FILENO);
+	/* in place the session's rows are the command's process tree: its
+	 * root first (it waits for the go until the baseline is taken) */
+	if (r.o.cmd && r.in_place && (ret = mp_rec_start_command(&r, &go_fd, &ee_fd))) {
+		ret = mp_cli_fail("record", "cannot start %s: %s", r.o.cmd[0], strerror(-ret));
+		goto out;
+	}
 	mp_rec_start_attr(&r);
 	if (r.o.openmetrics)
 		r.on_sample = write_openmetrics;
 	r.on_reopen = reopen_outputs;
 	r.out = &out;
-	/* -o -, /dev/stdout, /dev/fd/1: the report shares standard output */
-	r.report_on_stdout = mp_out_shares_fd(&out, STDOUT_FILENO);
-	if (r.o.cmd && (ret = mp_rec_start_command(&r, &go_fd, &ee_fd))) {
+	if (r.o.cmd && !r.in_place && (ret = mp_rec_start_command(&r, &go_fd, &ee_fd))) {
 		ret = mp_cli_fail("record", "cannot start %s: %s", r.o.cmd[0], strerror(-ret));
 		goto out;
 	}

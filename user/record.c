@@ -407,9 +407,35 @@ fail:
 	return err;
 }
 
-const struct mp_pidset *mp_rec_command_tree(const struct rec *r)
+/*
+ * In place: the command's process tree now (procstat.c, by /proc's PPid),
+ * from the command and every pid seen in it before, so that an orphan
+ * reparented away stays in; each new pid into r->cmd_pids.
+ */
+static void command_tree(struct rec *r)
 {
-	return r->in_place ? &r->cmd_tree : NULL;
+	struct mp_proc_set now = { 0 };
+	uint32_t *roots = calloc(r->ncmd_pids + 1, sizeof(*roots)), *np;
+
+	if (!roots)
+		return;
+	roots[0] = (uint32_t)r->child;
+	memcpy(roots + 1, r->cmd_pids, r->ncmd_pids * sizeof(*roots));
+	if (!mp_proc_of_tree("", roots, r->ncmd_pids + 1, 0, 0, &now)) {
+		for (size_t i = 0; i < now.n; i++) {
+			size_t j = 0;
+
+			while (j < r->ncmd_pids && r->cmd_pids[j] != now.rows[i].pid)
+				j++;
+			if (j < r->ncmd_pids ||
+			    !(np = realloc(r->cmd_pids, (r->ncmd_pids + 1) * sizeof(*np))))
+				continue;
+			r->cmd_pids = np;
+			r->cmd_pids[r->ncmd_pids++] = now.rows[i].pid;
+		}
+	}
+	mp_proc_set_free(&now);
+	free(roots);
 }
 
 /* The kernel's peak counter of the cgroup, where it keeps one. */
@@ -424,6 +450,8 @@ void mp_rec_start_attr(struct rec *r)
 		.stack_sample_period = r->o.stack_sample_period,
 		.btf_path = r->o.btf_path, .cg = &r->cg,
 		.fault_tracepoint = r->o.fault_tracepoint,
+		/* in place, without BPF: the command's rows, not the cgroup's */
+		.proc_tree_pid = r->in_place && r->child > 0 ? (uint32_t)r->child : 0,
 	};
 	char errbuf[400] = "";
 
@@ -464,7 +492,7 @@ int mp_rec_baseline(struct rec *r, int *go_fd, int *ee_fd)
 	*ee_fd = -1;
 	if (n != sizeof(err)) {
 		if (r->in_place)
-			mp_proc_tree("", r->child, &r->cmd_tree);
+			command_tree(r);
 		return 0;
 	}
 	waitpid(r->child, &r->child_status, 0);
@@ -573,7 +601,7 @@ void mp_rec_watch(struct rec *r, uint64_t deadline_ms)
 			r->probe_started =
 				pthread_create(&r->probe_thread, NULL, probe_thread, r) == 0;
 		if (r->in_place && r->child > 0) /* what it forked since the last sample */
-			mp_proc_tree("", r->child, &r->cmd_tree);
+			command_tree(r);
 		if (r->o.cmd) {
 			if (command_ended(r, t, deadline_ms))
 				return;
@@ -631,7 +659,7 @@ void mp_rec_cleanup(struct rec *r)
 	mp_attr_snap_free(&r->end);
 	mp_overhead_snaps_free(&r->probe_ovh);
 	mp_pinned_free(&r->pinned);
-	mp_pidset_free(&r->cmd_tree);
+	free(r->cmd_pids);
 	mp_attr_stop(r->attr);
 	if (r->usage_fd >= 0)
 		close(r->usage_fd);

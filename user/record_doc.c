@@ -87,8 +87,8 @@ cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks)
 
 		cJSON_AddBoolToObject(o, "in_place", true);
 		cJSON_AddStringToObject(o, "in_place_why", r->in_place_why);
-		for (size_t i = 0; i < r->cmd_tree.n; i++)
-			cJSON_AddItemToArray(pids, cJSON_CreateNumber(r->cmd_tree.pids[i]));
+		for (size_t i = 0; i < r->ncmd_pids; i++)
+			cJSON_AddItemToArray(pids, cJSON_CreateNumber(r->cmd_pids[i]));
 	}
 
 	{

@@ -19,7 +19,7 @@
 #include "lock.h"
 #include "pinned.h"
 #include "probe.h"
-#include "proctree.h"
+#include "procstat.h"
 #include "status.h"
 #include "timeline.h"
 
@@ -56,10 +56,13 @@ struct rec {
 	bool cg_created;
 	/* -- CMD where no run cgroup can be made (a container's read-only cgroup
 	 * filesystem): the command runs in memprobe's own cgroup, and what is
-	 * its own is its process tree, every pid seen in it (mp_rec_command_tree) */
+	 * its own is its process tree: every pid seen in it (procstat.c's
+	 * mp_proc_of_tree), and without BPF the session's rows are its
+	 * (mp_attr_opts.proc_tree_pid) */
 	bool in_place;
 	char in_place_why[PATH_MAX + 160];
-	struct mp_pidset cmd_tree;
+	uint32_t *cmd_pids;
+	size_t ncmd_pids;
 	struct mp_attr *attr;
 	int usage_fd;
 	struct timespec t0;
@@ -140,10 +143,6 @@ void mp_rec_cleanup(struct rec *r);
  * the kernel's symbols, which only the attribution needs, are freed). */
 cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks);
 void mp_rec_add_timeline(struct rec *r, cJSON *doc);
-/* In place (r->in_place): the command's process tree, every pid seen in it
- * from its start to now, in the pid namespace memprobe's /proc shows; NULL
- * when the command has a cgroup of its own (its cgroup.procs say it). */
-const struct mp_pidset *mp_rec_command_tree(const struct rec *r);
 /* A sample as the timeline holds it. */
 cJSON *mp_rec_sample_json(const struct rec *r, const struct sample *s);
 /* record --openmetrics: a record document of now (record_live.c). */
