@@ -341,7 +341,7 @@ static __always_inline int on_page_alloc(void *ctx, struct page *page,
 
 	if (!c || !c->in_target)
 		return 0;
-	tgid = c->tgid;
+	tgid = c->key;
 	c->totals.alloc_pages_by_order[user ? 0 : 1]
 				      [order > MP_MAX_ORDER ? MP_MAX_ORDER : order] += 1;
 	if (user)
@@ -688,7 +688,7 @@ static __always_inline int on_memcg_stat(struct mem_cgroup *memcg, int item,
 	if (c->in_target) {
 		c->pending.charge_bytes[k] += bytes;
 	} else {
-		__u32 tgid = c->tgid;
+		__u32 tgid = c->tgid ? slot_key(c) : 0;
 		struct mp_task_stat *ts = NULL;
 
 		if (tgid && !(ts = bpf_map_lookup_elem(&task_stats, &tgid)) &&
@@ -815,7 +815,8 @@ int BPF_KPROBE(kprobe_try_charge, struct mem_cgroup *memcg, gfp_t gfp,
  * the new program's name. */
 static __always_inline int on_exec(struct task_struct *p)
 {
-	__u32 tgid = BPF_CORE_READ(p, tgid);
+	/* the exec'ing task is the current one: its key as the maps hold it */
+	__u32 tgid = task_key(BPF_CORE_READ(p, tgid), false);
 	char *comm = bpf_map_lookup_elem(&comms, &tgid);
 
 	if (comm)
@@ -871,7 +872,7 @@ int BPF_PROG(raw_tp_mark_victim)
 	if (!e)
 		return 0;
 	e->kind = MP_EVENT_OOM_KILL;
-	e->reserved = 0;
+	e->host_pid = 0;
 	e->ts_ns = bpf_ktime_get_ns();
 	e->usage_bytes = (__u64)usage * page_size;
 	e->trigger_pid = bpf_get_current_pid_tgid() >> 32;

@@ -142,13 +142,19 @@ struct mp_cpu {
 	__s64 other_charge_bytes[MP_NR_CATS]; /* charges made in other contexts */
 	struct mp_totals totals;
 	__u32 wake_checks;     /* charge updates seen: every 64th reads the usage */
-	__u32 reserved;
+	__u32 key;             /* the maps' key of tgid's rows: tgid as memprobe's
+				* pid namespace numbers it (slot.bpf.h task_key);
+				* 0: not yet taken */
 	__u64 pcpu_offset;     /* this CPU's per-CPU offset (byte_exact in
 				* memprobe.bpf.c), once pcpu_known */
 	__u8 pcpu_known;
 	__u8 byte_trust[MP_NR_CATS]; /* byte_exact's updates of over a page
 				      * that agreed here, up to 8 */
 };
+
+/* A task_stats key of a task outside memprobe's pid namespace: its host
+ * tgid with this bit (pids stay below 2^22). */
+#define MP_TGID_OUTSIDE 0x80000000u
 
 struct mp_stack_key {
 	__u32 stackid;
@@ -184,7 +190,9 @@ struct mp_oom_event {
 	__u32 trigger_pid;  /* the task that ran the OOM killer */
 	char comm[16];      /* the victim's */
 	__u32 kind;         /* enum mp_event_kind */
-	__u32 reserved;
+	__u32 host_pid;     /* BPF: 0. User space, memprobe in a pid namespace: the
+			     * victim's host tgid, pid and trigger_pid then the
+			     * namespace's (attr_snap.c) */
 };
 
 #ifdef __bpf__

@@ -22,6 +22,57 @@ struct {
 	__type(value, struct mp_task_stat);
 } task_stats SEC(".maps");
 
+/*
+ * Set by user space before load where memprobe runs in a pid namespace of
+ * its own (a container's): the device and inode of its /proc/self/ns/pid.
+ * Rows are then keyed by the tgid as that namespace numbers it, the pid
+ * memprobe's /proc, its kill() and its users see; 0: the host's own.
+ */
+const volatile __u64 pidns_dev = 0;
+const volatile __u64 pidns_ino = 0;
+
+/* In a pid namespace: a row's key to the task's host tgid, for the report
+ * (the host's pid beside the container's). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u32);
+} host_tgids SEC(".maps");
+
+/*
+ * The maps' key of the current task, whose host tgid is tgid: the same on
+ * the host; in memprobe's pid namespace its tgid there
+ * (bpf_get_ns_current_pid_tgid, 5.7+, which matches that namespace only:
+ * a task outside it, or in a namespace nested in it, keeps its host tgid,
+ * marked MP_TGID_OUTSIDE), its host tgid kept in host_tgids when keep.
+ * One helper call when a CPU's slot changes task, only in a namespace.
+ */
+static __always_inline __u32 task_key(__u32 tgid, bool keep)
+{
+	struct bpf_pidns_info ns;
+	__u32 *host;
+
+	if (!pidns_ino || !tgid)
+		return tgid;
+	if (bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, &ns, sizeof(ns)) || !ns.tgid)
+		return tgid | MP_TGID_OUTSIDE;
+	if (keep && ns.tgid != tgid) {
+		host = bpf_map_lookup_elem(&host_tgids, &ns.tgid);
+		if (!host || *host != tgid) /* new, or a pid the namespace used again */
+			bpf_map_update_elem(&host_tgids, &ns.tgid, &tgid, BPF_ANY);
+	}
+	return ns.tgid;
+}
+
+/* The key of the slot's task (the current one), taken once per slot. */
+static __always_inline __u32 slot_key(struct mp_cpu *c)
+{
+	if (!c->key)
+		c->key = task_key(c->tgid, true);
+	return c->key;
+}
+
 /* Process names, apart from the per-CPU counters so that exec can rename. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -81,7 +132,7 @@ static __always_inline void flush(struct mp_cpu *c)
 	if (!c->in_target || !c->tgid)
 		return;
 	c->seq++;
-	ts = get_task_stat(c->tgid);
+	ts = get_task_stat(c->key);
 	if (ts)
 		mp_task_stat_add(ts, &c->pending);
 	__builtin_memset(&c->pending, 0, sizeof(c->pending));
@@ -105,13 +156,15 @@ static __always_inline struct mp_cpu *cpu_for_current(bool btf)
 		return c;
 	flush(c);
 	c->tgid = tgid;
+	c->key = 0;
 	c->gen = gen;
 	c->in_target = tgid && current_in_target(btf);
 	if (c->in_target) {
+		__u32 key = slot_key(c);
 		char comm[16];
 
 		bpf_get_current_comm(comm, sizeof(comm));
-		bpf_map_update_elem(&comms, &tgid, comm, BPF_NOEXIST);
+		bpf_map_update_elem(&comms, &key, comm, BPF_NOEXIST);
 	}
 	return c;
 }

@@ -106,9 +106,16 @@ def check_csv(doc, path, table):
                 for h in a["hooks"]]
     elif table == "timeline":
         cats = list(doc["category_sources"])
-        eq("csv timeline: header", head, ["t_ms", "usage_bytes", "faults_per_sec"] + cats)
+        eq("csv timeline: header", head, ["t_ms", "usage_bytes", "faults_per_sec"] + cats +
+           ["resolution_ms", "samples", "usage_min_bytes", "usage_max_bytes"])
+        iv = doc["run"]["interval_ms"]
+        # a folded row: its last sample's figures, its resolution, samples
+        # and usage min and max; a sample: the interval, 1, its usage twice
         want = [[str(s["t_ms"]), str(s["usage_bytes"]), str(s["faults_per_sec"])] +
-                [num(sample_cat(s, c)) for c in cats] for s in doc["timeline"]]
+                [num(sample_cat(s, c)) for c in cats] +
+                [str(s.get("resolution_ms", iv)), str(s.get("samples", 1)),
+                 str(s.get("min", s)["usage_bytes"]), str(s.get("max", s)["usage_bytes"])]
+                for s in doc["timeline"]]
     else:
         raise SystemExit("no table " + table)
     eq("csv %s: %d rows, equal to the document's" % (table, len(want)), body, want)

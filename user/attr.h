@@ -15,6 +15,7 @@
 
 #include "cgroup.h"
 #include "memprobe.h"
+#include "procstat.h"
 
 /* Names of enum mp_cat, as memory.stat spells them. */
 extern const char *const mp_cat_names[MP_NR_CATS];
@@ -66,6 +67,17 @@ struct mp_attr_opts {
 	bool judge_all_rungs;        /* probe every rung, not only down to the first usable */
 	bool fault_tracepoint;       /* count faults per event (exceptions:page_fault_user)
 				      * instead of reading the kernel's counters */
+	uint32_t proc_tree_pid;      /* without BPF, the per-process rows of this process
+				      * and its descendants instead of cg's processes
+				      * (a command run where memprobe runs); 0: cg's */
+};
+
+/* Where a task row's figures came from. */
+enum mp_row_source {
+	MP_ROW_BPF = 0,      /* the BPF programs' per-task counts: the charges themselves */
+	MP_ROW_PROC,         /* /proc's per-process counters (procstat.h), read at the
+			      * snapshot: approximate (a page shared by several processes
+			      * counts in each; no slab, percpu or sock) */
 };
 
 /*
@@ -74,8 +86,12 @@ struct mp_attr_opts {
  * .charge_bytes[k]) or as one (.stat, for mp_task_stat_add and _sub).
  */
 struct mp_task_row {
-	uint32_t tgid;
-	bool gone;           /* exited: its counts were drained from the maps */
+	uint32_t tgid;       /* the maps' key: the pid memprobe's pid namespace
+			      * gives the process (MP_TGID_OUTSIDE: none) */
+	uint32_t host_tgid;  /* its host pid where that differs; 0: the same */
+	bool gone;           /* exited: its counts were drained from the maps (BPF), or
+			      * /proc shows it no more (MP_ROW_PROC: its figures 0) */
+	uint8_t source;      /* enum mp_row_source */
 	char comm[16];
 	union {
 		struct mp_task_stat stat;
@@ -103,7 +119,16 @@ struct mp_attr_snap {
 	size_t nstacks;
 	struct mp_totals totals;
 	bool have_stat;          /* a concern is polled: stat holds the cgroup's files */
+	bool stat_settled;       /* stat's categories added up to the usage read beside
+				  * them (max(1%, 1 MiB)): the kernel had flushed them */
 	struct mp_cg_stat stat;  /* (a difference: bytes and pgfault wrap as int64) */
+	/* the per-process counters the rows were made of (MP_ROW_PROC), as
+	 * they were at the snapshot: every process seen so far, the gone
+	 * with their last figures; never differenced */
+	struct mp_proc_row *procs;
+	size_t nprocs;
+	uint64_t stack_bytes;    /* the kernel stack size kernel_stack_bytes counts */
+	const char *stack_source; /* how it was found (struct mp_stack_size) */
 };
 
 struct mp_attr;
@@ -177,6 +202,17 @@ bool mp_attr_cat_bytes_read(const struct mp_attr *a, int cat);
  * snapshots' stat) because no attached hook sees it? */
 bool mp_attr_cat_polled(const struct mp_attr *a, int cat);
 
+/* Do the task rows carry category cat from /proc (MP_ROW_PROC): the
+ * cgroup's total from memory.stat, where it has the key, split by process
+ * approximately? */
+bool mp_attr_cat_rows(const struct mp_attr *a, int cat);
+
+/* Why no BPF program runs: NULL (they do), "no_btf" (none to load them
+ * with), "refused" (the kernel refused them: capabilities), "load_failed";
+ * *why, if not NULL, the line for people (what is missing, what would
+ * bring it, what memprobe does instead). */
+const char *mp_attr_no_bpf(const struct mp_attr *a, const char **why);
+
 /* Why category cat is polled: NULL (it is not), "polled" (the memcg concern
  * has no BPF hook), "clone" (5.10's __mod_memcg_state.part.0, which no hook
  * reaches), "rounded" (the memcg tracepoints round byte items to pages). */
@@ -185,6 +221,11 @@ const char *mp_attr_cat_polled_reason(const struct mp_attr *a, int cat);
 /* Read every map into snap (allocated; free with mp_attr_snap_free).
  * Returns 0 or -errno. */
 int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *snap);
+
+/* A process counted before it named itself (the probe, forked from a
+ * memprobe inside the target, is counted from its first fault): its row's
+ * name from /proc/PID/comm now. */
+void mp_attr_rename(struct mp_attr *a, uint32_t pid);
 /* The same, for a moment the usage is moving (record's peaks): the cgroup's
  * files read once, never waited on to agree with the usage, which would
  * hold the caller (the recorder's sampler) for up to 2.5 s at every new

@@ -26,10 +26,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Is the process gone (not even a zombie)? */
+/* Is the process gone (not even a zombie)? A task outside memprobe's pid
+ * namespace cannot be asked: its rows stay. */
 static bool gone(uint32_t tgid)
 {
-	return tgid && kill((pid_t)tgid, 0) && errno == ESRCH;
+	return tgid && !(tgid & MP_TGID_OUTSIDE) && kill((pid_t)tgid, 0) && errno == ESRCH;
 }
 
 /* Read and delete one entry: atomically where the kernel can. */
@@ -112,6 +113,7 @@ static int drain_tasks(struct mp_attr *a, struct mp_task_stat *tv)
 	}
 	for (size_t i = 0; i < ndead; i++) {
 		struct mp_task_row *r = gone_task(a, dead[i]);
+		uint32_t host;
 		char comm[16];
 
 		if (!r || take(fd, &dead[i], tv))
@@ -123,6 +125,8 @@ static int drain_tasks(struct mp_attr *a, struct mp_task_stat *tv)
 			memcpy(r->comm, comm, sizeof(r->comm));
 			r->comm[sizeof(r->comm) - 1] = '\0';
 		}
+		if (a->pidns && !take(bpf_map__fd(a->skel->maps.host_tgids), &dead[i], &host))
+			r->host_tgid = host;
 		moved++;
 	}
 	free(dead);
@@ -236,6 +240,8 @@ static void add_gone_tasks(struct mp_attr *a, struct mp_attr_snap *s, size_t cap
 		r->gone = true;
 		if (!r->comm[0] || !strcmp(r->comm, "?"))
 			memcpy(r->comm, g->comm, sizeof(r->comm));
+		if (g->host_tgid)
+			r->host_tgid = g->host_tgid;
 	}
 	sort_rows(s->tasks, s->ntasks, sizeof(*s->tasks), cmp_task);
 }

@@ -30,6 +30,8 @@ struct mp_attr {
 	bool no_batch;                   /* the kernel has no batch map lookup (< 5.6) */
 	bool byte_exact;                 /* the BPF side reads byte items' counters
 					  * (cat_state_index: some category has one) */
+	bool pidns;                      /* memprobe runs in a pid namespace of its own:
+					  * rows are keyed by its pids (slot.bpf.h) */
 	/* rows of exited processes, out of the maps (attr_drain.c); the lock
 	 * also keeps a drain out of a snapshot's reading of the maps */
 	pthread_mutex_t gone_lock;
@@ -45,6 +47,16 @@ struct mp_attr {
 	size_t nfault_base;
 	bool fault_base_taken;
 	char no_bpf[64];                 /* why no program can run: only polling */
+	const char *no_bpf_reason;       /* its id: no_btf, refused, load_failed */
+	char no_bpf_line[400];           /* for people: what is missing, what would bring it */
+	/* the /proc path (attr_proc.c): without BPF, the task rows are the
+	 * per-process counters /proc shows, at each snapshot */
+	bool proc_rows;
+	bool cat_rows[MP_NR_CATS];       /* the categories the rows carry */
+	uint32_t proc_tree_pid;          /* rows of this process tree, not the cgroup's */
+	struct mp_proc_track proc_track; /* every process seen (under gone_lock) */
+	struct mp_stack_size stack_size;
+	uint64_t proc_quick_next_ns;     /* a quick snapshot before this is passed over */
 	bool have_cg;
 	struct mp_cgroup cg;             /* for polled concerns */
 	struct bpf_link *links[16];
@@ -91,6 +103,26 @@ void mp_attr_snap_sort(struct mp_attr_snap *s);
 const struct mp_task_row *mp_attr_snap_task(const struct mp_attr_snap *s, uint32_t tgid);
 const struct mp_stack_row *mp_attr_snap_stack(const struct mp_attr_snap *s,
 					      const struct mp_stack_row *k);
+
+/*
+ * The /proc path (attr_proc.c). Start it where no program runs and a
+ * cgroup (or a process tree) is known; a snapshot's task rows, made from
+ * the processes read now and those seen before (full: huge pages and
+ * identities too). Returns 0 or -errno.
+ */
+void mp_attr_proc_start(struct mp_attr *a);
+int mp_attr_proc_snapshot(struct mp_attr *a, struct mp_attr_snap *s, bool full);
+/* Rest after a quick snapshot (the overhead's, at each new peak) until the
+ * next may be taken: reading /proc costs per process, and no more than a
+ * ninth of the time goes to it (at most 100 ms). No rest with BPF's rows. */
+void mp_attr_proc_quick_wait(const struct mp_attr *a);
+void mp_attr_proc_stop(struct mp_attr *a);
+
+/* Why no program runs, for people, into a->no_bpf_line and err (err
+ * holds load_btf's words for no_btf): what is missing, what would bring
+ * it, and that memprobe goes on with /proc and the cgroup's files. errnum:
+ * the load's error (refused, load_failed). */
+void mp_attr_say_no_bpf(struct mp_attr *a, int errnum, char *err, size_t errlen);
 
 /*
  * What memprobe needs to know of the kernel's BTF, learnt in one pass over

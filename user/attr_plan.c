@@ -15,6 +15,7 @@
 #include <linux/perf_event.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -676,6 +677,29 @@ uint32_t mp_attr_live_pages_for(uint64_t limit_bytes, uint64_t page_size)
 	return (uint32_t)MP_CLAMP(n, MP_LIVE_PAGES_MIN, MP_LIVE_PAGES_MAX);
 }
 
+/* The initial pid namespace's inode number (include/linux/proc_ns.h
+ * PROC_PID_INIT_INO, the same since 3.8). */
+#define PID_INIT_INO 0xEFFFFFFCU
+
+/*
+ * In a pid namespace of its own (a container's), memprobe's pids are not
+ * the host's the programs see: they key rows by the namespace's
+ * (bpf_get_ns_current_pid_tgid, with its nsfs device and inode), so that
+ * /proc, kill() and the report speak of the processes the container sees;
+ * the host's pid goes beside (host_tgids). On the host nothing changes.
+ */
+static void set_pidns(struct mp_attr *a)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/pid", &st) || st.st_ino == PID_INIT_INO)
+		return;
+	/* the kernel's dev_t: major << 20 | minor (MKDEV), not glibc's */
+	a->skel->rodata->pidns_dev = ((uint64_t)major(st.st_dev) << 20) | minor(st.st_dev);
+	a->skel->rodata->pidns_ino = st.st_ino;
+	a->pidns = true;
+}
+
 static int open_skel(struct mp_attr *a, const struct mp_attr_opts *o, const struct mp_kfacts *k)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = o->btf_path);
@@ -731,6 +755,7 @@ static int open_skel(struct mp_attr *a, const struct mp_attr_opts *o, const stru
 						     a->skel->rodata->page_size;
 	a->skel->rodata->mark_victim_has_task = k->mark_victim_has_task;
 	a->skel->rodata->have_task_btf = k->have_task_btf && k->kernel_btf;
+	set_pidns(a);
 	return 0;
 }
 
@@ -961,11 +986,13 @@ static void load_progs(struct mp_attr *a, const struct mp_attr_opts *o,
 		plan(a, k, o->judge_all_rungs);
 	}
 	if (!a->no_bpf[0] && (!a->skel || ret)) {
-		snprintf(err, errlen, "cannot load the BPF programs: %s%s",
-			 strerror(ret < 0 ? -ret : EINVAL),
-			 ret == -EPERM ? " (run as root)" : "");
-		snprintf(a->no_bpf, sizeof(a->no_bpf), "BPF load failed: %s",
-			 strerror(ret < 0 ? -ret : EINVAL));
+		bool refused = ret == -EPERM || ret == -EACCES;
+
+		/* err: what is missing and what would bring it (attr_proc.c) */
+		a->no_bpf_reason = refused ? "refused" : "load_failed";
+		mp_attr_say_no_bpf(a, ret < 0 ? -ret : EINVAL, err, errlen);
+		snprintf(a->no_bpf, sizeof(a->no_bpf), "BPF %s: %s",
+			 refused ? "refused" : "load failed", strerror(ret < 0 ? -ret : EINVAL));
 		if (a->skel)
 			memprobe_bpf__destroy(a->skel);
 		a->skel = NULL;
@@ -1034,9 +1061,12 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 	denied(NULL); /* a word that names nothing is a typo: say so */
 	if (errlen)
 		err[0] = '\0';
-	if (load_btf(a, o, &k, err, errlen))
+	if (load_btf(a, o, &k, err, errlen)) {
 		snprintf(a->no_bpf, sizeof(a->no_bpf), "%s", o->btf_path ? "--btf file unreadable" :
 			 "no BTF (give --btf FILE)");
+		a->no_bpf_reason = "no_btf";
+		mp_attr_say_no_bpf(a, 0, err, errlen);
+	}
 	a->judged_all = o->judge_all_rungs;
 	plan(a, &k, o->judge_all_rungs);
 	memcpy(a->cat_ok, k.cat, sizeof(a->cat_ok));
@@ -1046,11 +1076,13 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 		a->cg = *o->cg;
 		a->have_cg = true;
 	}
+	a->proc_tree_pid = o->proc_tree_pid;
 	load_progs(a, o, &k, err, errlen);
 	for (int c = 0; c < MP_NR_CONCERNS; c++)
 		if (a->chosen[c] >= 0)
 			attach_concern(a, c);
 	polled_cats(a);
+	mp_attr_proc_start(a); /* no program runs: the rows from /proc */
 	/* the per-CPU verdicts may be kept only while migrations are seen */
 	if (a->skel && a->hooks[MP_CONCERN_MIGRATE].hook[0] && !a->hooks[MP_CONCERN_MIGRATE].polled)
 		a->skel->bss->migrate_tp_live = true;
@@ -1152,6 +1184,18 @@ const char *mp_attr_cat_polled_reason(const struct mp_attr *a, int cat)
 	return a->cat_polled_reason[cat];
 }
 
+bool mp_attr_cat_rows(const struct mp_attr *a, int cat)
+{
+	return a->cat_rows[cat];
+}
+
+const char *mp_attr_no_bpf(const struct mp_attr *a, const char **why)
+{
+	if (why)
+		*why = a->no_bpf_line;
+	return a->no_bpf[0] ? a->no_bpf_reason : NULL;
+}
+
 const struct mp_hook *mp_attr_hooks(const struct mp_attr *a)
 {
 	return a->hooks;
@@ -1165,6 +1209,7 @@ void mp_attr_stop(struct mp_attr *a)
 	for (int i = 0; i < a->nlinks; i++)
 		bpf_link__destroy(a->links[i]);
 	memprobe_bpf__destroy(a->skel);
+	mp_attr_proc_stop(a);
 	free(a->fault_base);
 	free(a->gone);
 	free(a->gone_stacks);

@@ -87,6 +87,23 @@ static void fill_comm(struct mp_attr *a, struct mp_task_row *r)
 	r->comm[sizeof(r->comm) - 1] = '\0';
 }
 
+/* In a pid namespace: each row's host pid beside (host_tgids), or its own
+ * for a task outside the namespace. Drained rows keep theirs. */
+static void fill_host_tgids(struct mp_attr *a, struct mp_attr_snap *s)
+{
+	int fd = a->skel ? bpf_map__fd(a->skel->maps.host_tgids) : -1;
+
+	for (size_t i = 0; a->pidns && fd >= 0 && i < s->ntasks; i++) {
+		struct mp_task_row *r = &s->tasks[i];
+		uint32_t host;
+
+		if (r->tgid & MP_TGID_OUTSIDE)
+			r->host_tgid = r->tgid & ~MP_TGID_OUTSIDE;
+		else if (!r->host_tgid && r->tgid && !bpf_map_lookup_elem(fd, &r->tgid, &host))
+			r->host_tgid = host;
+	}
+}
+
 static void fill_comms(struct mp_attr *a, struct mp_attr_snap *s)
 {
 	for (size_t i = 0; a->skel && i < s->ntasks; i++)
@@ -165,13 +182,31 @@ static int read_tasks(struct mp_attr *a, struct mp_attr_snap *s, size_t cap,
 	return 0;
 }
 
+/* Do memory.stat's categories the usage is made of (anon + file + kernel
+ * + sock: MP_PART_USAGE) agree with the usage read now, within max(1%,
+ * 1 MiB)? 1 yes, 0 no, -1 nothing tells (no kernel total, no usage). */
+static int stat_agrees(struct mp_attr *a, const struct mp_cg_stat *st)
+{
+	uint64_t usage, sum = 0, tol;
+
+	if (!st->have[MP_CAT_KERNEL] || mp_cgroup_usage("", &a->cg, &usage))
+		return -1;
+	for (int k = 0; k < MP_NR_CATS; k++)
+		if (mp_cats[k].part == MP_PART_USAGE)
+			sum += st->bytes[k];
+	tol = usage / 100 > (1 << 20) ? usage / 100 : (1 << 20);
+	return sum + tol >= usage && sum <= usage + tol;
+}
+
 /*
  * The cgroup's files, for the concerns and categories no hook sees. The
  * kernel flushes memcg stats lazily (a worker every 2 s, or once enough
  * updates are pending), so memory.stat can lag the usage counter by hundreds
  * of MiB right after a burst: read again, up to 2.5 s, until the categories
- * the usage is made of (anon + file + kernel + sock: MP_PART_USAGE) agree
- * with it within max(1%, 1 MiB).
+ * the usage is made of agree with it (stat_agrees). A parent's lags the most:
+ * the updates of its children count towards their flush, not its own (v1 on
+ * 6.18: a parent's total_rss stayed 52 MiB while its child's 300 MiB fill
+ * was charged, until the worker's flush).
  */
 static void snap_stat(struct mp_attr *a, struct mp_attr_snap *s, bool wait)
 {
@@ -191,34 +226,31 @@ static void snap_stat(struct mp_attr *a, struct mp_attr_snap *s, bool wait)
 	bool once = !wait || !strcmp(a->cg.dir, a->cg.mount);
 
 	for (int tries = 0; tries < (once ? 1 : 50); tries++) {
-		uint64_t usage, sum = 0, tol;
-
 		s->have_stat = mp_cgroup_stat("", &a->cg, &s->stat) == 0;
-		if (!s->have_stat || !s->stat.have[MP_CAT_KERNEL] ||
-		    mp_cgroup_usage("", &a->cg, &usage))
-			return; /* nothing to check against */
-		for (int k = 0; k < MP_NR_CATS; k++)
-			if (mp_cats[k].part == MP_PART_USAGE)
-				sum += s->stat.bytes[k];
-		tol = usage / 100 > (1 << 20) ? usage / 100 : (1 << 20);
-		if (sum + tol >= usage && sum <= usage + tol)
+		if (!s->have_stat)
 			return;
+		int agree = stat_agrees(a, &s->stat);
+
+		s->stat_settled = agree > 0;
+		if (agree)
+			return; /* settled, or nothing to check against */
 		usleep(50000);
 	}
 }
 
 /* The cgroup's files once, for a snapshot taken while the usage moves (the
- * peak): no waiting for the kernel's lazy flush. Only for the categories no
- * hook sees: these cheap snapshots are the overhead's charge vectors, taken
- * at every new peak of a probe's usage, and need no fault count. */
+ * peak): no waiting for the kernel's lazy flush, whether it came is
+ * stat_settled. Only for the categories no hook sees: these cheap
+ * snapshots are the overhead's charge vectors, taken at every new peak of
+ * a probe's usage, and need no fault count. */
 static void stat_once(struct mp_attr *a, struct mp_attr_snap *s)
 {
 	bool want = false;
 
 	for (int k = 0; k < MP_NR_CATS; k++)
 		want |= a->cat_polled[k];
-	if (a->have_cg && want)
-		s->have_stat = mp_cgroup_stat("", &a->cg, &s->stat) == 0;
+	if (a->have_cg && want && (s->have_stat = mp_cgroup_stat("", &a->cg, &s->stat) == 0))
+		s->stat_settled = stat_agrees(a, &s->stat) > 0;
 }
 
 /*
@@ -260,7 +292,7 @@ static void add_slots(struct mp_attr_snap *s, size_t cap, const struct mp_cpu *v
 		const struct mp_cpu *x = &v[c];
 		struct mp_task_row *r;
 
-		if (x->in_target && x->tgid && (r = mp_attr_task_row(s, cap, x->tgid)))
+		if (x->in_target && x->tgid && (r = mp_attr_task_row(s, cap, x->key)))
 			mp_task_stat_add(&r->stat, &x->pending);
 		for (int k = 0; k < MP_NR_CATS; k++) {
 			if (!x->other_charge_bytes[k])
@@ -307,6 +339,11 @@ static int snapshot(struct mp_attr *a, struct mp_attr_snap *s, bool stacks, bool
 
 	memset(s, 0, sizeof(*s));
 	if (!a->skel) {
+		/* no BPF: the rows are /proc's, of this moment */
+		if (a->proc_rows && (ret = mp_attr_proc_snapshot(a, s, stacks))) {
+			mp_attr_snap_free(s);
+			return ret;
+		}
 		if (stacks)
 			snap_stat(a, s, wait);
 		else
@@ -336,6 +373,8 @@ static int snapshot(struct mp_attr *a, struct mp_attr_snap *s, bool stacks, bool
 			ret = read_stacks(a, s);
 		if (!ret)
 			mp_attr_add_gone(a, s, cap, stacks);
+		if (!ret)
+			fill_host_tgids(a, s);
 	}
 	pthread_mutex_unlock(&a->gone_lock);
 	if (ret)
@@ -358,6 +397,20 @@ out:
 	if (ret)
 		mp_attr_snap_free(s);
 	return ret;
+}
+
+void mp_attr_rename(struct mp_attr *a, uint32_t pid)
+{
+	char p[64], comm[16] = "";
+	ssize_t n;
+
+	if (!a || !a->skel || !pid)
+		return;
+	snprintf(p, sizeof(p), "/proc/%u/comm", pid);
+	if ((n = mp_read_file(p, comm, sizeof(comm))) <= 0)
+		return;
+	comm[strcspn(comm, "\n")] = '\0';
+	bpf_map_update_elem(bpf_map__fd(a->skel->maps.comms), &pid, comm, BPF_EXIST);
 }
 
 int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *s)
@@ -425,7 +478,7 @@ static int64_t vector_sum(const struct mp_attr *a, const struct mp_attr_snap *s)
  * burst freed between the read and the map's (a munmap takes milliseconds)
  * would otherwise pair the peak's usage with a vector after the free.
  */
-static void keep_peak_vector(struct mp_overhead_snaps *o, struct mp_attr *a, uint64_t usage,
+static void take_peak_vector(struct mp_overhead_snaps *o, struct mp_attr *a, uint64_t usage,
 			     bool at_stop)
 {
 	/* the probe's sampler thread and its stop both call here */
@@ -437,9 +490,17 @@ static void keep_peak_vector(struct mp_overhead_snaps *o, struct mp_attr *a, uin
 		return;
 	sum = vector_sum(a, &s);
 	pthread_mutex_lock(&lock);
-	/* at the stop, still at the peak, the stop's vector is the peak's */
-	if (o->have_peak && sum < o->peak_vector_sum &&
-	    !(at_stop && mp_at_peak(usage, o->peak_usage_bytes))) {
+	/* at the stop, still at the peak, the stop's vector is the peak's
+	 * (--reclaim-cache: the same usage, the probe's chunks all touched),
+	 * but not one that holds clearly less (1/128 of the usage): a burst
+	 * being unmapped at the stop has left the rows, and memory.stat's
+	 * anon, while the usage still holds it until its batch is freed (the
+	 * stop's vector, chosen at an equal usage over a burst's, left 25 MiB
+	 * unexplained) */
+	bool stop_wins = at_stop && mp_at_peak(usage, o->peak_usage_bytes) &&
+			 sum + (int64_t)(o->peak_usage_bytes >> 7) >= o->peak_vector_sum;
+
+	if (o->have_peak && sum < o->peak_vector_sum && !stop_wins) {
 		pthread_mutex_unlock(&lock);
 		mp_attr_snap_free(&s);
 		return;
@@ -451,6 +512,19 @@ static void keep_peak_vector(struct mp_overhead_snaps *o, struct mp_attr *a, uin
 	o->peak_vector_sum = sum;
 	o->peak_usage_bytes = usage;
 	pthread_mutex_unlock(&lock);
+}
+
+static void keep_peak_vector(struct mp_overhead_snaps *o, struct mp_attr *a, uint64_t usage,
+			     bool at_stop)
+{
+	take_peak_vector(o, a, usage, at_stop);
+	/* /proc costs per process: after a new high's vector the sampler
+	 * rests, so that no more than a ninth of the time goes to it. Taken
+	 * at once and rested after, not passed over: the next high after the
+	 * rest takes a burst held at the peak, and a high is never paired
+	 * with a vector of later (the probe's free begun). The stop never. */
+	if (!at_stop)
+		mp_attr_proc_quick_wait(a);
 }
 
 void mp_overhead_keep_peak(struct mp_overhead_snaps *o, struct mp_attr *a, uint64_t usage)
@@ -524,6 +598,7 @@ void mp_attr_snap_sub(struct mp_attr_snap *after, const struct mp_attr_snap *bef
 #undef MP_SUB
 	/* lost stays cumulative: every loss since attach is reported */
 	after->have_stat &= before->have_stat;
+	after->stat_settled &= before->stat_settled;
 	after->stat.have_pgfault &= before->stat.have_pgfault;
 	after->stat.pgfault -= before->stat.pgfault;
 	for (int k = 0; k < MP_NR_CATS; k++) {
@@ -550,14 +625,45 @@ int mp_attr_totals(struct mp_attr *a, struct mp_totals *t)
 	return ret;
 }
 
+/* In a pid namespace: the host tgid's key (its pid there), by the rows'
+ * host_tgids; 0 when none has it. */
+static uint32_t ns_pid_of(struct mp_attr *a, uint32_t host)
+{
+	int fd = bpf_map__fd(a->skel->maps.host_tgids);
+	uint32_t key, next, *prev = NULL, v;
+
+	while (host && bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (!bpf_map_lookup_elem(fd, &key, &v) && v == host)
+			return key;
+	}
+	for (size_t i = 0; host && i < a->ngone; i++)
+		if (a->gone[i].host_tgid == host)
+			return a->gone[i].tgid;
+	return 0;
+}
+
 static int on_oom_record(void *ctx, void *data, size_t len)
 {
 	struct mp_attr *a = ctx;
+	struct mp_oom_event e;
+	uint32_t ns;
 
 	/* a wake-up's work is done: the poll returns, and record samples */
-	if (len >= sizeof(struct mp_oom_event) && a->oom_cb &&
-	    ((const struct mp_oom_event *)data)->kind == MP_EVENT_OOM_KILL)
-		a->oom_cb(data, a->oom_arg);
+	if (len < sizeof(e) || !a->oom_cb ||
+	    ((const struct mp_oom_event *)data)->kind != MP_EVENT_OOM_KILL)
+		return 0;
+	memcpy(&e, data, sizeof(e));
+	/* the programs see the host's pids: the victim's as memprobe's
+	 * namespace numbers it (the host's where it has none), the host's
+	 * beside */
+	if (a->pidns) {
+		e.host_pid = e.pid;
+		e.pid = (ns = ns_pid_of(a, e.pid)) ? ns : e.pid;
+		e.trigger_pid = (ns = ns_pid_of(a, e.trigger_pid)) ? ns : e.trigger_pid;
+	}
+	a->oom_cb(&e, a->oom_arg);
 	return 0;
 }
 
@@ -589,6 +695,7 @@ void mp_attr_snap_free(struct mp_attr_snap *s)
 {
 	free(s->tasks);
 	free(s->stacks);
+	free(s->procs);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -5,10 +5,12 @@
  */
 #include "attribution.h"
 #include "attr_int.h"
+#include "util.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -84,6 +86,23 @@ static int pid_in_target(const struct mp_cgroup *cg, uint32_t pid)
 	return in;
 }
 
+/* Has pid exited, or is it exiting (PF_EXITING, stat's flags)? A v1
+ * hierarchy shows such a task in its root cgroup, not in the one it left
+ * by exiting (proc_cgroup_show). */
+static bool pid_exiting(uint32_t pid)
+{
+	char path[64], buf[1024], *rp;
+	unsigned long flags;
+	char state;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	if (mp_read_file(path, buf, sizeof(buf)) <= 0 || !(rp = strrchr(buf, ')')))
+		return true;
+	if (sscanf(rp + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2)
+		return false;
+	return state == 'Z' || state == 'X' || (flags & 0x4 /* PF_EXITING */);
+}
+
 /* The processes counted in the target that live outside it now: the BPF
  * side gives them what they charge or free of the target's memory since
  * (bpf/memprobe.bpf.c, on_memcg_stat), and the report names them. */
@@ -95,7 +114,10 @@ static int view_moved(struct mp_attr *a, const struct mp_attr_snap *s, struct mp
 	if (!m)
 		return -ENOMEM;
 	for (size_t i = 0; a->have_cg && i < s->ntasks; i++)
-		if (s->tasks[i].tgid && pid_in_target(&a->cg, s->tasks[i].tgid) == 0)
+		/* a process exiting, or a zombie, has not moved: v1 shows it in
+		 * the hierarchy's root */
+		if (s->tasks[i].tgid && pid_in_target(&a->cg, s->tasks[i].tgid) == 0 &&
+		    !pid_exiting(s->tasks[i].tgid))
 			m[n++] = s->tasks[i].tgid;
 	in->moved_out = m;
 	in->nmoved = n;
@@ -145,7 +167,9 @@ int mp_attr_view_fill(struct mp_attr *a, struct mp_attr_input *in)
 		cp->polled = mp_attr_cat_polled(a, k);
 		cp->polled_reason = mp_attr_cat_polled_reason(a, k);
 		cp->bytes_read = mp_attr_cat_bytes_read(a, k);
+		cp->rows = mp_attr_cat_rows(a, k);
 	}
+	in->no_bpf_reason = mp_attr_no_bpf(a, &in->no_bpf_line);
 	in->page_size = sysconf(_SC_PAGESIZE);
 	in->frames = NULL;
 	in->nframes = 0;

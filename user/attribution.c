@@ -136,18 +136,26 @@ static void fill_bounds(struct build *b)
 	}
 }
 
+/* Is category k's total in snapshot s memory.stat's: polled, and not
+ * carried by /proc's rows where memory.stat has no such key (v1's
+ * pagetables, whose only figure is the processes' VmPTE)? */
+static bool from_stat(const struct mp_attr_cat_plan *cp, const struct mp_attr_snap *s, int k)
+{
+	return cp->polled && !(cp->rows && !(s && s->have_stat && s->stat.have[k]));
+}
+
 /* Per category, from the hooks' per-task counts, or, where no hook sees
- * it, the cgroup's own counters (without a per-process split). */
+ * it, the cgroup's own counters (split by process only by /proc's rows). */
 static void fill_totals(struct build *b)
 {
 	cat_totals(b->g, b->cat);
 	cat_totals(b->in->retained, b->ret);
 	fill_bounds(b);
 	for (int k = 0; k < MP_NR_CATS; k++) {
-		if (!b->in->cats[k].polled && !b->stat_instead[k])
-			continue;
-		b->cat[k] = stat_bytes(b->g, k);
-		b->ret[k] = stat_bytes(b->in->retained, k);
+		if (b->stat_instead[k] || from_stat(&b->in->cats[k], b->g, k))
+			b->cat[k] = stat_bytes(b->g, k);
+		if (b->stat_instead[k] || from_stat(&b->in->cats[k], b->in->retained, k))
+			b->ret[k] = stat_bytes(b->in->retained, k);
 	}
 }
 
@@ -233,6 +241,15 @@ static const char *comm_of(const struct mp_attr_snap *s, uint32_t tgid)
 	return "";
 }
 
+/* Its host pid, where memprobe's pid namespace gives it another; 0. */
+static uint32_t host_of(const struct mp_attr_snap *s, uint32_t tgid)
+{
+	for (size_t i = 0; i < s->ntasks; i++)
+		if (s->tasks[i].tgid == tgid)
+			return s->tasks[i].host_tgid;
+	return 0;
+}
+
 static cJSON *frames_json(const struct mp_ksyms *ks, const struct mp_attr_frames *fr)
 {
 	cJSON *arr = cJSON_CreateArray();
@@ -264,7 +281,7 @@ static cJSON *stack_json(const struct build *b, const struct stack_view *v)
 
 	mp_json_add_s64(o, "bytes", v->row->pages * ps);
 	mp_json_add_u64(o, "alloc_bytes", v->row->alloc_pages * (uint64_t)ps);
-	cJSON_AddNumberToObject(o, "pid", v->row->tgid);
+	mp_json_add_pid(o, v->row->tgid, host_of(b->ps, v->row->tgid));
 	cJSON_AddStringToObject(o, "comm", comm_of(b->ps, v->row->tgid));
 	cJSON_AddItemToObject(o, "frames", frames_json(b->in->ksyms, v->frames));
 	return o;
@@ -289,7 +306,15 @@ struct task_share {
 	uint32_t tgid;
 	const char *comm;
 	int64_t bytes;
+	uint8_t source;  /* enum mp_row_source */
+	bool gone;
+	uint32_t host_tgid;
 };
+
+static const char *row_source_name(uint8_t source)
+{
+	return source == MP_ROW_PROC ? "proc" : "bpf";
+}
 
 static int cmp_share_desc(const void *a, const void *b)
 {
@@ -308,7 +333,8 @@ static bool moved_out(const struct mp_attr_input *in, uint32_t tgid)
 }
 
 /* rest: the "(rest)" entry, whose pid is null (tgid 0 is a real row's);
- * moved: the process lives outside the target now, its charges left in it */
+ * moved: the process lives outside the target now, its charges left in it;
+ * the source of the figures, and exited for a row of a process gone */
 static cJSON *share_json(const struct task_share *sh, bool rest, bool moved)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -316,11 +342,14 @@ static cJSON *share_json(const struct task_share *sh, bool rest, bool moved)
 	if (rest)
 		cJSON_AddNullToObject(o, "pid");
 	else
-		cJSON_AddNumberToObject(o, "pid", sh->tgid);
+		mp_json_add_pid(o, sh->tgid, sh->host_tgid);
 	cJSON_AddStringToObject(o, "comm", sh->comm);
 	mp_json_add_s64(o, "bytes", sh->bytes);
+	cJSON_AddStringToObject(o, "source", row_source_name(sh->source));
 	if (moved)
 		cJSON_AddBoolToObject(o, "moved_out", true);
+	if (sh->gone && !rest)
+		cJSON_AddBoolToObject(o, "exited", true);
 	return o;
 }
 
@@ -336,10 +365,16 @@ static cJSON *task_shares(const struct build *b, int cat)
 
 	if (!sh)
 		return arr;
+	uint8_t source = MP_ROW_BPF;
+
 	for (size_t i = 0; i < s->ntasks; i++)
-		if (s->tasks[i].charge_bytes[cat])
+		if (s->tasks[i].charge_bytes[cat]) {
 			sh[n++] = (struct task_share){ s->tasks[i].tgid, s->tasks[i].comm,
-						       s->tasks[i].charge_bytes[cat] };
+						       s->tasks[i].charge_bytes[cat],
+						       s->tasks[i].source, s->tasks[i].gone,
+						       s->tasks[i].host_tgid };
+			source = s->tasks[i].source; /* one source a session */
+		}
 	qsort(sh, n, sizeof(*sh), cmp_share_desc);
 	for (size_t i = 0; i < n; i++) {
 		if ((int)i >= b->in->top)
@@ -349,7 +384,7 @@ static cJSON *task_shares(const struct build *b, int cat)
 							     moved_out(b->in, sh[i].tgid)));
 	}
 	if (rest) {
-		struct task_share r = { 0, "(rest)", rest };
+		struct task_share r = { 0, "(rest)", rest, source, false, 0 };
 
 		cJSON_AddItemToArray(arr, share_json(&r, true, false));
 	}
@@ -450,7 +485,7 @@ static void add_missing_cats(struct build *b, cJSON *missing)
 		char buf[200];
 
 		b->avail[k] = cp->available;
-		if (cp->available && cp->polled && !(g->have_stat && g->stat.have[k])) {
+		if (cp->available && cp->polled && !cp->rows && !(g->have_stat && g->stat.have[k])) {
 			b->avail[k] = false;
 			snprintf(buf, sizeof(buf), "%s: no hook sees it and this cgroup's "
 				 "memory.stat has no such key", name);
@@ -527,6 +562,95 @@ static void add_retained(const struct build *b, cJSON *o, int k, int64_t ret, in
 		cJSON_AddBoolToObject(o, "retained_below_floor", true);
 }
 
+/* Without BPF: why, and what would bring it; with /proc's rows, what they
+ * cannot tell. */
+static void add_missing_no_bpf(const struct build *b, cJSON *missing)
+{
+	bool rows = false;
+
+	if (!b->in->no_bpf_reason)
+		return;
+	add_missing(missing, NULL, NULL, "no_bpf",
+		    b->in->no_bpf_line && b->in->no_bpf_line[0] ? b->in->no_bpf_line :
+		    "no BPF program runs");
+	for (int k = 0; k < MP_NR_CATS; k++)
+		rows |= b->in->cats[k].rows;
+	if (rows)
+		add_missing(missing, b->in->hooks[MP_CONCERN_MEMCG].concern, NULL, "proc",
+			    "per process: /proc's counters at each snapshot (RssAnon, RssFile, "
+			    "RssShmem, VmPTE, threads' kernel stacks), approximate: a page several "
+			    "processes map counts in each, page cache no process maps is in none, "
+			    "and a process that lived between two snapshots is not seen; slab, "
+			    "percpu, sock and vmalloc: the cgroup's totals only");
+}
+
+static uint64_t proc_total(const struct mp_proc_row *p)
+{
+	return p->rss_anon_bytes + p->rss_file_bytes + p->rss_shmem_bytes + p->pte_bytes +
+	       p->kernel_stack_bytes;
+}
+
+static int cmp_proc_desc(const void *x, const void *y)
+{
+	uint64_t a = proc_total(*(const struct mp_proc_row *const *)x);
+	uint64_t b = proc_total(*(const struct mp_proc_row *const *)y);
+
+	return a < b ? 1 : a > b ? -1 : 0;
+}
+
+static cJSON *proc_json(const struct mp_proc_row *p)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, "pid", p->pid);
+	cJSON_AddStringToObject(o, "comm", p->comm);
+	cJSON_AddStringToObject(o, "cmdline", p->cmdline);
+	cJSON_AddStringToObject(o, "source", p->source == MP_PROC_SRC_PROC ? "proc" : "other");
+	cJSON_AddStringToObject(o, "state", p->exited ? "exited" : p->gone ? "left" : "running");
+	mp_json_add_u64(o, "rss_anon_bytes", p->rss_anon_bytes);
+	mp_json_add_u64(o, "rss_file_bytes", p->rss_file_bytes);
+	mp_json_add_u64(o, "rss_shmem_bytes", p->rss_shmem_bytes);
+	mp_json_add_u64(o, "pagetables_bytes", p->pte_bytes);
+	mp_json_add_u64(o, "kernel_stack_bytes", p->kernel_stack_bytes);
+	cJSON_AddNumberToObject(o, "threads", p->threads);
+	mp_json_add_u64(o, "vm_lck_bytes", p->lck_bytes);
+	mp_json_add_u64(o, "vm_pin_bytes", p->pin_bytes);
+	if (p->have_anon_huge)
+		mp_json_add_u64(o, "anon_huge_bytes", p->anon_huge_bytes);
+	else
+		cJSON_AddNullToObject(o, "anon_huge_bytes");
+	return o;
+}
+
+/* The per-process counters at the growth's end (/proc's rows): the top
+ * --top processes by what they hold, the gone ones with their last
+ * figures. Absent where the rows are BPF's. */
+static void add_processes(const struct build *b, cJSON *a)
+{
+	const struct mp_attr_snap *g = b->g;
+	const struct mp_proc_row **v;
+	size_t exited = 0;
+	cJSON *o, *arr;
+
+	if (!g->nprocs || !(v = calloc(g->nprocs, sizeof(*v))))
+		return;
+	for (size_t i = 0; i < g->nprocs; i++) {
+		v[i] = &g->procs[i];
+		exited += g->procs[i].exited;
+	}
+	qsort(v, g->nprocs, sizeof(*v), cmp_proc_desc);
+	o = cJSON_AddObjectToObject(a, "processes");
+	cJSON_AddStringToObject(o, "source", "proc");
+	mp_json_add_u64(o, "stack_size_bytes", g->stack_bytes);
+	cJSON_AddStringToObject(o, "stack_size_source", g->stack_source ? g->stack_source : "");
+	cJSON_AddNumberToObject(o, "count", (double)g->nprocs);
+	cJSON_AddNumberToObject(o, "exited", (double)exited);
+	arr = cJSON_AddArrayToObject(o, "top");
+	for (size_t i = 0; i < g->nprocs && (int)i < b->in->top; i++)
+		cJSON_AddItemToArray(arr, proc_json(v[i]));
+	free(v);
+}
+
 /* categories, in memory.stat's terms, then kernel_other: kmem that no
  * itemised category explains */
 static void add_categories(const struct build *b, cJSON *a)
@@ -541,7 +665,8 @@ static void add_categories(const struct build *b, cJSON *a)
 		cJSON_AddStringToObject(o, "name", mp_cat_names[k]);
 		cJSON_AddBoolToObject(o, "available", b->avail[k]);
 		if ((in->cats[k].polled || b->stat_instead[k]) && b->avail[k])
-			cJSON_AddStringToObject(o, "source", "memory.stat");
+			cJSON_AddStringToObject(o, "source", b->stat_instead[k] ||
+						from_stat(&in->cats[k], b->g, k) ? "memory.stat" : "proc");
 		mp_json_add_s64(o, "growth_bytes", b->cat[k]);
 		if (b->avail[k])
 			add_estimate(b, o, k, b->cat[k], b->bound[k]);
@@ -593,7 +718,7 @@ static void add_page_faults(const struct build *b, cJSON *a)
 		if (!g->tasks[i].faults)
 			continue;
 		t = cJSON_CreateObject();
-		cJSON_AddNumberToObject(t, "pid", g->tasks[i].tgid);
+		mp_json_add_pid(t, g->tasks[i].tgid, g->tasks[i].host_tgid);
 		cJSON_AddStringToObject(t, "comm", g->tasks[i].comm);
 		mp_json_add_u64(t, "faults", g->tasks[i].faults);
 		cJSON_AddItemToArray(by, t);
@@ -654,7 +779,7 @@ static void add_charges(const struct build *b, cJSON *a)
 		if (!g->tasks[i].charged_pages)
 			continue;
 		t = cJSON_CreateObject();
-		cJSON_AddNumberToObject(t, "pid", g->tasks[i].tgid);
+		mp_json_add_pid(t, g->tasks[i].tgid, g->tasks[i].host_tgid);
 		cJSON_AddStringToObject(t, "comm", g->tasks[i].comm);
 		mp_json_add_u64(t, "bytes", g->tasks[i].charged_pages * ps);
 		cJSON_AddItemToArray(bt, t);
@@ -874,8 +999,10 @@ cJSON *mp_report_attribution(const struct mp_attr_input *in)
 	fill_totals(&b);
 	add_hooks(&b, a, missing);
 	add_missing_cats(&b, missing);
+	add_missing_no_bpf(&b, missing);
 	cJSON_AddItemToObject(a, "attribution_missing", missing);
 	add_categories(&b, a);
+	add_processes(&b, a);
 	add_page_faults(&b, a);
 	add_charges(&b, a);
 	add_page_alloc(&b, a);

@@ -33,6 +33,9 @@ struct mp_attr_cat_plan {
 				    * side reads the kernel's byte counter instead
 				    * (mp_attr_cat_bytes_read): the snapshots' totals
 				    * count its exact and rounded updates */
+	bool rows;                 /* the task rows carry it from /proc (MP_ROW_PROC):
+				    * they split memory.stat's total approximately, and
+				    * where memory.stat has no such key they are all */
 };
 
 /* The frames of one kernel stack, innermost first. */
@@ -69,6 +72,9 @@ struct mp_attr_input {
 	const uint32_t *moved_out;         /* processes counted in the target that live
 					    * outside it now, any order */
 	size_t nmoved;
+	const char *no_bpf_reason;         /* no BPF program runs: no_btf, refused,
+					    * load_failed; NULL: they run */
+	const char *no_bpf_line;           /* why, what would bring them, for people */
 
 	/* the snapshots (differences: start to ...) */
 	const struct mp_attr_snap *growth; /* counters from start to the peak */

@@ -75,6 +75,55 @@ static bool has_option(const char *opts, const char *want)
 	return false;
 }
 
+/*
+ * Does the path show this mount (mountinfo's first field, its id, and third,
+ * its device)? Several mounts may sit at one mount point, the later ones
+ * over the earlier: a container's runtime mounts the cgroup filesystem
+ * afresh over what its new mount namespace copied from the host, and
+ * mountinfo lists the hidden copy first (its root "/../../.." as the
+ * cgroup namespace sees it). statx's STATX_MNT_ID (5.8) names the mount the
+ * path shows; where the kernel lacks it, the device must match and the
+ * last-listed mount at that point wins (*exact false). A point that is no
+ * longer there (under a tmpfs mounted over its parent) shows nothing.
+ */
+static bool mount_shown(const char *mpoint, uint64_t id, unsigned int maj, unsigned int min,
+			bool *exact)
+{
+	struct statx stx;
+
+	*exact = false;
+	if (statx(AT_FDCWD, mpoint, 0, STATX_MNT_ID, &stx))
+		return errno != ENOENT && errno != ENOTDIR;
+	if (stx.stx_mask & STATX_MNT_ID) {
+		*exact = true;
+		return stx.stx_mnt_id == id;
+	}
+	return stx.stx_dev_major == maj && stx.stx_dev_minor == min;
+}
+
+/* One mount, kept when shown: the first shown mount point of its kind, and
+ * at that point the mount statx names, else the last listed. */
+static void keep_mount(const char *root, char *mount, char *mroot, size_t len,
+		       const char *mpoint, const char *root_of, uint64_t id,
+		       unsigned int maj, unsigned int min)
+{
+	bool exact = false;
+	char p[PATH_MAX];
+
+	/* a captured tree (root not ""): no live mounts to ask; what it has
+	 * no directory for was hidden where it was captured */
+	if (root && root[0]) {
+		if ((mount[0] && strcmp(mount, mpoint) != 0) ||
+		    rpath(p, sizeof(p), root, mpoint) || access(p, F_OK))
+			return;
+	} else if (!mount_shown(mpoint, id, maj, min, &exact) ||
+		   (mount[0] && (exact || strcmp(mount, mpoint) != 0))) {
+		return;
+	}
+	strlcpy0(mount, mpoint, len);
+	strlcpy0(mroot, root_of, len);
+}
+
 static void read_mounts(const char *root, struct mp_host *h)
 {
 	char p[PATH_MAX], line[4096];
@@ -88,20 +137,21 @@ static void read_mounts(const char *root, struct mp_host *h)
 	while (fgets(line, sizeof(line), f)) {
 		char mroot[PATH_MAX], mpoint[PATH_MAX], fstype[64], super[1024];
 		char *dash = strstr(line, " - ");
+		unsigned long long id;
+		unsigned int maj, min;
 
-		if (!dash || sscanf(line, "%*s %*s %*s %4095s %4095s", mroot, mpoint) != 2 ||
+		if (!dash || sscanf(line, "%llu %*s %u:%u %4095s %4095s", &id, &maj, &min,
+				    mroot, mpoint) != 5 ||
 		    sscanf(dash + 3, "%63s %*s %1023s", fstype, super) != 2)
 			continue;
 		unescape(mroot);
 		unescape(mpoint);
-		if (strcmp(fstype, "cgroup2") == 0 && !h->v2_mount[0]) {
-			strlcpy0(h->v2_mount, mpoint, sizeof(h->v2_mount));
-			strlcpy0(h->v2_root, mroot, sizeof(h->v2_root));
-		} else if (strcmp(fstype, "cgroup") == 0 && has_option(super, "memory") &&
-			   !h->v1_memory_mount[0]) {
-			strlcpy0(h->v1_memory_mount, mpoint, sizeof(h->v1_memory_mount));
-			strlcpy0(h->v1_memory_root, mroot, sizeof(h->v1_memory_root));
-		}
+		if (strcmp(fstype, "cgroup2") == 0)
+			keep_mount(root, h->v2_mount, h->v2_root, sizeof(h->v2_mount), mpoint,
+				   mroot, id, maj, min);
+		else if (strcmp(fstype, "cgroup") == 0 && has_option(super, "memory"))
+			keep_mount(root, h->v1_memory_mount, h->v1_memory_root,
+				   sizeof(h->v1_memory_mount), mpoint, mroot, id, maj, min);
 	}
 	fclose(f);
 }
@@ -837,6 +887,11 @@ int mp_cgroup_reap_own(const char *root, const struct mp_host *h)
 	if (mp_cgroup_of_pid(root, h, 0, &self))
 		return 0;
 	return mp_cgroup_reap_stale(self.dir, NULL);
+}
+
+int mp_cgroup_writable(const struct mp_cgroup *cg)
+{
+	return access(cg->dir, W_OK) ? -errno : 0;
 }
 
 bool mp_cgroup_contains_self(const char *root, const struct mp_host *h,

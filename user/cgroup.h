@@ -259,6 +259,15 @@ int mp_cgroup_reap_stale(const char *dir, pid_t *live_probe);
  * targets and record's run cgroups are made. Returns how many it removed. */
 int mp_cgroup_reap_own(const char *root, const struct mp_host *h);
 
+/*
+ * Can memprobe make a cgroup in cg (a stand-in, a run cgroup, its probe's)?
+ * 0, or -EROFS where the cgroup filesystem is mounted read-only, -EACCES
+ * where it is not memprobe's to write: a container's, as its runtime
+ * mounts it. (-EPERM, from a cgroup namespace's rules, shows only in the
+ * mkdir itself.)
+ */
+int mp_cgroup_writable(const struct mp_cgroup *cg);
+
 /* Is the calling process in cg or below it (so that its own memory is
  * charged to what it measures)? */
 bool mp_cgroup_contains_self(const char *root, const struct mp_host *h,

@@ -49,6 +49,7 @@ struct probe_opts {
 	bool populate, fill_host, to_limit, reclaim_cache, fault_tracepoint;
 	enum mp_status_mode status_mode;
 	const char *cmd;            /* "probe", "budget": in messages */
+	char own_why[PATH_MAX + 256]; /* no target, in a container: why its own cgroup */
 };
 
 static const struct mp_cli_opt probe_opts_table[] = {
@@ -156,15 +157,42 @@ static void take_snapshot(enum mp_probe_phase ph, void *arg)
 		mp_overhead_keep_left(&s->ovh, s->attr, s->res->phase_usage_bytes);
 	if (ph == MP_PROBE_BASELINE || ph == MP_PROBE_PEAK || ph == MP_PROBE_LEFT)
 		return;
+	if (ph == MP_PROBE_START) /* in the target from its fork: named since */
+		mp_attr_rename(s->attr, (uint32_t)s->res->child_pid);
 	mp_attr_snapshot(s->attr, ph == MP_PROBE_START ? &s->start :
 				  ph == MP_PROBE_STOP ? &s->stop : &s->freed);
+}
+
+/*
+ * Inside a container: no target given, memprobe's own cgroup limited, and
+ * no stand-in can be made beside it (the cgroup filesystem read-only, or
+ * not memprobe's to write). Then the brief's own command: the container's
+ * cgroup, probed from inside (probe.c). Elsewhere the --limit 1G stand-in
+ * stays the default. Fills o->own_why and says so.
+ */
+static bool own_container(struct probe_opts *o, const struct mp_cgroup *self)
+{
+	char lim[32];
+	int err;
+
+	if (o->limit_arg || !self->limited || mp_cgroup_fills_host(self) ||
+	    (err = mp_cgroup_writable(self)) == 0)
+		return false;
+	snprintf(o->own_why, sizeof(o->own_why), "no target given, and memprobe's own cgroup "
+		 "%s is limited but cannot hold a stand-in (%s): a container's; its own cgroup "
+		 "is probed, as the brief's probe did", self->dir, strerror(-err));
+	mp_cli_warn(o->cmd, "probing the container's own cgroup %s (%s, limit %s): memprobe "
+		    "cannot make a --limit stand-in there (%s)", self->dir, self->path,
+		    mp_fmt_bytes(self->effective_limit_bytes, lim, sizeof(lim)), strerror(-err));
+	return true;
 }
 
 /*
  * The target: an existing cgroup (refused when it is the host's root without
  * --fill-host, locked against a second probe), or for a stand-in container
  * memprobe's own cgroup, with the stand-in's limit as the limit the sizes
- * are checked against. Returns 0 or the exit status.
+ * are checked against (inside a container, that cgroup itself). Returns 0
+ * or the exit status.
  */
 static int probe_target(struct probe_opts *o, const struct mp_host *host,
 			struct mp_cgroup *target, struct mp_lock *lock)
@@ -174,6 +202,8 @@ static int probe_target(struct probe_opts *o, const struct mp_host *host,
 	if (!o->cgroup_path && !o->pid) {
 		if ((ret = mp_resolve_target(o->cmd, "", host, NULL, NULL, target)))
 			return ret;
+		if (own_container(o, target))
+			return mp_lock_probe_or_say(o->cmd, target, lock);
 		if (o->limit > target->effective_limit_bytes)
 			return mp_cli_bad(o->cmd, "--limit %s: above the effective limit of "
 					  "memprobe's own cgroup; give a smaller --limit",
@@ -260,6 +290,11 @@ static int make_standin(const struct probe_opts *o, const struct mp_host *host,
 				   "--limit cannot make a limited child there; enable it (+memory "
 				   "in its cgroup.subtree_control) or probe an existing cgroup "
 				   "with --cgroup", self.dir);
+	if (ret == -EROFS || ret == -EACCES || ret == -EPERM)
+		return mp_cli_fail(o->cmd, "cannot create %s/%s: %s (a container's cgroup "
+				   "filesystem); --limit needs a cgroup memprobe may write: drop "
+				   "--limit to probe memprobe's own cgroup, or give --cgroup",
+				   self.dir, name, strerror(-ret));
 	if (ret || (*created = true, mp_cgroup_delegate_memory(target)) ||
 	    mp_cgroup_read("", host, target))
 		return mp_cli_fail(o->cmd, "cannot create %s/%s: %s", self.dir, name,
@@ -283,7 +318,7 @@ static void bpf_start(const struct probe_opts *o, const struct mp_cgroup *target
 		mp_cli_warn(o->cmd, "attribution off: %s",
 			    errbuf[0] ? errbuf : "cannot get the target's cgroup id");
 	else if (errbuf[0]) /* no BPF: the cgroup's files only */
-		mp_cli_warn(o->cmd, "%s; polling the cgroup's files instead", errbuf);
+		mp_cli_warn(o->cmd, "%s", errbuf);
 }
 
 /* The status line's state while the probe fills. */
@@ -379,7 +414,7 @@ int mp_probe_main(const struct mp_cli_cmd *cmd, cJSON *(*finish)(cJSON *doc, uin
 	struct mp_cgroup target;
 	struct mp_probe_result res;
 	struct snaps sn = { 0 };
-	char errbuf[256] = "";
+	char errbuf[400] = "";
 	bool target_created = false;
 	struct mp_lock lock = { .fd = -1 };
 	uint64_t target_oom0 = 0;
@@ -404,7 +439,8 @@ int mp_probe_main(const struct mp_cli_cmd *cmd, cJSON *(*finish)(cJSON *doc, uin
 
 	/* From here on everything made is undone before returning. */
 	signal(SIGPIPE, SIG_IGN);
-	if (!o.cgroup_path && !o.pid && (ret = make_standin(&o, &host, &target, &target_created)))
+	if (!o.cgroup_path && !o.pid && !o.own_why[0] &&
+	    (ret = make_standin(&o, &host, &target, &target_created)))
 		goto out;
 	bpf_start(&o, &target, &sn, errbuf, sizeof(errbuf));
 	target_oom0 = mp_cgroup_oom_kills(&target);
@@ -414,6 +450,7 @@ int mp_probe_main(const struct mp_cli_cmd *cmd, cJSON *(*finish)(cJSON *doc, uin
 
 	doc = mp_probe_doc(&(struct mp_probe_doc_in){
 		.host = &host, .target = &target, .target_created = target_created, .res = &res,
+		.target_why = o.own_why[0] ? o.own_why : NULL,
 		.chunk = o.chunk, .margin = o.margin, .thp = o.thp, .threads = o.threads,
 		.populate = o.populate, .stack_sample_period = o.stack_sample_period, .top = o.top,
 		.attr = sn.attr, .attr_err = errbuf, .start = &sn.start, .stop = &sn.stop,
@@ -424,13 +461,10 @@ int mp_probe_main(const struct mp_cli_cmd *cmd, cJSON *(*finish)(cJSON *doc, uin
 		ret = MP_EXIT_RUNTIME;
 		goto out;
 	}
-	ret = mp_emit(o.cmd, doc, o.format, out.f);
-	doc = NULL; /* mp_emit freed it */
-	if (!ret && (ret = mp_out_commit(&out))) {
-		fprintf(stderr, "memprobe %s: cannot write the report to %s: %s\n",
-			o.cmd, o.out ? o.out : "standard output", strerror(-ret));
-		ret = MP_EXIT_RUNTIME;
-	} else if (!ret && res.killed_by_signal) {
+	/* rendered and committed, or the JSON document saved whole */
+	ret = mp_emit_save(o.cmd, doc, o.format, &out, o.out);
+	doc = NULL; /* mp_emit_save freed it */
+	if (!ret && res.killed_by_signal) {
 		ret = MP_EXIT_RUNTIME; /* the measurement did not happen as asked */
 	}
 out:

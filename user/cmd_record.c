@@ -185,6 +185,34 @@ static int parse_opts(int argc, char **argv, struct rec_opts *o)
 /* ---- the command's entry ---------------------------------------------------- */
 
 /*
+ * -- CMD where no run cgroup can be made (err: the mkdir's; a container's
+ * cgroup filesystem, read-only or not memprobe's to write): the command
+ * runs where memprobe runs, its memory is its process tree's, and the
+ * report says so. With --limit there is nothing to put the limit on.
+ * Returns 0 (r->cg still memprobe's own) or the exit status.
+ */
+static int in_place(struct rec *r, const char *name, int err)
+{
+	if (r->o.limit != MP_UNLIMITED)
+		return mp_cli_fail("record", "cannot create %s/%s: %s (a container's cgroup "
+				   "filesystem), so --limit has no cgroup to limit; drop --limit to "
+				   "run the command where memprobe runs", r->cg.dir, name,
+				   strerror(-err));
+	r->in_place = true;
+	r->in_place_why[0] = '\0';
+	mp_appendf(r->in_place_why, sizeof(r->in_place_why), "cannot create %s/%s: %s (a "
+		   "container's cgroup filesystem): the command runs in memprobe's own cgroup, "
+		   "and its own memory is its process tree's", r->cg.dir, name, strerror(-err));
+	mp_cli_warn("record", "running %s in memprobe's own cgroup %s: %s; the cgroup's figures "
+		    "include memprobe and anything else running there", r->o.cmd[0], r->cg.dir,
+		    strerror(-err));
+	/* a --probe-at probe fills this cgroup: one probe at a time */
+	if (r->o.probe_at_s >= 0)
+		return mp_lock_probe_or_say("record", &r->cg, &r->lock);
+	return 0;
+}
+
+/*
  * The cgroup to mp_rec_watch: resolved, locked against a second probe when
  * --probe-at will fill it, stale memprobe cgroups reaped, and in command
  * mode a new memprobe-run-<pid> under memprobe's own. Returns 0 or the exit
@@ -226,7 +254,13 @@ static int open_target(struct rec *r)
 		struct mp_cgroup self = r->cg;
 
 		snprintf(name, sizeof(name), "memprobe-run-%d", (int)getpid());
-		if ((ret = mp_cgroup_create(&r->host, &self, name, r->o.limit, &r->cg))) {
+		ret = mp_cgroup_create(&r->host, &self, name, r->o.limit, &r->cg);
+		if (ret == -EROFS || ret == -EACCES || ret == -EPERM) {
+			r->cg = self;
+			if ((ret = in_place(r, name, ret)))
+				return ret;
+		}
+		if (ret) {
 			if (ret == -EOPNOTSUPP)
 				fprintf(stderr, "memprobe record: %s does not delegate the memory "
 					"controller, so --limit cannot make a limited child there; enable "
@@ -237,7 +271,7 @@ static int open_target(struct rec *r)
 					name, strerror(-ret));
 			return MP_EXIT_RUNTIME;
 		}
-		r->cg_created = true;
+		r->cg_created = !r->in_place;
 		/* not delegated on v2: a cgroup that delegates cannot hold the
 		 * command's processes (--probe-at then runs in it, see probe.c) */
 		mp_cgroup_read("", &r->host, &r->cg);
@@ -356,6 +390,11 @@ static void rec_again(struct rec *r)
 	fprintf(stderr, "memprobe record: %s is there: recording it\n", r->o.cgroup_path);
 }
 
+/*
+ * The report: built, the live file's last word, then rendered into -o's
+ * file. Whatever fails from here on, the measurement is not lost: the JSON
+ * document is saved whole (mp_emit_save) and the exit is 1.
+ */
 static int write_report(struct rec *r, struct mp_out *out)
 {
 	struct mp_ksyms *ks = r->attr ? mp_ksyms_load("/proc/kallsyms") : NULL;
@@ -363,7 +402,12 @@ static int write_report(struct rec *r, struct mp_out *out)
 	char oerr[400];
 	int err;
 
-	mp_ksyms_free(ks);
+	mp_ksyms_free(ks); /* before the timeline: the two are never both held */
+	if (!doc) /* not one byte of it: nothing to save */
+		return mp_cli_fail("record", "out of memory building the report: the "
+				   "measurement is lost; give memprobe more memory");
+	mp_rec_add_timeline(r, doc);
+	mp_tl_free(&r->tl);
 	/* the live file's last word is the report's own document: the same
 	 * figures as `memprobe report --format openmetrics` of it (the
 	 * attribution's growth, the final faults and peak) */
@@ -371,14 +415,11 @@ static int write_report(struct rec *r, struct mp_out *out)
 	    (err = mp_openmetrics_write(doc, r->o.openmetrics, oerr, sizeof(oerr))))
 		fprintf(stderr, "memprobe record: --openmetrics %s: cannot write it: %s\n",
 			r->o.openmetrics, oerr);
-	err = mp_emit("record", doc, r->o.format, out->f);
-	if (err)
+	/* a file size limit fails the write (and the document is saved), not
+	 * the process */
+	signal(SIGXFSZ, SIG_IGN);
+	if ((err = mp_emit_save("record", doc, r->o.format, out, r->o.out)))
 		return err;
-	if ((err = mp_out_commit(out))) {
-		fprintf(stderr, "memprobe record: cannot write the report to %s: %s\n",
-			r->o.out ? r->o.out : "standard output", strerror(-err));
-		return MP_EXIT_RUNTIME;
-	}
 	if (r->o.cmd && r->child_exited)
 		return WIFEXITED(r->child_status) ? WEXITSTATUS(r->child_status)
 						  : 128 + WTERMSIG(r->child_status);
@@ -414,14 +455,20 @@ again:
 		ret = mp_cli_out_bad("record", r.o.out, ret);
 		goto out;
 	}
+	/* -o -, /dev/stdout, /dev/fd/1: the report shares standard output */
+	r.report_on_stdout = mp_out_shares_fd(&out, STDOUT_FILENO);
+	/* in place the session's rows are the command's process tree: its
+	 * root first (it waits for the go until the baseline is taken) */
+	if (r.o.cmd && r.in_place && (ret = mp_rec_start_command(&r, &go_fd, &ee_fd))) {
+		ret = mp_cli_fail("record", "cannot start %s: %s", r.o.cmd[0], strerror(-ret));
+		goto out;
+	}
 	mp_rec_start_attr(&r);
 	if (r.o.openmetrics)
 		r.on_sample = write_openmetrics;
 	r.on_reopen = reopen_outputs;
 	r.out = &out;
-	/* -o -, /dev/stdout, /dev/fd/1: the report shares standard output */
-	r.report_on_stdout = mp_out_shares_fd(&out, STDOUT_FILENO);
-	if (r.o.cmd && (ret = mp_rec_start_command(&r, &go_fd, &ee_fd))) {
+	if (r.o.cmd && !r.in_place && (ret = mp_rec_start_command(&r, &go_fd, &ee_fd))) {
 		ret = mp_cli_fail("record", "cannot start %s: %s", r.o.cmd[0], strerror(-ret));
 		goto out;
 	}

@@ -64,13 +64,36 @@ cJSON *mp_doc_load(const char *text, size_t len, int *kind, char *err, size_t er
 
 /*
  * The most a document may be, so that no file makes memprobe take memory
- * without bound: 256 MiB of text (a record of an hour at the default
- * 100 ms interval on cgroup v2 is about 45 MiB) and 4 Mi values (each
- * parsed value costs cJSON about 64 bytes; that hour is about 1.2 Mi).
+ * without bound: 256 MiB of text and 4 Mi values (each parsed value costs
+ * cJSON about 64 bytes). One bound for both sides: the loader refuses
+ * more, and mp_doc_adopt checks every document memprobe writes against
+ * the same figures before it is rendered or saved. A record's timeline is
+ * bounded (timeline.h: MP_TL_MAX_VALUES, checked against these in
+ * record_doc.c); before it was, a record kept every sample and one of
+ * about 6 hours at 100 ms passed these, so older documents are within them.
  */
 #define MP_DOC_MAX_MIB 256
 #define MP_DOC_MAX_BYTES ((unsigned long long)MP_DOC_MAX_MIB << 20)
 #define MP_DOC_MAX_VALUES (4UL << 20)
+
+/*
+ * A document memprobe built, made what mp_doc_load makes of its printed
+ * text, in place and without printing it: every number item a raw item
+ * holding the literal cJSON prints for it (NaN and the infinities null),
+ * each raw literal checked to be a JSON number, a member name twice in an
+ * object, nesting beyond cJSON's limit, the bounds above and the header
+ * and byte counts checked as the loader checks them. Rendering the result
+ * gives the bytes rendering the loaded text would: live output equals
+ * `memprobe report` of the JSON by construction, with the document held
+ * once (tests/unit/test_adopt.c renders both ways). Returns 0 with *kind,
+ * or -errno with the problem in err (*kind -ENOMEM when memory ran out).
+ */
+int mp_doc_adopt(cJSON *doc, int *kind, char *err, size_t errlen);
+
+/* The values the loader counts against MP_DOC_MAX_VALUES: in a tree (every
+ * item, and an empty object or array once more) and in a text. */
+size_t mp_doc_values(const cJSON *doc);
+size_t mp_doc_text_values(const char *text, size_t len);
 
 /*
  * Read and load the document in the file at path ("-": standard input):

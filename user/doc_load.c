@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -519,6 +520,156 @@ cJSON *mp_doc_load(const char *text, size_t len, int *kind, char *err, size_t er
 		return NULL;
 	}
 	return doc;
+}
+
+/* ---- a built document, as the loader would make it -------------------------- */
+
+size_t mp_doc_text_values(const char *text, size_t len)
+{
+	return count_values(text, len);
+}
+
+size_t mp_doc_values(const cJSON *it)
+{
+	size_t n = 1;
+
+	if ((cJSON_IsArray(it) || cJSON_IsObject(it)) && !it->child)
+		return 2; /* "[]": the bracket counts as a value would */
+	for (const cJSON *c = it->child; c; c = c->next)
+		n += mp_doc_values(c);
+	return n;
+}
+
+struct adopt {
+	struct rawify w;        /* err, errlen */
+	size_t values;
+	unsigned long long bytes; /* the pretty text's length, at most */
+};
+
+/* cJSON's parse_number, on a literal: what the loaded item holds. */
+static void set_number(cJSON *it, const char *lit)
+{
+	double d = strtod(lit, NULL);
+
+	it->valuedouble = d;
+	it->valueint = d >= INT_MAX ? INT_MAX : d <= (double)INT_MIN ? INT_MIN : (int)d;
+}
+
+/* A number item into the raw literal cJSON prints for it ("null" for NaN
+ * and the infinities, which then load as null). */
+static int adopt_number(struct adopt *a, cJSON *it)
+{
+	char *lit = cJSON_PrintUnformatted(it);
+
+	if (!lit)
+		return -ENOMEM;
+	if (strcmp(lit, "null") == 0) {
+		cJSON_free(lit);
+		it->type = cJSON_NULL | (it->type & cJSON_StringIsConst);
+		it->valuedouble = 0;
+		it->valueint = 0;
+		return 0;
+	}
+	if (!json_number(lit, strlen(lit))) {
+		cJSON_free(lit);
+		return rawify_fail(&a->w, "a number cJSON prints as no JSON number");
+	}
+	it->type = cJSON_Raw | (it->type & cJSON_StringIsConst);
+	it->valuestring = lit;
+	set_number(it, lit);
+	return 0;
+}
+
+/* Bytes it and its name take in cJSON's pretty form at most (a string's
+ * every byte escaped as \u00XX), depth tabs before it. */
+static unsigned long long pretty_bytes(const cJSON *it, size_t depth)
+{
+	unsigned long long n = depth + 3; /* tabs, ",\n" */
+
+	if (it->string)
+		n += 6ULL * strlen(it->string) + 4;
+	if (cJSON_IsString(it) || cJSON_IsRaw(it))
+		n += (cJSON_IsString(it) ? 6ULL : 1ULL) * strlen(it->valuestring) + 2;
+	else if (cJSON_IsArray(it) || cJSON_IsObject(it))
+		n += depth + 4;
+	else
+		n += 5;
+	return n;
+}
+
+static int adopt_item(struct adopt *a, cJSON *it, size_t depth)
+{
+	int err;
+
+	if (cJSON_IsNumber(it) && (err = adopt_number(a, it)))
+		return err;
+	if (cJSON_IsRaw(it)) {
+		if (!it->valuestring || !json_number(it->valuestring, strlen(it->valuestring)))
+			return rawify_fail(&a->w, "'%.40s': not a JSON number",
+					   it->valuestring ? it->valuestring : "(none)");
+		set_number(it, it->valuestring);
+	} else if (cJSON_IsTrue(it)) {
+		it->valueint = 1;
+	} else if (cJSON_IsString(it) && !it->valuestring) {
+		return rawify_fail(&a->w, "a string with no text");
+	} else if (cJSON_IsInvalid(it)) {
+		return rawify_fail(&a->w, "an item of no type");
+	}
+	a->values++;
+	a->bytes += pretty_bytes(it, depth);
+	if (cJSON_IsArray(it) || cJSON_IsObject(it)) {
+		const char *dup = NULL;
+
+		if (depth >= CJSON_NESTING_LIMIT)
+			return rawify_fail(&a->w, "nested deeper than %d levels", CJSON_NESTING_LIMIT);
+		a->values += !it->child;
+		if (cJSON_IsObject(it) && (err = dup_member(it, &dup)) == -EEXIST)
+			return rawify_fail(&a->w, "member \"%.60s\" twice in one object", dup);
+		if (err)
+			return err;
+	}
+	for (cJSON *c = it->child; c; c = c->next)
+		if ((err = adopt_item(a, c, depth + 1)))
+			return err;
+	return 0;
+}
+
+int mp_doc_adopt(cJSON *doc, int *kind, char *err, size_t errlen)
+{
+	struct adopt a = { .w = { .err = err, .errlen = errlen } };
+	int ret;
+
+	err[0] = '\0';
+	*kind = 0;
+	ret = adopt_item(&a, doc, 0);
+	if (ret == -ENOMEM) {
+		*kind = -ENOMEM;
+		snprintf(err, errlen, "out of memory");
+		return ret;
+	}
+	if (ret)
+		return ret;
+	if (a.values > MP_DOC_MAX_VALUES) {
+		snprintf(err, errlen, "more than %lu values (%zu): more than a memprobe document "
+			 "holds", MP_DOC_MAX_VALUES, a.values);
+		return -E2BIG;
+	}
+	/* the bound above is far off any document memprobe makes: printed
+	 * only where it could be near */
+	if (a.bytes > MP_DOC_MAX_BYTES) {
+		char *t = cJSON_Print(doc);
+		size_t len = t ? strlen(t) + 1 : 0;
+
+		cJSON_free(t);
+		if (!t)
+			return *kind = -ENOMEM, snprintf(err, errlen, "out of memory"), -ENOMEM;
+		if (len > MP_DOC_MAX_BYTES) {
+			snprintf(err, errlen, "%zu MiB: larger than a memprobe document can be "
+				 "(%llu MiB)", len >> 20, MP_DOC_MAX_BYTES >> 20);
+			return -E2BIG;
+		}
+	}
+	return check_header(doc, kind, err, errlen);
 }
 
 /* ---- reading ------------------------------------------------------------------ */

@@ -14,6 +14,13 @@ cJSON *mp_json_u64(uint64_t v)
 	return cJSON_CreateRaw(buf);
 }
 
+void mp_json_add_pid(cJSON *obj, uint32_t pid, uint32_t host)
+{
+	cJSON_AddNumberToObject(obj, "pid", host && (pid & 0x80000000u) ? host : pid);
+	if (host)
+		cJSON_AddNumberToObject(obj, "host_pid", host);
+}
+
 void mp_json_add_u64(cJSON *obj, const char *name, uint64_t v)
 {
 	cJSON_AddItemToObject(obj, name, mp_json_u64(v));

@@ -20,6 +20,11 @@ void mp_json_add_limit(cJSON *obj, const char *name, uint64_t v);
 void mp_json_add_fixed(cJSON *obj, const char *name, double v, int decimals);
 /* Add a string, or null when v is NULL or "" (not known, none). */
 void mp_json_add_str_or_null(cJSON *obj, const char *name, const char *v);
+/* A process's "pid", as memprobe's pid namespace numbers it, and
+ * "host_pid" beside where the host's differs (host not 0): in a
+ * container. A task outside memprobe's namespace has no pid there: both
+ * are its host pid. */
+void mp_json_add_pid(cJSON *obj, uint32_t pid, uint32_t host);
 /* A raw exact integer, for arrays. */
 cJSON *mp_json_u64(uint64_t v);
 

@@ -69,13 +69,19 @@ cJSON *mp_features_doc(const struct mp_host *h, const char *btf_path, bool *ok)
 	struct mp_attr *a = NULL;
 	char err[320] = "";
 	cJSON *doc = mp_doc_new("features", h), *plan, *cats;
+	const char *no_bpf = NULL;
 
 	mp_attr_start(&ao, &a, err, sizeof(err));
 	if (!a && !err[0])
 		snprintf(err, sizeof(err), "cannot start a BPF session: out of memory");
+	if (a)
+		no_bpf = mp_attr_no_bpf(a, NULL);
 	/* kept beside host's: the names scripts read before the header came */
 	cJSON_AddStringToObject(doc, "kernel_release", h->kernel_release);
-	cJSON_AddStringToObject(doc, "btf", a && !err[0] ? mp_attr_btf_source(a) : "");
+	/* BPF refused is not BTF missing: the BTF is named whenever it was read */
+	cJSON_AddStringToObject(doc, "btf", a && (!no_bpf || strcmp(no_bpf, "no_btf")) ?
+				mp_attr_btf_source(a) : "");
+	cJSON_AddStringToObject(doc, "bpf", !a ? "load_failed" : no_bpf ? no_bpf : "usable");
 	cJSON_AddNumberToObject(doc, "module_btf_files", module_btf_count());
 	cJSON_AddBoolToObject(doc, "kprobes",
 			      access("/sys/bus/event_source/devices/kprobe", F_OK) == 0);

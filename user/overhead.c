@@ -52,7 +52,13 @@ static void task_growth(const struct mp_overhead_in *in, uint32_t tgid, int64_t 
 			kernel = v;
 			continue;
 		}
-		if (!is_leaf(k) || in->polled[k])
+		if (!is_leaf(k) || (in->polled[k] && !in->rows[k]))
+			continue;
+		/* /proc's RssFile of the probe is memprobe's own binary, whose
+		 * pages memprobe faulted in and its cgroup was charged for: no
+		 * cost of the allocation (1 MiB of a 476 MiB fill in a guest,
+		 * half the budget's kernel cost per GiB) */
+		if (k == MP_CAT_FILE && in->rows[k] && in->probe_pid && tgid == in->probe_pid)
 			continue;
 		g[k] = v;
 		if (mp_cats[k].part == MP_PART_KERNEL)
@@ -73,8 +79,8 @@ static int64_t stat_growth(const struct mp_overhead_in *in, int k)
 	return (int64_t)(a->stat.bytes[k] - b->stat.bytes[k]);
 }
 
-static void add_part(struct mp_overhead *o, uint32_t pid, const char *comm, int cat,
-		     int64_t bytes)
+static void add_part(struct mp_overhead *o, uint32_t pid, uint32_t host, const char *comm,
+		     int cat, int64_t bytes)
 {
 	struct mp_overhead_part *p;
 
@@ -82,26 +88,50 @@ static void add_part(struct mp_overhead *o, uint32_t pid, const char *comm, int 
 		return;
 	p = &o->parts[o->nparts++];
 	p->pid = pid;
+	p->host_pid = host;
 	snprintf(p->comm, sizeof(p->comm), "%s", comm);
 	p->cat = cat;
 	p->bytes = bytes;
 }
 
-/* The polled categories, as parts of pid 0 named "(memory.stat)"; a polled
- * kernel total's rest beyond every itemised part as kernel_other. */
+/* memory.stat's growth of category k beyond what the processes' rows
+ * explain (rows: their growth, less_bytes: the probe's allocation where
+ * no row carries it); 0 where that cannot be told: without the key, or
+ * where memory.stat lagged at either vector (a parent's lags its
+ * children's charges by up to the kernel's 2 s flush: the whole fill of
+ * a probe, once) and the rows alone are the truth of that moment. */
+static int64_t stat_beyond(const struct mp_overhead_in *in, int k, int64_t rows,
+			   int64_t less_bytes)
+{
+	const struct mp_attr_snap *a = in->at, *b = in->base;
+
+	if (!in->rows[k])
+		return stat_growth(in, k) - less_bytes;
+	if (!a->stat_settled || !b->stat_settled || !a->have_stat || !b->have_stat ||
+	    !a->stat.have[k] || !b->stat.have[k])
+		return 0;
+	return stat_growth(in, k) - rows - less_bytes;
+}
+
+/* The polled categories, as parts of pid 0 named "(memory.stat)" (with
+ * /proc's rows, what memory.stat shows beyond them); a polled kernel
+ * total's rest beyond every itemised part as kernel_other. */
 static void add_polled(const struct mp_overhead_in *in, struct mp_overhead *o,
-		       int64_t kernel_parts)
+		       int64_t kernel_parts, const int64_t rows[MP_NR_CATS],
+		       int64_t anon_less)
 {
 	for (int k = 0; k < MP_NR_CATS; k++)
 		if (in->polled[k] && is_leaf(k) &&
 		    (mp_cats[k].part != MP_PART_KERNEL || !in->have_kernel_total ||
 		     in->polled[MP_CAT_KERNEL])) {
-			add_part(o, 0, "(memory.stat)", k, stat_growth(in, k));
+			int64_t v = stat_beyond(in, k, rows[k], k == MP_CAT_ANON ? anon_less : 0);
+
+			add_part(o, 0, 0, "(memory.stat)", k, v);
 			if (mp_cats[k].part == MP_PART_KERNEL)
-				kernel_parts += stat_growth(in, k);
+				kernel_parts += v;
 		}
 	if (in->have_kernel_total && in->polled[MP_CAT_KERNEL])
-		add_part(o, 0, "(memory.stat)", MP_OVH_KERNEL_OTHER,
+		add_part(o, 0, 0, "(memory.stat)", MP_OVH_KERNEL_OTHER,
 			 stat_growth(in, MP_CAT_KERNEL) - kernel_parts);
 }
 
@@ -130,11 +160,21 @@ static size_t union_tgids(const struct mp_overhead_in *in, uint32_t *out)
 	return n;
 }
 
+/* Does the probe's own row carry its anon: its process has a row and
+ * anon is counted per process (by a hook, or by /proc's rows)? Then its
+ * allocation comes out of its row; else out of memory.stat's anon. */
+static bool probe_has_anon(const struct mp_overhead_in *in)
+{
+	return in->probe_pid && row_of(in->at, in->probe_pid) &&
+	       (!in->polled[MP_CAT_ANON] || in->rows[MP_CAT_ANON]);
+}
+
 int mp_overhead_build(const struct mp_overhead_in *in, struct mp_overhead *o)
 {
 	size_t nb = in->base ? in->base->ntasks : 0, ntg;
 	uint32_t *tg = calloc(in->at->ntasks + nb + 1, sizeof(*tg));
-	int64_t sum = 0, kernel_parts = 0;
+	int64_t sum = 0, kernel_parts = 0, rows[MP_NR_CATS] = { 0 };
+	bool own = probe_has_anon(in);
 
 	memset(o, 0, sizeof(*o));
 	o->bytes = in->bytes;
@@ -155,17 +195,21 @@ int mp_overhead_build(const struct mp_overhead_in *in, struct mp_overhead *o)
 		for (int k = 0; k < MP_OVH_NR_CATS; k++) {
 			if (k < MP_NR_CATS && mp_cats[k].part == MP_PART_KERNEL)
 				kernel_parts += g[k];
+			if (k < MP_NR_CATS)
+				rows[k] += g[k];
 			if (in->probe_pid && tg[i] == in->probe_pid)
 				o->probe_cat_bytes[k] = g[k];
 			else
-				add_part(o, tg[i], r->comm, k, g[k]);
+				add_part(o, tg[i], r->host_tgid, r->comm, k, g[k]);
 		}
 	}
 	free(tg);
-	add_polled(in, o, kernel_parts);
+	add_polled(in, o, kernel_parts, rows,
+		   in->probe_pid && !own ? (int64_t)in->allocated_bytes : 0);
 	/* the probe's anon beyond what it allocated: THP rounding, or below 0
-	 * when the peak came before its last chunk was touched */
-	o->probe_cat_bytes[MP_CAT_ANON] -= in->probe_pid ? (int64_t)in->allocated_bytes : 0;
+	 * when the peak came before its last chunk was touched; never minus
+	 * the whole allocation for a row that does not carry it */
+	o->probe_cat_bytes[MP_CAT_ANON] -= own ? (int64_t)in->allocated_bytes : 0;
 	for (int k = 0; k < MP_OVH_NR_CATS; k++)
 		o->probe_kernel_bytes += o->probe_cat_bytes[k];
 	qsort(o->parts, o->nparts, sizeof(*o->parts), cmp_part_desc);
@@ -191,7 +235,7 @@ cJSON *mp_overhead_json(const struct mp_overhead *o, const char *at)
 	arr = cJSON_AddArrayToObject(j, "parts");
 	for (size_t i = 0; i < o->nparts; i++) {
 		e = cJSON_CreateObject();
-		cJSON_AddNumberToObject(e, "pid", o->parts[i].pid);
+		mp_json_add_pid(e, o->parts[i].pid, o->parts[i].host_pid);
 		cJSON_AddStringToObject(e, "comm", o->parts[i].comm);
 		cJSON_AddStringToObject(e, "category", mp_overhead_cat_name(o->parts[i].cat));
 		mp_json_add_s64(e, "bytes", o->parts[i].bytes);
@@ -223,6 +267,7 @@ static cJSON *explain(const struct mp_overhead_doc_in *d, int64_t bytes, uint64_
 	cJSON *j;
 
 	memcpy(in.polled, d->polled, sizeof(in.polled));
+	memcpy(in.rows, d->rows, sizeof(in.rows));
 	if (mp_overhead_build(&in, &o))
 		return NULL;
 	j = mp_overhead_json(&o, when);

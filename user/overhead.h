@@ -7,8 +7,9 @@
  *   sum(parts) + probe_kernel_bytes + unexplained_bytes == bytes
  *
  * exactly. Pure: built from two attribution vectors (snapshots of the BPF
- * per-task map: at the baseline and at the moment explained) and the
- * probe's figures; unit tests build it from hand-made snapshots.
+ * per-task map, or without BPF of /proc's per-process counters: at the
+ * baseline and at the moment explained) and the probe's figures; unit
+ * tests build it from hand-made snapshots.
  */
 #ifndef MEMPROBE_OVERHEAD_H
 #define MEMPROBE_OVERHEAD_H
@@ -33,11 +34,16 @@ struct mp_overhead_in {
 	const struct mp_attr_snap *base; /* the vector at the baseline */
 	const struct mp_attr_snap *at; /* ... at the moment explained */
 	bool polled[MP_NR_CATS];       /* taken from memory.stat: no per-process split */
+	bool rows[MP_NR_CATS];         /* polled, but split by /proc's rows: memory.stat's
+					* growth beyond theirs is a "(memory.stat)" part
+					* where both vectors' memory.stat was settled */
 	bool have_kernel_total;        /* the kernel keeps kernel (MEMCG_KMEM) per memcg */
 };
 
 struct mp_overhead_part {
 	uint32_t pid;                  /* 0: other contexts, or memory.stat (polled) */
+	uint32_t host_pid;             /* the host's, where memprobe's pid namespace
+					* gives another; 0: the same */
 	char comm[16];
 	int cat;                       /* enum mp_cat, or MP_OVH_KERNEL_OTHER */
 	int64_t bytes;
@@ -73,6 +79,7 @@ struct mp_overhead_doc_in {
 	uint32_t probe_pid;
 	const struct mp_overhead_snaps *snaps;
 	bool polled[MP_NR_CATS];
+	bool rows[MP_NR_CATS];
 	bool have_kernel_total;
 	uint64_t baseline_ns;          /* the baseline window, as sampled */
 	uint32_t baseline_samples;

@@ -96,6 +96,7 @@ struct child_args {
 	int threads;         /* fill each chunk with this many threads */
 	bool populate;       /* MADV_POPULATE_WRITE instead of memset */
 	int to_parent, from_parent;
+	bool attach;         /* join cg; false: memprobe runs in the target already */
 	/* allocated before the fork: a child forked from a threaded process
 	 * (record --probe-at) may call only async-signal-safe functions */
 	void **maps;
@@ -256,7 +257,7 @@ static __attribute__((noreturn)) void child_main(const struct child_args *a)
 	if (getppid() == 1)
 		_exit(6);
 	mp_write_file("/proc/self/oom_score_adj", "1000");
-	if (mp_cgroup_attach(a->cg, getpid()) < 0) {
+	if (a->attach && mp_cgroup_attach(a->cg, getpid()) < 0) {
 		send_msg(a->to_parent, MSG_ERROR, EACCES, 0);
 		_exit(5);
 	}
@@ -538,6 +539,75 @@ static uint64_t aim(struct run_state *r, const struct mp_cgroup *now)
 	return room;
 }
 
+/* Does memprobe run in the target (or below it, where children count), so
+ * that the probe it forks is charged there without moving? */
+static bool runs_in_target(const struct run_state *r)
+{
+	struct mp_cgroup self;
+
+	return mp_cgroup_of_pid("", r->h, 0, &self) == 0 &&
+	       (!strcmp(self.dir, r->target->dir) ||
+		(r->target->children_counted && mp_cgroup_contains_self("", r->h, r->target)));
+}
+
+/*
+ * No child cgroup for the probe: it fills the target from inside, as the
+ * brief's probe did, with the same bounds checked before every chunk and
+ * oom_score_adj 1000, but without a limit of its own. err: why (-EOPNOTSUPP:
+ * a child would not be charged to the target, or could have no limit; else
+ * the cgroup filesystem is read-only or not memprobe's to write, a
+ * container's, and what failed is in what). There the probe cannot move
+ * into the target either: memprobe must run in it already (here).
+ * Returns 0 or -errno.
+ */
+static int in_place(struct run_state *r, int err, bool here, const char *what)
+{
+	const struct mp_cgroup *target = r->target;
+	struct mp_probe_result *res = r->res;
+
+	r->probe_cg = *target;
+	r->ca.attach = !here;
+	res->in_target = true;
+	if (err == -EOPNOTSUPP) {
+		res->in_target_reason = target->version == 1 ? "no_use_hierarchy" : "not_delegated";
+		snprintf(res->in_target_why, sizeof(res->in_target_why), "%s",
+			 target->version == 1 ? "the target's memory.use_hierarchy is 0"
+					      : "the target does not delegate the memory controller "
+						"(memory not in its cgroup.subtree_control)");
+		return 0;
+	}
+	res->in_target_reason = err == -EROFS ? "read_only" : "no_permission";
+	res->in_target_why[0] = '\0';
+	mp_appendf(res->in_target_why, sizeof(res->in_target_why), "%s: %s (a container's "
+		   "cgroup filesystem)%s", what, strerror(-err), here ? "; memprobe runs in the "
+		   "target, so the probe it forks is charged there" : "");
+	if (here)
+		return 0;
+	fprintf(stderr, "memprobe: %s: %s, and memprobe runs outside %s, so its probe cannot "
+		"be charged there; run memprobe inside that cgroup (in its container: docker "
+		"exec, kubectl exec), or where the cgroup filesystem is writable\n", what,
+		strerror(-err), target->dir);
+	return err;
+}
+
+/*
+ * A probe cgroup made in a v2 target memprobe runs in, where no process may
+ * leave the target: v2 moves a process only for a writer of the common
+ * ancestor's cgroup.procs (here the target's; a cgroup namespace's root the
+ * host owns, say), v1 asks the destination's alone. The probe could not
+ * join it: it is removed again; -EACCES then, else 0.
+ */
+static int cannot_join(struct run_state *r, bool here)
+{
+	char p[PATH_MAX];
+
+	if (!here || r->target->version != 2 ||
+	    mp_path(p, sizeof(p), "%s/cgroup.procs", r->target->dir) || !access(p, W_OK))
+		return 0;
+	mp_cgroup_remove(&r->probe_cg);
+	return -EACCES;
+}
+
 /*
  * The probe's cgroup: an overshoot OOM-kills the probe, never the workload.
  * Its limit is the least room left on the whole path (a sibling's usage
@@ -549,8 +619,9 @@ static int make_probe_cgroup(struct run_state *r)
 	struct mp_probe_result *res = r->res;
 	struct mp_cgroup now = *target;
 	uint64_t headroom, margin = r->cfg->margin;
-	char name[64];
-	int err;
+	char name[64], what[PATH_MAX + 128];
+	bool here;
+	int err, w;
 
 	mp_cgroup_read("", r->h, &now);
 	headroom = aim(r, &now);
@@ -561,20 +632,21 @@ static int make_probe_cgroup(struct run_state *r)
 	snprintf(name, sizeof(name), "memprobe-probe-%d", (int)getpid());
 	err = now.children_counted ? mp_cgroup_create(r->h, target, name, res->probe_limit_bytes,
 						      &r->probe_cg) : -EOPNOTSUPP;
-	if (err == -EOPNOTSUPP) {
-		/*
-		 * A child cgroup would not be charged to the target (v1 without
-		 * use_hierarchy) or could not have a limit (v2: the target does
-		 * not delegate memory, as a cgroup with processes cannot): the
-		 * probe runs in the target itself, with the same bounds checked
-		 * and oom_score_adj 1000, but without its own limit.
-		 */
-		r->probe_cg = *target;
-		res->in_target = true;
-		snprintf(res->in_target_why, sizeof(res->in_target_why), "%s",
-			 target->version == 1 ? "the target's memory.use_hierarchy is 0"
-					      : "the target does not delegate the memory controller "
-						"(memory not in its cgroup.subtree_control)");
+	/* a container's v2 cgroup holds processes, so it delegates nothing;
+	 * where its filesystem is read-only too, that is the reason to give */
+	if (err == -EOPNOTSUPP && (w = mp_cgroup_writable(target)) && (w == -EROFS || w == -EACCES))
+		err = w;
+	here = runs_in_target(r);
+	r->ca.attach = true;
+	what[0] = '\0';
+	if (!err && (err = cannot_join(r, here)))
+		mp_appendf(what, sizeof(what), "the probe cannot leave %s for a cgroup of its own "
+			   "(cgroup.procs)", target->dir);
+	else if (err)
+		mp_appendf(what, sizeof(what), "cannot create %s/%s", target->dir, name);
+	if (err == -EOPNOTSUPP || err == -EROFS || err == -EACCES || err == -EPERM) {
+		if ((err = in_place(r, err, here, what)))
+			return err;
 	} else if (err) {
 		/* EEXIST included: a cgroup of that name is not one this run set up */
 		fprintf(stderr, "memprobe: cannot create %s/%s: %s\n", target->dir, name,
@@ -632,6 +704,15 @@ static int set_bounds(struct run_state *r)
 		ca->bounds[ca->nbounds++] = (struct bound){
 			.fd = open(q, O_RDONLY | O_CLOEXEC), .stat_fd = -1,
 			.limit = r->res->probe_limit_bytes, .margin = 0,
+		};
+	/* in the target, no limit of the probe's own stands in for a limit the
+	 * levels above miss: one a cgroup namespace hides (v1's
+	 * hierarchical_memory_limit), against the target's usage */
+	else if (r->res->in_target &&
+		 !mp_path(q, sizeof(q), "%s/%s", r->target->dir, usage))
+		ca->bounds[ca->nbounds++] = (struct bound){
+			.fd = open(q, O_RDONLY | O_CLOEXEC), .stat_fd = -1,
+			.limit = r->target->effective_limit_bytes, .margin = margin,
 		};
 	ca->max_chunks = (size_t)(r->res->probe_limit_bytes / r->cfg->chunk) + 2;
 	ca->maps = calloc(ca->max_chunks, sizeof(*ca->maps));

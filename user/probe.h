@@ -98,7 +98,9 @@ struct mp_probe_result {
 	int killed_by_signal;          /* killed by someone else, before it finished */
 	pid_t child_pid;               /* the probe process */
 	bool in_target;                /* ran in the target itself, not a child cgroup */
-	char in_target_why[160];
+	char in_target_why[PATH_MAX + 160];
+	const char *in_target_reason;  /* an id: "no_use_hierarchy", "not_delegated",
+					* "read_only", "no_permission" */
 	char cgroup_dir[4096];         /* memprobe-probe-<pid>, removed by now */
 	/* where it aimed and why it stopped */
 	const char *aim;               /* "throttle" (below memory.high) or "limit" */

@@ -69,7 +69,8 @@ static void workload_ooms(cJSON *doc, const struct mp_probe_doc_in *in)
 		for (int i = 0; i < ol.n; i++) {
 			cJSON *e = cJSON_CreateObject();
 
-			cJSON_AddNumberToObject(e, "pid", ol.ev[i].pid);
+			mp_json_add_pid(e, ol.ev[i].pid, ol.ev[i].host_pid != ol.ev[i].pid ?
+							    ol.ev[i].host_pid : 0);
 			cJSON_AddStringToObject(e, "comm", ol.ev[i].comm);
 			cJSON_AddItemToArray(arr, e);
 			fprintf(stderr, "memprobe probe: the OOM killer killed %s[%u] in the target "
@@ -92,8 +93,10 @@ void mp_probe_overhead_json(cJSON *obj, struct mp_attr *attr, const struct mp_pr
 
 	if (!attr || !ovh)
 		return;
-	for (int k = 0; k < MP_NR_CATS; k++)
+	for (int k = 0; k < MP_NR_CATS; k++) {
 		d.polled[k] = mp_attr_cat_polled(attr, k);
+		d.rows[k] = mp_attr_cat_rows(attr, k);
+	}
 	d.have_kernel_total = mp_attr_cat_available(attr, MP_CAT_KERNEL, NULL);
 	if ((o = mp_overhead_doc(&d)))
 		cJSON_AddItemToObject(obj, "overhead", o);
@@ -158,11 +161,15 @@ cJSON *mp_probe_doc(const struct mp_probe_doc_in *in)
 		cJSON *t = mp_cgroup_json(in->target), *p = cJSON_CreateObject();
 
 		cJSON_AddBoolToObject(t, "created_by_memprobe", in->target_created);
+		if (in->target_why)
+			cJSON_AddStringToObject(t, "chosen_why", in->target_why);
 		cJSON_AddItemToObject(doc, "target", t);
 		cJSON_AddStringToObject(p, "cgroup", res->cgroup_dir);
 		cJSON_AddBoolToObject(p, "in_target", res->in_target);
-		if (res->in_target)
+		if (res->in_target) {
 			cJSON_AddStringToObject(p, "in_target_why", res->in_target_why);
+			cJSON_AddStringToObject(p, "in_target_reason", res->in_target_reason);
+		}
 		mp_json_add_u64(p, "limit_bytes", res->probe_limit_bytes);
 		mp_json_add_u64(p, "chunk_bytes", in->chunk);
 		mp_json_add_u64(p, "margin_bytes", in->margin);

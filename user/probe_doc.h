@@ -26,6 +26,8 @@ struct mp_probe_doc_in {
 	const struct mp_host *host;
 	const struct mp_cgroup *target;
 	bool target_created;           /* a --limit stand-in, made by memprobe */
+	const char *target_why;        /* why memprobe chose the target itself (its own
+					* cgroup, in a container), or NULL */
 	const struct mp_probe_result *res;
 	uint64_t chunk, margin;        /* bytes */
 	const char *thp;

@@ -71,12 +71,14 @@ static double rise_rate(const struct sample *a, const struct sample *b)
 static double recent_rate(const struct rec *r)
 {
 	double rate = rise_rate(&r->prev, &r->last);
-	size_t i = r->nsamples;
+	const struct sample *s = mp_tl_recent(&r->tl, 0), *older;
 
-	while (i > 1 && r->samples[i - 1].t_ms + (uint64_t)r->o.interval_ms > r->last.t_ms)
-		i--; /* the last timeline sample an interval old, or the first */
-	if (i > 0)
-		rate = MP_MAX(rate, rise_rate(&r->samples[i - 1], &r->last));
+	/* the last timeline sample an interval old, or the oldest kept */
+	for (size_t k = 1; s && s->t_ms + (uint64_t)r->o.interval_ms > r->last.t_ms &&
+			   (older = mp_tl_recent(&r->tl, k)); k++)
+		s = older;
+	if (s)
+		rate = MP_MAX(rate, rise_rate(s, &r->last));
 	return rate;
 }
 
@@ -119,23 +121,6 @@ static void read_sample(struct rec *r, struct sample *s)
 		r->faults_prev = faults;
 	}
 	r->t_prev_ms = s->t_ms;
-}
-
-/* Append s to the timeline; a sample that cannot be kept is counted. */
-static void keep_sample(struct rec *r, const struct sample *s)
-{
-	if (r->nsamples == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 1024;
-		struct sample *p = realloc(r->samples, cap * sizeof(*p));
-
-		if (!p) {
-			r->samples_dropped++;
-			return;
-		}
-		r->samples = p;
-		r->cap = cap;
-	}
-	r->samples[r->nsamples++] = *s;
 }
 
 /*
@@ -217,7 +202,7 @@ static int take_sample_locked(struct rec *r, bool timeline)
 				   s.usage_bytes + (lim - s.usage_bytes) / 2 : lim);
 	read_sample(r, &s);
 	if (timeline) {
-		keep_sample(r, &s);
+		mp_tl_push(&r->tl, &s);
 		r->next_timeline_ms += (uint64_t)r->o.interval_ms;
 		if (r->next_timeline_ms <= s.t_ms) /* fell behind: no burst to catch up */
 			r->next_timeline_ms = s.t_ms + (uint64_t)r->o.interval_ms;
@@ -253,25 +238,41 @@ static uint64_t kill_ms(const struct rec *r, uint64_t ts_ns)
 	return ts_ns > t0 ? (ts_ns - t0) / 1000000 : 0;
 }
 
+/* The slot of the k-th kill: the first half in order, then a ring. */
+static size_t oom_slot(uint64_t k)
+{
+	const size_t half = MP_REC_OOMS / 2;
+
+	return k < half ? (size_t)k : half + (size_t)((k - half) % half);
+}
+
+const struct oom *mp_rec_oom(const struct rec *r, size_t i)
+{
+	uint64_t k = r->ooms_seen > MP_REC_OOMS && i >= MP_REC_OOMS / 2 ?
+		     r->ooms_seen - MP_REC_OOMS + i : i;
+
+	return &r->ooms[oom_slot(k)];
+}
+
 static void on_oom(const struct mp_oom_event *e, void *arg)
 {
 	struct rec *r = arg;
-	struct oom *p = realloc(r->ooms, (r->nooms + 1) * sizeof(*p));
+	struct oom *p;
 
-	if (!p)
+	if (!r->ooms && !(r->ooms = calloc(MP_REC_OOMS, sizeof(*r->ooms))))
 		return;
-	r->ooms = p;
-	memset(&p[r->nooms], 0, sizeof(*p));
-	p[r->nooms].t_ms = kill_ms(r, e->ts_ns);
-	p[r->nooms].ev = *e;
+	p = &r->ooms[oom_slot(r->ooms_seen++)];
+	r->nooms = MP_MIN(r->ooms_seen, MP_REC_OOMS);
+	memset(p, 0, sizeof(*p));
+	p->t_ms = kill_ms(r, e->ts_ns);
+	p->ev = *e;
 	/* the last sample before the kill (at most QUICK_MS old when the
 	 * usage neared the limit); not one the loop took after it, before
 	 * the event was read, with the victim's memory going */
-	if (r->have_last && r->last.t_ms <= p[r->nooms].t_ms)
-		p[r->nooms].at = r->last;
+	if (r->have_last && r->last.t_ms <= p->t_ms)
+		p->at = r->last;
 	else if (r->have_prev)
-		p[r->nooms].at = r->prev;
-	r->nooms++;
+		p->at = r->prev;
 }
 
 /* "   3.2s  usage 412.0 MiB (40% of 1.00 GiB)  top: anon 300.0 MiB": the
@@ -317,6 +318,8 @@ static void probe_stop(enum mp_probe_phase ph, void *arg)
 		mp_overhead_keep_stop(&r->probe_ovh, r->attr, r->probe_res.usage_at_stop_bytes);
 	else if (r->attr && ph == MP_PROBE_LEFT)
 		mp_overhead_keep_left(&r->probe_ovh, r->attr, r->probe_res.phase_usage_bytes);
+	if (r->attr && ph == MP_PROBE_START) /* in the target from its fork: named since */
+		mp_attr_rename(r->attr, (uint32_t)r->probe_res.child_pid);
 	if (ph != MP_PROBE_STOP)
 		return;
 	pthread_mutex_lock(&r->sample_lock);
@@ -377,7 +380,8 @@ int mp_rec_start_command(struct rec *r, int *go_fd, int *exec_err_fd)
 		close(ee[0]);
 		if (r->report_on_stdout)
 			dup2(STDERR_FILENO, STDOUT_FILENO);
-		err = mp_cgroup_attach(&r->cg, getpid());
+		/* in place: it is where memprobe is already */
+		err = r->in_place ? 0 : mp_cgroup_attach(&r->cg, getpid());
 		if (!err && read(go[0], &c, 1) == 1) {
 			execvp(r->o.cmd[0], r->o.cmd);
 			err = -errno;
@@ -403,6 +407,37 @@ fail:
 	return err;
 }
 
+/*
+ * In place: the command's process tree now (procstat.c, by /proc's PPid),
+ * from the command and every pid seen in it before, so that an orphan
+ * reparented away stays in; each new pid into r->cmd_pids.
+ */
+static void command_tree(struct rec *r)
+{
+	struct mp_proc_set now = { 0 };
+	uint32_t *roots = calloc(r->ncmd_pids + 1, sizeof(*roots)), *np;
+
+	if (!roots)
+		return;
+	roots[0] = (uint32_t)r->child;
+	memcpy(roots + 1, r->cmd_pids, r->ncmd_pids * sizeof(*roots));
+	if (!mp_proc_of_tree("", roots, r->ncmd_pids + 1, 0, 0, &now)) {
+		for (size_t i = 0; i < now.n; i++) {
+			size_t j = 0;
+
+			while (j < r->ncmd_pids && r->cmd_pids[j] != now.rows[i].pid)
+				j++;
+			if (j < r->ncmd_pids ||
+			    !(np = realloc(r->cmd_pids, (r->ncmd_pids + 1) * sizeof(*np))))
+				continue;
+			r->cmd_pids = np;
+			r->cmd_pids[r->ncmd_pids++] = now.rows[i].pid;
+		}
+	}
+	mp_proc_set_free(&now);
+	free(roots);
+}
+
 /* The kernel's peak counter of the cgroup, where it keeps one. */
 bool mp_rec_kernel_peak(const struct rec *r, uint64_t *v)
 {
@@ -415,16 +450,17 @@ void mp_rec_start_attr(struct rec *r)
 		.stack_sample_period = r->o.stack_sample_period,
 		.btf_path = r->o.btf_path, .cg = &r->cg,
 		.fault_tracepoint = r->o.fault_tracepoint,
+		/* in place, without BPF: the command's rows, not the cgroup's */
+		.proc_tree_pid = r->in_place && r->child > 0 ? (uint32_t)r->child : 0,
 	};
-	char errbuf[256] = "";
+	char errbuf[400] = "";
 
 	if (mp_cgroup_id(&r->cg, &ao.target_cgid) ||
 	    mp_attr_start(&ao, &r->attr, errbuf, sizeof(errbuf)))
 		fprintf(stderr, "memprobe record: attribution off: %s\n",
 			errbuf[0] ? errbuf : "cannot get the cgroup's id");
-	else if (errbuf[0]) /* no BPF: the cgroup's files only */
-		fprintf(stderr, "memprobe record: %s; polling the cgroup's files instead\n",
-			errbuf);
+	else if (errbuf[0]) /* no BPF: what is missing, and what memprobe does instead */
+		fprintf(stderr, "memprobe record: %s\n", errbuf);
 }
 
 /* The mp_rec_baseline, then the command let go. Returns 0, or 127/126 when the
@@ -435,6 +471,8 @@ int mp_rec_baseline(struct rec *r, int *go_fd, int *ee_fd)
 	ssize_t n;
 
 	clock_gettime(CLOCK_MONOTONIC, &r->t0);
+	/* no storage: every sample is counted as dropped, the run goes on */
+	mp_tl_init(&r->tl);
 	mp_status_begin(&r->status, r->o.status_mode, STDERR_FILENO);
 	if (r->attr)
 		mp_attr_snapshot(r->attr, &r->start);
@@ -452,8 +490,11 @@ int mp_rec_baseline(struct rec *r, int *go_fd, int *ee_fd)
 	n = read(*ee_fd, &err, sizeof(err)); /* EOF: exec succeeded */
 	close(*ee_fd);
 	*ee_fd = -1;
-	if (n != sizeof(err))
+	if (n != sizeof(err)) {
+		if (r->in_place)
+			command_tree(r);
 		return 0;
+	}
 	waitpid(r->child, &r->child_status, 0);
 	r->child = 0;
 	fprintf(stderr, "memprobe record: %s: %s\n", r->o.cmd[0],
@@ -559,6 +600,8 @@ void mp_rec_watch(struct rec *r, uint64_t deadline_ms)
 		if (r->o.probe_at_s >= 0 && !r->probe_started && t >= r->o.probe_at_s * 1000.0)
 			r->probe_started =
 				pthread_create(&r->probe_thread, NULL, probe_thread, r) == 0;
+		if (r->in_place && r->child > 0) /* what it forked since the last sample */
+			command_tree(r);
 		if (r->o.cmd) {
 			if (command_ended(r, t, deadline_ms))
 				return;
@@ -616,13 +659,14 @@ void mp_rec_cleanup(struct rec *r)
 	mp_attr_snap_free(&r->end);
 	mp_overhead_snaps_free(&r->probe_ovh);
 	mp_pinned_free(&r->pinned);
+	free(r->cmd_pids);
 	mp_attr_stop(r->attr);
 	if (r->usage_fd >= 0)
 		close(r->usage_fd);
 	if (r->cg_created && (err = mp_cgroup_remove(&r->cg)))
 		fprintf(stderr, "memprobe record: could not remove %s: %s\n", r->cg.dir,
 			strerror(-err));
-	free(r->samples);
+	mp_tl_free(&r->tl);
 	free(r->ooms);
 	mp_lock_release(&r->lock);
 }

@@ -16,27 +16,23 @@
 
 /* ---- the report ------------------------------------------------------------ */
 
+/* One bound for the writer and the loader (doc.h): the timeline and the
+ * OOM kills at their largest take an eighth of what the loader takes, the
+ * attribution and the rest have the remainder, and mp_doc_adopt checks the
+ * whole document against the loader's figures before it is written. */
+_Static_assert(MP_TL_MAX_VALUES + MP_REC_OOMS * (8 + MP_TL_SAMPLE_MAX_VALUES) <=
+	       MP_DOC_MAX_VALUES / 8, "record's bounded parts must fit the loader's bound");
+
+/* BPF's figures only where a memcg hook counted them */
+static bool bpf_growth_kept(const struct rec *r)
+{
+	return r->attr && !mp_attr_hooks(r->attr)[MP_CONCERN_MEMCG].polled &&
+	       mp_attr_hooks(r->attr)[MP_CONCERN_MEMCG].hook[0];
+}
+
 static cJSON *sample_json(const struct rec *r, const struct sample *s)
 {
-	cJSON *o = cJSON_CreateObject(), *st = cJSON_CreateObject(), *bg = cJSON_CreateObject();
-
-	mp_json_add_u64(o, "t_ms", s->t_ms);
-	mp_json_add_u64(o, "usage_bytes", s->usage_bytes);
-	mp_json_add_u64(o, "faults_per_sec", s->faults_per_sec);
-	for (int k = 0; k < MP_NR_CATS; k++)
-		if (s->stat.have[k])
-			mp_json_add_u64(st, mp_cat_names[k], s->stat.bytes[k]);
-	cJSON_AddItemToObject(o, "stat", st);
-	/* BPF's figures only where a memcg hook counted them */
-	if (r->attr && !mp_attr_hooks(r->attr)[MP_CONCERN_MEMCG].polled &&
-	    mp_attr_hooks(r->attr)[MP_CONCERN_MEMCG].hook[0]) {
-		for (int k = 0; k < MP_NR_CATS; k++)
-			mp_json_add_s64(bg, mp_cat_names[k], s->bpf_growth[k]);
-		cJSON_AddItemToObject(o, "bpf_growth", bg);
-	} else {
-		cJSON_Delete(bg);
-	}
-	return o;
+	return mp_tl_sample_json(s, bpf_growth_kept(r));
 }
 
 /* The peak: the kernel's counter where it speaks of the recording, else
@@ -68,7 +64,7 @@ cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks)
 {
 	cJSON *doc = mp_doc_new("record", &r->host), *o, *arr;
 	const struct sample *peak = r->have_last ? &r->peak : NULL;
-	const struct sample *first = r->nsamples ? &r->samples[0] : NULL;
+	const struct sample *first = mp_tl_first(&r->tl);
 
 	o = cJSON_AddObjectToObject(doc, "run");
 	if (r->o.cmd) {
@@ -84,8 +80,16 @@ cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks)
 	cJSON_AddStringToObject(o, "ended_by", r->end_reason ? r->end_reason : "unknown");
 	mp_json_add_u64(o, "duration_ms", r->have_last ? r->last.t_ms : 0);
 	cJSON_AddNumberToObject(o, "interval_ms", (double)r->o.interval_ms);
-	mp_json_add_u64(o, "timeline_samples_dropped", r->samples_dropped);
+	mp_json_add_u64(o, "timeline_samples_dropped", r->tl.dropped);
 	cJSON_AddBoolToObject(o, "interrupted", mp_rec_signals_seen > 0);
+	if (r->in_place) {
+		cJSON *pids = cJSON_AddArrayToObject(o, "command_pids");
+
+		cJSON_AddBoolToObject(o, "in_place", true);
+		cJSON_AddStringToObject(o, "in_place_why", r->in_place_why);
+		for (size_t i = 0; i < r->ncmd_pids; i++)
+			cJSON_AddItemToArray(pids, cJSON_CreateNumber(r->cmd_pids[i]));
+	}
 
 	{
 		cJSON *t = mp_cgroup_json(&r->cg);
@@ -94,8 +98,7 @@ cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks)
 		cJSON_AddItemToObject(doc, "target", t);
 	}
 
-	bool memcg_hooked = r->attr && !mp_attr_hooks(r->attr)[MP_CONCERN_MEMCG].polled &&
-			    mp_attr_hooks(r->attr)[MP_CONCERN_MEMCG].hook[0];
+	bool memcg_hooked = bpf_growth_kept(r);
 
 	o = cJSON_AddObjectToObject(doc, "category_sources");
 	for (int k = 0; k < MP_NR_CATS; k++)
@@ -108,20 +111,23 @@ cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks)
 
 	arr = cJSON_AddArrayToObject(doc, "oom_kills");
 	for (size_t i = 0; i < r->nooms; i++) {
+		const struct oom *k = mp_rec_oom(r, i);
 		cJSON *e = cJSON_CreateObject();
 
-		mp_json_add_u64(e, "t_ms", r->ooms[i].t_ms);
-		cJSON_AddNumberToObject(e, "pid", r->ooms[i].ev.pid);
-		cJSON_AddStringToObject(e, "comm", r->ooms[i].ev.comm);
-		cJSON_AddNumberToObject(e, "trigger_pid", r->ooms[i].ev.trigger_pid);
+		mp_json_add_u64(e, "t_ms", k->t_ms);
+		mp_json_add_pid(e, k->ev.pid, k->ev.host_pid != k->ev.pid ? k->ev.host_pid : 0);
+		cJSON_AddStringToObject(e, "comm", k->ev.comm);
+		cJSON_AddNumberToObject(e, "trigger_pid", k->ev.trigger_pid);
 		/* the kernel's figure at the kill; the sample is the sampler's last */
-		if (r->ooms[i].ev.usage_bytes)
-			mp_json_add_u64(e, "usage_bytes", r->ooms[i].ev.usage_bytes);
+		if (k->ev.usage_bytes)
+			mp_json_add_u64(e, "usage_bytes", k->ev.usage_bytes);
 		else
 			cJSON_AddNullToObject(e, "usage_bytes");
-		cJSON_AddItemToObject(e, "sample", sample_json(r, &r->ooms[i].at));
+		cJSON_AddItemToObject(e, "sample", sample_json(r, &k->at));
 		cJSON_AddItemToArray(arr, e);
 	}
+	/* a crash loop's kills between the first and the last kept */
+	mp_json_add_u64(doc, "oom_kills_not_listed", r->ooms_seen - r->nooms);
 	mp_json_add_u64(doc, "oom_kill_counter_delta", mp_cgroup_oom_kills(&r->cg) - r->oom_kill_count0);
 
 	if (r->probe_started && r->probe_ret) {
@@ -168,10 +174,15 @@ cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks)
 	if (r->pinned.taken)
 		cJSON_AddItemToObject(doc, "pinned", mp_pinned_json(
 			&r->pinned, cJSON_GetObjectItemCaseSensitive(doc, "attribution"), r->o.top));
-	arr = cJSON_AddArrayToObject(doc, "timeline");
-	for (size_t i = 0; i < r->nsamples; i++)
-		cJSON_AddItemToArray(arr, sample_json(r, &r->samples[i]));
 	return doc;
+}
+
+void mp_rec_add_timeline(struct rec *r, cJSON *doc)
+{
+	cJSON_AddItemToObject(doc, "timeline_folding",
+			      mp_tl_folding_json(&r->tl, (uint64_t)r->o.interval_ms));
+	cJSON_AddItemToObject(doc, "timeline", mp_tl_json(&r->tl, bpf_growth_kept(r),
+							  (uint64_t)r->o.interval_ms));
 }
 
 /* The timeline's form of a sample, for record_live.c's document too. */

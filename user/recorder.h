@@ -19,18 +19,12 @@
 #include "lock.h"
 #include "pinned.h"
 #include "probe.h"
+#include "procstat.h"
 #include "status.h"
+#include "timeline.h"
 
 struct mp_ksyms;
 struct mp_out;
-
-struct sample {
-	uint64_t t_ms;
-	uint64_t usage_bytes;
-	uint64_t faults_per_sec;
-	struct mp_cg_stat stat;             /* from the kernel's files */
-	int64_t bpf_growth[MP_NR_CATS];     /* BPF: net bytes since the start */
-};
 
 struct oom {
 	uint64_t t_ms;
@@ -60,13 +54,21 @@ struct rec {
 	struct mp_host host;
 	struct mp_cgroup cg;
 	bool cg_created;
+	/* -- CMD where no run cgroup can be made (a container's read-only cgroup
+	 * filesystem): the command runs in memprobe's own cgroup, and what is
+	 * its own is its process tree: every pid seen in it (procstat.c's
+	 * mp_proc_of_tree), and without BPF the session's rows are its
+	 * (mp_attr_opts.proc_tree_pid) */
+	bool in_place;
+	char in_place_why[PATH_MAX + 160];
+	uint32_t *cmd_pids;
+	size_t ncmd_pids;
 	struct mp_attr *attr;
 	int usage_fd;
 	struct timespec t0;
 	struct mp_status status;            /* the line on stderr (status.h) */
-	struct sample *samples;             /* the timeline: one per interval */
-	size_t nsamples, cap;
-	uint64_t samples_dropped;           /* the timeline could not grow (ENOMEM) */
+	struct mp_tl tl;                    /* the timeline: one sample per interval,
+					     * bounded (timeline.h) */
 	uint64_t next_timeline_ms;
 	/* Every sample, the timeline's and the quick ones taken near the limit:
 	 * the peak and the vector before an OOM kill come from these. */
@@ -84,8 +86,10 @@ struct rec {
 	struct mp_pinned pinned;            /* at the peak (else at the end) */
 	uint64_t pinned_ms;                 /* when it was read */
 	struct mp_lock lock;                /* --probe-at on an existing cgroup */
-	struct oom *ooms;
-	size_t nooms;
+	struct oom *ooms;                   /* the first MP_REC_OOMS / 2 kills, then a
+					     * ring of the last (mp_rec_oom()) */
+	size_t nooms;                       /* kills kept: at most MP_REC_OOMS */
+	uint64_t ooms_seen;                 /* kills the hook reported */
 	uint64_t oom_kill_count0;
 	uint64_t faults_prev;
 	uint64_t t_prev_ms;
@@ -113,6 +117,13 @@ struct rec {
 	struct mp_overhead_snaps probe_ovh; /* its overhead's vectors (its thread's) */
 };
 
+/* OOM kills kept with their samples: the first half of these, and the
+ * last half (a workload in a crash loop for a month is not a million rows). */
+#define MP_REC_OOMS 256
+
+/* The i-th kill kept, in time order (i < r->nooms). */
+const struct oom *mp_rec_oom(const struct rec *r, size_t i);
+
 /* The last stop signal, and how many came (a second one kills a command). */
 extern volatile sig_atomic_t mp_rec_signal;
 extern volatile sig_atomic_t mp_rec_signals_seen;
@@ -128,7 +139,10 @@ int mp_rec_baseline(struct rec *r, int *go_fd, int *ee_fd);
 void mp_rec_watch(struct rec *r, uint64_t deadline_ms);
 void mp_rec_finish(struct rec *r);
 void mp_rec_cleanup(struct rec *r);
+/* The document but its timeline; then mp_rec_add_timeline adds it (once
+ * the kernel's symbols, which only the attribution needs, are freed). */
 cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks);
+void mp_rec_add_timeline(struct rec *r, cJSON *doc);
 /* A sample as the timeline holds it. */
 cJSON *mp_rec_sample_json(const struct rec *r, const struct sample *s);
 /* record --openmetrics: a record document of now (record_live.c). */

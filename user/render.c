@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,43 +133,181 @@ void mp_doc_copy(const char *cmd, int kind, const cJSON *doc)
 	cJSON_free(text);
 }
 
+/* --format json's output, as render_json writes it (the document and a
+ * newline), printed once: not copied again into a stream. */
+static int print_json(const cJSON *doc, char **out, size_t *len, char *err, size_t errlen)
+{
+	char *s = cJSON_Print(doc), *t;
+
+	*len = s ? strlen(s) : 0;
+	if (!s || !(t = realloc(s, *len + 2))) {
+		free(s);
+		snprintf(err, errlen, "out of memory printing the document");
+		return -ENOMEM;
+	}
+	t[(*len)++] = '\n';
+	t[*len] = '\0';
+	*out = t;
+	return 0;
+}
+
+/*
+ * doc made what the loader makes of its text (mp_doc_adopt) and rendered
+ * by r into *out: 0, or the problem in err, said as memprobe's own fault
+ * (what memprobe built it cannot read is a bug).
+ */
+static int render_built(const struct mp_renderer *r, cJSON *doc, int *kind, char **out,
+			size_t *len, char *err, size_t errlen)
+{
+	char why[400];
+
+	*out = NULL;
+	if (!doc) {
+		snprintf(err, errlen, "out of memory building the document");
+		return -ENOMEM;
+	}
+	if (mp_doc_adopt(doc, kind, why, sizeof(why)) == 0) {
+		if (!(r->kinds & *kind))
+			snprintf(why, sizeof(why), "no such format for it");
+		else if (r == &mp_renderer_json)
+			return print_json(doc, out, len, err, errlen);
+		else if (mp_render_mem(r, doc, *kind, out, len, why, sizeof(why)) == 0)
+			return 0;
+	}
+	snprintf(err, errlen, "the %s document does not render: %s (a bug: please report it)",
+		 mp_doc_kind_name(*kind > 0 ? *kind : 0), why);
+	return -EINVAL;
+}
+
 int mp_emit(const char *cmd, cJSON *doc, const char *format, FILE *f)
 {
 	const struct mp_renderer *r = mp_renderer_find(format);
-	char *text = cJSON_PrintUnformatted(doc), *out = NULL, err[400];
-	cJSON *back = NULL;
+	char *out = NULL, err[600];
 	int kind = 0, ret = MP_EXIT_RUNTIME;
 	size_t len;
 
-	/* one copy at a time: the tree, its text, the loaded tree, the output */
-	cJSON_Delete(doc);
-	if (!r || !text) {
-		fprintf(stderr, "memprobe %s: %s\n", cmd,
-			!r ? "no such renderer (a bug: --format is checked first)" : "out of memory");
+	if (!r) {
+		fprintf(stderr, "memprobe %s: no such renderer (a bug: --format is checked "
+			"first)\n", cmd);
 		goto out;
 	}
-	back = mp_doc_load(text, strlen(text), &kind, err, sizeof(err));
-	if (!back || !(r->kinds & kind) || mp_render_mem(r, back, kind, &out, &len, err, sizeof(err))) {
-		/* what memprobe built it cannot read: a bug, said as such */
-		fprintf(stderr, "memprobe %s: the %s document does not render: %s (a bug: "
-			"please report it)\n", cmd, mp_doc_kind_name(kind),
-			!back ? err : !(r->kinds & kind) ? "no such format for it" : err);
+	if (render_built(r, doc, &kind, &out, &len, err, sizeof(err))) {
+		fprintf(stderr, "memprobe %s: %s\n", cmd, err);
 		goto out;
 	}
-	mp_doc_copy(cmd, kind, back);
-	cJSON_free(text);
-	text = NULL;
-	cJSON_Delete(back);
-	back = NULL;
+	mp_doc_copy(cmd, kind, doc);
+	cJSON_Delete(doc); /* the output and the document are never both large */
+	doc = NULL;
 	if (fwrite(out, 1, len, f) != len || fflush(f)) {
 		fprintf(stderr, "memprobe %s: cannot write the report: %s\n", cmd, strerror(errno));
 		goto out;
 	}
 	ret = 0;
 out:
-	cJSON_free(text);
-	cJSON_Delete(back);
+	cJSON_Delete(doc);
 	free(out);
+	return ret;
+}
+
+/* ---- a measurement's document, never lost ------------------------------------- */
+
+/* Where the document goes when the report could not be written: beside the
+ * report's file, else here, else in $TMPDIR (/tmp), each a new file. */
+static int save_json(const char *cmd, const struct mp_out *o, const char *text, size_t len,
+		     char *where, size_t wlen)
+{
+	const char *tmp = getenv("TMPDIR");
+	char stems[3][4200], cwd[4096];
+	int n = 0, err = -ENOENT;
+
+	if (o->path[0] && !mp_path(stems[n], sizeof(stems[n]), "%s", o->path))
+		n++;
+	if (getcwd(cwd, sizeof(cwd)) &&
+	    !mp_path(stems[n], sizeof(stems[n]), "%s/memprobe-%s", cwd, cmd))
+		n++;
+	if (!mp_path(stems[n], sizeof(stems[n]), "%s/memprobe-%s",
+		     tmp && *tmp == '/' ? tmp : "/tmp", cmd))
+		n++;
+	for (int i = 0; i < n; i++) {
+		/* STEM.json, or STEM.PID.json where that name is taken */
+		err = mp_path(where, wlen, "%s.json", stems[i]);
+		if (!err && (err = mp_save_new(where, text, len)) == -EEXIST &&
+		    !(err = mp_path(where, wlen, "%s.%d.json", stems[i], (int)getpid())))
+			err = mp_save_new(where, text, len);
+		if (!err)
+			return 0;
+	}
+	return err;
+}
+
+/* The JSON document saved after problem (one line, said here); 1. */
+static int rescue(const char *cmd, const struct mp_out *o, cJSON *doc, char *json,
+		  size_t jlen, const char *problem)
+{
+	char where[4200];
+	int err;
+
+	if (!json && doc && (json = cJSON_Print(doc))) {
+		jlen = strlen(json);
+		json[jlen++] = '\n'; /* over the NUL: as --format json prints it */
+	} else if (!json) {
+		fprintf(stderr, "memprobe %s: %s; the document could not be printed either (out "
+			"of memory): it is lost\n", cmd, problem);
+		return MP_EXIT_RUNTIME;
+	}
+	err = save_json(cmd, o, json, jlen, where, sizeof(where));
+	if (err)
+		fprintf(stderr, "memprobe %s: %s; the JSON document could not be saved either "
+			"(beside it, here or in the temporary directory: %s): it is lost\n", cmd,
+			problem, strerror(-err));
+	else
+		fprintf(stderr, "memprobe %s: %s; the JSON document is saved whole in %s "
+			"(memprobe report %s renders it)\n", cmd, problem, where, where);
+	free(json);
+	return MP_EXIT_RUNTIME;
+}
+
+int mp_emit_save(const char *cmd, cJSON *doc, const char *format, struct mp_out *o,
+		 const char *out_arg)
+{
+	const struct mp_renderer *r = mp_renderer_find(format);
+	char *out = NULL, err[600];
+	const char *to = out_arg && strcmp(out_arg, "-") ? out_arg : "standard output";
+	sigset_t stop, old;
+	int kind = 0, ret = 0;
+	size_t len = 0;
+
+	/* a stop signal now is no reason to cut a write short (a pipe's write
+	 * interrupted before it ends): it waits until the report is written */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &stop, &old);
+	if (!r)
+		snprintf(err, sizeof(err), "no such renderer (a bug: --format is checked first)");
+	if (!r || render_built(r, doc, &kind, &out, &len, err, sizeof(err))) {
+		ret = rescue(cmd, o, doc, NULL, 0, err);
+		goto out;
+	}
+	mp_doc_copy(cmd, kind, doc);
+	if (r == &mp_renderer_json) { /* the output is the document: one of them held */
+		cJSON_Delete(doc);
+		doc = NULL;
+	}
+	if (fwrite(out, 1, len, o->f) != len || (ret = mp_out_commit(o))) {
+		int e = ret ? -ret : errno ? errno : EIO;
+
+		mp_out_abort(o); /* the temporary file goes: its space is the document's */
+		snprintf(err, sizeof(err), "cannot write the report to %s: %s", to, strerror(e));
+		ret = rescue(cmd, o, doc, doc ? NULL : out, len, err);
+		if (!doc)
+			out = NULL; /* rescue freed it */
+	}
+out:
+	cJSON_Delete(doc);
+	free(out);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return ret;
 }
 
@@ -232,6 +372,43 @@ const char *mp_render_cat_left(struct mp_rd *rd, const cJSON *cat,
 	else
 		size(ret, buf, len);
 	return buf;
+}
+
+const char *mp_render_ms(uint64_t ms, char *buf, size_t len)
+{
+	if (ms < 1000)
+		snprintf(buf, len, "%" PRIu64 " ms", ms);
+	else if (ms < 100000)
+		snprintf(buf, len, "%.1f s", ms / 1e3);
+	else if (ms < 2 * 3600000)
+		snprintf(buf, len, "%.1f min", ms / 6e4);
+	else if (ms < 2 * 86400000)
+		snprintf(buf, len, "%.1f h", ms / 3.6e6);
+	else
+		snprintf(buf, len, "%.1f d", ms / 8.64e7);
+	return buf;
+}
+
+uint64_t mp_render_row_ms(struct mp_rd *rd, const cJSON *doc, const cJSON *row, uint64_t *samples)
+{
+	uint64_t v;
+
+	*samples = 1;
+	if (!mp_rd_u64(rd, row, "resolution_ms", MP_RD_ABSENT, &v))
+		return mp_rd_u64v(rd, mp_rd_obj(rd, doc, "run", 0), "interval_ms");
+	mp_rd_u64(rd, row, "samples", 0, samples);
+	return v;
+}
+
+bool mp_render_row_due(uint64_t *next_ms, uint64_t end_ms, int rows, uint64_t t_ms)
+{
+	uint64_t step = end_ms / (uint64_t)rows;
+
+	if (t_ms < *next_ms)
+		return false;
+	/* the next slot after this row's: a row per slot, none skipped twice */
+	*next_ms = step ? (t_ms / step + 1) * step : t_ms + 1;
+	return true;
 }
 
 uint64_t mp_render_oom_usage(struct mp_rd *rd, const cJSON *kill, bool *at_kill)

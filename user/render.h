@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "doc.h"
+#include "util.h"
 
 struct mp_renderer {
 	const char *name;   /* what --format names it */
@@ -33,10 +34,11 @@ extern const struct mp_renderer mp_renderer_json;
 extern const struct mp_renderer mp_renderer_env;
 extern const struct mp_renderer mp_renderer_openmetrics;
 
-/* record --openmetrics: doc rendered as --format openmetrics (printed and
- * loaded back first, as mp_emit does) into path, atomically (a temporary
- * file beside it, renamed over it). Returns 0, or -errno with err said. */
-int mp_openmetrics_write(const cJSON *doc, const char *path, char *err, size_t errlen);
+/* record --openmetrics: doc rendered as --format openmetrics (made what
+ * the loader makes of it first, in place, as mp_emit does) into path,
+ * atomically (a temporary file beside it, renamed over it). Returns 0, or
+ * -errno with err said. */
+int mp_openmetrics_write(cJSON *doc, const char *path, char *err, size_t errlen);
 extern const struct mp_renderer mp_renderer_markdown;
 extern const struct mp_renderer mp_renderer_csv;
 extern const struct mp_renderer mp_renderer_folded;
@@ -85,6 +87,17 @@ void mp_render_cat_growth(struct mp_rd *rd, const cJSON *cat,
  * what the kernel allows (retained_below_floor), else the bytes. */
 const char *mp_render_cat_left(struct mp_rd *rd, const cJSON *cat,
 			       const char *(*size)(int64_t, char *, size_t), char *buf, size_t len);
+/* A time span for people: "100 ms", "8.2 s", "12.5 min", "3.0 h", "2.1 d". */
+const char *mp_render_ms(uint64_t ms, char *buf, size_t len);
+/* A record timeline row's resolution in ms: a folded row's resolution_ms
+ * (*samples its samples), else the run's interval (*samples 1). */
+uint64_t mp_render_row_ms(struct mp_rd *rd, const cJSON *doc, const cJSON *row,
+			  uint64_t *samples);
+
+/* The text and markdown timelines: about rows rows over [0, end_ms], evenly
+ * in time (folded rows stand for many samples, the recent ones for one):
+ * is the row at t_ms the next to show? *next_ms starts at 0. */
+bool mp_render_row_due(uint64_t *next_ms, uint64_t end_ms, int rows, uint64_t t_ms);
 
 /* An oom_kills entry's usage: the one the hook read at the kill
  * (usage_bytes), or where a document has none (null, or older than it)
@@ -111,17 +124,33 @@ const struct mp_renderer *mp_renderer_find(const char *name);
 int mp_render_check(const char *cmd, const char *kind, const char *format);
 
 /*
- * Render doc in format to f: the document is printed, loaded back as
- * `memprobe report` loads a file, and rendered from that, so live output
- * and `memprobe report` of the saved JSON are the same bytes. doc is freed
- * here, once printed, so that it and its loaded copy (a recording's
- * timeline twice) are never both alive. Returns 0, or MP_EXIT_RUNTIME with
- * a line on stderr. The caller commits its mp_out.
+ * Render doc in format to f: the document is made what `memprobe report`
+ * makes of its printed text (mp_doc_adopt: the same items, the same
+ * checks) and rendered from that, so live output and `memprobe report` of
+ * the saved JSON are the same bytes, with the document held once. doc is
+ * freed here once rendered. Returns 0, or MP_EXIT_RUNTIME with a line on
+ * stderr. The caller commits its mp_out.
  * With MEMPROBE_DOC_COPY=PATH in the environment the JSON document is also
  * written to PATH (to a new KIND-PID-N.json in it when PATH is a directory):
  * the tests read the document of a run that printed text.
  */
 int mp_emit(const char *cmd, cJSON *doc, const char *format, FILE *f);
+
+/*
+ * mp_emit for a measurement (probe, record), into out (opened on -o
+ * out_arg; NULL or "-": standard output) and committed there: nothing
+ * measured is lost to what comes after. When the document does not
+ * render, or the report cannot be written (a full disk, /dev/full, a
+ * closed pipe), the JSON document is saved whole, as --format json prints
+ * it, as a new file: beside the report's (PATH.json, or PATH.PID.json
+ * where that is taken), else in the working directory, else in $TMPDIR or
+ * /tmp (memprobe-CMD.json, or memprobe-CMD.PID.json); one line on stderr
+ * says what failed and where the document is. Stop signals wait until the
+ * write is done (a pipe's write is not cut short). Frees doc. Returns 0,
+ * or MP_EXIT_RUNTIME (out is then aborted).
+ */
+int mp_emit_save(const char *cmd, cJSON *doc, const char *format, struct mp_out *out,
+		 const char *out_arg);
 
 /*
  * Render a loaded document into memory (*out, *len; free(*out)), nothing

@@ -183,10 +183,22 @@ static void t_hooks(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	}
 }
 
+/* An integer we computed, as a field. */
+static void field_n(struct row *r, uint64_t v)
+{
+	char b[32];
+
+	snprintf(b, sizeof(b), "%" PRIu64, v);
+	field(r, b);
+}
+
 /*
- * One row per sample, a column per category of category_sources (its
- * order): the kernel's figure (stat) where the sample has one, else BPF's
+ * One row per timeline row, a column per category of category_sources (its
+ * order): the kernel's figure (stat) where the row has one, else BPF's
  * growth, as the text timeline and category_sources say; empty: neither.
+ * Then the row's resolution: a folded row's resolution_ms, samples and
+ * usage min and max (its other figures are its last sample's); a sample's
+ * interval, 1 and its usage twice.
  */
 static void t_timeline(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
@@ -199,10 +211,11 @@ static void t_timeline(const cJSON *doc, FILE *f, struct mp_rd *rd)
 		r.n = 0;
 		field(&r, c->string);
 	}
-	fputs("\r\n", f);
+	fputs(",resolution_ms,samples,usage_min_bytes,usage_max_bytes\r\n", f);
 	r.n = 0;
 	cJSON_ArrayForEach(s, mp_rd_arr(rd, doc, "timeline", 0)) {
-		const cJSON *st, *bg;
+		const cJSON *st, *bg, *mn, *mx;
+		uint64_t samples, ms;
 
 		if (!mp_rd_is_obj(rd, s))
 			return;
@@ -217,6 +230,13 @@ static void t_timeline(const cJSON *doc, FILE *f, struct mp_rd *rd)
 			else
 				field_s(&r, rd, bg, c->string, MP_RD_ABSENT);
 		}
+		ms = mp_render_row_ms(rd, doc, s, &samples);
+		field_n(&r, ms);
+		field_n(&r, samples);
+		mn = mp_rd_obj(rd, s, "min", MP_RD_ABSENT);
+		mx = mp_rd_obj(rd, s, "max", MP_RD_ABSENT);
+		field_u(&r, rd, mn ? mn : s, "usage_bytes", 0);
+		field_u(&r, rd, mx ? mx : s, "usage_bytes", 0);
 		end_row(&r);
 	}
 }

@@ -86,6 +86,7 @@ static const char style[] =
 	"svg .high-line{stroke:#e67e22;stroke-width:2;stroke-dasharray:6 4}\n"
 	"svg .throttle-line{stroke:#8e44ad;stroke-width:2;stroke-dasharray:2 3}\n"
 	"svg .usage-line{fill:none;stroke:#1d2330;stroke-width:1.5}\n"
+	"svg .usage-max-line{fill:none;stroke:#1d2330;stroke-width:1;stroke-dasharray:4 3}\n"
 	"svg .oom-mark line{stroke:#c0392b;stroke-width:1.5;stroke-dasharray:3 3}\n"
 	"svg .oom-mark path{fill:#c0392b}\n"
 	".legend{display:flex;flex-wrap:wrap;gap:.3em 1em;margin:.4em 0;padding:0;"
@@ -273,12 +274,14 @@ static void bar_chart(const cJSON *a, FILE *f, struct mp_rd *rd)
 /* The timeline's stacked series: disjoint, so they add up to the usage. */
 static const char *const series[] = { "anon", "file", "kernel", "sock" };
 #define NR_SERIES 4
-#define MAX_POINTS 2000 /* a day at 100 ms is 864000 samples: every Nth drawn */
+#define MAX_POINTS 2000 /* the timeline has at most 3073 rows (timeline.h): every Nth drawn */
 
 struct tl {
 	size_t n;           /* points kept */
 	double *t, *v;      /* t[i] (ms), v[i * NR_SERIES + k] (bytes, >= 0) */
 	double *usage;
+	double *usage_max;  /* a folded row's highest usage; a sample's usage */
+	size_t folded;      /* folded rows among the points */
 	double t_max, y_max;
 	bool drawn[NR_SERIES];
 };
@@ -302,10 +305,12 @@ static int tl_read(const cJSON *doc, struct tl *tl, struct mp_rd *rd)
 	step = total > MAX_POINTS ? (total + MAX_POINTS - 1) / MAX_POINTS : 1;
 	tl->t = calloc(total / step + 2, sizeof(double));
 	tl->usage = calloc(total / step + 2, sizeof(double));
+	tl->usage_max = calloc(total / step + 2, sizeof(double));
 	tl->v = calloc((total / step + 2) * NR_SERIES, sizeof(double));
-	if (!tl->t || !tl->v || !tl->usage)
+	if (!tl->t || !tl->v || !tl->usage || !tl->usage_max)
 		return -1;
 	cJSON_ArrayForEach(s, arr) {
+		const cJSON *mx;
 		size_t j = tl->n;
 		double sum = 0;
 
@@ -316,6 +321,10 @@ static int tl_read(const cJSON *doc, struct tl *tl, struct mp_rd *rd)
 			return 0;
 		tl->t[j] = (double)mp_rd_u64v(rd, s, "t_ms");
 		tl->usage[j] = (double)mp_rd_u64v(rd, s, "usage_bytes");
+		/* a folded row: its last sample drawn, and its highest usage */
+		mx = mp_rd_obj(rd, s, "max", MP_RD_ABSENT);
+		tl->usage_max[j] = mx ? (double)mp_rd_u64v(rd, mx, "usage_bytes") : tl->usage[j];
+		tl->folded += mx != NULL;
 		for (int k = 0; k < NR_SERIES; k++) {
 			tl->v[j * NR_SERIES + k] = sample_cat(s, series[k], rd);
 			sum += tl->v[j * NR_SERIES + k];
@@ -325,8 +334,8 @@ static int tl_read(const cJSON *doc, struct tl *tl, struct mp_rd *rd)
 			tl->t_max = tl->t[j];
 		if (sum > tl->y_max)
 			tl->y_max = sum;
-		if (tl->usage[j] > tl->y_max)
-			tl->y_max = tl->usage[j];
+		if (tl->usage_max[j] > tl->y_max)
+			tl->y_max = tl->usage_max[j];
 		tl->n++;
 	}
 	return 0;
@@ -423,6 +432,12 @@ static void areas(FILE *f, const struct tl *tl, const struct plot *p)
 	fputs("<polyline class=\"usage-line\" points=\"", f);
 	for (size_t i = 0; i < tl->n; i++)
 		fprintf(f, "%s%.1f,%.1f", i ? " " : "", px(p, tl->t[i]), py(p, tl->usage[i]));
+	fputs("\"/>\n", f);
+	if (!tl->folded)
+		return;
+	fputs("<polyline class=\"usage-max-line\" points=\"", f);
+	for (size_t i = 0; i < tl->n; i++)
+		fprintf(f, "%s%.1f,%.1f", i ? " " : "", px(p, tl->t[i]), py(p, tl->usage_max[i]));
 	fputs("\"/>\n", f);
 }
 
@@ -532,13 +547,19 @@ static void timeline_chart(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	peak_mark(doc, f, &p, rd);
 	fputs("</svg>\n", f);
 	legend(f, &tl);
-	fprintf(f, "<p class=\"sub\">%zu of %d samples drawn; each category the kernel's figure "
-		"where it keeps one, else BPF's growth.</p></section>\n", tl.n,
+	fprintf(f, "<p class=\"sub\">%zu of %d rows drawn; each category the kernel's figure "
+		"where it keeps one, else BPF's growth.", tl.n,
 		cJSON_GetArraySize(mp_rd_arr(rd, doc, "timeline", 0)));
+	if (tl.folded)
+		fprintf(f, " %zu of them fold many samples each (the older part of the recording): "
+			"their last sample is drawn, and their highest usage as a dashed line.",
+			tl.folded);
+	fputs("</p></section>\n", f);
 out:
 	free(tl.t);
 	free(tl.v);
 	free(tl.usage);
+	free(tl.usage_max);
 }
 
 /*
@@ -735,7 +756,7 @@ static void paths_table(const cJSON *a, FILE *f, struct mp_rd *rd)
 
 static void hooks_table(const cJSON *a, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *it;
+	const cJSON *it, *lost;
 
 	fputs("<section><h2>Hooks</h2>\n<div class=\"wrap\"><table class=\"hooks\"><tr>"
 	      "<th>concern</th><th>hook</th><th>missing</th></tr>\n", f);
@@ -761,8 +782,12 @@ static void hooks_table(const cJSON *a, FILE *f, struct mp_rd *rd)
 		esc(f, mp_rd_str(rd, it, "message", 0));
 		fputs("</p>\n", f);
 	}
-	fprintf(f, "<p class=\"sub\">events lost: %" PRIu64 "</p></section>\n",
-		mp_rd_u64v(rd, mp_rd_obj(rd, a, "events_lost", 0), "total"));
+	/* none without a BPF session (attribution_missing says why) */
+	lost = mp_rd_obj(rd, a, "events_lost", MP_RD_ABSENT);
+	if (lost)
+		fprintf(f, "<p class=\"sub\">events lost: %" PRIu64 "</p>",
+			mp_rd_u64v(rd, lost, "total"));
+	fputs("</section>\n", f);
 }
 
 static void oom_table(const cJSON *doc, FILE *f, struct mp_rd *rd)

@@ -262,7 +262,7 @@ static void kernel_paths(const cJSON *a, FILE *f, struct mp_rd *rd)
 
 static void hooks(const cJSON *a, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *it;
+	const cJSON *it, *lost;
 
 	fputs("## Hooks\n\n| concern | hook | missing |\n|---|---|---|\n", f);
 	cJSON_ArrayForEach(it, mp_rd_arr(rd, a, "hooks", MP_RD_ABSENT)) {
@@ -285,8 +285,11 @@ static void hooks(const cJSON *a, FILE *f, struct mp_rd *rd)
 		fputs("\n- attribution missing: ", f);
 		code(f, mp_rd_str(rd, it, "message", 0));
 	}
-	fprintf(f, "\n\nEvents lost: %" PRIu64 ".\n",
-		mp_rd_u64v(rd, mp_rd_obj(rd, a, "events_lost", 0), "total"));
+	/* none without a BPF session (attribution_missing says why) */
+	lost = mp_rd_obj(rd, a, "events_lost", MP_RD_ABSENT);
+	if (lost)
+		fprintf(f, "\n\nEvents lost: %" PRIu64 ".", mp_rd_u64v(rd, lost, "total"));
+	fputc('\n', f);
 }
 
 static void attribution(const cJSON *a, FILE *f, struct mp_rd *rd)
@@ -426,29 +429,46 @@ static int64_t sample_cat(const cJSON *s, const char *cat, struct mp_rd *rd)
 	return v;
 }
 
+/* About 20 rows evenly in time, each with its resolution (a folded row's
+ * figures are its last sample's). */
 static void record_timeline(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
 	const cJSON *tl = mp_rd_arr(rd, doc, "timeline", 0), *s;
-	size_t n = (size_t)cJSON_GetArraySize(tl), step = n > 20 ? (n + 19) / 20 : 1, i = 0;
-	char b[5][32];
+	const cJSON *last = cJSON_GetArrayItem(tl, cJSON_GetArraySize(tl) - 1);
+	size_t n = (size_t)cJSON_GetArraySize(tl), shown = 0;
+	uint64_t next = 0, end = 0, samples, total = 0, folded = 0;
+	char b[6][32];
 
-	fputs("## Timeline\n\n| t (s) | usage | anon | file | kernel | faults/s |\n"
-	      "|---:|---:|---:|---:|---:|---:|\n", f);
+	fputs("## Timeline\n\n| t (s) | usage | anon | file | kernel | faults/s | resolution |\n"
+	      "|---:|---:|---:|---:|---:|---:|---:|\n", f);
+	if (last && mp_rd_is_obj(rd, last))
+		end = mp_rd_u64v(rd, last, "t_ms");
 	cJSON_ArrayForEach(s, tl) {
-		if (i++ % step)
-			continue;
 		if (!mp_rd_is_obj(rd, s))
 			return;
-		fprintf(f, "| %.1f | %s | %s | %s | %s | %" PRIu64 " |\n",
+		uint64_t ms = mp_render_row_ms(rd, doc, s, &samples);
+
+		total += samples;
+		folded += samples > 1;
+		if (!mp_render_row_due(&next, end, 20, mp_rd_u64v(rd, s, "t_ms")))
+			continue;
+		shown++;
+		snprintf(b[5], sizeof(b[5]), ", %" PRIu64 " samples", samples);
+		fprintf(f, "| %.1f | %s | %s | %s | %s | %" PRIu64 " | %s%s |\n",
 			mp_rd_u64v(rd, s, "t_ms") / 1000.0,
 			mp_render_usize(mp_rd_u64v(rd, s, "usage_bytes"), b[0], sizeof(b[0])),
 			mp_render_size(sample_cat(s, "anon", rd), b[1], sizeof(b[1])),
 			mp_render_size(sample_cat(s, "file", rd), b[2], sizeof(b[2])),
 			mp_render_size(sample_cat(s, "kernel", rd), b[3], sizeof(b[3])),
-			mp_rd_u64v(rd, s, "faults_per_sec"));
+			mp_rd_u64v(rd, s, "faults_per_sec"), mp_render_ms(ms, b[4], sizeof(b[4])),
+			samples > 1 ? b[5] : "");
 	}
-	if (step > 1)
-		fprintf(f, "\n_Every %zuth of %zu samples._\n", step, n);
+	if (shown < n)
+		fprintf(f, "\n_%zu of %zu rows (%" PRIu64 " samples), evenly in time._\n", shown, n,
+			total);
+	if (folded)
+		fputs("\n_A row of many samples is folded: its figures are its last sample's; "
+		      "the JSON document has their min, max and mean._\n", f);
 	fputc('\n', f);
 }
 

@@ -427,25 +427,18 @@ const struct mp_renderer mp_renderer_openmetrics = {
 	.render = render_openmetrics,
 };
 
-int mp_openmetrics_write(const cJSON *doc, const char *path, char *err, size_t errlen)
+int mp_openmetrics_write(cJSON *doc, const char *path, char *err, size_t errlen)
 {
-	char *text = cJSON_PrintUnformatted(doc), *out = NULL;
+	char *out = NULL;
 	struct mp_out o;
-	cJSON *back = NULL;
-	int kind = 0, ret = -ENOMEM;
+	int kind = 0, ret;
 	size_t len;
 
-	snprintf(err, errlen, "out of memory");
-	if (!text)
-		return -ENOMEM;
-	/* loaded back as `memprobe report` would: the literals are the same */
-	back = mp_doc_load(text, strlen(text), &kind, err, errlen);
-	if (!back) {
-		ret = -EINVAL;
-		goto out;
-	}
-	if ((ret = mp_render_mem(&mp_renderer_openmetrics, back, kind, &out, &len, err, errlen)))
-		goto out;
+	/* as `memprobe report` would load its text: the literals are the same */
+	if (mp_doc_adopt(doc, &kind, err, errlen))
+		return kind == -ENOMEM ? -ENOMEM : -EINVAL;
+	if ((ret = mp_render_mem(&mp_renderer_openmetrics, doc, kind, &out, &len, err, errlen)))
+		return ret;
 	if ((ret = mp_out_open(&o, path))) {
 		snprintf(err, errlen, "%s", strerror(-ret));
 		goto out;
@@ -457,8 +450,6 @@ int mp_openmetrics_write(const cJSON *doc, const char *path, char *err, size_t e
 	if (ret)
 		snprintf(err, errlen, "%s", strerror(-ret));
 out:
-	cJSON_free(text);
-	cJSON_Delete(back);
 	free(out);
 	return ret;
 }

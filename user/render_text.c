@@ -127,10 +127,19 @@ static void features_plan(const cJSON *doc, FILE *f, struct mp_rd *rd)
 void mp_text_features(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
 	const char *err = mp_rd_str(rd, doc, "error", MP_RD_ABSENT);
+	const char *bpf = mp_rd_str(rd, doc, "bpf", MP_RD_ABSENT), *btf;
 	const cJSON *cats = mp_rd_obj(rd, doc, "categories", 0), *it;
 
 	fprintf(f, "kernel          %s\n", mp_rd_str(rd, doc, "kernel_release", 0));
-	fprintf(f, "BTF             %s\n", err ? err : mp_rd_str(rd, doc, "btf", 0));
+	btf = mp_rd_str(rd, doc, "btf", 0);
+	if (!bpf) { /* a document from before "bpf": the error stood for both */
+		fprintf(f, "BTF             %s\n", err ? err : btf);
+	} else {
+		fprintf(f, "BTF             %s\n", btf[0] ? btf : "none");
+		/* the error's line says what is missing and what would bring it */
+		fprintf(f, "BPF             %s\n", !err ? bpf :
+			!strncmp(err, "BPF ", 4) ? err + 4 : err);
+	}
 	fprintf(f, "module BTF      %" PRIu64 " files\n", mp_rd_u64v(rd, doc, "module_btf_files"));
 	fprintf(f, "kprobes         %s\n", mp_rd_bool(rd, doc, "kprobes", 0) ? "yes" : "no");
 	fprintf(f, "cgroup mode     %s\n", mp_rd_str(rd, doc, "cgroup_mode", 0));
@@ -198,8 +207,13 @@ static void ovh_group(const cJSON *parts, int i0, bool *used, FILE *f, struct mp
 	const char *comm = mp_rd_str(rd, p0, "comm", 0);
 	int64_t rest = 0;
 	int shown = 0, n = cJSON_GetArraySize(parts);
+	uint64_t host = 0;
 
-	fprintf(f, pid ? "%s[%" PRIu64 "]" : "%s", comm, pid);
+	/* in a container: the host's pid beside the container's */
+	if (pid && mp_rd_u64(rd, p0, "host_pid", MP_RD_ABSENT, &host) && host != pid)
+		fprintf(f, "%s[%" PRIu64 ", host %" PRIu64 "]", comm, pid, host);
+	else
+		fprintf(f, pid ? "%s[%" PRIu64 "]" : "%s", comm, pid);
 	for (int i = i0; i < n; i++) {
 		const cJSON *p = cJSON_GetArrayItem(parts, i);
 		int64_t b;
@@ -334,9 +348,13 @@ void mp_text_probe(const cJSON *r, FILE *f, struct mp_rd *rd)
 
 	probe_overhead(r, f, rd);
 	probe_verdicts(r, f, rd);
+	const char *why = mp_rd_str(rd, t, "chosen_why", MP_RD_ABSENT);
+
 	fprintf(f, "target     %s (cgroup %s)%s\n", mp_rd_str(rd, t, "dir", 0),
 		mp_rd_str(rd, t, "version", 0),
 		mp_rd_bool(rd, t, "created_by_memprobe", 0) ? ", made by memprobe" : "");
+	if (why) /* memprobe chose it: its own cgroup, in a container */
+		fprintf(f, "           %s\n", why);
 	fprintf(f, "limit      %s effective, set by %s\n",
 		mp_fmt_bytes(mp_rd_u64v(rd, t, "effective_limit_bytes"), b1, sizeof(b1)),
 		mp_rd_str(rd, t, "effective_limit_from", 0));
@@ -345,6 +363,9 @@ void mp_text_probe(const cJSON *r, FILE *f, struct mp_rd *rd)
 		mp_fmt_bytes(mp_rd_u64v(rd, p, "margin_bytes"), b2, sizeof(b2)),
 		mp_rd_str(rd, p, "thp", 0), mp_rd_str(rd, p, "cgroup", 0),
 		mp_fmt_bytes(mp_rd_u64v(rd, p, "limit_bytes"), b3, sizeof(b3)));
+	if (mp_rd_bool(rd, p, "in_target", 0)) /* no cgroup of its own: the limit above is its aim */
+		fprintf(f, "           in the target itself, without a limit of its own: %s\n",
+			mp_rd_str(rd, p, "in_target_why", 0));
 	probe_stop(t, p, f, rd);
 	mp_text_attribution(mp_rd_obj(rd, r, "attribution", 0), f, rd);
 	mp_text_pinned(mp_rd_obj(rd, r, "pinned", MP_RD_ABSENT), f, rd);
@@ -374,6 +395,12 @@ static void record_head(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	fprintf(f, "; limit %s effective\n",
 		mp_fmt_bytes(mp_rd_u64v(rd, mp_rd_obj(rd, doc, "target", 0), "effective_limit_bytes"),
 			     b1, sizeof(b1)));
+	if (mp_rd_item(rd, run, "in_place", MP_RD_ABSENT)) {
+		const cJSON *pids = mp_rd_arr(rd, run, "command_pids", 0);
+
+		fprintf(f, "in place: %s; its process tree: %d pids\n",
+			mp_rd_str(rd, run, "in_place_why", 0), cJSON_GetArraySize(pids));
+	}
 	/* an empty peak: not one sample was taken */
 	if (mp_rd_u64(rd, pk, "usage_bytes", MP_RD_ABSENT, &v) &&
 	    mp_rd_u64(rd, pk, "t_ms", 0, &t_ms))
@@ -385,6 +412,7 @@ static void record_events(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
 	const cJSON *it, *p = mp_rd_obj(rd, doc, "probe", MP_RD_ABSENT);
 	char b1[32];
+	uint64_t n;
 
 	cJSON_ArrayForEach(it, mp_rd_arr(rd, doc, "oom_kills", 0)) {
 		if (!mp_rd_is_obj(rd, it))
@@ -397,6 +425,9 @@ static void record_events(const cJSON *doc, FILE *f, struct mp_rd *rd)
 			(unsigned int)mp_rd_u64v(rd, it, "pid"), mp_fmt_bytes(u, b1, sizeof(b1)),
 			at_kill ? " at the kill" : ", last sample before it");
 	}
+	if (mp_rd_u64(rd, doc, "oom_kills_not_listed", MP_RD_ABSENT, &n) && n)
+		fprintf(f, "(and %" PRIu64 " OOM kills between the first and the last half of "
+			"those listed)\n", n);
 	if (p) {
 		/* the probe's fields on a line, its overhead in words below */
 		cJSON *q = cJSON_Duplicate(p, 1);
@@ -411,13 +442,15 @@ static void record_events(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	}
 }
 
-/* One row of the timeline: the kernel's figure for a category, else BPF's. */
-static void record_row(const cJSON *s, FILE *f, struct mp_rd *rd)
+/* One row of the timeline: the kernel's figure for a category, else BPF's;
+ * its resolution last (a folded row's figures are its last sample's). */
+static void record_row(const cJSON *doc, const cJSON *s, FILE *f, struct mp_rd *rd)
 {
 	static const char *const cats[3] = { "anon", "file", "kernel" };
 	const cJSON *st = mp_rd_obj(rd, s, "stat", 0);
 	const cJSON *bg = mp_rd_obj(rd, s, "bpf_growth", MP_RD_ABSENT);
-	char b[4][32];
+	char b[5][32];
+	uint64_t n;
 	int64_t v[3];
 
 	for (int j = 0; j < 3; j++) {
@@ -428,30 +461,51 @@ static void record_row(const cJSON *s, FILE *f, struct mp_rd *rd)
 		else
 			mp_rd_s64(rd, bg, cats[j], 0, &v[j]);
 	}
-	fprintf(f, "%8.1f %12s %12s %12s %12s %10" PRIu64 "\n", mp_rd_u64v(rd, s, "t_ms") / 1000.0,
+	fprintf(f, "%8.1f %12s %12s %12s %12s %10" PRIu64 " %11s\n", mp_rd_u64v(rd, s, "t_ms") / 1000.0,
 		mp_fmt_bytes(mp_rd_u64v(rd, s, "usage_bytes"), b[0], sizeof(b[0])),
 		mp_fmt_sbytes(v[0], b[1], sizeof(b[1])), mp_fmt_sbytes(v[1], b[2], sizeof(b[2])),
-		mp_fmt_sbytes(v[2], b[3], sizeof(b[3])), mp_rd_u64v(rd, s, "faults_per_sec"));
+		mp_fmt_sbytes(v[2], b[3], sizeof(b[3])), mp_rd_u64v(rd, s, "faults_per_sec"),
+		mp_render_ms(mp_render_row_ms(rd, doc, s, &n), b[4], sizeof(b[4])));
+}
+
+/* How the timeline was folded, under it (documents before the bound have
+ * no timeline_folding, and nothing folded). */
+static void record_folding(const cJSON *doc, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *fo = mp_rd_obj(rd, doc, "timeline_folding", MP_RD_ABSENT);
+	uint64_t folded = 0, from, per;
+	char b[32];
+
+	if (!fo || !mp_rd_u64(rd, fo, "folded_samples", 0, &folded) || !folded)
+		return;
+	per = mp_rd_u64v(rd, fo, "samples_per_folded_row");
+	fprintf(f, "(%" PRIu64 " of %" PRIu64 " samples folded, up to %" PRIu64 " a row",
+		folded, mp_rd_u64v(rd, fo, "samples"), per);
+	if (mp_rd_u64(rd, fo, "window_from_ms", MP_RD_NULL, &from))
+		fprintf(f, ", before %s", mp_render_ms(from, b, sizeof(b)));
+	fputs(": a folded row shows its last sample; min, max and mean are in the JSON)\n", f);
 }
 
 void mp_text_record(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
 	const cJSON *tl = mp_rd_arr(rd, doc, "timeline", 0), *s;
-	size_t n = (size_t)cJSON_GetArraySize(tl), step, i = 0;
+	const cJSON *last = cJSON_GetArrayItem(tl, cJSON_GetArraySize(tl) - 1);
+	uint64_t next = 0, end = 0;
 
 	record_head(doc, f, rd);
 	record_events(doc, f, rd);
-	fprintf(f, "\n%8s %12s %12s %12s %12s %10s\n", "t (s)", "usage", "anon", "file",
-		"kernel", "faults/s");
-	/* about 20 rows, whatever the length */
-	step = n > 20 ? (n + 19) / 20 : 1;
+	fprintf(f, "\n%8s %12s %12s %12s %12s %10s %11s\n", "t (s)", "usage", "anon", "file",
+		"kernel", "faults/s", "resolution");
+	/* about 20 rows, whatever the length, evenly in time */
+	if (last && mp_rd_is_obj(rd, last))
+		end = mp_rd_u64v(rd, last, "t_ms");
 	cJSON_ArrayForEach(s, tl) {
-		if (i++ % step)
-			continue;
 		if (!mp_rd_is_obj(rd, s))
 			break;
-		record_row(s, f, rd);
+		if (mp_render_row_due(&next, end, 20, mp_rd_u64v(rd, s, "t_ms")))
+			record_row(doc, s, f, rd);
 	}
+	record_folding(doc, f, rd);
 	mp_text_attribution(mp_rd_obj(rd, doc, "attribution", 0), f, rd);
 	mp_text_pinned(mp_rd_obj(rd, doc, "pinned", MP_RD_ABSENT), f, rd);
 }

@@ -8,20 +8,82 @@
 #include <stdbool.h>
 #include <string.h>
 
+/* A boolean member that is absent unless true. */
+static bool flag(struct mp_rd *rd, const cJSON *o, const char *name)
+{
+	return mp_rd_item(rd, o, name, MP_RD_ABSENT) && mp_rd_bool(rd, o, name, 0);
+}
+
 /* Who: "comm[pid]" ("comm[pid] (moved out)" for a process that left the
- * target), or the comm alone for the rest and other contexts. */
+ * target, "(exited)" for one gone), or the comm alone for the rest and
+ * other contexts. */
 static void who_of(struct mp_rd *rd, const cJSON *tk, char *buf, size_t len)
 {
 	uint64_t pid = 0;
 	const char *comm = mp_rd_str(rd, tk, "comm", 0);
-	bool moved = mp_rd_item(rd, tk, "moved_out", MP_RD_ABSENT) &&
-		     mp_rd_bool(rd, tk, "moved_out", 0);
+	bool moved = flag(rd, tk, "moved_out"), exited = flag(rd, tk, "exited");
+	uint64_t host = 0;
 
 	mp_rd_u64(rd, tk, "pid", MP_RD_NULL, &pid);
-	if (pid > 0)
-		snprintf(buf, len, "%s[%d]%s", comm, (int)pid, moved ? " (moved out)" : "");
+	/* in a container: the host's pid beside the container's */
+	if (pid > 0 && mp_rd_u64(rd, tk, "host_pid", MP_RD_ABSENT, &host) && host != pid)
+		snprintf(buf, len, "%s[%d, host %d]%s", comm, (int)pid, (int)host,
+			 moved ? " (moved out)" : exited ? " (exited)" : "");
+	else if (pid > 0)
+		snprintf(buf, len, "%s[%d]%s", comm, (int)pid, moved ? " (moved out)" :
+			 exited ? " (exited)" : "");
 	else
 		snprintf(buf, len, "%s", comm);
+}
+
+/* Do the tasks' figures come from /proc (no BPF)? */
+static bool tasks_from_proc(const cJSON *a, struct mp_rd *rd)
+{
+	const cJSON *it, *tk;
+
+	cJSON_ArrayForEach(it, mp_rd_arr(rd, a, "categories", 0))
+		cJSON_ArrayForEach(tk, mp_rd_arr(rd, it, "tasks", 0)) {
+			const char *src = mp_rd_is_obj(rd, tk) ?
+					  mp_rd_str(rd, tk, "source", MP_RD_ABSENT) : NULL;
+
+			if (src && !strcmp(src, "proc"))
+				return true;
+		}
+	return false;
+}
+
+/* The processes' own figures (/proc's, without BPF), the largest first. */
+static void processes(const cJSON *a, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *pr = mp_rd_obj(rd, a, "processes", MP_RD_ABSENT), *it;
+	char b[6][32];
+	int n = 0;
+
+	if (!pr)
+		return;
+	fprintf(f, "\nProcesses (/proc at the growth's end, %" PRIu64 " seen, %" PRIu64 " exited; "
+		"kernel stacks of %s each: %s):\n", mp_rd_u64v(rd, pr, "count"),
+		mp_rd_u64v(rd, pr, "exited"),
+		mp_fmt_bytes(mp_rd_u64v(rd, pr, "stack_size_bytes"), b[0], sizeof(b[0])),
+		mp_rd_str(rd, pr, "stack_size_source", 0));
+	cJSON_ArrayForEach(it, mp_rd_arr(rd, pr, "top", 0)) {
+		const char *state;
+		char who[48];
+
+		if (n++ >= 5 || !mp_rd_is_obj(rd, it))
+			break;
+		state = mp_rd_str(rd, it, "state", 0);
+		snprintf(who, sizeof(who), "%s[%d]", mp_rd_str(rd, it, "comm", 0),
+			 (int)mp_rd_u64v(rd, it, "pid"));
+		fprintf(f, "  %-24s anon %s, file %s, shmem %s, pagetables %s, stacks %s%s%s  %.60s\n",
+			who, mp_fmt_bytes(mp_rd_u64v(rd, it, "rss_anon_bytes"), b[1], 32),
+			mp_fmt_bytes(mp_rd_u64v(rd, it, "rss_file_bytes"), b[2], 32),
+			mp_fmt_bytes(mp_rd_u64v(rd, it, "rss_shmem_bytes"), b[3], 32),
+			mp_fmt_bytes(mp_rd_u64v(rd, it, "pagetables_bytes"), b[4], 32),
+			mp_fmt_bytes(mp_rd_u64v(rd, it, "kernel_stack_bytes"), b[5], 32),
+			strcmp(state, "running") ? " " : "", strcmp(state, "running") ? state : "",
+			mp_rd_str(rd, it, "cmdline", 0));
+	}
 }
 
 static void category_rows(const cJSON *a, FILE *f, struct mp_rd *rd)
@@ -76,6 +138,9 @@ static void categories(const cJSON *a, FILE *f, struct mp_rd *rd)
 		mp_fmt_sbytes(unattr, b1, sizeof(b1)), pct);
 	fputs("  (file includes shmem; kernel includes pagetables, kernel_stack, slab, percpu, "
 	      "vmalloc and kernel_other)\n", f);
+	if (tasks_from_proc(a, rd))
+		fputs("  (top tasks from /proc at each snapshot, approximate: a page several "
+		      "processes map counts in each)\n", f);
 }
 
 static void faults_and_charges(const cJSON *a, FILE *f, struct mp_rd *rd)
@@ -239,6 +304,7 @@ void mp_text_attribution(const cJSON *a, FILE *f, struct mp_rd *rd)
 		return;
 	}
 	categories(a, f, rd);
+	processes(a, f, rd);
 	faults_and_charges(a, f, rd);
 	kernel_paths(a, f, rd);
 	hooks(a, f, rd);

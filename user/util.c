@@ -668,6 +668,40 @@ int mp_out_reopen(struct mp_out *o)
 	return 1;
 }
 
+int mp_save_new(const char *path, const char *text, size_t len)
+{
+	char tmp[4200];
+	size_t done = 0;
+	int fd, err = 0;
+
+	if (mp_path(tmp, sizeof(tmp), "%s.memprobe-tmp-%d", path, (int)getpid()))
+		return -ENAMETOOLONG;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	while (done < len && !err) {
+		ssize_t n = write(fd, text + done, len - done);
+
+		if (n < 0 && errno != EINTR)
+			err = -errno;
+		else if (n > 0)
+			done += (size_t)n;
+	}
+	if (!err && fsync(fd))
+		err = -errno;
+	if (close(fd) && !err)
+		err = -errno;
+	/* never over a file of that name: renamed only where there is none
+	 * (a link where the filesystem cannot rename so) */
+	if (!err && renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE)) {
+		err = -errno;
+		if (err == -EINVAL)
+			err = link(tmp, path) ? -errno : 0;
+	}
+	unlink(tmp); /* gone once renamed; the link's other name */
+	return err;
+}
+
 const char *mp_bad_option(char **argv, char *buf, size_t len)
 {
 	extern int optind, optopt;

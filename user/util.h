@@ -115,6 +115,12 @@ void mp_out_abort(struct mp_out *o);
  * made (the old one kept). Standard output and files written in place: 0. */
 int mp_out_reopen(struct mp_out *o);
 
+/* Write text (len bytes) to a new file at path, whole or not at all: a
+ * temporary file beside it (PATH.memprobe-tmp-PID, reaped as mp_out_open's
+ * are) renamed to path only where nothing has that name. 0, -EEXIST where
+ * something does, or -errno. */
+int mp_save_new(const char *path, const char *text, size_t len);
+
 /* Is pid a live memprobe (its comm is memprobe), not a pid since reused by
  * another program? What a killed memprobe left is reaped by this test. */
 bool mp_pid_is_memprobe(long pid);

@@ -50,7 +50,8 @@
 # Environment: MEMPROBE (default build/memprobe), MEMPROBE_VM_CPUS (2),
 # MEMPROBE_VM_MEM (5G: the integration tests' signal test probes a 4 GiB
 # stand-in, which must fit under MemTotal; the guest touches ~1.5 GiB), MEMPROBE_VMTEST_TIMEOUT (seconds per boot, 1500),
-# MEMPROBE_VMTEST_MODES (e.g. "v2" to skip the v1 boots), MEMPROBE_VMTEST_OUT
+# MEMPROBE_VMTEST_MODES (e.g. "v2" to skip the v1 boots), MEMPROBE_VMTEST_TESTS
+# (e.g. "no_bpf overhead": only these integration tests), MEMPROBE_VMTEST_OUT
 # (build/vmtest), MEMPROBE_VM_ACCEL (tcg; see boot.sh). Needs root.
 set -eu
 
@@ -488,7 +489,8 @@ for k in $kernels; do
 		bt0=$(date +%s)
 		rc=0
 		"$vm/boot.sh" -k "$img" -i "$work/initrd.gz" -d "$kout/$m" -m "$mem" -c "$cpus" \
-			-t "$tmo" -a "memprobe_vmtest=$m" 2> "$kout/$m.boot.log" || rc=$?
+			-t "$tmo" -a "memprobe_vmtest=$m${MEMPROBE_VMTEST_TESTS:+ memprobe_tests=$(echo $MEMPROBE_VMTEST_TESTS | tr ' ' ,)}" \
+			2> "$kout/$m.boot.log" || rc=$?
 		bt=$(($(date +%s) - bt0))
 		boot_s=$((boot_s + bt))
 		rm -f "$kout/$m/serial1.log"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target: the loader (mp_doc_load), every renderer of render.c's
+ * libFuzzer target: the loader (mp_doc_load), mp_doc_adopt on what it
+ * makes (a fixed point: the live commands' way to the same tree), every renderer of render.c's
  * table on what loads (iterated, so a renderer added to the table is
  * fuzzed too), compare's renderers, and compare of two documents. The input
  * is split at its first NUL byte: before it document A, after it document
@@ -45,6 +46,19 @@ static void render_all(const cJSON *doc, int kind)
 			free(out);
 }
 
+/* What the loader makes, mp_doc_adopt (the live commands' way to the
+ * same tree) takes as it is: of the same kind, no check failing. */
+static void adopt_again(const cJSON *doc, int kind)
+{
+	cJSON *c = cJSON_Duplicate(doc, 1);
+	char err[512];
+	int k;
+
+	if (c && (mp_doc_adopt(c, &k, err, sizeof(err)) || k != kind))
+		abort();
+	cJSON_Delete(c);
+}
+
 /* Compare docs[0..n) and render the compare document every way; the
  * compare document is printed and loaded back, as memprobe compare does. */
 static void compare(const cJSON *const *docs, const int *kinds, int n)
@@ -84,6 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!a)
 		return 0;
 	render_all(a, kinds[0]);
+	adopt_again(a, kinds[0]);
 	if (nul) {
 		const char *bt = nul + 1, *bend = memchr(bt, '\0', size - alen - 1);
 

@@ -393,6 +393,97 @@ static void test_polled(void)
 	cJSON_Delete(a);
 }
 
+/* No BPF: memory.stat's totals, split by process from /proc's rows (v1:
+ * no pagetables or kernel_stack key, so those are the rows' alone); the
+ * rows say their source, an exited one is marked, the processes' figures
+ * are listed with the gone one's last, and attribution_missing says why
+ * there is no BPF and what the rows cannot tell. */
+static void test_proc_rows(void)
+{
+	struct mp_proc_row procs[2] = {
+		{ .pid = 100, .comm = "w", .cmdline = "w --big", .rss_anon_bytes = PG(480),
+		  .pte_bytes = PG(2), .threads = 2, .kernel_stack_bytes = 32768, .source = 1 },
+		{ .pid = 101, .comm = "gone", .rss_anon_bytes = PG(9), .gone = true,
+		  .exited = true, .source = 1 },
+	};
+	const char *line = "BPF refused (Operation not permitted): memprobe's programs need "
+			   "CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN, ...";
+	const cJSON *pr, *tk;
+	struct mp_task_row *t;
+	struct fx f;
+	cJSON *a;
+
+	fx_init(&f);
+	no_hook(&f.hooks[MP_CONCERN_MEMCG], "polled", "no BPF hook (BPF refused)");
+	f.hooks[MP_CONCERN_MEMCG].polled = true;
+	for (int k = 0; k < MP_NR_CATS; k++)
+		f.in.cats[k].polled = true;
+	f.in.cats[MP_CAT_ANON].rows = f.in.cats[MP_CAT_PAGETABLES].rows = true;
+	f.in.cats[MP_CAT_KERNEL].rows = true;
+	f.in.no_bpf_reason = "refused";
+	f.in.no_bpf_line = line;
+	t = add_task(&f, 100, "w");
+	t->source = MP_ROW_PROC;
+	t->charge_bytes[MP_CAT_ANON] = PG(480);
+	t->charge_bytes[MP_CAT_PAGETABLES] = PG(1);
+	t->charge_bytes[MP_CAT_KERNEL] = PG(1);
+	t = add_task(&f, 101, "gone");
+	t->source = MP_ROW_PROC;
+	t->gone = true;
+	t->charge_bytes[MP_CAT_ANON] = -PG(9);
+	f.growth.have_stat = true;
+	f.growth.stat.have[MP_CAT_ANON] = f.growth.stat.have[MP_CAT_KERNEL] = true;
+	f.growth.stat.bytes[MP_CAT_ANON] = PG(470);
+	f.growth.stat.bytes[MP_CAT_KERNEL] = PG(3);
+	f.growth.procs = procs;
+	f.growth.nprocs = 2;
+	f.growth.stack_bytes = 16384;
+	f.growth.stack_source = "x86-64's THREAD_SIZE";
+	a = mp_report_attribution(&f.in);
+	CHECK_S64(jint(cat_of(a, "anon"), "growth_bytes"), PG(470), "proc: anon's total is memory.stat's");
+	CHECK_STR(jstr(cat_of(a, "anon"), "source"), "memory.stat", "proc: ... and says so");
+	tk = item(cat_of(a, "anon"), "tasks", 0);
+	CHECK_S64(jint(tk, "bytes"), PG(480), "proc: the process's share from /proc");
+	CHECK_STR(jstr(tk, "source"), "proc", "proc: the row says its source");
+	tk = item(cat_of(a, "anon"), "tasks", 1);
+	CHECK(cJSON_IsTrue(jobj(tk, "exited")), "proc: the exited process marked");
+	CHECK_S64(jint(cat_of(a, "pagetables"), "growth_bytes"), PG(1),
+		  "proc: pagetables without a memory.stat key: the rows' sum");
+	CHECK_STR(jstr(cat_of(a, "pagetables"), "source"), "proc", "proc: ... from /proc");
+	CHECK(cJSON_IsTrue(jobj(cat_of(a, "pagetables"), "available")), "proc: ... available");
+	CHECK_S64(says_missing(a, "memcg", "pagetables", "no_stat_key"), 0,
+		  "proc: pagetables not missing");
+	CHECK_S64(says_missing(a, "memcg", "sock", "no_stat_key"), 1, "proc: sock still missing");
+	CHECK_S64(jint(cat_of(a, "kernel_other"), "growth_bytes"), PG(2),
+		  "proc: kernel_other is memory.stat's kernel less the rows' page tables");
+	CHECK_STR(miss_msg(a, "no_bpf"), line, "proc: why no BPF, and what would bring it");
+	CHECK(miss_msg(a, "proc") && strstr(miss_msg(a, "proc"), "approximate"),
+	      "proc: what the rows cannot tell");
+	pr = jobj(a, "processes");
+	CHECK(cJSON_IsObject(pr), "proc: the processes' figures");
+	CHECK_S64(jint(pr, "count"), 2, "proc: both processes");
+	CHECK_S64(jint(pr, "exited"), 1, "proc: one exited");
+	CHECK_S64(jint(pr, "stack_size_bytes"), 16384, "proc: the stack size");
+	CHECK_STR(jstr(pr, "stack_size_source"), "x86-64's THREAD_SIZE", "proc: ... and whence");
+	tk = item(pr, "top", 0);
+	CHECK_STR(jstr(tk, "cmdline"), "w --big", "proc: the largest first, its cmdline");
+	CHECK_S64(jint(tk, "kernel_stack_bytes"), 32768, "proc: its stacks");
+	CHECK(jnull(tk, "anon_huge_bytes"), "proc: smaps_rollup not read: null");
+	tk = item(pr, "top", 1);
+	CHECK_STR(jstr(tk, "state"), "exited", "proc: the gone one, exited");
+	CHECK_S64(jint(tk, "rss_anon_bytes"), PG(9), "proc: ... with its last figures");
+	cJSON_Delete(a);
+
+	/* BPF's rows: no processes object, the rows' source bpf */
+	fx_init(&f);
+	add_task(&f, 7, "b")->charge_bytes[MP_CAT_ANON] = PG(1);
+	a = mp_report_attribution(&f.in);
+	CHECK(!jobj(a, "processes"), "bpf: no processes object");
+	CHECK_STR(jstr(item(cat_of(a, "anon"), "tasks", 0), "source"), "bpf", "bpf: the rows' source");
+	CHECK(!miss_msg(a, "no_bpf"), "bpf: nothing said of BPF");
+	cJSON_Delete(a);
+}
+
 /* Some categories polled while the memcg hook is attached: clone (5.10),
  * rounded (the memcg tracepoints). */
 static void test_partly_polled(void)
@@ -1059,6 +1150,7 @@ int main(void)
 	test_reconcile_itemised();
 	test_kernel_other();
 	test_polled();
+	test_proc_rows();
 	test_partly_polled();
 	test_byte_estimates();
 	test_top_tasks();

@@ -142,7 +142,7 @@ int main(void)
 	}
 	if (d)
 		closedir(d);
-	CHECK(n >= 8, "fixtures found: %d", n);
+	CHECK(n >= 9, "fixtures found: %d", n);
 
 	/* Depth below the hierarchy root, which the BPF filter compares. */
 	CHECK(mp_host_read(FIXTURES "/v2-vm-nested", &h) == 0, "read v2-vm-nested");
@@ -157,6 +157,17 @@ int main(void)
 	CHECK(mp_cgroup_of_pid(FIXTURES "/v2-outside-root", &h, 0, &cg) == -EXDEV,
 	      "a cgroup outside the mount's root is -EXDEV");
 	CHECK_STR(cg.path, "/job", "its path is kept");
+	/* A container's stand-in: the memory hierarchy mounted afresh, read-only,
+	 * over the copy of the host's mount its namespace began with; mountinfo
+	 * lists the hidden one first (root /../../..), and the cgroup2 mount
+	 * under the tmpfs mounted over /sys/fs/cgroup, gone from the tree. */
+	CHECK(mp_host_read(FIXTURES "/v1-container-stacked", &h) == 0, "read v1-container-stacked");
+	CHECK_STR(h.v1_memory_root, "/", "the visible mount's root, not the hidden one's");
+	CHECK_STR(h.v2_mount, "", "the hidden cgroup2 mount is not taken");
+	CHECK(mp_cgroup_from_path(FIXTURES "/v1-container-stacked", &h, "/", &cg) == 0,
+	      "--cgroup / resolves in a cgroup namespace");
+	CHECK_STR(cg.dir, "/sys/fs/cgroup/memory", "... to the mount point");
+	CHECK_U64((uint64_t)cg.level, 0, "... at level 0 of what the namespace shows");
 	/* memory.high on an ancestor is the throttling point of its child */
 	CHECK(mp_host_read(FIXTURES "/v2-high-ancestor", &h) == 0, "read v2-high-ancestor");
 	CHECK(mp_cgroup_of_pid(FIXTURES "/v2-high-ancestor", &h, 0, &cg) == 0 &&

@@ -7,6 +7,7 @@
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +132,76 @@ static void test_emit(void)
 	cJSON_free(json); /* doc: mp_emit freed it */
 }
 
+/* Two trees item for item: type, name, literal, valueint, valuedouble. */
+static bool same_tree(const cJSON *a, const cJSON *b)
+{
+	for (; a && b; a = a->next, b = b->next) {
+		if ((a->type & 0xff) != (b->type & 0xff) || !a->string != !b->string ||
+		    (a->string && strcmp(a->string, b->string)) ||
+		    !a->valuestring != !b->valuestring ||
+		    (a->valuestring && strcmp(a->valuestring, b->valuestring)) ||
+		    a->valueint != b->valueint ||
+		    memcmp(&a->valuedouble, &b->valuedouble, sizeof(double)) ||
+		    !same_tree(a->child, b->child))
+			return false;
+	}
+	return !a && !b;
+}
+
+/*
+ * mp_doc_adopt makes of a built document what the loader makes of its
+ * printed text, item for item: numbers cJSON prints from doubles (0.1,
+ * 1e300, -0, NaN as null), raw literals, escapes; so rendering one or the
+ * other is the same by construction. What the loader refuses, it refuses.
+ */
+static void test_adopt(void)
+{
+	struct mp_host h = { .mem_total_bytes = 1ULL << 40, .page_size = 4096,
+			     .kernel_release = "6.18.0", .cg_mode = MP_CG_V2, .cpus = 3 };
+	struct mp_cgroup cg = { .version = 2, .path = "/a \"b\"\n\x01", .dir = "/sys/fs/cgroup/a",
+				.limit_bytes = MP_UNLIMITED, .effective_limit_bytes = 1ULL << 40,
+				.effective_from = "MemTotal", .usage_bytes = 18446744073709551615ULL,
+				.headroom_from = "MemAvailable" };
+	cJSON *doc = mp_doc_limits(&h, &cg), *x = cJSON_AddObjectToObject(doc, "x"), *back;
+	char err[512], err2[512], *text;
+	int kind = 0, kind2 = 0;
+
+	cJSON_AddNumberToObject(x, "tenth", 0.1);
+	cJSON_AddNumberToObject(x, "huge", 1e300);
+	cJSON_AddNumberToObject(x, "minus_zero", -0.0);
+	/* NaN set by hand: cJSON_CreateNumber(NAN) casts it to an int */
+	cJSON_AddNumberToObject(x, "nan", 0)->valuedouble = NAN;
+	cJSON_AddNumberToObject(x, "big_int", 4294967296.0);
+	cJSON_AddArrayToObject(x, "empty");
+	cJSON_AddTrueToObject(x, "yes");
+	text = cJSON_Print(doc);
+	back = text ? mp_doc_load(text, strlen(text), &kind, err, sizeof(err)) : NULL;
+	CHECK(back, "the built document loads: %s", err);
+	CHECK_U64(mp_doc_values(doc), mp_doc_text_values(text, strlen(text)),
+		  "values: the tree's count is the text's");
+	CHECK(mp_doc_adopt(doc, &kind2, err2, sizeof(err2)) == 0 && kind2 == kind,
+	      "adopted: %s", err2);
+	CHECK(back && same_tree(doc, back), "adopted = loaded, item for item");
+	cJSON_Delete(back);
+	cJSON_free(text);
+	/* what the loader refuses, adopt refuses */
+	cJSON_AddItemToObject(x, "nan_raw", cJSON_CreateRaw("nan"));
+	CHECK(mp_doc_adopt(doc, &kind2, err2, sizeof(err2)) && strstr(err2, "'nan': not a JSON number"),
+	      "a raw literal that is no JSON number: %s", err2);
+	cJSON_DeleteItemFromObject(x, "nan_raw");
+	cJSON_AddItemToObject(x, "yes", cJSON_CreateFalse());
+	CHECK(mp_doc_adopt(doc, &kind2, err2, sizeof(err2)) && strstr(err2, "\"yes\" twice"),
+	      "a member twice: %s", err2);
+	cJSON_DeleteItemFromObject(x, "yes");
+	cJSON_DeleteItemFromObject(x, "yes");
+	cJSON_DeleteItemFromObject(cJSON_GetObjectItem(doc, "cgroup"), "headroom_bytes");
+	cJSON_AddRawToObject(cJSON_GetObjectItem(doc, "cgroup"), "headroom_bytes", "-1");
+	CHECK(mp_doc_adopt(doc, &kind2, err2, sizeof(err2)) &&
+	      strstr(err2, "cgroup.headroom_bytes: negative, not a count"),
+	      "the loader's field checks: %s", err2);
+	cJSON_Delete(doc);
+}
+
 static void test_header(void)
 {
 	char *s;
@@ -253,6 +324,43 @@ static void test_paths(void)
 	expect_refused(features, "env", "", "env takes no features document");
 }
 
+/* A record made without BPF has no events_lost: its markdown and html
+ * said "does not render" (a bug) of every record and probe without BPF. */
+static void no_bpf_markdown_html(const char *rec)
+{
+	struct mp_cgroup *cg = calloc(1, sizeof(*cg));
+	char err[512], *text, *out;
+	int kind;
+	cJSON *doc = mp_doc_load(rec, strlen(rec), &kind, err, sizeof(err));
+
+	CHECK(doc && cg, "the record document loads: %s", err);
+	if (!doc || !cg) {
+		cJSON_Delete(doc);
+		free(cg);
+		return;
+	}
+	/* the whole target object the writer makes (mp_cgroup_json) */
+	snprintf(cg->path, sizeof(cg->path), "/run");
+	snprintf(cg->dir, sizeof(cg->dir), "/sys/fs/cgroup/run");
+	snprintf(cg->effective_from, sizeof(cg->effective_from), "MemTotal");
+	snprintf(cg->headroom_from, sizeof(cg->headroom_from), "MemAvailable");
+	cg->version = 2;
+	cg->effective_limit_bytes = 268435456;
+	cJSON_ReplaceItemInObject(doc, "target", mp_cgroup_json(cg));
+	text = cJSON_Print(doc);
+	out = text ? render(text, "markdown", err, sizeof(err)) : NULL;
+	CHECK(out && strstr(out, "- attribution missing: `BPF unavailable`\n"),
+	      "record markdown without a BPF session: %s", out ? out : err);
+	free(out);
+	out = text ? render(text, "html", err, sizeof(err)) : NULL;
+	CHECK(out && strstr(out, "attribution missing: BPF unavailable</p>\n</section>"),
+	      "record html without a BPF session: %s", out ? "(not found)" : err);
+	free(out);
+	cJSON_free(text);
+	cJSON_Delete(doc);
+	free(cg);
+}
+
 /* record's text from its document alone; an attribution without a session */
 static void test_record_text(void)
 {
@@ -281,13 +389,14 @@ static void test_record_text(void)
 		"ended by oom_kill after 1.2 s (killed by signal 9); limit 256.0 MiB effective\n"
 		"peak 8388608.00 GiB at 1.2 s (sample)\n"
 		"OOM kill at 1.2 s: alloc[77] (usage 256.0 MiB, last sample before it)\n"
-		"\n   t (s)        usage         anon         file       kernel   faults/s\n"
-		"     0.0      4.0 KiB      4.0 KiB     -8.0 KiB          0 B          3\n"
+		"\n   t (s)        usage         anon         file       kernel   faults/s  resolution\n"
+		"     0.0      4.0 KiB      4.0 KiB     -8.0 KiB          0 B          3      100 ms\n"
 		"\nHooks: none\nattribution missing: BPF unavailable\n";
 	char err[512], *out = render(rec, "text", err, sizeof(err)), *s;
 
 	CHECK_STR(out ? out : err, want, "record text from the document");
 	free(out);
+	no_bpf_markdown_html(rec);
 	out = render(rec, "json", err, sizeof(err));
 	CHECK_STR(out, rec, "record json back, byte for byte");
 	free(out);
@@ -490,6 +599,7 @@ int main(void)
 
 	test_round_trip();
 	test_emit();
+	test_adopt();
 	test_header();
 	test_json_text();
 	test_fields();

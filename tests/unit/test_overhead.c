@@ -155,6 +155,82 @@ static void test_polled(void)
 	mp_overhead_free(&o);
 }
 
+/*
+ * No BPF: the vectors are /proc's rows and memory.stat (v1: no pagetables
+ * key, the kernel total from the kmem counter). The probe's part is its
+ * own rows' growth beyond its allocation, never minus the allocation;
+ * memory.stat's anon beyond the rows counts only where both readings had
+ * settled (a parent's memory.stat lags its child's fill by the whole
+ * fill); kernel_other is the kernel total less the rows' page tables.
+ */
+static void test_proc_rows(void)
+{
+	struct mp_attr_snap base, at;
+	struct mp_overhead o;
+	struct mp_overhead_in in = { .probe_pid = 200, .allocated_bytes = 1000 * MIB,
+				     .have_kernel_total = true };
+
+	for (int k = 0; k < MP_NR_CATS; k++)
+		in.polled[k] = true;
+	in.rows[MP_CAT_ANON] = in.rows[MP_CAT_FILE] = in.rows[MP_CAT_SHMEM] = true;
+	in.rows[MP_CAT_PAGETABLES] = in.rows[MP_CAT_KERNEL_STACK] = in.rows[MP_CAT_KERNEL] = true;
+	rows[0][0] = row(100, "benchmark", 600 * MIB, 0, 2 * MIB, 0, 0);
+	rows[0][1] = row(200, "memprobe-probe", 1 * MIB, 0, 40960, 0, 0);
+	rows[1][0] = row(100, "benchmark", 640 * MIB, 0, 2 * MIB + 81920, 0, 0);
+	/* the probe's RssFile grew 1 MiB: its binary's pages, charged where
+	 * memprobe runs, no cost of its allocation */
+	rows[1][1] = row(200, "memprobe-probe", 1001 * MIB, 1 * MIB, 40960 + 2048000, 0, 0);
+	base = snap(rows[0], 2);
+	at = snap(rows[1], 2);
+	base.have_stat = at.have_stat = true;
+	base.stat.have[MP_CAT_ANON] = at.stat.have[MP_CAT_ANON] = true;
+	base.stat.have[MP_CAT_KERNEL] = at.stat.have[MP_CAT_KERNEL] = true;
+	base.stat.bytes[MP_CAT_ANON] = 601 * MIB;
+	at.stat.bytes[MP_CAT_ANON] = 641 * MIB; /* lagging: the probe's fill not flushed */
+	base.stat.bytes[MP_CAT_KERNEL] = 10 * MIB;
+	at.stat.bytes[MP_CAT_KERNEL] = 10 * MIB + 81920 + 2048000 + 300000;
+	base.stat_settled = true;
+	in.base = &base;
+	in.at = &at;
+	in.bytes = 40 * MIB + 81920 + 2048000 + 300000;
+	CHECK(mp_overhead_build(&in, &o) == 0, "proc: builds");
+	CHECK_S64(part(&o, 100, MP_CAT_ANON), 40 * MIB, "proc: the benchmark's anon from its rows");
+	CHECK_S64(part(&o, 100, MP_CAT_PAGETABLES), 81920, "proc: ... its page tables (VmPTE)");
+	CHECK_S64(o.probe_cat_bytes[MP_CAT_ANON], 0, "proc: the probe's anon beyond its allocation");
+	CHECK_S64(o.probe_cat_bytes[MP_CAT_PAGETABLES], 2048000, "proc: the probe's page tables");
+	CHECK_S64(o.probe_cat_bytes[MP_CAT_FILE], 0, "proc: the probe's RssFile is no cost of it");
+	CHECK(o.probe_kernel_bytes >= 0, "proc: the probe's part is not minus its allocation");
+	CHECK_S64(part(&o, 0, MP_CAT_ANON), 0,
+		  "proc: a lagging memory.stat adds no anon beyond the rows");
+	CHECK_S64(part(&o, 0, MP_OVH_KERNEL_OTHER), 300000,
+		  "proc: kernel_other: the kernel total less the rows' page tables");
+	CHECK_S64(o.unexplained_bytes, 0, "proc: nothing unexplained");
+	CHECK_S64(sum_identity(&o), in.bytes, "proc: the identity");
+	mp_overhead_free(&o);
+
+	/* settled: memory.stat's anon beyond the rows is a part of its own */
+	at.stat.bytes[MP_CAT_ANON] = 601 * MIB + 1040 * MIB + 2 * MIB;
+	at.stat_settled = true;
+	in.bytes += 2 * MIB;
+	mp_overhead_build(&in, &o);
+	CHECK_S64(part(&o, 0, MP_CAT_ANON), 2 * MIB, "proc settled: anon no row shows");
+	CHECK_S64(o.unexplained_bytes, 0, "proc settled: nothing unexplained");
+	CHECK_S64(sum_identity(&o), in.bytes, "proc settled: the identity");
+	mp_overhead_free(&o);
+
+	/* only memory.stat (no row of the probe): the allocation comes out
+	 * of memory.stat's anon, not out of a probe's anon of -1000 MiB */
+	memset(in.rows, 0, sizeof(in.rows));
+	rows[1][1].tgid = 201;
+	mp_overhead_build(&in, &o);
+	CHECK_S64(o.probe_cat_bytes[MP_CAT_ANON], 0, "polled: the probe has no anon part");
+	CHECK_S64(part(&o, 0, MP_CAT_ANON), 2 * MIB + 40 * MIB,
+		  "polled: memory.stat's anon less the allocation");
+	CHECK_S64(sum_identity(&o), in.bytes, "polled: the identity");
+	mp_overhead_free(&o);
+	rows[1][1].tgid = 200;
+}
+
 /* The peak came in a burst before the probe's last chunk: the burst is the
  * benchmark's part, the chunk not yet touched is the probe's anon below 0;
  * nothing is unexplained. The document's object says the same, and
@@ -221,6 +297,7 @@ int main(void)
 	test_steady();
 	test_kernel_other_and_gone();
 	test_polled();
+	test_proc_rows();
 	test_peak_in_burst_and_doc();
 	return unit_done("overhead");
 }

@@ -18,7 +18,8 @@
 #      `--cgroup vmtest`, `--pid <sleep> --format env`; `limits --features`;
 #   2. `memprobe probe --limit 512M --thp never --format json`; if it fails or
 #      a hook is missing, once more with MEMPROBE_DEBUG=2 for libbpf's log;
-#   3. tests/run-integration.sh under bash, unchanged.
+#   3. tests/run-integration.sh under bash, unchanged (memprobe_tests=a,b on
+#      the kernel command line, vmtest.sh's MEMPROBE_VMTEST_TESTS: only those).
 # Every file is sent to the host with vm-send (boot.sh decodes them):
 # info.txt, limits.json, limits-cgroup.json, limits-pid.env, features.json,
 # features.txt, probe.json,
@@ -170,7 +171,10 @@ if [ "$failed" -eq 0 ]; then
 
 	# ---- 3. the integration tests ---------------------------------------
 	t0=$(secs)
-	( cd /memprobe && bash tests/run-integration.sh ) > "$out/integration.log" 2>&1
+	# memprobe_tests=a,b on the command line: those tests only
+	tests=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^memprobe_tests=//p' | tr , ' ')
+	# shellcheck disable=SC2086 # the test names, one word each
+	( cd /memprobe && bash tests/run-integration.sh $tests ) > "$out/integration.log" 2>&1
 	rc=$?
 	res=$(grep -E '^integration: [0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$out/integration.log")
 	if [ "$rc" -eq 0 ] && [ -n "$res" ]; then
