@@ -616,6 +616,47 @@ static __always_inline __s64 byte_exact(struct mp_cpu *c, struct mem_cgroup *mem
 	return d;
 }
 
+/*
+ * The bytes charged to the target's kernel memory that no object holds:
+ * each obj_cgroup's nr_charged_bytes, as of its memcg's last byte-item
+ * update seen here (per objcg, by its address; user space sums them with
+ * each sample, mp_attr_objcg_reserve). Since 6.16 (200577f69f29 "memcg:
+ * objcg stock trylock without irq disabling") a free that finds this
+ * CPU's object stock locked (an RCU callback in softirq freeing sockets
+ * while the task it interrupted charges) leaves its bytes there, charged,
+ * until the stock changes hands: v1's memory.kmem.usage_in_bytes rose
+ * 10 MiB above the cgroup's slab counter in a socket churn and fell back
+ * at once. The counter grows after the stat update that goes with it:
+ * the value read lags by at most one free's remainder (under a page).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u64);
+	__type(value, __s64);
+} objcg_reserve SEC(".maps");
+
+static __always_inline void note_objcg_reserve(struct mem_cgroup *memcg)
+{
+	struct obj_cgroup *objcg;
+	__s64 held, *v;
+	__u64 key;
+
+	if (!bpf_core_field_exists(struct mem_cgroup, objcg) ||
+	    !bpf_core_field_exists(struct obj_cgroup, nr_charged_bytes))
+		return;
+	objcg = BPF_CORE_READ(memcg, objcg);
+	if (!objcg)
+		return;
+	held = BPF_CORE_READ(objcg, nr_charged_bytes.counter);
+	key = ptr_bits(objcg);
+	v = bpf_map_lookup_elem(&objcg_reserve, &key);
+	if (v)
+		*v = held;
+	else
+		bpf_map_update_elem(&objcg_reserve, &key, &held, BPF_ANY);
+}
+
 /* *cat: item's category, *unit: bytes per unit of val. False when the item
  * is none of memprobe's. */
 static __always_inline bool cat_of(int item, bool lruvec, __u64 *cat, int *unit)
@@ -676,6 +717,8 @@ static __always_inline int on_memcg_stat(struct mem_cgroup *memcg, int item,
 		bytes = byte_exact(c, memcg, k, val, unit);
 	else
 		bytes = (__s64)val * (memcg_val_in_pages ? page_size : unit);
+	if (unit == 1)
+		note_objcg_reserve(memcg);
 	/* A charge or uncharge made while a task outside the target runs (an
 	 * RCU callback freeing its objects, reclaim, an interrupt) is not that
 	 * task's doing: it goes to "another context". But a task the map has

@@ -263,6 +263,12 @@ void mp_overhead_snaps_free(struct mp_overhead_snaps *o);
 /* Read only the whole-target counters (cheap: one lookup). Returns 0 or -errno. */
 int mp_attr_totals(struct mp_attr *a, struct mp_totals *t);
 
+/* The bytes charged to the target's kernel memory that no object holds
+ * (its obj_cgroups' nr_charged_bytes, as of their last byte-item update:
+ * memprobe.bpf.c objcg_reserve). v1's kernel memory counts them; its slab
+ * does not. Returns 0, or -ENOENT when no update has read one. */
+int mp_attr_objcg_reserve(struct mp_attr *a, int64_t *bytes);
+
 /* Wake mp_attr_poll_oom() once the target's usage passes bytes, as the
  * memcg hook sees it (0: never). Cleared by the wake; set it again. */
 void mp_attr_wake_above(struct mp_attr *a, uint64_t bytes);

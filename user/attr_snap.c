@@ -625,6 +625,29 @@ int mp_attr_totals(struct mp_attr *a, struct mp_totals *t)
 	return ret;
 }
 
+int mp_attr_objcg_reserve(struct mp_attr *a, int64_t *bytes)
+{
+	uint64_t key, next, *prev = NULL;
+	int64_t v;
+	bool any = false;
+	int fd;
+
+	*bytes = 0;
+	if (!a->skel)
+		return -ENOENT;
+	fd = bpf_map__fd(a->skel->maps.objcg_reserve);
+	/* a few entries: the target's memcgs' objcgs */
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &v))
+			continue;
+		*bytes += v;
+		any = true;
+	}
+	return any ? 0 : -ENOENT;
+}
+
 /* In a pid namespace: the host tgid's key (its pid there), by the rows'
  * host_tgids; 0 when none has it. */
 static uint32_t ns_pid_of(struct mp_attr *a, uint32_t host)

@@ -114,6 +114,7 @@ static void read_sample(struct rec *r, struct sample *s)
 			faults = s->stat.have_pgfault ? s->stat.pgfault : r->faults_prev;
 		for (int k = 0; k < MP_NR_CATS; k++)
 			s->bpf_growth[k] = t.charge_bytes[k] - r->start.totals.charge_bytes[k];
+		s->have_objcg_reserve = !mp_attr_objcg_reserve(r->attr, &s->objcg_reserve_bytes);
 		/* processes coming faster than the second's drain */
 		if (mp_attr_drain_due(r->attr, &t))
 			mp_attr_drain(r->attr);

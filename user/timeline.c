@@ -209,6 +209,8 @@ cJSON *mp_tl_sample_json(const struct sample *s, bool bpf)
 		bg = add_obj(o, "bpf_growth");
 		for (int k = 0; k < MP_NR_CATS; k++)
 			add_s64(bg, mp_cat_names[k], s->bpf_growth[k]);
+		if (s->have_objcg_reserve)
+			add_s64(o, "objcg_reserve_bytes", s->objcg_reserve_bytes);
 	}
 	return o;
 }

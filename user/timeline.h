@@ -29,6 +29,9 @@ struct sample {
 	uint64_t faults_per_sec;
 	struct mp_cg_stat stat;             /* from the kernel's files */
 	int64_t bpf_growth[MP_NR_CATS];     /* BPF: net bytes since the start */
+	int64_t objcg_reserve_bytes;        /* BPF: kernel memory charged that no
+					     * object holds (mp_attr_objcg_reserve) */
+	bool have_objcg_reserve;
 };
 
 /* The samples at full resolution (the recent window), and the most folded
