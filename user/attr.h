@@ -118,6 +118,9 @@ struct mp_attr_snap {
 	struct mp_stack_row *stacks;
 	size_t nstacks;
 	struct mp_totals totals;
+	int64_t objcg_reserve_bytes; /* as of the snapshot, never differenced
+				      * (mp_attr_objcg_reserve) */
+	bool have_objcg_reserve;
 	bool have_stat;          /* a concern is polled: stat holds the cgroup's files */
 	bool stat_settled;       /* stat's categories added up to the usage read beside
 				  * them (max(1%, 1 MiB)): the kernel had flushed them */

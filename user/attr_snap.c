@@ -368,6 +368,7 @@ static int snapshot(struct mp_attr *a, struct mp_attr_snap *s, bool stacks, bool
 		ret = 0;
 	if (!ret) {
 		sum_totals(after, ncpu, &s->totals);
+		s->have_objcg_reserve = !mp_attr_objcg_reserve(a, &s->objcg_reserve_bytes);
 		add_slots(s, cap, after, ncpu);
 		if (stacks)
 			ret = read_stacks(a, s);

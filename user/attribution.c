@@ -696,6 +696,9 @@ static void add_categories(const struct build *b, cJSON *a)
 	if (in->retained)
 		add_retained(b, o, have_kernel ? -1 : MP_NR_CATS,
 			     have_kernel ? b->ret[MP_CAT_KERNEL] - ret_known : 0, other_ret_bound);
+	/* v1's kmem (kernel) counts it; no category does */
+	if (have_kernel && b->g->have_objcg_reserve)
+		mp_json_add_s64(o, "objcg_reserve_bytes", b->g->objcg_reserve_bytes);
 	cJSON_AddItemToObject(o, "tasks", cJSON_CreateArray());
 	cJSON_AddItemToObject(o, "top_stacks", top_stacks(b, "other"));
 	cJSON_AddItemToArray(arr, o);

@@ -92,7 +92,7 @@ static void category_rows(const cJSON *a, FILE *f, struct mp_rd *rd)
 	char b1[40], b2[32], b3[32];
 
 	cJSON_ArrayForEach(it, mp_rd_arr(rd, a, "categories", 0)) {
-		int64_t g, ret = 0;
+		int64_t g, ret = 0, res = 0;
 		char tasks[320] = "";
 		int n = 0;
 
@@ -103,6 +103,9 @@ static void category_rows(const cJSON *a, FILE *f, struct mp_rd *rd)
 		if (!g && !ret)
 			continue;
 		mp_render_cat_growth(rd, it, mp_fmt_sbytes, b1, sizeof(b1), tasks, 128);
+		if (mp_rd_s64(rd, it, "objcg_reserve_bytes", MP_RD_ABSENT, &res) && res)
+			mp_appendf(tasks, sizeof(tasks), "%scharged, in no object (objcg reserve): %s",
+				   tasks[0] ? "; " : "", mp_fmt_sbytes(res, b3, sizeof(b3)));
 		cJSON_ArrayForEach(tk, mp_rd_arr(rd, it, "tasks", 0)) {
 			char who[48];
 
