@@ -983,7 +983,7 @@ int mp_cgroup_stat(const char *root, const struct mp_cgroup *cg, struct mp_cg_st
 	if (v1 && !mp_path(p, sizeof(p), "%s%s/memory.kmem.usage_in_bytes", root ? root : "",
 			   cg->dir) &&
 	    !mp_read_u64_file(p, &st->bytes[MP_CAT_KERNEL]))
-		st->have[MP_CAT_KERNEL] = true;
+		st->have[MP_CAT_KERNEL] = st->kernel_counter = true;
 	return 0;
 }
 

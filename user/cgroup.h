@@ -192,6 +192,8 @@ struct mp_cg_stat {
 	uint64_t bytes[MP_NR_CATS];
 	bool have_pgfault;
 	uint64_t pgfault;        /* page faults, memory.stat "pgfault" (v1: total_pgfault) */
+	bool kernel_counter;     /* kernel is v1's memory.kmem.usage_in_bytes, a page
+				  * counter read as it is: no flush lag */
 };
 
 /*
