@@ -2369,7 +2369,7 @@ overhead_checks() {
 	local out=$1 pid=$2 mode=$3 burst=$4 over unexp bound anon want tol
 	over=$(jqv "$out" .overhead_bytes)
 	unexp=$(jqv "$out" .overhead.unexplained_bytes)
-	echo "# $mode: overhead $over unexplained $unexp parts $(jq -c '[.overhead.parts[] | select((.bytes | fabs) >= 65536) | [.comm, .category, .bytes]]' "$out") probe $(jq -c .overhead.probe_kernel_parts "$out")"
+	echo "# $mode: overhead $over unexplained $unexp (peak - vector usage $(jqv "$out" '.usage_peak_bytes - .overhead.vector_usage_bytes')) parts $(jq -c '[.overhead.parts[] | select((.bytes | fabs) >= 65536) | [.comm, .category, .bytes]]' "$out") probe $(jq -c .overhead.probe_kernel_parts "$out")"
 	check_eq "overhead $mode: the object explains overhead_bytes" "$(jqv "$out" .overhead.bytes)" "$over"
 	check_eq "overhead $mode: ... at the peak" "$(jqv "$out" .overhead.at)" peak
 	check_eq "overhead $mode: parts + probe's cost + unexplained = overhead, exactly" \
@@ -2384,16 +2384,13 @@ overhead_checks() {
 	check_ge "overhead $mode: not negative (the baseline caught no burst)" "$over" 0
 	check_eq "overhead $mode: the baseline is the window's lowest usage" \
 		"$(jqv "$out" .overhead.baseline_usage_bytes)" "$(jqv "$out" .usage_before_bytes)"
-	# the issue's bound, max(5%, 8 MiB); bursty, twice that: the peak's
-	# vector is sampled (0.5 ms) while the kernel's peak counter is exact,
-	# and a burst is touched at some 3 MiB/ms (at 1.5 GiB the 5% is under
-	# 8 MiB; bench/standin.sh measures the full stand-in against the bound)
-	if [ $mode = steady ]; then
-		bound=$(jqv "$out" "[(.overhead_bytes / 20 | floor), $((8 * MIB))] | max")
-	else
-		bound=$(jqv "$out" "[(.overhead_bytes / 10 | floor), $((16 * MIB))] | max")
-	fi
-	check_le "overhead $mode: unexplained within max(5%, 8 MiB) (bursty: 10%, 16 MiB)" \
+	# the issue's bound, max(5%, 8 MiB), bursty too: a burst being freed
+	# at the peak is counted (anon_unmapped) where it was 16 MiB and more
+	# unexplained under load (38 MiB on 6.1: a whole TLB batch); what is
+	# left is the usage's move between the kernel's exact peak counter
+	# and the sampled vector (0.5 ms apart, a burst touched at 3 MiB/ms)
+	bound=$(jqv "$out" "[(.overhead_bytes / 20 | floor), $((8 * MIB))] | max")
+	check_le "overhead $mode: unexplained within max(5%, 8 MiB)" \
 		"$(jqv "$out" '.overhead.unexplained_bytes | fabs')" "$bound"
 	anon=$(jqv "$out" "[.overhead.parts[] | select(.pid == $pid and .category == \"anon\") | .bytes] | add // null")
 	# the benchmark grows 10 MiB/s from the baseline's low (in its window)
@@ -3636,7 +3633,115 @@ test_privileged_container() {
 	rm -rf "$D"
 }
 
-tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab live_pages_size record_probe_at record_follows_children record_faults record_churn record_ends record_daemon deploy_unit fleet_rules truth driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget pinned moved_out compare loader fills_host no_bpf record_bounded record_saved container stacked_mount privileged_container in_place_permission"}
+# Issue 23: the figures at the moment they claim, each against the kernel's
+# own counter read beside it.
+
+# stat_key DIR KEY: a memory.stat value of cgroup DIR by its v2 name (anon,
+# file, shmem, file_mapped, kernel, sock, anon_thp), hierarchical on v1
+# (total_rss, total_cache, ...; kernel is memory.kmem.usage_in_bytes); 0
+# where this kernel keeps none
+stat_key() {
+	local dir=$1 key=$2 v1
+	if [ "$(cg_version "$dir")" = 1 ]; then
+		case $key in
+		anon) v1=total_rss ;; file) v1=total_cache ;; shmem) v1=total_shmem ;;
+		file_mapped) v1=total_mapped_file ;; anon_thp) v1=total_rss_huge ;;
+		unevictable) v1=total_unevictable ;;
+		kernel) cat "$dir/memory.kmem.usage_in_bytes" 2>/dev/null || echo 0; return ;;
+		sock) echo 0; return ;;
+		*) v1=$key ;;
+		esac
+		awk -v k="$v1" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' "$dir/memory.stat"
+	else
+		awk -v k="$key" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' "$dir/memory.stat"
+	fi
+}
+
+# unstat DIR: the cgroup's usage that no memory.stat category holds (usage
+# - anon - file - kernel - sock), read together until two readings agree
+# within 256 KiB (memory.stat is flushed lazily)
+unstat() {
+	local dir=$1 a b i
+	for i in $(seq 50); do
+		a=$(( $(cg_usage "$dir") - $(stat_key "$dir" anon) - $(stat_key "$dir" file) - $(stat_key "$dir" kernel) - $(stat_key "$dir" sock) ))
+		b=$(( $(cg_usage "$dir") - $(stat_key "$dir" anon) - $(stat_key "$dir" file) - $(stat_key "$dir" kernel) - $(stat_key "$dir" sock) ))
+		[ $((a - b)) -le 262144 ] && [ $((b - a)) -le 262144 ] && break
+		sleep 0.05
+	done
+	echo "$b"
+}
+
+# Pages out of memory.stat's anon and still charged: 64 MiB a process
+# unmapped after handing them to pipes (vmsplice), which hold them. The
+# usage keeps them, no memory.stat category does: before, record called
+# them unattributed (64 MiB) and a probe's overhead unexplained; the page
+# free hook counts them now (anon_unmapped). Then the same hand-over while
+# a probe fills: the workload's anon goes down by 64 MiB, its
+# anon_unmapped up by as much, and the overhead is explained.
+test_anon_unmapped() {
+	local cg pid rp out=$TMP/unmapped.json k m u i
+	cg=$(make_cgroup unmapped $((256 * MIB))) || { fail "anon unmapped: make cgroup"; return; }
+	rm -f "$TMP/ready"
+	"$MEMPROBE" record --cgroup "$cg" --duration 30 --format json -o "$out" --ready-fd 3 \
+		3> "$TMP/ready" 2>/dev/null &
+	rp=$!
+	for i in $(seq 3000); do [ -s "$TMP/ready" ] && break; sleep 0.02; done
+	pid=$(run_in_cgroup "$cg" sh -c "exec '$BIN/held' 64 > '$TMP/held.out'")
+	for i in $(seq 3000); do grep -q ready "$TMP/held.out" 2>/dev/null && break; sleep 0.02; done
+	k=$(unstat "$cg")
+	kill -INT "$rp"; wait "$rp"
+	check "anon unmapped: record exits 0" [ $? = 0 ]
+	m=$(jqv "$out" .attribution.reconciliation.anon_unmapped_bytes)
+	u=$(jqv "$out" .attribution.reconciliation.unattributed_bytes)
+	echo "# anon unmapped: memprobe $m (unattributed $u), the kernel's usage - memory.stat $k"
+	check_ge "anon unmapped: the kernel holds the pipes' 64 MiB out of memory.stat" "$k" $((63 * MIB))
+	check "anon unmapped: record's figure within 1 MiB of the kernel's" within_bytes "$m" "$k" $MIB
+	check_le "anon unmapped: ... and unattributed no more than 2 MiB" "$(abs "$u")" $((2 * MIB))
+	"$MEMPROBE" report "$out" > "$TMP/unmapped.txt"
+	check "anon unmapped: the text says it" grep -Eq '^  anon unmapped +6[34]\.[0-9] MiB' "$TMP/unmapped.txt"
+	kill -9 "$pid"; wait "$pid" 2>/dev/null
+	unmapped_probe "$cg"
+	remove_cgroup "$cg"
+	check "anon unmapped: nothing left behind" no_leftovers
+}
+
+# The hand-over while a probe fills: the overhead explains it
+unmapped_probe() {
+	local cg=$1 pid mp out=$TMP/unmapped-probe.json i anon un
+	: > "$TMP/held.out"
+	pid=$(run_in_cgroup "$cg" sh -c "exec '$BIN/held' 64 signal > '$TMP/held.out'")
+	for i in $(seq 3000); do grep -q touched "$TMP/held.out" 2>/dev/null && break; sleep 0.02; done
+	"$MEMPROBE" probe --cgroup "$cg" --thp never --format json -o "$out" 2>/dev/null &
+	mp=$!
+	wait_filling "$mp" > /dev/null
+	kill -USR1 "$pid"
+	wait "$mp"
+	check "anon unmapped: probe exits 0" [ $? = 0 ]
+	anon=$(jqv "$out" "[.overhead.parts[] | select(.pid == $pid and .category == \"anon\") | .bytes] | add // 0")
+	un=$(jqv "$out" "[.overhead.parts[] | select(.pid == $pid and .category == \"anon_unmapped\") | .bytes] | add // 0")
+	echo "# anon unmapped: probe overhead $(jqv "$out" .overhead_bytes), held's anon $anon, anon_unmapped $un, unexplained $(jqv "$out" .overhead.unexplained_bytes)"
+	# held hands 64 MiB over, then touches 4 MiB more: anon -60 MiB
+	if [ "$anon" -gt $((-56 * MIB)) ]; then
+		skip "anon unmapped: the hand-over while the probe filled: it came after the probe's peak"
+	else
+		check "anon unmapped: the workload's anon down by 60 MiB, within 1 MiB" \
+			within_bytes "$anon" $((-60 * MIB)) $MIB
+		check "anon unmapped: ... its 64 MiB handed over its anon_unmapped, within 1 MiB" \
+			within_bytes "$un" $((64 * MIB)) $MIB
+		check_le "anon unmapped: ... and the overhead explained within 2 MiB" \
+			"$(abs "$(jqv "$out" .overhead.unexplained_bytes)")" $((2 * MIB))
+	fi
+	kill -9 "$pid"; wait "$pid" 2>/dev/null
+}
+
+# within_bytes GOT WANT TOL: |GOT - WANT| <= TOL, integers
+within_bytes() {
+	is_int "$1" && is_int "$2" && [ $(($1 - $2)) -le "$3" ] && [ $(($2 - $1)) -le "$3" ]
+}
+
+# abs N
+abs() { local v=$1; echo "${v#-}"; }
+tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab live_pages_size record_probe_at record_follows_children record_faults record_churn record_ends record_daemon deploy_unit fleet_rules truth driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget pinned moved_out compare loader fills_host no_bpf record_bounded record_saved container stacked_mount privileged_container in_place_permission anon_unmapped"}
 for t in $tests; do
 	echo "# test_$t"
 	"test_$t"

@@ -129,6 +129,9 @@ struct mp_attr_snap {
 	size_t nprocs;
 	uint64_t stack_bytes;    /* the kernel stack size kernel_stack_bytes counts */
 	const char *stack_source; /* how it was found (struct mp_stack_size) */
+	bool have_usage;         /* usage_bytes was read */
+	uint64_t usage_bytes;    /* the cgroup's usage read right after the maps: the
+				  * vector's own moment (not differenced) */
 };
 
 struct mp_attr;
@@ -188,6 +191,11 @@ const char *mp_attr_btf_source(const struct mp_attr *a);
  * or polling), rather than the sum a per-fault hook keeps in the totals? */
 bool mp_attr_faults_from_stat(const struct mp_attr *a);
 
+/* Are anon pages unmapped and still charged counted (the task rows'
+ * anon_unmapped_pages - anon_freed_pages): a memcg hook and the page free
+ * hook both attached? */
+bool mp_attr_anon_unmapped_counted(const struct mp_attr *a);
+
 /* Does this kernel keep a per-memcg count for category cat (enum mp_cat)?
  * When not, *why names the missing stat item. */
 bool mp_attr_cat_available(const struct mp_attr *a, int cat, const char **why);
@@ -240,6 +248,8 @@ struct mp_overhead_snaps {
 	bool have_base, have_peak, have_left;
 	uint64_t base_usage_bytes, peak_usage_bytes, left_usage_bytes;
 	int64_t peak_vector_sum;  /* what the peak vector's charges add up to */
+	bool anon_unmapped;       /* the vectors count anon unmapped and still charged */
+	long page_size;
 };
 
 /* Keep a vector taken now, at this usage: as the base when it is the first

@@ -84,9 +84,11 @@ static const struct ladder {
 		{ RAW_TP, "raw tracepoint kmem:mm_page_alloc",
 		  { "mm_page_alloc" }, { PROG(raw_tp_mm_page_alloc) } },
 	} },
-	/* raw_tp first: the program reads nothing through the page and keys on
-	 * its address, a number there and a helper call away with tp_btf, on
-	 * every free of the machine (page_key in memprobe.bpf.c) */
+	/* raw_tp first: the program keys on the page's address, a number
+	 * there and a helper call away with tp_btf, on every free of the
+	 * machine (page_key in memprobe.bpf.c); it reads through the page only
+	 * for the target's tasks (anon_free). Needed with --stack-sample 0 too:
+	 * it counts the anon pages the target's tasks free. */
 	[MP_CONCERN_FREE] = { "free", "page free", {
 		{ RAW_TP, "raw tracepoint kmem:mm_page_free",
 		  { "mm_page_free" }, { PROG(raw_tp_mm_page_free) } },
@@ -475,15 +477,6 @@ static void plan(struct mp_attr *a, const struct mp_kfacts *k, bool all)
 		a->hooks[c].polled = false;
 		a->hooks[c].counters = false;
 		a->hooks[c].hook[0] = a->hooks[c].target[0] = a->hooks[c].missing[0] = '\0';
-		if (c == MP_CONCERN_FREE && a->no_stacks) {
-			/* frees are matched only against pages allocated with a
-			 * stack: without stacks the hook would run on every free
-			 * of the machine for nothing */
-			a->hooks[c].missing_reason = "not_needed";
-			snprintf(a->hooks[c].hook, sizeof(a->hooks[c].hook),
-				 "none needed (--stack-sample 0: no page to match)");
-			continue;
-		}
 		for (int i = 0; i < MAX_RUNGS && l->rungs[i].label; i++) {
 			if (!a->why_not[c][i][0])
 				judge(a, k, c, i);
@@ -935,8 +928,8 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 	pthread_mutex_init(&a->gone_lock, NULL);
 	libbpf_set_print(quiet_print);
 	a->ncpus = libbpf_num_possible_cpus();
+	a->page_size = sysconf(_SC_PAGESIZE);
 	a->fault_tracepoint = o->fault_tracepoint;
-	a->no_stacks = o->stack_sample_period == 0 && !o->judge_all_rungs;
 	denied(NULL); /* a word that names nothing is a typo: say so */
 	if (errlen)
 		err[0] = '\0';
@@ -1046,6 +1039,14 @@ bool mp_attr_faults_from_stat(const struct mp_attr *a)
 	const struct mp_hook *h = &a->hooks[MP_CONCERN_FAULTS];
 
 	return h->polled || h->counters;
+}
+
+bool mp_attr_anon_unmapped_counted(const struct mp_attr *a)
+{
+	const struct mp_hook *f = &a->hooks[MP_CONCERN_FREE], *m = &a->hooks[MP_CONCERN_MEMCG];
+
+	return a->skel && f->kind && !f->polled && m->kind && !m->polled &&
+	       !a->cat_polled[MP_CAT_ANON];
 }
 
 bool mp_attr_cat_polled(const struct mp_attr *a, int cat)

@@ -170,6 +170,7 @@ int mp_attr_view_fill(struct mp_attr *a, struct mp_attr_input *in)
 	}
 	in->no_bpf_reason = mp_attr_no_bpf(a, &in->no_bpf_line);
 	in->page_size = sysconf(_SC_PAGESIZE);
+	in->anon_unmapped = mp_attr_anon_unmapped_counted(a);
 	in->frames = NULL;
 	in->nframes = 0;
 	in->progs = NULL;

@@ -735,9 +735,20 @@ static void add_reconciliation(const struct build *b, cJSON *a)
 	bool have_kernel = b->avail[MP_CAT_KERNEL];
 	int64_t attributed = mp_attributed_bytes(b->cat, have_kernel);
 
+	/* anon pages unmapped and not yet freed: out of memory.stat's anon,
+	 * still in the usage (a munmap's or an exit's TLB batch; a pipe's or
+	 * a pin's pages) */
+	int64_t unmapped = ((int64_t)b->g->totals.anon_unmapped_pages -
+			    (int64_t)b->g->totals.anon_freed_pages) * b->in->page_size;
+
 	mp_json_add_s64(o, "measured_growth_bytes", b->in->measured_growth_bytes);
 	mp_json_add_s64(o, "attributed_bytes", attributed);
-	mp_json_add_s64(o, "unattributed_bytes", b->in->measured_growth_bytes - attributed);
+	if (b->in->anon_unmapped)
+		mp_json_add_s64(o, "anon_unmapped_bytes", unmapped);
+	else
+		cJSON_AddNullToObject(o, "anon_unmapped_bytes");
+	mp_json_add_s64(o, "unattributed_bytes", b->in->measured_growth_bytes - attributed -
+			(b->in->anon_unmapped ? unmapped : 0));
 	cJSON_AddStringToObject(o, "attributed_as", have_kernel ? "anon + file + kernel + sock" :
 				"anon + file + sock + the itemised kernel categories");
 	cJSON_AddStringToObject(o, "span", b->in->span ? b->in->span : "");

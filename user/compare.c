@@ -157,6 +157,8 @@ static void read_attribution(struct rows *rs, struct mp_rd *rd, const cJSON *a, 
 		snprintf(id, sizeof(id), "growth.%.80s", name);
 		put_member(rs, rd, it, "growth_bytes", id, "bytes", true);
 	}
+	put_member(rs, rd, mp_rd_obj(rd, a, "reconciliation", MP_RD_ABSENT | MP_RD_NULL),
+		   "anon_unmapped_bytes", "reconciliation.anon_unmapped_bytes", "bytes", true);
 	pf = mp_rd_obj(rd, a, "page_faults", MP_RD_ABSENT | MP_RD_NULL);
 	put_member(rs, rd, pf, "total", "page_faults.total", "count", true);
 	if (probe)

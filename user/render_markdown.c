@@ -201,6 +201,7 @@ static void categories(const cJSON *a, FILE *f, struct mp_rd *rd)
 	int64_t measured = mp_rd_s64v(rd, rec, "measured_growth_bytes");
 	int64_t unattr = mp_rd_s64v(rd, rec, "unattributed_bytes");
 	double pct = measured ? 100.0 * (double)unattr / (double)measured : 0.0;
+	int64_t unmapped;
 	char b[32];
 
 	fprintf(f, "## Where the cgroup's growth went\n\nUsage %s%s %s.\n\n", measured >= 0 ? "+" : "",
@@ -210,6 +211,9 @@ static void categories(const cJSON *a, FILE *f, struct mp_rd *rd)
 	fprintf(f, "| **attributed** | %s | | %s |\n",
 		mp_render_size(mp_rd_s64v(rd, rec, "attributed_bytes"), b, sizeof(b)),
 		mp_rd_str(rd, rec, "attributed_as", 0));
+	if (mp_rd_s64(rd, rec, "anon_unmapped_bytes", MP_RD_NULL | MP_RD_ABSENT, &unmapped))
+		fprintf(f, "| **anon unmapped** | %s | | out of anon, still charged: being freed, "
+			"or held by a pipe or a pin |\n", mp_render_size(unmapped, b, sizeof(b)));
 	if (pct > -0.05 && pct < 0.05)
 		pct = 0.0;
 	fprintf(f, "| **unattributed** | %s | | %.1f%% of the growth |\n\n", mp_render_size(unattr, b, sizeof(b)),

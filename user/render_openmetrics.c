@@ -307,6 +307,10 @@ static void growth_metrics(struct om *m, const cJSON *a)
 	one(m, "memprobe_measured_growth_bytes", "gauge", "The cgroup's usage growth over the "
 	    "attribution's span", mp_rd_obj(m->rd, a, "reconciliation", MP_RD_ABSENT),
 	    "measured_growth_bytes", MP_RD_ABSENT, true, NULL);
+	one(m, "memprobe_anon_unmapped_bytes", "gauge", "Anonymous memory unmapped and not yet "
+	    "freed over the attribution's span: out of memory.stat's anon, still charged",
+	    mp_rd_obj(m->rd, a, "reconciliation", MP_RD_ABSENT), "anon_unmapped_bytes",
+	    MP_RD_ABSENT | MP_RD_NULL, true, NULL);
 	one(m, "memprobe_page_faults_total", "counter", "The target's page faults over the "
 	    "attribution's span", mp_rd_obj(m->rd, a, "page_faults", MP_RD_ABSENT), "total",
 	    MP_RD_ABSENT, false, NULL);

@@ -124,6 +124,7 @@ static void categories(const cJSON *a, FILE *f, struct mp_rd *rd)
 	int64_t measured = mp_rd_s64v(rd, rec, "measured_growth_bytes");
 	int64_t unattr = mp_rd_s64v(rd, rec, "unattributed_bytes");
 	double pct = measured ? 100.0 * (double)unattr / (double)measured : 0.0;
+	int64_t unmapped;
 	char b1[32];
 
 	fprintf(f, "\nWhere the cgroup's growth went (usage %s%s %s):\n", measured >= 0 ? "+" : "",
@@ -133,6 +134,11 @@ static void categories(const cJSON *a, FILE *f, struct mp_rd *rd)
 	fprintf(f, "  %-20s %12s   (%s)\n", "attributed",
 		mp_fmt_sbytes(mp_rd_s64v(rd, rec, "attributed_bytes"), b1, sizeof(b1)),
 		mp_rd_str(rd, rec, "attributed_as", 0));
+	/* from 1 MiB: a TLB batch in flight is a few pages */
+	if (mp_rd_s64(rd, rec, "anon_unmapped_bytes", MP_RD_NULL | MP_RD_ABSENT, &unmapped) &&
+	    (unmapped >= (int64_t)MP_MIB || unmapped <= -(int64_t)MP_MIB))
+		fprintf(f, "  %-20s %12s   (out of anon, still charged: being freed, or held by "
+			"a pipe or a pin)\n", "anon unmapped", mp_fmt_sbytes(unmapped, b1, sizeof(b1)));
 	if (pct > -0.05 && pct < 0.05)
 		pct = 0.0; /* no "-0.0%" */
 	fprintf(f, "  %-20s %12s   (%.1f%% of the growth)\n", "unattributed",
