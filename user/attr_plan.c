@@ -585,6 +585,14 @@ static void set_pidns(struct mp_attr *a)
 	a->pidns = true;
 }
 
+uint32_t mp_attr_task_rows_for(int ncpus)
+{
+	uint64_t n = MP_TASK_ROWS_BYTES / ((uint64_t)(ncpus > 0 ? ncpus : 1) *
+					   sizeof(struct mp_task_stat));
+
+	return (uint32_t)MP_CLAMP(n, MP_TASK_ROWS_MIN, MP_TASK_ROWS_MAX);
+}
+
 static int open_skel(struct mp_attr *a, const struct mp_attr_opts *o, const struct mp_kfacts *k)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = o->btf_path);
@@ -610,6 +618,9 @@ static int open_skel(struct mp_attr *a, const struct mp_attr_opts *o, const stru
 		slots <<= 1;
 	bpf_map__set_max_entries(a->skel->maps.live_pages, live);
 	bpf_map__set_max_entries(a->skel->maps.live_filter, slots);
+	/* a row per process alive (the drain takes the exited ones), per CPU */
+	bpf_map__set_max_entries(a->skel->maps.task_stats, mp_attr_task_rows_for(a->ncpus));
+	bpf_map__set_max_entries(a->skel->maps.comms, mp_attr_task_rows_for(a->ncpus));
 	a->skel->rodata->live_filter_mask = slots - 1;
 	/* the memcg tracepoints pass pages; the functions, the item's unit */
 	if (a->chosen[MP_CONCERN_MEMCG] >= 0) {

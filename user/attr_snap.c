@@ -364,6 +364,7 @@ static int snapshot(struct mp_attr *a, struct mp_attr_snap *s, bool stacks, bool
 		ret = 0;
 	/* the usage at the vector's own moment, right after the slots */
 	s->have_usage = a->have_cg && !mp_cgroup_usage("", &a->cg, &s->usage_bytes);
+	s->usage_ns = mp_now_ns();
 	if (!ret) {
 		sum_totals(after, ncpu, &s->totals);
 		add_slots(s, cap, after, ncpu);

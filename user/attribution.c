@@ -292,6 +292,40 @@ static bool moved_out(const struct mp_attr_input *in, uint32_t tgid)
 	return false;
 }
 
+static int cmp_tgid(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* Has the process exited since the growth's snapshot (in->exited)? */
+static bool exited(const struct mp_attr_input *in, uint32_t tgid)
+{
+	return in->nexited && bsearch(&tgid, in->exited, in->nexited, sizeof(tgid), cmp_tgid);
+}
+
+/* The processes counted (a row in the retained snapshot, which spans the
+ * whole session: every process ever seen; else the growth's), and how
+ * many of them have exited: their rows are kept (drained from the maps,
+ * or read before they went), their shares marked exited. */
+static void add_process_rows(const struct build *b, cJSON *a)
+{
+	const struct mp_attr_snap *s = b->in->retained ? b->in->retained : b->g;
+	size_t counted = 0, gone = 0;
+
+	for (size_t i = 0; i < s->ntasks; i++) {
+		const struct mp_task_row *r = &s->tasks[i];
+
+		if (!r->tgid)
+			continue;
+		counted++;
+		gone += r->gone || exited(b->in, r->tgid);
+	}
+	cJSON_AddNumberToObject(a, "processes_counted", (double)counted);
+	cJSON_AddNumberToObject(a, "processes_exited", (double)gone);
+}
+
 /* rest: the "(rest)" entry, whose pid is null (tgid 0 is a real row's);
  * moved: the process lives outside the target now, its charges left in it;
  * the source of the figures, and exited for a row of a process gone */
@@ -337,11 +371,13 @@ static cJSON *task_shares(const struct build *b, int cat)
 		}
 	qsort(sh, n, sizeof(*sh), cmp_share_desc);
 	for (size_t i = 0; i < n; i++) {
-		if ((int)i >= b->in->top)
+		if ((int)i >= b->in->top) {
 			rest += sh[i].bytes;
-		else
+		} else {
+			sh[i].gone |= exited(b->in, sh[i].tgid);
 			cJSON_AddItemToArray(arr, share_json(&sh[i], false,
 							     moved_out(b->in, sh[i].tgid)));
+		}
 	}
 	if (rest) {
 		struct task_share r = { 0, "(rest)", rest, source, false, 0 };
@@ -873,6 +909,7 @@ cJSON *mp_report_attribution(const struct mp_attr_input *in)
 	add_page_alloc(&b, a);
 	add_kernel_paths(&b, a);
 	add_reconciliation(&b, a);
+	add_process_rows(&b, a);
 	add_not_charged(&b, a);
 	add_events(&b, a);
 	free(b.views);

@@ -71,6 +71,10 @@ struct mp_attr_input {
 	const uint32_t *moved_out;         /* processes counted in the target that live
 					    * outside it now, any order */
 	size_t nmoved;
+	const uint32_t *exited;            /* processes counted that have exited by
+					    * now (the growth's rows of them may be
+					    * unmarked), ascending */
+	size_t nexited;
 	const char *no_bpf_reason;         /* no BPF program runs: no_btf, refused,
 					    * load_failed; NULL: they run */
 	const char *no_bpf_line;           /* why, what would bring them, for people */

@@ -189,6 +189,29 @@ static void peak_snap_late(struct rec *r, uint64_t usage)
 		r->peak_snap_due = false;
 }
 
+/*
+ * A timeline sample's lateness, counted and said (run.timeline_samples_*):
+ * one taken half an interval or more after it was due is late, and every
+ * whole interval it came after that is a sample missed. The loop runs
+ * SCHED_FIFO where it may; where it may not, hundreds of processes
+ * faulting at once kept it from the CPU for seconds.
+ */
+static void count_late(struct rec *r, const struct sample *s)
+{
+	uint64_t iv = (uint64_t)r->o.interval_ms, due = r->next_timeline_ms;
+
+	bool first = !r->have_tl_ms;
+
+	if (!first && s->t_ms - r->tl_ms > r->longest_gap_ms)
+		r->longest_gap_ms = s->t_ms - r->tl_ms;
+	r->tl_ms = s->t_ms;
+	r->have_tl_ms = true;
+	if (first || s->t_ms < due + iv / 2)
+		return;
+	r->samples_late++;
+	r->samples_missed += (s->t_ms - due) / iv;
+}
+
 static int take_sample_locked(struct rec *r, bool timeline)
 {
 	struct sample s = { 0 };
@@ -203,6 +226,7 @@ static int take_sample_locked(struct rec *r, bool timeline)
 				   s.usage_bytes + (lim - s.usage_bytes) / 2 : lim);
 	read_sample(r, &s);
 	if (timeline) {
+		count_late(r, &s);
 		mp_tl_push(&r->tl, &s);
 		r->next_timeline_ms += (uint64_t)r->o.interval_ms;
 		if (r->next_timeline_ms <= s.t_ms) /* fell behind: no burst to catch up */

@@ -70,6 +70,11 @@ struct rec {
 	struct mp_tl tl;                    /* the timeline: one sample per interval,
 					     * bounded (timeline.h) */
 	uint64_t next_timeline_ms;
+	/* timeline samples taken half an interval or more after they were
+	 * due, the intervals that got none, the longest gap between two */
+	uint64_t samples_late, samples_missed, longest_gap_ms;
+	uint64_t tl_ms;                     /* the last timeline sample's time */
+	bool have_tl_ms;
 	/* Every sample, the timeline's and the quick ones taken near the limit:
 	 * the peak and the vector before an OOM kill come from these. */
 	struct sample last, prev, peak;

@@ -374,6 +374,20 @@ void mp_text_probe(const cJSON *r, FILE *f, struct mp_rd *rd)
 /* ---- record ---------------------------------------------------------------------- */
 
 /* "memprobe record: DIR running CMD ARGS", how it ended, the peak. */
+/* "timeline: 3 samples late, 18 missed (longest gap 1.9 s)": said when
+ * the sampler did not get the CPU in time (older documents: nothing) */
+static void timeline_late(const cJSON *run, FILE *f, struct mp_rd *rd)
+{
+	uint64_t late, missed = 0, gap = 0;
+
+	if (!mp_rd_u64(rd, run, "timeline_samples_late", MP_RD_ABSENT, &late) || !late)
+		return;
+	mp_rd_u64(rd, run, "timeline_samples_missed", MP_RD_ABSENT, &missed);
+	mp_rd_u64(rd, run, "timeline_longest_gap_ms", MP_RD_ABSENT, &gap);
+	fprintf(f, "timeline: %" PRIu64 " sample%s late, %" PRIu64 " missed (longest gap %.1f s)\n",
+		late, late == 1 ? "" : "s", missed, gap / 1000.0);
+}
+
 static void record_head(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
 	const cJSON *run = mp_rd_obj(rd, doc, "run", 0), *pk = mp_rd_obj(rd, doc, "peak", 0);
@@ -406,6 +420,7 @@ static void record_head(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	    mp_rd_u64(rd, pk, "t_ms", 0, &t_ms))
 		fprintf(f, "peak %s at %.1f s (%s)\n", mp_fmt_bytes(v, b1, sizeof(b1)), t_ms / 1000.0,
 			mp_rd_str(rd, pk, "usage_source", 0));
+	timeline_late(run, f, rd);
 }
 
 static void record_events(const cJSON *doc, FILE *f, struct mp_rd *rd)

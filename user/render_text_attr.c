@@ -118,6 +118,18 @@ static void category_rows(const cJSON *a, FILE *f, struct mp_rd *rd)
 	}
 }
 
+/* "  rows of 10003 processes, 10000 of them exited (kept)": when some
+ * exited (older documents: nothing) */
+static void process_rows(const cJSON *a, FILE *f, struct mp_rd *rd)
+{
+	uint64_t n, gone;
+
+	if (mp_rd_u64(rd, a, "processes_counted", MP_RD_ABSENT, &n) &&
+	    mp_rd_u64(rd, a, "processes_exited", MP_RD_ABSENT, &gone) && gone)
+		fprintf(f, "  (rows of %" PRIu64 " processes, %" PRIu64 " of them exited: their "
+			"rows kept, their shares marked exited)\n", n, gone);
+}
+
 static void categories(const cJSON *a, FILE *f, struct mp_rd *rd)
 {
 	const cJSON *rec = mp_rd_obj(rd, a, "reconciliation", 0);
@@ -145,6 +157,7 @@ static void categories(const cJSON *a, FILE *f, struct mp_rd *rd)
 		mp_fmt_sbytes(unattr, b1, sizeof(b1)), pct);
 	fputs("  (file includes shmem; kernel includes pagetables, kernel_stack, slab, percpu, "
 	      "vmalloc and kernel_other)\n", f);
+	process_rows(a, f, rd);
 	if (tasks_from_proc(a, rd))
 		fputs("  (top tasks from /proc at each snapshot, approximate: a page several "
 		      "processes map counts in each)\n", f);
