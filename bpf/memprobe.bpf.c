@@ -493,6 +493,10 @@ const volatile __u8 lruvec_item_cat[MP_MAX_ITEMS];
 const volatile __u8 memcg_item_cat[MP_MAX_ITEMS];
 /* Bytes per unit of val as the function hooked sees it, per category. */
 const volatile __u32 cat_unit_bytes[MP_NR_CATS];
+/* The huge-page categories (MP_UNIT_HPAGES), and the pages of a PMD huge
+ * page: before 5.13 those items counted huge pages, an update +-1. */
+const volatile bool cat_hpages[MP_NR_CATS];
+const volatile __u32 hpage_pmd_pages = 512;
 
 /*
  * x, bounded below n in the very register that indexes with it. clang may
@@ -568,6 +572,9 @@ static __always_inline int on_memcg_stat(struct mem_cgroup *memcg, int item,
 	if (!c)
 		return 0;
 	bytes = (__s64)val * unit;
+	/* a huge page counted as 1 (before 5.13); since, HPAGE_PMD_NR pages */
+	if (cat_hpages[k] && val > -8 && val < 8)
+		bytes *= hpage_pmd_pages;
 	/* A charge or uncharge made while a task outside the target runs (an
 	 * RCU callback freeing its objects, reclaim, an interrupt) is not that
 	 * task's doing: it goes to "another context". But a task the map has

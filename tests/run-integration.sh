@@ -3793,7 +3793,162 @@ test_record_swarm() {
 	check "swarm: nothing left behind" no_leftovers
 }
 
-tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab live_pages_size record_probe_at record_follows_children record_faults record_churn record_ends record_daemon deploy_unit fleet_rules truth driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget pinned moved_out compare loader fills_host no_bpf record_bounded record_saved container stacked_mount privileged_container in_place_permission anon_unmapped record_swarm"}
+# status_sum KEY PID...: a /proc/PID/status figure (VmLck, VmPin, RssShmem)
+# summed over the processes, in bytes
+status_sum() {
+	local key=$1 p t=0 v; shift
+	for p in "$@"; do
+		v=$(awk -v k="$key:" '$1 == k { print $2 * 1024 }' "/proc/$p/status" 2>/dev/null)
+		t=$((t + ${v:-0}))
+	done
+	echo "$t"
+}
+
+# Pinned memory at the peak, in record: 100 MiB of shared anonymous memory
+# touched, then mlocked 100 ms later (the brief's pinned pool), and 64 MiB
+# registered as io_uring fixed buffers 100 ms after their touch (VmPin):
+# the usage is at its peak before either is pinned. main read the pinned
+# object at the first peak and at most once a second: unevictable, VmLck
+# and VmPin 0. Every figure within 1 MiB of the kernel's, read beside.
+test_pinned_moment() {
+	local cg out=$TMP/pinned-moment.json rp a b i m k what key
+	cg=$(make_cgroup pinned-moment $((512 * MIB))) || { fail "pinned moment: make cgroup"; return; }
+	rm -f "$TMP/ready"
+	"$MEMPROBE" record --cgroup "$cg" --format json -o "$out" --ready-fd 3 \
+		3> "$TMP/ready" 2>/dev/null &
+	rp=$!
+	for i in $(seq 3000); do [ -s "$TMP/ready" ] && break; sleep 0.02; done
+	a=$(run_in_cgroup "$cg" sh -c "exec '$BIN/pinned' 100 - 0 600 100 > '$TMP/pool.out'")
+	b=$(run_in_cgroup "$cg" sh -c "exec '$BIN/uring' 64 100 > '$TMP/uring.out'")
+	for i in $(seq 3000); do
+		grep -q ready "$TMP/pool.out" 2>/dev/null && grep -q ready "$TMP/uring.out" 2>/dev/null && break
+		sleep 0.02
+	done
+	if ! grep -q ready "$TMP/uring.out"; then
+		kill -9 "$a" "$b" "$rp" 2>/dev/null; wait "$rp" 2>/dev/null
+		skip "pinned moment: no io_uring fixed buffers here ($(cat "$TMP/uring.out"))"
+		remove_cgroup "$cg"; return
+	fi
+	kill -INT "$rp"; wait "$rp"
+	check "pinned moment: record exits 0" [ $? = 0 ]
+	check_eq "pinned moment: read at the peak" "$(jqv "$out" .pinned.at)" peak
+	for what in unevictable shmem; do
+		m=$(jqv "$out" ".pinned.${what}_bytes")
+		k=$(stat_key "$cg" "$what")
+		echo "# pinned moment: $what memprobe $m, memory.stat $k"
+		check "pinned moment: memory.stat $what within 1 MiB of the kernel's" within_bytes "$m" "$k" $MIB
+	done
+	for key in VmLck VmPin RssShmem; do
+		what=$(echo "$key" | sed 's/Vm\(...\)/vm_\L\1/; s/RssShmem/rss_shmem/')
+		m=$(jqv "$out" ".pinned.${what}_bytes")
+		k=$(status_sum "$key" "$a" "$b")
+		echo "# pinned moment: $key memprobe $m, /proc's $k"
+		check "pinned moment: $key within 1 MiB of the kernel's" within_bytes "$m" "$k" $MIB
+	done
+	check_ge "pinned moment: ... VmLck holds the 100 MiB pool" "$(jqv "$out" .pinned.vm_lck_bytes)" $((100 * MIB))
+	check_ge "pinned moment: ... VmPin the 64 MiB of fixed buffers" "$(jqv "$out" .pinned.vm_pin_bytes)" $((64 * MIB))
+	kill -9 "$a" "$b"; wait "$a" "$b" 2>/dev/null
+	remove_cgroup "$cg"
+	check "pinned moment: nothing left behind" no_leftovers
+}
+
+# kernel_unmapped DIR: memory.stat's shmem no process maps, at least
+# (shmem - file_mapped, 0 below), read beside memprobe's
+kernel_unmapped() {
+	local v=$(( $(stat_key "$1" shmem) - $(stat_key "$1" file_mapped) ))
+	[ "$v" -lt 0 ] && v=0
+	echo "$v"
+}
+
+# Memory no process maps: 200 MiB written to a tmpfs file by a process
+# that exited, charged to the cgroup as shmem. main gave the numbers
+# (shmem 200 MiB) but never said that no process maps them, the usual
+# answer to "OOM-killed with low RSS". limits, record and probe say it
+# now (shmem_unmapped_bytes, and a line in the text), each within 1 MiB
+# of the kernel's shmem - file_mapped read beside.
+test_unmapped_shmem() {
+	local cg mnt=$TMP/unmapped-tmpfs out k m i
+	mkdir -p "$mnt" && mount -t tmpfs -o size=256m memprobe-test "$mnt" || { fail "unmapped: mount tmpfs"; return; }
+	cg=$(make_cgroup unmapped-shmem $((512 * MIB))) || { fail "unmapped: make cgroup"; umount "$mnt"; return; }
+	i=$(run_in_cgroup "$cg" dd if=/dev/zero of="$mnt/pool" bs=1M count=200)
+	wait "$i" 2>/dev/null
+	for i in $(seq 3000); do [ "$(stat_key "$cg" shmem)" -ge $((200 * MIB)) ] && break; sleep 0.02; done
+	out=$TMP/unmapped-limits.json
+	"$MEMPROBE" limits --cgroup "$cg" --format json -o "$out"
+	k=$(kernel_unmapped "$cg"); m=$(jqv "$out" .cgroup.shmem_unmapped_bytes)
+	echo "# unmapped: limits $m, the kernel's shmem - file_mapped $k"
+	check_ge "unmapped: the kernel holds 200 MiB of shmem no process maps" "$k" $((200 * MIB))
+	check "unmapped: limits says it, within 1 MiB" within_bytes "$m" "$k" $MIB
+	"$MEMPROBE" limits --cgroup "$cg" > "$TMP/unmapped.txt"
+	check "unmapped: ... and its text" grep -Eq '^  no process maps +shmem 200\.0 MiB at least' "$TMP/unmapped.txt"
+	out=$TMP/unmapped-record.json
+	"$MEMPROBE" record --cgroup "$cg" --duration 0.3 --format json -o "$out" 2>/dev/null
+	k=$(kernel_unmapped "$cg"); m=$(jqv "$out" .pinned.shmem_unmapped_bytes)
+	echo "# unmapped: record $m, the kernel's $k"
+	check "unmapped: record says it, within 1 MiB" within_bytes "$m" "$k" $MIB
+	"$MEMPROBE" report "$out" > "$TMP/unmapped.txt"
+	check "unmapped: ... and its text" grep -Eq '^  no process maps +shmem 200\.0 MiB at least' "$TMP/unmapped.txt"
+	out=$TMP/unmapped-probe.json
+	"$MEMPROBE" probe --cgroup "$cg" --format json -o "$out" 2>/dev/null
+	k=$(kernel_unmapped "$cg"); m=$(jqv "$out" .pinned.shmem_unmapped_bytes)
+	echo "# unmapped: probe $m, the kernel's $k"
+	check "unmapped: probe says it, within 1 MiB" within_bytes "$m" "$k" $MIB
+	remove_cgroup "$cg"
+	rm -f "$mnt/pool"; umount "$mnt"
+	check "unmapped: nothing left behind" no_leftovers
+}
+
+# Huge pages per cgroup and per process: 256 MiB asked for in huge pages
+# (tests/programs/thp). main had no huge-page figure anywhere but the
+# order-9 allocations inside page_alloc. Now anon_thp is a category (the
+# kernel's NR_ANON_THPS per process, through the memcg hook) in every
+# document and renderer, and limits gives the cgroup's: each against the
+# kernel's memory.stat anon_thp (v1 rss_huge) and the process's
+# AnonHugePages read beside.
+test_thp() {
+	local cg out=$TMP/thp.json rp pid i k s m d=$TMP/thp
+	mkdir -p "$d"
+	cg=$(make_cgroup thp $((512 * MIB))) || { fail "thp: make cgroup"; return; }
+	rm -f "$TMP/ready"
+	"$MEMPROBE" record --cgroup "$cg" --format json -o "$out" --ready-fd 3 \
+		3> "$TMP/ready" 2>/dev/null &
+	rp=$!
+	for i in $(seq 3000); do [ -s "$TMP/ready" ] && break; sleep 0.02; done
+	pid=$(run_in_cgroup "$cg" sh -c "exec '$BIN/thp' 256 > '$TMP/thp.out'")
+	for i in $(seq 3000); do grep -q ready "$TMP/thp.out" 2>/dev/null && break; sleep 0.02; done
+	k=$(stat_key "$cg" anon_thp)
+	s=$(awk '$1 == "AnonHugePages:" { print $2 * 1024 }' "/proc/$pid/smaps_rollup")
+	kill -INT "$rp"; wait "$rp"
+	check "thp: record exits 0" [ $? = 0 ]
+	echo "# thp: memory.stat anon_thp $k, AnonHugePages $s; record's $(cat_field "$out" anon_thp growth_bytes), the process's $(task_bytes "$out" anon_thp thp)"
+	if [ "${k:-0}" -lt $((2 * MIB)) ]; then
+		skip "thp: the kernel gave no huge page here (THP $(cat /sys/kernel/mm/transparent_hugepage/enabled))"
+	else
+		check "thp: record's anon_thp within 1 MiB of memory.stat's" \
+			within_bytes "$(cat_field "$out" anon_thp growth_bytes)" "$k" $MIB
+		check "thp: ... the process's share within 1 MiB of its AnonHugePages" \
+			within_bytes "$(task_bytes "$out" anon_thp thp)" "$s" $MIB
+		check "thp: ... in the peak's sample" within_bytes "$(jqv "$out" .peak.sample.stat.anon_thp)" "$k" $MIB
+		"$MEMPROBE" limits --cgroup "$cg" --format json -o "$d/limits.json"
+		check "thp: limits' anon_thp within 1 MiB of memory.stat's" \
+			within_bytes "$(jqv "$d/limits.json" .cgroup.anon_thp_bytes)" "$(stat_key "$cg" anon_thp)" $MIB
+		"$MEMPROBE" report "$out" > "$d/text"
+		check "thp: the text has its row, with the process" grep -Eq "^  anon_thp +25[0-9]\.[0-9] MiB .*thp\[$pid\]" "$d/text"
+		"$MEMPROBE" report "$out" --format markdown > "$d/md"
+		check "thp: markdown has its row" grep -q '^| `anon_thp` |' "$d/md"
+		"$MEMPROBE" report "$out" --format csv > "$d/csv"
+		check "thp: csv has its row" grep -q '^anon_thp,' "$d/csv"
+		"$MEMPROBE" report "$out" --format openmetrics > "$d/om"
+		check "thp: openmetrics has it, a part of anon" grep -q 'memprobe_growth_part_bytes{.*category="anon_thp",part_of="anon"}' "$d/om"
+		"$MEMPROBE" compare "$out" "$out" --format csv > "$d/cmp"
+		check "thp: compare has its row" grep -q '^"growth.anon_thp",' "$d/cmp"
+	fi
+	kill -9 "$pid"; wait "$pid" 2>/dev/null
+	remove_cgroup "$cg"
+	check "thp: nothing left behind" no_leftovers
+}
+
+tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab live_pages_size record_probe_at record_follows_children record_faults record_churn record_ends record_daemon deploy_unit fleet_rules truth driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget pinned moved_out compare loader fills_host no_bpf record_bounded record_saved container stacked_mount privileged_container in_place_permission anon_unmapped record_swarm pinned_moment unmapped_shmem thp"}
 for t in $tests; do
 	echo "# test_$t"
 	"test_$t"

@@ -634,10 +634,14 @@ static int open_skel(struct mp_attr *a, const struct mp_attr_opts *o, const stru
 	       sizeof(k->lruvec_item_cat));
 	memcpy((void *)a->skel->rodata->memcg_item_cat, k->memcg_item_cat,
 	       sizeof(k->memcg_item_cat));
-	for (int c = 0; c < MP_NR_CATS; c++)
+	for (int c = 0; c < MP_NR_CATS; c++) {
 		a->skel->rodata->cat_unit_bytes[c] = mp_cats[c].unit == MP_UNIT_BYTES ? 1 :
 						     mp_cats[c].unit == MP_UNIT_KIB ? 1024 :
 						     a->skel->rodata->page_size;
+		a->skel->rodata->cat_hpages[c] = mp_cats[c].unit == MP_UNIT_HPAGES;
+	}
+	/* a PMD maps a page of page-table entries' worth of pages */
+	a->skel->rodata->hpage_pmd_pages = a->skel->rodata->page_size / 8;
 	a->skel->rodata->mark_victim_has_task = k->mark_victim_has_task;
 	a->skel->rodata->have_task_btf = k->have_task_btf && k->kernel_btf;
 	set_pidns(a);

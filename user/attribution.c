@@ -595,7 +595,8 @@ static void add_categories(const struct build *b, cJSON *a)
 		if (in->retained)
 			mp_json_add_s64(o, "retained_bytes", b->ret[k]);
 		cJSON_AddItemToObject(o, "tasks", task_shares(b, k));
-		if (k != MP_CAT_ANON && k != MP_CAT_FILE && k != MP_CAT_KERNEL)
+		if (k != MP_CAT_ANON && k != MP_CAT_FILE && k != MP_CAT_KERNEL &&
+		    mp_cats[k].unit != MP_UNIT_HPAGES)
 			cJSON_AddItemToObject(o, "top_stacks",
 					      top_stacks(b, class_of_cat(mp_cat_names[k])));
 		cJSON_AddItemToArray(arr, o);

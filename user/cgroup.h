@@ -107,6 +107,14 @@ struct mp_cgroup {
 	bool has_reclaimable;
 	uint64_t reclaimable_bytes;   /* memory.stat inactive_file + active_file (v1: total_*) */
 	uint64_t soft_headroom_bytes; /* headroom_bytes + reclaimable_bytes */
+	/* memory no process maps (memory.stat file − file_mapped, and of it
+	 * shmem, at least shmem − file_mapped: pinned.h), when the kernel's
+	 * files have the keys */
+	bool has_unmapped;
+	uint64_t file_mapped_bytes, file_unmapped_bytes, shmem_unmapped_bytes;
+	/* transparent huge pages: anon_thp (v1 rss_huge), file_thp, shmem_thp */
+	bool has_thp[3];
+	uint64_t thp_bytes[3];
 };
 
 /* A cgroup on the path to the root that has a memory limit. */
@@ -192,6 +200,8 @@ struct mp_cg_stat {
 	uint64_t bytes[MP_NR_CATS];
 	bool have_pgfault;
 	uint64_t pgfault;        /* page faults, memory.stat "pgfault" (v1: total_pgfault) */
+	bool have_file_mapped;
+	uint64_t file_mapped;    /* memory.stat "file_mapped" (v1: total_mapped_file) */
 };
 
 /*

@@ -161,16 +161,34 @@ static void snap_peak(struct rec *r)
 	r->peak_snap_due = false;
 }
 
+/*
+ * The pinned memory at the peak: memory.stat and every process's status
+ * (smaps where it locks memory), read at each new peak and again while
+ * the usage stays at it, so that what is pinned at the peak's usage
+ * (mlock after the touch, io_uring buffers registered, shmem handed over)
+ * is the peak's: read once a second, at the first peak only, a pool
+ * mlocked 100 ms after the start showed nothing locked. As the
+ * snapshots, no more than a ninth of the time (a thousand processes'
+ * status files), and no more than once an interval.
+ */
+static void read_pinned(struct rec *r, const struct sample *s)
+{
+	uint64_t t0 = mp_rec_now_ms(r), t1;
+
+	mp_pinned_read(&r->cg, "peak", &r->pinned);
+	t1 = mp_rec_now_ms(r);
+	r->pinned_ms = s->t_ms;
+	r->pinned.have_t = true;
+	r->pinned.t_ms = t0;
+	r->pinned_next_ms = t1 + MP_MAX(8 * (t1 - t0), (uint64_t)r->o.interval_ms);
+}
+
 /* A new peak: kept, with the maps as they are now. Under r->sample_lock. */
 static void keep_peak(struct rec *r, const struct sample *s)
 {
 	r->peak = *s;
-	/* every process's status (and smaps where it locks memory): at most
-	 * once a second while the usage keeps rising */
-	if (!r->pinned.taken || s->t_ms >= r->pinned_ms + 1000) {
-		mp_pinned_read(&r->cg, "peak", &r->pinned);
-		r->pinned_ms = s->t_ms;
-	}
+	if (!r->pinned.taken || mp_rec_now_ms(r) >= r->pinned_next_ms)
+		read_pinned(r, s);
 	if (r->attr && mp_rec_now_ms(r) >= r->peak_snap_next_ms)
 		snap_peak(r);
 	else if (r->attr)
@@ -232,10 +250,16 @@ static int take_sample_locked(struct rec *r, bool timeline)
 		if (r->next_timeline_ms <= s.t_ms) /* fell behind: no burst to catch up */
 			r->next_timeline_ms = s.t_ms + (uint64_t)r->o.interval_ms;
 	}
-	if (!r->have_last || s.usage_bytes > r->peak.usage_bytes)
+	if (!r->have_last || s.usage_bytes > r->peak.usage_bytes) {
 		keep_peak(r, &s);
-	else if (r->peak_snap_due)
-		peak_snap_late(r, s.usage_bytes);
+	} else {
+		if (r->peak_snap_due)
+			peak_snap_late(r, s.usage_bytes);
+		/* still at the peak: what is pinned there may have changed */
+		if (mp_at_peak(s.usage_bytes, r->peak.usage_bytes) &&
+		    mp_rec_now_ms(r) >= r->pinned_next_ms)
+			read_pinned(r, &s);
+	}
 	r->prev = r->last;
 	r->have_prev = r->have_last;
 	r->last = s;
@@ -686,7 +710,10 @@ void mp_rec_finish(struct rec *r)
 			fprintf(stderr, "memprobe record: the --probe-at probe failed: %s\n",
 				strerror(-r->probe_ret));
 	}
-	if (!r->pinned.taken)
+	/* still at the peak at the end: its pinned memory is of now too */
+	if (r->have_last && mp_at_peak(r->last.usage_bytes, r->peak.usage_bytes))
+		read_pinned(r, &r->last);
+	else if (!r->pinned.taken)
 		mp_pinned_read(&r->cg, "end", &r->pinned);
 	if (!r->attr)
 		return;

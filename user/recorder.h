@@ -89,7 +89,8 @@ struct rec {
 					     * snapshot: take one when the rise stops */
 	uint64_t peak_snap_next_ms;         /* no peak snapshot before then */
 	struct mp_pinned pinned;            /* at the peak (else at the end) */
-	uint64_t pinned_ms;                 /* when it was read */
+	uint64_t pinned_ms;                 /* the sample it was read at */
+	uint64_t pinned_next_ms;            /* no reading before then */
 	struct mp_lock lock;                /* --probe-at on an existing cgroup */
 	struct oom *ooms;                   /* the first MP_REC_OOMS / 2 kills, then a
 					     * ring of the last (mp_rec_oom()) */

@@ -148,6 +148,8 @@ void mp_text_features(const cJSON *doc, FILE *f, struct mp_rd *rd);
 void mp_text_probe(const cJSON *doc, FILE *f, struct mp_rd *rd);
 /* the throttling point and soft headroom lines of a cgroup object */
 void mp_text_soft(const cJSON *cg, FILE *f, struct mp_rd *rd, const char *indent);
+/* Memory no process maps and huge pages of a cgroup object (or pinned). */
+void mp_text_unmapped(const cJSON *o, FILE *f, struct mp_rd *rd, const char *indent);
 void mp_text_budget(const cJSON *doc, FILE *f, struct mp_rd *rd);
 void mp_env_budget(const cJSON *doc, FILE *f, struct mp_rd *rd);
 void mp_text_record(const cJSON *doc, FILE *f, struct mp_rd *rd);

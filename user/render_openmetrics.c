@@ -224,6 +224,7 @@ struct cat_val {
 
 static const char *const part_names[] = {
 	[MP_PART_USAGE] = "usage", [MP_PART_FILE] = "file", [MP_PART_KERNEL] = "kernel",
+	[MP_PART_ANON] = "anon",
 };
 
 /* A family of categories: {cgroup, category} for the split (parts NULL),

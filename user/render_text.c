@@ -79,6 +79,38 @@ void mp_text_limits(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	fprintf(f, "  headroom            %s (%" PRIu64 " bytes), set by %s\n",
 		mp_fmt_bytes(head, b, sizeof(b)), head, mp_rd_str(rd, cg, "headroom_from", 0));
 	mp_text_soft(cg, f, rd, "  ");
+	mp_text_unmapped(cg, f, rd, "  ");
+}
+
+/* "  no process maps     shmem 200.0 MiB at least, page cache 200.3 MiB (shmem
+ * included)" and "  huge pages          anon 256.0 MiB, file 0 B, shmem 0 B":
+ * where the document has them (older ones do not) */
+void mp_text_unmapped(const cJSON *o, FILE *f, struct mp_rd *rd, const char *ind)
+{
+	static const char *const thp[3][2] = {
+		{ "anon_thp_bytes", "anon" }, { "file_thp_bytes", "file" },
+		{ "shmem_thp_bytes", "shmem" },
+	};
+	uint64_t su, fu, v;
+	char b[32], b2[32];
+	int n = 0;
+
+	if (mp_rd_u64(rd, o, "shmem_unmapped_bytes", MP_RD_NULL | MP_RD_ABSENT, &su) &&
+	    mp_rd_u64(rd, o, "file_unmapped_bytes", MP_RD_NULL | MP_RD_ABSENT, &fu))
+		fprintf(f, "%sno process maps     shmem %s at least, page cache %s (shmem "
+			"included)\n", ind, mp_fmt_bytes(su, b, sizeof(b)),
+			mp_fmt_bytes(fu, b2, sizeof(b2)));
+	for (int i = 0; i < 3; i++) {
+		if (!mp_rd_u64(rd, o, thp[i][0], MP_RD_NULL | MP_RD_ABSENT, &v))
+			continue;
+		if (n++)
+			fputs(", ", f);
+		else
+			fprintf(f, "%shuge pages          ", ind);
+		fprintf(f, "%s %s", thp[i][1], mp_fmt_bytes(v, b, sizeof(b)));
+	}
+	if (n)
+		fputc('\n', f);
 }
 
 /* The throttling point and the soft headroom, where the document has them
