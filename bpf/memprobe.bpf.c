@@ -140,7 +140,7 @@ static __always_inline __u64 page_key(const struct page *page, bool btf)
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 4096);
+	__uint(max_entries, 16384); /* 48 kills of 336 bytes before a read */
 } oom_events SEC(".maps");
 
 /*
@@ -743,6 +743,35 @@ int BPF_PROG(raw_tp_sched_process_exec, struct task_struct *p)
 /* ---- OOM kills ----------------------------------------------------------- */
 
 /*
+ * Each memcg level's page counter at the kill, from the victim's up to the
+ * root: which level's limit the charge hit (its usage at its max; the
+ * kernel's mem_over_limit is not in the tracepoint's arguments), and each
+ * one's usage then. The css is the first member of struct mem_cgroup, so
+ * the parent's css is its memcg. failcnt: v1 only on 6.x kernels that
+ * keep it for v1 alone; 0 where absent.
+ */
+static __always_inline void oom_levels(struct mp_oom_event *e, struct mem_cgroup *memcg)
+{
+	e->nlevels = 0;
+	MP_UNROLL
+	for (int i = 0; i < MP_OOM_LEVELS; i++) {
+		struct mp_oom_level *l = &e->levels[i];
+
+		if (!memcg) {
+			__builtin_memset(l, 0, sizeof(*l));
+			continue;
+		}
+		l->cgid = BPF_CORE_READ(memcg, css.cgroup, kn, id);
+		l->usage_pages = BPF_CORE_READ(memcg, memory.usage.counter);
+		l->max_pages = BPF_CORE_READ(memcg, memory.max);
+		l->failcnt = bpf_core_field_exists(memcg->memory.failcnt) ?
+			     BPF_CORE_READ(memcg, memory.failcnt) : 0;
+		e->nlevels = i + 1;
+		memcg = (struct mem_cgroup *)BPF_CORE_READ(memcg, css.parent);
+	}
+}
+
+/*
  * oom:mark_victim runs in the task that invoked the OOM killer; the victim is
  * the first argument: a task_struct * since 6.8 ("mm, oom: add tracepoint
  * fields to mark_victim"), its pid before. A memcg OOM is invoked by a task of
@@ -777,6 +806,7 @@ int BPF_PROG(raw_tp_mark_victim)
 		return 0;
 	e->kind = MP_EVENT_OOM_KILL;
 	e->host_pid = 0;
+	oom_levels(e, memcg);
 	e->ts_ns = bpf_ktime_get_ns();
 	e->usage_bytes = (__u64)usage * page_size;
 	e->trigger_pid = bpf_get_current_pid_tgid() >> 32;

@@ -158,6 +158,18 @@ enum mp_event_kind {
 	MP_EVENT_WAKE = 1,
 };
 
+/* The memcg levels read at an OOM kill, from the victim's up. */
+#define MP_OOM_LEVELS 8
+
+/* One level's page counter at the kill (memory.max / limit_in_bytes and the
+ * usage, in pages; failcnt: the charges it refused, v1's memory.failcnt). */
+struct mp_oom_level {
+	__u64 cgid;         /* its cgroup's id (kernfs id), as target_cgid */
+	__u64 usage_pages;
+	__u64 max_pages;    /* PAGE_COUNTER_MAX: no limit */
+	__u64 failcnt;
+};
+
 /* An OOM kill in the target (oom:mark_victim) or a wake-up, sent through a
  * ring buffer: rare, so one record per event is fine. */
 struct mp_oom_event {
@@ -170,6 +182,8 @@ struct mp_oom_event {
 	__u32 host_pid;     /* BPF: 0. User space, memprobe in a pid namespace: the
 			     * victim's host tgid, pid and trigger_pid then the
 			     * namespace's (attr_snap.c) */
+	__u32 nlevels;      /* levels read (a kill): the victim's memcg first */
+	struct mp_oom_level levels[MP_OOM_LEVELS];
 };
 
 #ifdef __bpf__

@@ -3948,7 +3948,68 @@ test_thp() {
 	check "thp: nothing left behind" no_leftovers
 }
 
-tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab live_pages_size record_probe_at record_follows_children record_faults record_churn record_ends record_daemon deploy_unit fleet_rules truth driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget pinned moved_out compare loader fills_host no_bpf record_bounded record_saved container stacked_mount privileged_container in_place_permission anon_unmapped record_swarm pinned_moment unmapped_shmem thp"}
+# An OOM kill explained: a child cgroup with no limit under a parent of
+# 256 MiB, 100 MiB of tmpfs written from the child by a process that
+# exited, then alloc 400 in the child: the parent's limit kills it, with a
+# third of the usage in no process's RSS. main said the kill and the
+# usage; now which level's limit (the parent's: its failcnt on v1, its
+# memory.events.local oom on v2, read beside), each level's usage and
+# limit at the kill, and what no RSS shows, in one line.
+test_oom_explained() {
+	local p c mnt=$TMP/oom-tmpfs out=$TMP/oom.json rp pid i k lim hit
+	mkdir -p "$mnt" && mount -t tmpfs -o size=256m memprobe-test "$mnt" || { fail "oom explained: mount tmpfs"; return; }
+	p=$(make_cgroup oomp $((256 * MIB))) || { fail "oom explained: make cgroup"; umount "$mnt"; return; }
+	[ "$(cg_version "$p")" = 2 ] && echo +memory > "$p/cgroup.subtree_control"
+	c=$p/child
+	mkdir "$c" || { fail "oom explained: make the child"; remove_cgroup "$p"; umount "$mnt"; return; }
+	i=$(run_in_cgroup "$c" dd if=/dev/zero of="$mnt/pool" bs=1M count=100)
+	wait "$i" 2>/dev/null
+	for i in $(seq 3000); do [ "$(stat_key "$c" shmem)" -ge $((100 * MIB)) ] && break; sleep 0.02; done
+	rm -f "$TMP/ready"
+	"$MEMPROBE" record --cgroup "$c" --format json -o "$out" --ready-fd 3 3> "$TMP/ready" 2>/dev/null &
+	rp=$!
+	for i in $(seq 3000); do [ -s "$TMP/ready" ] && break; sleep 0.02; done
+	pid=$(run_in_cgroup "$c" "$BIN/alloc" 400)
+	for i in $(seq 3000); do alive "$pid" || break; sleep 0.02; done
+	check "oom explained: alloc 400 was killed" eval '! alive "$pid"'
+	# the kill's event is in the ring buffer before the victim dies: the
+	# end of the recording reads what is left there
+	kill -INT "$rp"; wait "$rp"
+	check "oom explained: record exits 0" [ $? = 0 ]
+	hit=$(jqv "$out" "[.oom_kills[] | select(.pid == $pid)][0]")
+	echo "# oom explained: $(echo "$hit" | jq -c '{limit_hit, levels: [.levels[] | {dir: (.dir | split("/") | .[-1]), usage_bytes, limit_bytes, failcnt}], charged}')"
+	check_eq "oom explained: the limit hit is the parent's" "$(echo "$hit" | jq -r .limit_hit.dir)" "$p"
+	lim=$(cat "$p/memory.limit_in_bytes" 2>/dev/null || cat "$p/memory.max")
+	check_eq "oom explained: ... its limit, as the kernel's file has it" "$(echo "$hit" | jq -r .limit_hit.limit_bytes)" "$lim"
+	check "oom explained: ... its usage at the kill at it (within 2.25 MiB)" \
+		within_bytes "$(echo "$hit" | jq -r .limit_hit.usage_bytes)" "$lim" $((9 * MIB / 4))
+	check_eq "oom explained: the first level is the child's, no limit" \
+		"$(echo "$hit" | jq -r '.levels[0] | "\(.dir) \(.limit_bytes)"')" "$c null"
+	if [ "$(cg_version "$p")" = 1 ]; then
+		echo "# oom explained: the kernel's failcnt: parent $(cat "$p/memory.failcnt"), child $(cat "$c/memory.failcnt")"
+		check "oom explained: the kernel failed the parent's charge (failcnt), not the child's" \
+			eval '[ "$(cat "$p/memory.failcnt")" -gt 0 ] && [ "$(cat "$c/memory.failcnt")" = 0 ]'
+		check_ge "oom explained: ... the parent's failcnt at the kill, at most the kernel's now" \
+			"$(cat "$p/memory.failcnt")" "$(echo "$hit" | jq -r .levels[1].failcnt)"
+	else
+		k=$(awk '$1 == "oom" { print $2 }' "$p/memory.events.local")
+		echo "# oom explained: memory.events.local oom: parent $k, child $(awk '$1 == "oom" { print $2 }' "$c/memory.events.local")"
+		check "oom explained: the kernel's OOM was the parent's (memory.events.local)" \
+			eval '[ "$k" -gt 0 ] && [ "$(awk '"'"'$1 == "oom" { print $2 }'"'"' "$c/memory.events.local")" = 0 ]'
+	fi
+	k=$(kernel_unmapped "$c")
+	check "oom explained: the shmem no process maps within 2 MiB of the kernel's" \
+		within_bytes "$(echo "$hit" | jq -r .charged.shmem_unmapped_bytes)" "$k" $((2 * MIB))
+	check_ge "oom explained: RSS holds alloc's (more than 100 MiB)" "$(echo "$hit" | jq -r .charged.rss_bytes)" $((100 * MIB))
+	"$MEMPROBE" report "$out" > "$TMP/oom.txt"
+	check "oom explained: one line says it" \
+		grep -Eq "^  OOM at $p's 256\.0 MiB limit \(usage 25[0-9.]+ MiB\): RSS [0-9.]+ MiB; shmem (99|100)\.[0-9] MiB that no process maps" "$TMP/oom.txt"
+	rmdir "$c"; remove_cgroup "$p"
+	rm -f "$mnt/pool"; umount "$mnt"
+	check "oom explained: nothing left behind" no_leftovers
+}
+
+tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab live_pages_size record_probe_at record_follows_children record_faults record_churn record_ends record_daemon deploy_unit fleet_rules truth driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget pinned moved_out compare loader fills_host no_bpf record_bounded record_saved container stacked_mount privileged_container in_place_permission anon_unmapped record_swarm pinned_moment unmapped_shmem thp oom_explained"}
 for t in $tests; do
 	echo "# test_$t"
 	"test_$t"

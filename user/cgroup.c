@@ -930,7 +930,14 @@ bool mp_cgroup_contains_self(const char *root, const struct mp_host *h,
 	       (self.dir[n] == '\0' || self.dir[n] == '/');
 }
 
+static int dir_id(const char *dir, uint64_t *id);
+
 int mp_cgroup_id(const struct mp_cgroup *cg, uint64_t *id)
+{
+	return dir_id(cg->dir, id);
+}
+
+static int dir_id(const char *dir, uint64_t *id)
 {
 	struct {
 		struct file_handle fh;
@@ -938,9 +945,60 @@ int mp_cgroup_id(const struct mp_cgroup *cg, uint64_t *id)
 	} h = { .fh.handle_bytes = sizeof(uint64_t) };
 	int mount_id;
 
-	if (name_to_handle_at(AT_FDCWD, cg->dir, &h.fh, &mount_id, 0))
+	if (name_to_handle_at(AT_FDCWD, dir, &h.fh, &mount_id, 0))
 		return -errno;
 	*id = h.id;
+	return 0;
+}
+
+/* dir or a directory below it, depth levels down at most, of that id */
+static int find_below(char *dir, size_t len, uint64_t id, int depth)
+{
+	size_t n = strlen(dir);
+	struct dirent *de;
+	uint64_t v = 0;
+	DIR *d;
+
+	if (!dir_id(dir, &v) && v == id)
+		return 0;
+	if (depth <= 0 || !(d = opendir(dir)))
+		return -ENOENT;
+	while ((de = readdir(d))) {
+		if (de->d_type != DT_DIR || de->d_name[0] == '.' ||
+		    snprintf(dir + n, len - n, "/%s", de->d_name) >= (int)(len - n))
+			continue;
+		if (!find_below(dir, len, id, depth - 1)) {
+			closedir(d);
+			return 0;
+		}
+		dir[n] = '\0';
+	}
+	closedir(d);
+	dir[n] = '\0';
+	return -ENOENT;
+}
+
+int mp_cgroup_dir_of_id(const struct mp_cgroup *cg, uint64_t id, char *out, size_t len)
+{
+	char dir[PATH_MAX];
+	uint64_t v = 0;
+	char *slash;
+
+	strlcpy0(dir, cg->dir, sizeof(dir));
+	for (;;) {
+		if (!dir_id(dir, &v) && v == id) {
+			strlcpy0(out, dir, len);
+			return 0;
+		}
+		if (!strcmp(dir, cg->mount) || strlen(dir) <= strlen(cg->mount) ||
+		    !(slash = strrchr(dir, '/')) || slash == dir)
+			break;
+		*slash = '\0';
+	}
+	strlcpy0(dir, cg->dir, sizeof(dir));
+	if (find_below(dir, sizeof(dir), id, 8))
+		return -ENOENT;
+	strlcpy0(out, dir, len);
 	return 0;
 }
 

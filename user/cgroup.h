@@ -133,6 +133,13 @@ struct mp_limit_level {
 int mp_cgroup_limit_levels(const char *root, const struct mp_cgroup *cg,
 			   struct mp_limit_level *out, int max);
 
+/*
+ * The directory of the cgroup whose id (kernfs id, mp_cgroup_id's) is id,
+ * of cg's hierarchy: cg, one of its ancestors up to the mount, or one of
+ * its descendants (8 levels down at most). Returns 0, or -ENOENT.
+ */
+int mp_cgroup_dir_of_id(const struct mp_cgroup *cg, uint64_t id, char *out, size_t len);
+
 /* Read host facts under root. Returns 0 or -errno (only /proc/meminfo is required). */
 int mp_host_read(const char *root, struct mp_host *host);
 

@@ -7,12 +7,14 @@
 #include "cgroup.h"
 #include "doc.h"
 #include "json.h"
+#include "oom_doc.h"
 #include "probe.h"
 #include "probe_doc.h"
 #include "util.h"
 
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 /* ---- the report ------------------------------------------------------------ */
 
@@ -20,7 +22,8 @@
  * OOM kills at their largest take an eighth of what the loader takes, the
  * attribution and the rest have the remainder, and mp_doc_adopt checks the
  * whole document against the loader's figures before it is written. */
-_Static_assert(MP_TL_MAX_VALUES + MP_REC_OOMS * (8 + MP_TL_SAMPLE_MAX_VALUES) <=
+_Static_assert(MP_TL_MAX_VALUES + MP_REC_OOMS * (8 + MP_TL_SAMPLE_MAX_VALUES +
+						  MP_OOM_DOC_MAX_VALUES) <=
 	       MP_DOC_MAX_VALUES / 8, "record's bounded parts must fit the loader's bound");
 
 /* BPF's figures only where a memcg hook counted them */
@@ -141,6 +144,8 @@ cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks)
 		else
 			cJSON_AddNullToObject(e, "usage_bytes");
 		cJSON_AddItemToObject(e, "sample", sample_json(r, &k->at));
+		/* which limit, each level then, what no RSS shows */
+		mp_oom_explain(e, &r->cg, &k->ev, &k->at.stat, true, sysconf(_SC_PAGESIZE));
 		cJSON_AddItemToArray(arr, e);
 	}
 	/* a crash loop's kills between the first and the last kept */

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -372,4 +373,43 @@ uint64_t mp_render_oom_usage(struct mp_rd *rd, const cJSON *kill, bool *at_kill)
 
 	*at_kill = mp_rd_u64(rd, kill, "usage_bytes", MP_RD_NULL | MP_RD_ABSENT, &v);
 	return *at_kill ? v : mp_rd_u64v(rd, mp_rd_obj(rd, kill, "sample", 0), "usage_bytes");
+}
+
+/* "at DIR's 256.0 MiB limit (usage 255.9 MiB)", or "with no level at its
+ * limit (the host's memory)" */
+static void oom_where(struct mp_rd *rd, const cJSON *hit, char *buf, size_t len)
+{
+	char b1[32], b2[32];
+
+	if (!hit) {
+		snprintf(buf, len, "with no level at its limit (the host's memory)");
+		return;
+	}
+	snprintf(buf, len, "at %s's %s limit (usage %s)", mp_rd_str(rd, hit, "dir", 0),
+		 mp_fmt_bytes(mp_rd_u64v(rd, hit, "limit_bytes"), b1, sizeof(b1)),
+		 mp_fmt_bytes(mp_rd_u64v(rd, hit, "usage_bytes"), b2, sizeof(b2)));
+}
+
+bool mp_render_oom_line(struct mp_rd *rd, const cJSON *kill, char *buf, size_t len)
+{
+	const cJSON *hit, *ch;
+	char where[PATH_MAX + 96], b[5][32];
+
+	if (!mp_rd_item(rd, kill, "limit_hit", MP_RD_ABSENT))
+		return false; /* an older document */
+	hit = mp_rd_obj(rd, kill, "limit_hit", MP_RD_NULL);
+	ch = mp_rd_obj(rd, kill, "charged", MP_RD_NULL);
+	oom_where(rd, hit, where, sizeof(where));
+	if (!ch) {
+		snprintf(buf, len, "OOM %s", where);
+		return true;
+	}
+	snprintf(buf, len, "OOM %s: RSS %s; shmem %s that no process maps, page cache %s, "
+		 "kernel %s, sock %s", where,
+		 mp_fmt_bytes(mp_rd_u64v(rd, ch, "rss_bytes"), b[0], sizeof(b[0])),
+		 mp_fmt_bytes(mp_rd_u64v(rd, ch, "shmem_unmapped_bytes"), b[1], sizeof(b[1])),
+		 mp_fmt_bytes(mp_rd_u64v(rd, ch, "page_cache_unmapped_bytes"), b[2], sizeof(b[2])),
+		 mp_fmt_bytes(mp_rd_u64v(rd, ch, "kernel_bytes"), b[3], sizeof(b[3])),
+		 mp_fmt_bytes(mp_rd_u64v(rd, ch, "sock_bytes"), b[4], sizeof(b[4])));
+	return true;
 }

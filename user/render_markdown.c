@@ -10,6 +10,7 @@
 #include "util.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <string.h>
 
 /* Text the workload chose, as a code span safe in a table cell. */
@@ -401,6 +402,13 @@ static void record_events(const cJSON *doc, FILE *f, struct mp_rd *rd)
 			who(f, it, rd);
 			fprintf(f, " | %s %s |\n", mp_render_usize(u, b, sizeof(b)),
 				at_kill ? "at the kill" : "(last sample before it)");
+		}
+		fputc('\n', f);
+		cJSON_ArrayForEach(it, kills) {
+			char line[PATH_MAX + 512];
+
+			if (mp_rd_is_obj(rd, it) && mp_render_oom_line(rd, it, line, sizeof(line)))
+				fprintf(f, "- %.1f s: %s\n", mp_rd_u64v(rd, it, "t_ms") / 1000.0, line);
 		}
 		fputc('\n', f);
 	}

@@ -5,6 +5,7 @@
 #include "util.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -455,6 +456,30 @@ static void record_head(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	timeline_late(run, f, rd);
 }
 
+/* "  OOM at DIR's 256.0 MiB limit ...: RSS ...; shmem ... that no process
+ * maps, ..." and each level's usage and limit at the kill */
+static void oom_explained(const cJSON *kill, FILE *f, struct mp_rd *rd)
+{
+	char line[PATH_MAX + 512], b1[32], b2[32];
+	const cJSON *l;
+	int n = 0;
+
+	if (!mp_render_oom_line(rd, kill, line, sizeof(line)))
+		return;
+	fprintf(f, "  %s\n", line);
+	cJSON_ArrayForEach(l, mp_rd_arr(rd, kill, "levels", 0)) {
+		uint64_t lim;
+		bool has = mp_rd_u64(rd, l, "limit_bytes", MP_RD_NULL, &lim);
+
+		fprintf(f, "%s%s %s of %s", n++ ? "; " : "  levels at the kill: ",
+			mp_rd_str(rd, l, "dir", 0),
+			mp_fmt_bytes(mp_rd_u64v(rd, l, "usage_bytes"), b1, sizeof(b1)),
+			has ? mp_fmt_bytes(lim, b2, sizeof(b2)) : "no limit");
+	}
+	if (n)
+		fputc('\n', f);
+}
+
 static void record_events(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
 	const cJSON *it, *p = mp_rd_obj(rd, doc, "probe", MP_RD_ABSENT);
@@ -471,6 +496,7 @@ static void record_events(const cJSON *doc, FILE *f, struct mp_rd *rd)
 			mp_rd_u64v(rd, it, "t_ms") / 1000.0, mp_rd_str(rd, it, "comm", 0),
 			(unsigned int)mp_rd_u64v(rd, it, "pid"), mp_fmt_bytes(u, b1, sizeof(b1)),
 			at_kill ? " at the kill" : ", last sample before it");
+		oom_explained(it, f, rd);
 	}
 	if (mp_rd_u64(rd, doc, "oom_kills_not_listed", MP_RD_ABSENT, &n) && n)
 		fprintf(f, "(and %" PRIu64 " OOM kills between the first and the last half of "
