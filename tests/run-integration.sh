@@ -4009,7 +4009,63 @@ test_oom_explained() {
 	check "oom explained: nothing left behind" no_leftovers
 }
 
-tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab live_pages_size record_probe_at record_follows_children record_faults record_churn record_ends record_daemon deploy_unit fleet_rules truth driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget pinned moved_out compare loader fills_host no_bpf record_bounded record_saved container stacked_mount privileged_container in_place_permission anon_unmapped record_swarm pinned_moment unmapped_shmem thp oom_explained"}
+# Valid UTF-8 JSON whatever the kernel hands over: a command whose name
+# holds a byte that is not UTF-8 (a\xffb), in a cgroup whose name holds
+# another (\xfe). main wrote the bytes as they were: Python's json.load
+# refused the document, and report passed them on to text, markdown and
+# HTML. Now each is \udcXX in the JSON (Python's surrogateescape gives the
+# byte back: compared with /proc/PID/comm and the directory's name read
+# beside), \xNN for people, every output valid UTF-8, the document back
+# byte for byte, and a file holding the raw byte refused in one line.
+test_utf8() {
+	local cg name d=$TMP/utf8 out rp child i f rc
+	mkdir -p "$d/bin"
+	name=$(printf 'a\377b')
+	cp "$BIN/alloc" "$d/bin/$name"
+	cg=$(make_cgroup "$(printf 'utf8\376')" $((256 * MIB))) || { fail "utf8: make cgroup"; return; }
+	out=$d/rec.json
+	rm -f "$TMP/ready"
+	"$MEMPROBE" record --cgroup "$cg" --format json -o "$out" --ready-fd 3 3> "$TMP/ready" 2>/dev/null &
+	rp=$!
+	for i in $(seq 3000); do [ -s "$TMP/ready" ] && break; sleep 0.02; done
+	child=$(run_in_cgroup "$cg" "$d/bin/$name" 8)
+	for i in $(seq 3000); do [ "$(stat_key "$cg" anon)" -ge $((8 * MIB)) ] && break; sleep 0.02; done
+	cat "/proc/$child/comm" > "$d/comm"
+	kill -INT "$rp"; wait "$rp"
+	check "utf8: record exits 0" [ $? = 0 ]
+	check "utf8: the document is UTF-8 JSON (python3's json.load, strict)" \
+		python3 -c 'import json,sys; json.load(open(sys.argv[1], encoding="utf-8"))' "$out" 2>/dev/null
+	check "utf8: the command's name comes back byte for byte (surrogateescape), /proc's comm beside" \
+		python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+comm = open(sys.argv[2], "rb").read().rstrip(b"\n")
+names = [t["comm"].encode("utf-8", "surrogateescape") for c in d["attribution"]["categories"] for t in c["tasks"]]
+sys.exit(0 if comm == b"a\xffb" and comm in names else 1)' "$out" "$d/comm" 2>/dev/null
+	check "utf8: the cgroup's name too, its directory beside" \
+		python3 -c '
+import json, os, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+sys.exit(0 if d["target"]["dir"].encode("utf-8", "surrogateescape") == os.fsencode(sys.argv[2]) else 1)' "$out" "$cg" 2>/dev/null
+	"$MEMPROBE" report "$out" --format json > "$d/back.json"
+	check "utf8: report --format json gives it back byte for byte" cmp -s "$out" "$d/back.json"
+	for f in text markdown csv html openmetrics; do
+		"$MEMPROBE" report "$out" --format "$f" > "$d/out.$f"
+		check "utf8: report --format $f is UTF-8" \
+			python3 -c 'import sys; open(sys.argv[1], "rb").read().decode("utf-8")' "$d/out.$f" 2>/dev/null
+	done
+	check "utf8: the text shows the byte as \\xff" grep -qF 'a\xffb' "$d/out.text"
+	sed 's/\\udcff/\xff/' "$out" > "$d/raw.json"
+	"$MEMPROBE" report "$d/raw.json" > /dev/null 2> "$d/err"
+	rc=$?
+	check "utf8: a file holding the raw byte: refused, one line, exit 2" \
+		eval '[ $rc = 2 ] && [ "$(wc -l < "$d/err")" = 1 ] && grep -q "not UTF-8" "$d/err"'
+	kill -9 "$child"; wait "$child" 2>/dev/null
+	remove_cgroup "$cg"
+	check "utf8: nothing left behind" no_leftovers
+}
+
+tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab live_pages_size record_probe_at record_follows_children record_faults record_churn record_ends record_daemon deploy_unit fleet_rules truth driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget pinned moved_out compare loader fills_host no_bpf record_bounded record_saved container stacked_mount privileged_container in_place_permission anon_unmapped record_swarm pinned_moment unmapped_shmem thp oom_explained utf8"}
 for t in $tests; do
 	echo "# test_$t"
 	"test_$t"

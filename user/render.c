@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The renderer table, and the one way a document is printed (mp_emit). */
 #include "render.h"
+#include "json.h"
 #include "util.h"
 
 #include <errno.h>
@@ -81,16 +82,28 @@ int mp_render_mem(const struct mp_renderer *r, const cJSON *doc, int kind, char 
 		  size_t *len, char *err, size_t errlen)
 {
 	struct mp_rd rd = { .root = doc };
+	cJSON *shown = NULL;
 	FILE *f;
 
 	*out = NULL;
 	*len = 0;
+	/* text for people gets \xNN for a byte that is not UTF-8; json keeps
+	 * the byte (its printing writes \udcXX) */
+	if (r != &mp_renderer_json && mp_json_has_bad_utf8(doc)) {
+		if (!(shown = mp_json_display_copy(doc))) {
+			snprintf(err, errlen, "out of memory; free some and try again");
+			return -ENOMEM;
+		}
+		doc = rd.root = shown;
+	}
 	f = open_memstream(out, len);
 	if (!f) {
+		cJSON_Delete(shown);
 		snprintf(err, errlen, "out of memory; free some and try again");
 		return -ENOMEM;
 	}
 	r->render(doc, kind, f, &rd);
+	cJSON_Delete(shown);
 	if (fclose(f) && mp_rd_ok(&rd))
 		snprintf(rd.err, sizeof(rd.err), "out of memory rendering it");
 	if (!mp_rd_ok(&rd)) {
@@ -117,7 +130,7 @@ void mp_doc_copy(const char *cmd, int kind, const cJSON *doc)
 	if (!path || !path[0])
 		return;
 	/* as --format json prints it (the loaded document: raw literals) */
-	if (!(text = cJSON_Print(doc)))
+	if (!(text = mp_json_text(doc, 1)))
 		return;
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		snprintf(p, sizeof(p), "%s/%s-%d-%u.json", path, mp_doc_kind_name(kind),
@@ -138,7 +151,7 @@ void mp_doc_copy(const char *cmd, int kind, const cJSON *doc)
  * newline), printed once: not copied again into a stream. */
 static int print_json(const cJSON *doc, char **out, size_t *len, char *err, size_t errlen)
 {
-	char *s = cJSON_Print(doc), *t;
+	char *s = mp_json_text(doc, 1), *t;
 
 	*len = s ? strlen(s) : 0;
 	if (!s || !(t = realloc(s, *len + 2))) {
@@ -248,7 +261,7 @@ static int rescue(const char *cmd, const struct mp_out *o, cJSON *doc, char *jso
 	char where[4200];
 	int err;
 
-	if (!json && doc && (json = cJSON_Print(doc))) {
+	if (!json && doc && (json = mp_json_text(doc, 1))) {
 		jlen = strlen(json);
 		json[jlen++] = '\n'; /* over the NUL: as --format json prints it */
 	} else if (!json) {

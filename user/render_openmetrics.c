@@ -12,6 +12,7 @@
  * mp_openmetrics_write, so the names are one whichever way they are made.
  */
 #include "render.h"
+#include "json.h"
 #include "cgroup.h"
 #include "util.h"
 
@@ -25,40 +26,6 @@ struct om {
 	char *cg;            /* the cgroup label's value, escaped */
 };
 
-/* The length of the valid UTF-8 sequence at s (1 for ASCII), 0 when it is
- * none: Prometheus refuses a label value that is not UTF-8. */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n;
-	unsigned char lo = 0x80, hi = 0xbf;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	/* no overlong forms, no surrogates, nothing past U+10FFFF */
-	if (s[0] == 0xe0)
-		lo = 0xa0;
-	else if (s[0] == 0xed)
-		hi = 0x9f;
-	else if (s[0] == 0xf0)
-		lo = 0x90;
-	else if (s[0] == 0xf4)
-		hi = 0x8f;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return n;
-}
-
 /*
  * A label value as the format escapes it: \\, \" and \n. A byte that is
  * not UTF-8, or another control character, is written as the four
@@ -69,7 +36,7 @@ static void put_label_value(FILE *f, const char *s)
 	const unsigned char *p = (const unsigned char *)s;
 
 	while (*p) {
-		size_t n = utf8_len(p);
+		size_t n = mp_utf8_len(p, strlen((const char *)p));
 
 		if (*p == '\\')
 			fputs("\\\\", f);
