@@ -2321,7 +2321,7 @@ test_renderers() {
 		"$(cat "$d/err")" "memprobe report: --table nope: no such table; use categories, tasks, kernel_paths or hooks"
 	"$MEMPROBE" report "$d/rec.json" --format csv --table nope > "$d/out" 2> "$d/err"
 	check_eq "renderers: ... of a record report, its tables with the timeline" \
-		"$(cat "$d/err")" "memprobe report: --table nope: no such table; use categories, tasks, kernel_paths, hooks or timeline"
+		"$(cat "$d/err")" "memprobe report: --table nope: no such table; use categories, tasks, kernel_paths, hooks, timeline or figures"
 	"$MEMPROBE" report "$d/probe.json" --format csv --table timeline > "$d/out" 2> "$d/err"
 	rc=$?
 	check "renderers: --table timeline of a probe document refused, exit 2" \

@@ -97,6 +97,37 @@ static void limit_rows(const cJSON *cg, FILE *f, struct mp_rd *rd)
 	limit_row(f, rd, "memory.high", cg, "high_bytes");
 }
 
+/* Summary rows of the memory no process maps and the huge pages, of a
+ * cgroup object (limits) or a pinned one (probe, record), and the pinned
+ * figures; nothing in older documents. */
+static void moment_rows(const cJSON *o, bool pinned, FILE *f, struct mp_rd *rd)
+{
+	static const char *const thp[3][2] = {
+		{ "anon_thp_bytes", "anon" }, { "file_thp_bytes", "file" },
+		{ "shmem_thp_bytes", "shmem" },
+	};
+	uint64_t su, fu, v;
+	char b[32], b2[32];
+	int n = 0;
+
+	if (!o)
+		return;
+	if (mp_rd_u64(rd, o, "shmem_unmapped_bytes", MP_RD_NULL | MP_RD_ABSENT, &su) &&
+	    mp_rd_u64(rd, o, "file_unmapped_bytes", MP_RD_NULL | MP_RD_ABSENT, &fu))
+		fprintf(f, "| no process maps | shmem %s at least, page cache %s (shmem included) |\n",
+			mp_render_usize(su, b, sizeof(b)), mp_render_usize(fu, b2, sizeof(b2)));
+	for (int i = 0; i < 3; i++)
+		if (mp_rd_u64(rd, o, thp[i][0], MP_RD_NULL | MP_RD_ABSENT, &v))
+			fprintf(f, "%s%s %s", n++ ? ", " : "| huge pages | ", thp[i][1],
+				mp_render_usize(v, b, sizeof(b)));
+	if (n)
+		fputs(" |\n", f);
+	if (pinned && mp_rd_u64(rd, o, "vm_lck_bytes", MP_RD_ABSENT, &v))
+		fprintf(f, "| pinned (%s) | VmLck %s, VmPin %s |\n", mp_rd_str(rd, o, "at", 0),
+			mp_render_usize(v, b, sizeof(b)),
+			mp_render_usize(mp_rd_u64v(rd, o, "vm_pin_bytes"), b2, sizeof(b2)));
+}
+
 /* The overhead object (probe doc `overhead`, record's probe): its parts, and
  * their total as total names it: "overhead" at the peak, "left after" for
  * what stayed charged once the probe exited (as the text report says). */
@@ -344,6 +375,11 @@ static void md_probe(const cJSON *r, FILE *f, struct mp_rd *rd)
 		mp_render_usize(mp_rd_u64v(rd, p, "chunk_bytes"), b, sizeof(b)),
 		mp_render_usize(mp_rd_u64v(rd, p, "margin_bytes"), b2, sizeof(b2)),
 		mp_rd_str(rd, p, "thp", 0));
+	if (mp_rd_obj(rd, r, "pinned", MP_RD_ABSENT)) {
+		fputs("| | |\n|---|---|\n", f);
+		moment_rows(mp_rd_obj(rd, r, "pinned", MP_RD_ABSENT), true, f, rd);
+		fputc('\n', f);
+	}
 	overhead(mp_rd_obj(rd, r, "overhead", MP_RD_ABSENT), f, rd);
 	attribution(mp_rd_obj(rd, r, "attribution", 0), f, rd);
 }
@@ -380,6 +416,11 @@ static void record_head(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	if (mp_rd_u64(rd, pk, "usage_bytes", MP_RD_ABSENT, &v) && mp_rd_u64(rd, pk, "t_ms", 0, &t_ms))
 		fprintf(f, "| peak | %s at %.1f s (%s) |\n", mp_render_usize(v, b, sizeof(b)), t_ms / 1000.0,
 			mp_rd_str(rd, pk, "usage_source", 0));
+	if (mp_rd_u64(rd, run, "timeline_samples_late", MP_RD_ABSENT, &v) && v)
+		fprintf(f, "| timeline | %" PRIu64 " samples late, %" PRIu64 " missed (longest gap "
+			"%.1f s) |\n", v, mp_rd_u64v(rd, run, "timeline_samples_missed"),
+			mp_rd_u64v(rd, run, "timeline_longest_gap_ms") / 1000.0);
+	moment_rows(mp_rd_obj(rd, doc, "pinned", MP_RD_ABSENT), true, f, rd);
 	fprintf(f, "| OOM kills | %d |\n\n", cJSON_GetArraySize(mp_rd_arr(rd, doc, "oom_kills", 0)));
 }
 
@@ -550,6 +591,7 @@ static void md_limits(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	code(f, mp_rd_str(rd, cg, "headroom_from", 0));
 	fputs(" |\n", f);
 	limits_soft(cg, f, rd);
+	moment_rows(cg, false, f, rd);
 	limits_host(mp_rd_obj(rd, doc, "host", 0), f, rd);
 }
 

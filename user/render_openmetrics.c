@@ -183,6 +183,15 @@ static void cgroup_metrics(struct om *m, const cJSON *cg, const cJSON *doc, int 
 	}
 	gauge(m, "memprobe_headroom_bytes", "The least room left on the cgroup's path: limit "
 	      "minus usage, and MemAvailable", cg, "headroom_bytes", 0, NULL);
+	/* limits: as the cgroup was read; probe and record: the pinned
+	 * object's moment (the stop, the peak); absent in older documents */
+	const cJSON *un = kind == MP_DOC_LIMITS ? cg : mp_rd_obj(m->rd, doc, "pinned", MP_RD_ABSENT);
+
+	if (un)
+		gauge(m, "memprobe_shmem_unmapped_bytes", "Shmem no process maps, at least: "
+		      "memory.stat shmem - file_mapped (limits now, a probe at its stop, a "
+		      "recording at its peak)", un, "shmem_unmapped_bytes",
+		      MP_RD_NULL | MP_RD_ABSENT, NULL);
 }
 
 struct cat_val {
