@@ -550,8 +550,9 @@ cJSON *mp_doc_load(const char *text, size_t len, int *kind, char *err, size_t er
 	char *copy;
 	cJSON *doc;
 
-	/* the length alone refuses it: nothing past it is read */
-	if (len > MP_DOC_MAX_BYTES)
+	/* the length alone refuses it (nothing past it is read); a NUL byte
+	 * is said as such, before any other byte is judged */
+	if (len > MP_DOC_MAX_BYTES || memchr(text, '\0', len))
 		return load(text, len, kind, err, errlen);
 	/* a document is UTF-8: memprobe writes the kernel's other bytes as
 	 * \udcXX (json.h), and turns those back into the bytes here */
