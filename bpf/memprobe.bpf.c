@@ -36,6 +36,9 @@ const volatile __u32 stack_sample_period = 1; /* 0: no kernel stacks */
 const volatile bool memcg_val_in_pages = true;
 /* __GFP_ACCOUNT, found by user space in BTF (an anonymous enum since 6.10). */
 const volatile __u64 gfp_account = 1ULL << 22;
+/* Count the anon pages freed in the target's tasks (page free hook): what
+ * left memory.stat's anon and is still charged is told from them. */
+const volatile bool count_anon_frees = true;
 /* oom:mark_victim's first argument: a task_struct * (6.8+) or the pid. */
 const volatile bool mark_victim_has_task = true;
 
@@ -137,7 +140,7 @@ static __always_inline __u64 page_key(const struct page *page, bool btf)
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 4096);
+	__uint(max_entries, 16384); /* 48 kills of 336 bytes before a read */
 } oom_events SEC(".maps");
 
 /*
@@ -291,9 +294,45 @@ static __always_inline void untrack(__u64 pkey)
 		__sync_fetch_and_add(slot, -1);
 }
 
-static __always_inline int on_page_free(struct page *page, bool btf)
+/*
+ * An anonymous page freed by a task of the target: the other half of the
+ * pages between memory.stat and the usage. munmap and exit take a page out
+ * of memory.stat's anon as they unmap it (the rmap's count) but uncharge
+ * it only when its TLB batch is freed, up to 10000 pages later
+ * (MAX_GATHER_BATCH_COUNT batches); a page a pipe (vmsplice) or a pin
+ * still holds stays charged until that lets go. The free runs in the
+ * unmapping task (tlb_finish_mmu, free_pages_and_swap_cache), before
+ * free_pages_prepare() clears page->mapping, whose low bit marks an anon
+ * page (PAGE_MAPPING_ANON, FOLIO_MAPPING_ANON since 6.17: the same bit).
+ * The uncharge comes just before, a folio batch (at most 31) at a time.
+ * A task the slot already knows to be outside the target costs a load and
+ * two compares; nearly every free of the machine is one.
+ */
+static __always_inline void anon_free(struct page *page, unsigned int order, bool btf)
 {
-	untrack(page_key(page, btf));
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct mp_cpu *c = get_cpu();
+	unsigned long mapping;
+
+	if (!c || (c->tgid == tgid && c->gen == migrate_gen && migrate_tp_live &&
+		   !c->in_target))
+		return;
+	mapping = (unsigned long)BPF_CORE_READ(page, mapping);
+	if (!(mapping & 1))
+		return;
+	c = cpu_for_current(btf);
+	if (!c || !c->in_target)
+		return;
+	c->pending.anon_freed_pages += 1ULL << (order & 31);
+	c->totals.anon_freed_pages += 1ULL << (order & 31);
+}
+
+static __always_inline int on_page_free(struct page *page, unsigned int order, bool btf)
+{
+	if (stack_sample_period)
+		untrack(page_key(page, btf));
+	if (count_anon_frees)
+		anon_free(page, order, btf);
 	return 0;
 }
 
@@ -428,13 +467,13 @@ int BPF_PROG(raw_tp_mm_page_alloc, struct page *page, unsigned int order,
 SEC("?tp_btf/mm_page_free")
 int BPF_PROG(tp_mm_page_free, struct page *page, unsigned int order)
 {
-	return on_page_free(page, true);
+	return on_page_free(page, order, true);
 }
 
 SEC("?raw_tp/mm_page_free")
 int BPF_PROG(raw_tp_mm_page_free, struct page *page, unsigned int order)
 {
-	return on_page_free(page, false);
+	return on_page_free(page, order, false);
 }
 
 /* ---- memcg stat updates ----------------------------------------------- */
@@ -454,6 +493,10 @@ const volatile __u8 lruvec_item_cat[MP_MAX_ITEMS];
 const volatile __u8 memcg_item_cat[MP_MAX_ITEMS];
 /* Bytes per unit of val as the function hooked sees it, per category. */
 const volatile __u32 cat_unit_bytes[MP_NR_CATS];
+/* The huge-page categories (MP_UNIT_HPAGES), and the pages of a PMD huge
+ * page: before 5.13 those items counted huge pages, an update +-1. */
+const volatile bool cat_hpages[MP_NR_CATS];
+const volatile __u32 hpage_pmd_pages = 512;
 
 /*
  * x, bounded below n in the very register that indexes with it. clang may
@@ -516,7 +559,7 @@ static __always_inline int on_memcg_stat(struct mem_cgroup *memcg, int item,
 {
 	struct mp_cpu *c;
 	__s64 bytes;
-	__u64 k;
+	__u64 k, unmapped;
 	int unit;
 
 	if (!cat_of(item, lruvec, &k, &unit) || !val)
@@ -529,6 +572,9 @@ static __always_inline int on_memcg_stat(struct mem_cgroup *memcg, int item,
 	if (!c)
 		return 0;
 	bytes = (__s64)val * unit;
+	/* a huge page counted as 1 (before 5.13); since, HPAGE_PMD_NR pages */
+	if (cat_hpages[k] && val > -8 && val < 8)
+		bytes *= hpage_pmd_pages;
 	/* A charge or uncharge made while a task outside the target runs (an
 	 * RCU callback freeing its objects, reclaim, an interrupt) is not that
 	 * task's doing: it goes to "another context". But a task the map has
@@ -538,8 +584,13 @@ static __always_inline int on_memcg_stat(struct mem_cgroup *memcg, int item,
 	 * (cpu_for_current), so the lookups find no other. A name without a
 	 * row is a task whose counts still wait in another CPU's slot (it ran
 	 * there before moving): its row is made here. */
+	/* anon going down in a task of the target: an unmap, its pages
+	 * still charged until their free (anon_free) */
+	unmapped = k == MP_CAT_ANON && bytes < 0 ? (__u64)-bytes / page_size : 0;
 	if (c->in_target) {
 		c->pending.charge_bytes[k] += bytes;
+		c->pending.anon_unmapped_pages += unmapped;
+		c->totals.anon_unmapped_pages += unmapped;
 	} else {
 		__u32 tgid = c->tgid ? slot_key(c) : 0;
 		struct mp_task_stat *ts = NULL;
@@ -692,6 +743,35 @@ int BPF_PROG(raw_tp_sched_process_exec, struct task_struct *p)
 /* ---- OOM kills ----------------------------------------------------------- */
 
 /*
+ * Each memcg level's page counter at the kill, from the victim's up to the
+ * root: which level's limit the charge hit (its usage at its max; the
+ * kernel's mem_over_limit is not in the tracepoint's arguments), and each
+ * one's usage then. The css is the first member of struct mem_cgroup, so
+ * the parent's css is its memcg. failcnt: v1 only on 6.x kernels that
+ * keep it for v1 alone; 0 where absent.
+ */
+static __always_inline void oom_levels(struct mp_oom_event *e, struct mem_cgroup *memcg)
+{
+	e->nlevels = 0;
+	MP_UNROLL
+	for (int i = 0; i < MP_OOM_LEVELS; i++) {
+		struct mp_oom_level *l = &e->levels[i];
+
+		if (!memcg) {
+			__builtin_memset(l, 0, sizeof(*l));
+			continue;
+		}
+		l->cgid = BPF_CORE_READ(memcg, css.cgroup, kn, id);
+		l->usage_pages = BPF_CORE_READ(memcg, memory.usage.counter);
+		l->max_pages = BPF_CORE_READ(memcg, memory.max);
+		l->failcnt = bpf_core_field_exists(memcg->memory.failcnt) ?
+			     BPF_CORE_READ(memcg, memory.failcnt) : 0;
+		e->nlevels = i + 1;
+		memcg = (struct mem_cgroup *)BPF_CORE_READ(memcg, css.parent);
+	}
+}
+
+/*
  * oom:mark_victim runs in the task that invoked the OOM killer; the victim is
  * the first argument: a task_struct * since 6.8 ("mm, oom: add tracepoint
  * fields to mark_victim"), its pid before. A memcg OOM is invoked by a task of
@@ -726,6 +806,7 @@ int BPF_PROG(raw_tp_mark_victim)
 		return 0;
 	e->kind = MP_EVENT_OOM_KILL;
 	e->host_pid = 0;
+	oom_levels(e, memcg);
 	e->ts_ns = bpf_ktime_get_ns();
 	e->usage_bytes = (__u64)usage * page_size;
 	e->trigger_pid = bpf_get_current_pid_tgid() >> 32;

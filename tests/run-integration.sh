@@ -95,7 +95,8 @@ test_probe_real() {
 	tol=$(( growth / 50 > 4 * MIB ? growth / 50 : 4 * MIB ))
 	echo "# growth $growth attributed $attr unattributed $unattr tolerance $tol"
 	check_le "probe: categories reconcile within max(2%, 4 MiB)" "${unattr#-}" "$tol"
-	check_eq "probe: unattributed = growth - attributed" $((growth - attr)) "$unattr"
+	check_eq "probe: unattributed = growth - attributed - anon unmapped" \
+		$((growth - attr - $(jqv "$out" '.attribution.reconciliation.anon_unmapped_bytes // 0'))) "$unattr"
 	check_eq "probe: anon's largest share is the probe's" "$(top_task "$out" anon comm)" memprobe-probe
 	check_within "probe: anon growth is the probe's" "$(top_task "$out" anon bytes)" "$alloc" 0.05
 	check_ge "probe: page-table stacks explain pagetables" "$(jqv "$out" '[.attribution.kernel_paths[] | select(.path == "pagetables") | .top_stacks[0].frames[] | select(startswith("__pte_alloc"))] | length')" 1
@@ -2318,16 +2319,16 @@ test_renderers() {
 	check "renderers: an unknown --table: exit 2, nothing out" eval '[ $rc = 2 ] && [ ! -s "$d/out" ]'
 	# only the tables a probe document has: no timeline offered
 	check_eq "renderers: an unknown --table of a probe report is one line naming its tables" \
-		"$(cat "$d/err")" "memprobe report: --table nope: no such table; use categories, tasks, kernel_paths or hooks"
+		"$(cat "$d/err")" "memprobe report: --table nope: no such table; use categories, tasks, kernel_paths, hooks or figures"
 	"$MEMPROBE" report "$d/rec.json" --format csv --table nope > "$d/out" 2> "$d/err"
 	check_eq "renderers: ... of a record report, its tables with the timeline" \
-		"$(cat "$d/err")" "memprobe report: --table nope: no such table; use categories, tasks, kernel_paths, hooks or timeline"
+		"$(cat "$d/err")" "memprobe report: --table nope: no such table; use categories, tasks, kernel_paths, hooks, timeline or figures"
 	"$MEMPROBE" report "$d/probe.json" --format csv --table timeline > "$d/out" 2> "$d/err"
 	rc=$?
 	check "renderers: --table timeline of a probe document refused, exit 2" \
 		eval '[ $rc = 2 ] && [ ! -s "$d/out" ]'
 	check_eq "renderers: ... one line naming the tables it has" "$(cat "$d/err")" \
-		"memprobe report: --table timeline: a probe document has no timeline table; use categories, tasks, kernel_paths or hooks"
+		"memprobe report: --table timeline: a probe document has no timeline table; use categories, tasks, kernel_paths, hooks or figures"
 	"$MEMPROBE" report "$d/probe.json" --format json --table tasks > "$d/out" 2> "$d/err"
 	rc=$?
 	check "renderers: report --table without csv refused before reading, exit 2" \
@@ -2369,7 +2370,7 @@ overhead_checks() {
 	local out=$1 pid=$2 mode=$3 burst=$4 over unexp bound anon want tol
 	over=$(jqv "$out" .overhead_bytes)
 	unexp=$(jqv "$out" .overhead.unexplained_bytes)
-	echo "# $mode: overhead $over unexplained $unexp parts $(jq -c '[.overhead.parts[] | select((.bytes | fabs) >= 65536) | [.comm, .category, .bytes]]' "$out") probe $(jq -c .overhead.probe_kernel_parts "$out")"
+	echo "# $mode: overhead $over unexplained $unexp (peak - vector usage $(jqv "$out" '.usage_peak_bytes - .overhead.vector_usage_bytes')) parts $(jq -c '[.overhead.parts[] | select((.bytes | fabs) >= 65536) | [.comm, .category, .bytes]]' "$out") probe $(jq -c .overhead.probe_kernel_parts "$out")"
 	check_eq "overhead $mode: the object explains overhead_bytes" "$(jqv "$out" .overhead.bytes)" "$over"
 	check_eq "overhead $mode: ... at the peak" "$(jqv "$out" .overhead.at)" peak
 	check_eq "overhead $mode: parts + probe's cost + unexplained = overhead, exactly" \
@@ -2384,16 +2385,13 @@ overhead_checks() {
 	check_ge "overhead $mode: not negative (the baseline caught no burst)" "$over" 0
 	check_eq "overhead $mode: the baseline is the window's lowest usage" \
 		"$(jqv "$out" .overhead.baseline_usage_bytes)" "$(jqv "$out" .usage_before_bytes)"
-	# the issue's bound, max(5%, 8 MiB); bursty, twice that: the peak's
-	# vector is sampled (0.5 ms) while the kernel's peak counter is exact,
-	# and a burst is touched at some 3 MiB/ms (at 1.5 GiB the 5% is under
-	# 8 MiB; bench/standin.sh measures the full stand-in against the bound)
-	if [ $mode = steady ]; then
-		bound=$(jqv "$out" "[(.overhead_bytes / 20 | floor), $((8 * MIB))] | max")
-	else
-		bound=$(jqv "$out" "[(.overhead_bytes / 10 | floor), $((16 * MIB))] | max")
-	fi
-	check_le "overhead $mode: unexplained within max(5%, 8 MiB) (bursty: 10%, 16 MiB)" \
+	# the issue's bound, max(5%, 8 MiB), bursty too: a burst being freed
+	# at the peak is counted (anon_unmapped) where it was 16 MiB and more
+	# unexplained under load (38 MiB on 6.1: a whole TLB batch); what is
+	# left is the usage's move between the kernel's exact peak counter
+	# and the sampled vector (0.5 ms apart, a burst touched at 3 MiB/ms)
+	bound=$(jqv "$out" "[(.overhead_bytes / 20 | floor), $((8 * MIB))] | max")
+	check_le "overhead $mode: unexplained within max(5%, 8 MiB)" \
 		"$(jqv "$out" '.overhead.unexplained_bytes | fabs')" "$bound"
 	anon=$(jqv "$out" "[.overhead.parts[] | select(.pid == $pid and .category == \"anon\") | .bytes] | add // null")
 	# the benchmark grows 10 MiB/s from the baseline's low (in its window)
@@ -3636,7 +3634,451 @@ test_privileged_container() {
 	rm -rf "$D"
 }
 
-tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab live_pages_size record_probe_at record_follows_children record_faults record_churn record_ends record_daemon deploy_unit fleet_rules truth driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget pinned moved_out compare loader fills_host no_bpf record_bounded record_saved container stacked_mount privileged_container in_place_permission"}
+# Issue 23: the figures at the moment they claim, each against the kernel's
+# own counter read beside it.
+
+# stat_key DIR KEY: a memory.stat value of cgroup DIR by its v2 name (anon,
+# file, shmem, file_mapped, kernel, sock, anon_thp), hierarchical on v1
+# (total_rss, total_cache, ...; kernel is memory.kmem.usage_in_bytes); 0
+# where this kernel keeps none
+stat_key() {
+	local dir=$1 key=$2 v1
+	if [ "$(cg_version "$dir")" = 1 ]; then
+		case $key in
+		anon) v1=total_rss ;; file) v1=total_cache ;; shmem) v1=total_shmem ;;
+		file_mapped) v1=total_mapped_file ;; anon_thp) v1=total_rss_huge ;;
+		unevictable) v1=total_unevictable ;;
+		kernel) cat "$dir/memory.kmem.usage_in_bytes" 2>/dev/null || echo 0; return ;;
+		sock) echo 0; return ;;
+		*) v1=$key ;;
+		esac
+		awk -v k="$v1" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' "$dir/memory.stat"
+	else
+		awk -v k="$key" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' "$dir/memory.stat"
+	fi
+}
+
+# unstat DIR: the cgroup's usage that no memory.stat category holds (usage
+# - anon - file - kernel - sock), read together until two readings agree
+# within 256 KiB (memory.stat is flushed lazily)
+unstat() {
+	local dir=$1 a b i
+	for i in $(seq 50); do
+		a=$(( $(cg_usage "$dir") - $(stat_key "$dir" anon) - $(stat_key "$dir" file) - $(stat_key "$dir" kernel) - $(stat_key "$dir" sock) ))
+		b=$(( $(cg_usage "$dir") - $(stat_key "$dir" anon) - $(stat_key "$dir" file) - $(stat_key "$dir" kernel) - $(stat_key "$dir" sock) ))
+		[ $((a - b)) -le 262144 ] && [ $((b - a)) -le 262144 ] && break
+		sleep 0.05
+	done
+	echo "$b"
+}
+
+# Pages out of memory.stat's anon and still charged: 64 MiB a process
+# unmapped after handing them to pipes (vmsplice), which hold them. The
+# usage keeps them, no memory.stat category does: before, record called
+# them unattributed (64 MiB) and a probe's overhead unexplained; the page
+# free hook counts them now (anon_unmapped). Then the same hand-over while
+# a probe fills: the workload's anon goes down by 64 MiB, its
+# anon_unmapped up by as much, and the overhead is explained.
+test_anon_unmapped() {
+	local cg pid rp out=$TMP/unmapped.json k m u i
+	cg=$(make_cgroup unmapped $((256 * MIB))) || { fail "anon unmapped: make cgroup"; return; }
+	rm -f "$TMP/ready"
+	"$MEMPROBE" record --cgroup "$cg" --duration 30 --format json -o "$out" --ready-fd 3 \
+		3> "$TMP/ready" 2>/dev/null &
+	rp=$!
+	for i in $(seq 3000); do [ -s "$TMP/ready" ] && break; sleep 0.02; done
+	pid=$(run_in_cgroup "$cg" sh -c "exec '$BIN/held' 64 > '$TMP/held.out'")
+	for i in $(seq 3000); do grep -q ready "$TMP/held.out" 2>/dev/null && break; sleep 0.02; done
+	k=$(unstat "$cg")
+	kill -INT "$rp"; wait "$rp"
+	check "anon unmapped: record exits 0" [ $? = 0 ]
+	m=$(jqv "$out" .attribution.reconciliation.anon_unmapped_bytes)
+	u=$(jqv "$out" .attribution.reconciliation.unattributed_bytes)
+	echo "# anon unmapped: memprobe $m (unattributed $u), the kernel's usage - memory.stat $k"
+	check_ge "anon unmapped: the kernel holds the pipes' 64 MiB out of memory.stat" "$k" $((63 * MIB))
+	check "anon unmapped: record's figure within 1 MiB of the kernel's" within_bytes "$m" "$k" $MIB
+	check_le "anon unmapped: ... and unattributed no more than 2 MiB" "$(abs "$u")" $((2 * MIB))
+	"$MEMPROBE" report "$out" > "$TMP/unmapped.txt"
+	check "anon unmapped: the text says it" grep -Eq '^  anon unmapped +6[34]\.[0-9] MiB' "$TMP/unmapped.txt"
+	kill -9 "$pid"; wait "$pid" 2>/dev/null
+	unmapped_probe "$cg"
+	remove_cgroup "$cg"
+	check "anon unmapped: nothing left behind" no_leftovers
+}
+
+# The hand-over while a probe fills: the overhead explains it
+unmapped_probe() {
+	local cg=$1 pid mp out=$TMP/unmapped-probe.json i anon un
+	: > "$TMP/held.out"
+	pid=$(run_in_cgroup "$cg" sh -c "exec '$BIN/held' 64 signal > '$TMP/held.out'")
+	for i in $(seq 3000); do grep -q touched "$TMP/held.out" 2>/dev/null && break; sleep 0.02; done
+	"$MEMPROBE" probe --cgroup "$cg" --thp never --format json -o "$out" 2>/dev/null &
+	mp=$!
+	wait_filling "$mp" > /dev/null
+	kill -USR1 "$pid"
+	wait "$mp"
+	check "anon unmapped: probe exits 0" [ $? = 0 ]
+	anon=$(jqv "$out" "[.overhead.parts[] | select(.pid == $pid and .category == \"anon\") | .bytes] | add // 0")
+	un=$(jqv "$out" "[.overhead.parts[] | select(.pid == $pid and .category == \"anon_unmapped\") | .bytes] | add // 0")
+	echo "# anon unmapped: probe overhead $(jqv "$out" .overhead_bytes), held's anon $anon, anon_unmapped $un, unexplained $(jqv "$out" .overhead.unexplained_bytes)"
+	# held hands 64 MiB over, then touches 4 MiB more: anon -60 MiB
+	if [ "$anon" -gt $((-56 * MIB)) ]; then
+		skip "anon unmapped: the hand-over while the probe filled: it came after the probe's peak"
+	else
+		check "anon unmapped: the workload's anon down by 60 MiB, within 1 MiB" \
+			within_bytes "$anon" $((-60 * MIB)) $MIB
+		check "anon unmapped: ... its 64 MiB handed over its anon_unmapped, within 1 MiB" \
+			within_bytes "$un" $((64 * MIB)) $MIB
+		check_le "anon unmapped: ... and the overhead explained within 2 MiB" \
+			"$(abs "$(jqv "$out" .overhead.unexplained_bytes)")" $((2 * MIB))
+	fi
+	kill -9 "$pid"; wait "$pid" 2>/dev/null
+}
+
+# within_bytes GOT WANT TOL: |GOT - WANT| <= TOL, integers
+within_bytes() {
+	is_int "$1" && is_int "$2" && [ $(($1 - $2)) -le "$3" ] && [ $(($2 - $1)) -le "$3" ]
+}
+
+# abs N
+abs() { local v=$1; echo "${v#-}"; }
+
+# kernel_peak DIR: the kernel's peak counter of cgroup DIR (v1
+# memory.max_usage_in_bytes, v2 memory.peak); nothing where it keeps none
+kernel_peak() {
+	cat "$1/memory.max_usage_in_bytes" 2>/dev/null || cat "$1/memory.peak" 2>/dev/null
+}
+
+# A swarm: waves of 1000 processes of 1 MiB each, all alive together, 10
+# waves, 10 000 born and gone during one recording. On main the sampler,
+# a normal thread, starved while hundreds faulted at once (a gap of 1.9 s
+# at the peak), the exited rows were not drained in time and the task map
+# lost 384 flushes (298 of 1169 MiB unattributed), and the vector was of
+# an earlier peak than the usage it was reconciled with.
+test_record_swarm() {
+	local cg out=$TMP/swarm.json rp cp i k pk g u vu gap kib=1024 waves=10
+	# a QEMU guest (one TCG CPU, in each of CI's boots): 2 waves of 128 KiB
+	if grep -q 'memprobe_vmtest=' /proc/cmdline; then kib=128 waves=2; fi
+	cg=$(make_cgroup swarm $((2 * GIB))) || { fail "swarm: make cgroup"; return; }
+	rm -f "$TMP/ready"
+	"$MEMPROBE" record --cgroup "$cg" --format json -o "$out" --ready-fd 3 \
+		3> "$TMP/ready" 2>/dev/null &
+	rp=$!
+	for i in $(seq 3000); do [ -s "$TMP/ready" ] && break; sleep 0.02; done
+	cp=$(run_in_cgroup "$cg" sh -c "exec '$BIN/crowd' 1000 $kib 200 $waves > '$TMP/crowd.out'")
+	for i in $(seq 30000); do grep -q done "$TMP/crowd.out" 2>/dev/null && break; sleep 0.02; done
+	check "swarm: $waves waves of 1000 processes, all alive together" grep -q done "$TMP/crowd.out"
+	k=$(kernel_peak "$cg")
+	kill -INT "$rp"; wait "$rp"
+	check "swarm: record exits 0" [ $? = 0 ]
+	pk=$(jqv "$out" .peak.sample_usage_bytes)
+	vu=$(jqv "$out" .peak.vector_usage_bytes)
+	g=$(jqv "$out" .attribution.reconciliation.measured_growth_bytes)
+	u=$(jqv "$out" .attribution.reconciliation.unattributed_bytes)
+	gap=$(jqv "$out" .run.timeline_longest_gap_ms)
+	echo "# swarm: kernel peak $k, sampled peak $pk, vector's usage $vu; growth $g, unattributed $u; rows $(jqv "$out" .attribution.processes_counted) ($(jqv "$out" .attribution.processes_exited) exited); timeline late $(jqv "$out" .run.timeline_samples_late), missed $(jqv "$out" .run.timeline_samples_missed), longest gap $gap ms; lost $(jqv "$out" .attribution.events_lost.task_map_full)"
+	check_ge "swarm: the kernel's peak holds 1000 processes of $kib KiB" "${k:-0}" $((1000 * kib * 1024))
+	check_within "swarm: a sample within 5% of the kernel's peak counter" "$pk" "$k" 0.05
+	check_within "swarm: the peak's vector within 5% of it" "$vu" "$k" 0.05
+	check_le "swarm: unattributed within max(5%, 8 MiB) of the growth" "$(abs "$u")" \
+		"$(jqv "$out" "[(.attribution.reconciliation.measured_growth_bytes / 20 | floor), $((8 * MIB))] | max")"
+	check_eq "swarm: no flush lost to a full task map" "$(jqv "$out" .attribution.events_lost.task_map_full)" 0
+	check_ge "swarm: $((1000 * waves)) processes counted" "$(jqv "$out" .attribution.processes_counted)" $((1000 * waves))
+	check_ge "swarm: ... and said exited, their rows kept" "$(jqv "$out" .attribution.processes_exited)" $((1000 * waves))
+	check_eq "swarm: a top share says its process exited" \
+		"$(jqv "$out" '[.attribution.categories[] | select(.name == "anon") | .tasks[] | select(.pid != null) | .exited] | all')" true
+	check_le "swarm: the sampler got the CPU: no gap of a second" "${gap:-x}" 1000
+	check "swarm: late and missed samples counted" \
+		is_int "$(jqv "$out" '.run.timeline_samples_late + .run.timeline_samples_missed')"
+	"$MEMPROBE" report "$out" > "$TMP/swarm.txt"
+	check "swarm: the text says the exited rows" grep -Eq '^  \(rows of [0-9]+ processes, [0-9]+ of them exited' "$TMP/swarm.txt"
+	remove_cgroup "$cg"
+	check "swarm: nothing left behind" no_leftovers
+}
+
+# status_sum KEY PID...: a /proc/PID/status figure (VmLck, VmPin, RssShmem)
+# summed over the processes, in bytes
+status_sum() {
+	local key=$1 p t=0 v; shift
+	for p in "$@"; do
+		v=$(awk -v k="$key:" '$1 == k { print $2 * 1024 }' "/proc/$p/status" 2>/dev/null)
+		t=$((t + ${v:-0}))
+	done
+	echo "$t"
+}
+
+# Pinned memory at the peak, in record: 100 MiB of shared anonymous memory
+# touched, then mlocked 100 ms later (the brief's pinned pool), and 64 MiB
+# registered as io_uring fixed buffers 100 ms after their touch (VmPin):
+# the usage is at its peak before either is pinned. main read the pinned
+# object at the first peak and at most once a second: unevictable, VmLck
+# and VmPin 0. Every figure within 1 MiB of the kernel's, read beside.
+test_pinned_moment() {
+	local cg out=$TMP/pinned-moment.json rp a b i m k what key
+	cg=$(make_cgroup pinned-moment $((512 * MIB))) || { fail "pinned moment: make cgroup"; return; }
+	rm -f "$TMP/ready"
+	"$MEMPROBE" record --cgroup "$cg" --format json -o "$out" --ready-fd 3 \
+		3> "$TMP/ready" 2>/dev/null &
+	rp=$!
+	for i in $(seq 3000); do [ -s "$TMP/ready" ] && break; sleep 0.02; done
+	a=$(run_in_cgroup "$cg" sh -c "exec '$BIN/pinned' 100 - 0 600 100 > '$TMP/pool.out'")
+	b=$(run_in_cgroup "$cg" sh -c "exec '$BIN/uring' 64 100 > '$TMP/uring.out'")
+	for i in $(seq 3000); do
+		grep -q ready "$TMP/pool.out" 2>/dev/null && grep -q ready "$TMP/uring.out" 2>/dev/null && break
+		sleep 0.02
+	done
+	if ! grep -q ready "$TMP/uring.out"; then
+		kill -9 "$a" "$b" "$rp" 2>/dev/null; wait "$rp" 2>/dev/null
+		skip "pinned moment: no io_uring fixed buffers here ($(cat "$TMP/uring.out"))"
+		remove_cgroup "$cg"; return
+	fi
+	kill -INT "$rp"; wait "$rp"
+	check "pinned moment: record exits 0" [ $? = 0 ]
+	check_eq "pinned moment: read at the peak" "$(jqv "$out" .pinned.at)" peak
+	for what in unevictable shmem; do
+		m=$(jqv "$out" ".pinned.${what}_bytes")
+		k=$(stat_key "$cg" "$what")
+		echo "# pinned moment: $what memprobe $m, memory.stat $k"
+		check "pinned moment: memory.stat $what within 1 MiB of the kernel's" within_bytes "$m" "$k" $MIB
+	done
+	for key in VmLck VmPin RssShmem; do
+		what=$(echo "$key" | sed 's/Vm\(...\)/vm_\L\1/; s/RssShmem/rss_shmem/')
+		m=$(jqv "$out" ".pinned.${what}_bytes")
+		k=$(status_sum "$key" "$a" "$b")
+		echo "# pinned moment: $key memprobe $m, /proc's $k"
+		check "pinned moment: $key within 1 MiB of the kernel's" within_bytes "$m" "$k" $MIB
+	done
+	check_ge "pinned moment: ... VmLck holds the 100 MiB pool" "$(jqv "$out" .pinned.vm_lck_bytes)" $((100 * MIB))
+	check_ge "pinned moment: ... VmPin the 64 MiB of fixed buffers" "$(jqv "$out" .pinned.vm_pin_bytes)" $((64 * MIB))
+	kill -9 "$a" "$b"; wait "$a" "$b" 2>/dev/null
+	remove_cgroup "$cg"
+	check "pinned moment: nothing left behind" no_leftovers
+}
+
+# kernel_unmapped DIR: memory.stat's shmem no process maps, at least
+# (shmem - file_mapped, 0 below), read beside memprobe's
+kernel_unmapped() {
+	local v=$(( $(stat_key "$1" shmem) - $(stat_key "$1" file_mapped) ))
+	[ "$v" -lt 0 ] && v=0
+	echo "$v"
+}
+
+# Memory no process maps: 200 MiB written to a tmpfs file by a process
+# that exited, charged to the cgroup as shmem. main gave the numbers
+# (shmem 200 MiB) but never said that no process maps them, the usual
+# answer to "OOM-killed with low RSS". limits, record and probe say it
+# now (shmem_unmapped_bytes, and a line in the text), each within 1 MiB
+# of the kernel's shmem - file_mapped read beside.
+test_unmapped_shmem() {
+	local cg mnt=$TMP/unmapped-tmpfs out k m i
+	mkdir -p "$mnt" && mount -t tmpfs -o size=256m memprobe-test "$mnt" || { fail "unmapped: mount tmpfs"; return; }
+	cg=$(make_cgroup unmapped-shmem $((512 * MIB))) || { fail "unmapped: make cgroup"; umount "$mnt"; return; }
+	i=$(run_in_cgroup "$cg" dd if=/dev/zero of="$mnt/pool" bs=1M count=200)
+	wait "$i" 2>/dev/null
+	for i in $(seq 3000); do [ "$(stat_key "$cg" shmem)" -ge $((200 * MIB)) ] && break; sleep 0.02; done
+	out=$TMP/unmapped-limits.json
+	"$MEMPROBE" limits --cgroup "$cg" --format json -o "$out"
+	k=$(kernel_unmapped "$cg"); m=$(jqv "$out" .cgroup.shmem_unmapped_bytes)
+	echo "# unmapped: limits $m, the kernel's shmem - file_mapped $k"
+	check_ge "unmapped: the kernel holds 200 MiB of shmem no process maps" "$k" $((200 * MIB))
+	check "unmapped: limits says it, within 1 MiB" within_bytes "$m" "$k" $MIB
+	"$MEMPROBE" limits --cgroup "$cg" > "$TMP/unmapped.txt"
+	check "unmapped: ... and its text" grep -Eq '^  no process maps +shmem 200\.0 MiB at least' "$TMP/unmapped.txt"
+	out=$TMP/unmapped-record.json
+	"$MEMPROBE" record --cgroup "$cg" --duration 0.3 --format json -o "$out" 2>/dev/null
+	k=$(kernel_unmapped "$cg"); m=$(jqv "$out" .pinned.shmem_unmapped_bytes)
+	echo "# unmapped: record $m, the kernel's $k"
+	check "unmapped: record says it, within 1 MiB" within_bytes "$m" "$k" $MIB
+	"$MEMPROBE" report "$out" > "$TMP/unmapped.txt"
+	check "unmapped: ... and its text" grep -Eq '^  no process maps +shmem 200\.0 MiB at least' "$TMP/unmapped.txt"
+	out=$TMP/unmapped-probe.json
+	"$MEMPROBE" probe --cgroup "$cg" --format json -o "$out" 2>/dev/null
+	k=$(kernel_unmapped "$cg"); m=$(jqv "$out" .pinned.shmem_unmapped_bytes)
+	echo "# unmapped: probe $m, the kernel's $k"
+	check "unmapped: probe says it, within 1 MiB" within_bytes "$m" "$k" $MIB
+	remove_cgroup "$cg"
+	rm -f "$mnt/pool"; umount "$mnt"
+	check "unmapped: nothing left behind" no_leftovers
+}
+
+# Huge pages per cgroup and per process: 256 MiB asked for in huge pages
+# (tests/programs/thp). main had no huge-page figure anywhere but the
+# order-9 allocations inside page_alloc. Now anon_thp is a category (the
+# kernel's NR_ANON_THPS per process, through the memcg hook) in every
+# document and renderer, and limits gives the cgroup's: each against the
+# kernel's memory.stat anon_thp (v1 rss_huge) and the process's
+# AnonHugePages read beside.
+test_thp() {
+	local cg out=$TMP/thp.json rp pid i k s m d=$TMP/thp
+	mkdir -p "$d"
+	cg=$(make_cgroup thp $((512 * MIB))) || { fail "thp: make cgroup"; return; }
+	rm -f "$TMP/ready"
+	"$MEMPROBE" record --cgroup "$cg" --format json -o "$out" --ready-fd 3 \
+		3> "$TMP/ready" 2>/dev/null &
+	rp=$!
+	for i in $(seq 3000); do [ -s "$TMP/ready" ] && break; sleep 0.02; done
+	pid=$(run_in_cgroup "$cg" sh -c "exec '$BIN/thp' 256 > '$TMP/thp.out'")
+	for i in $(seq 3000); do grep -q ready "$TMP/thp.out" 2>/dev/null && break; sleep 0.02; done
+	k=$(stat_key "$cg" anon_thp)
+	s=$(awk '$1 == "AnonHugePages:" { print $2 * 1024 }' "/proc/$pid/smaps_rollup")
+	kill -INT "$rp"; wait "$rp"
+	check "thp: record exits 0" [ $? = 0 ]
+	echo "# thp: memory.stat anon_thp $k, AnonHugePages $s; record's $(cat_field "$out" anon_thp growth_bytes), the process's $(task_bytes "$out" anon_thp thp)"
+	if [ "${k:-0}" -lt $((2 * MIB)) ]; then
+		skip "thp: the kernel gave no huge page here (THP $(cat /sys/kernel/mm/transparent_hugepage/enabled))"
+	else
+		check "thp: record's anon_thp within 1 MiB of memory.stat's" \
+			within_bytes "$(cat_field "$out" anon_thp growth_bytes)" "$k" $MIB
+		check "thp: ... the process's share within 1 MiB of its AnonHugePages" \
+			within_bytes "$(task_bytes "$out" anon_thp thp)" "$s" $MIB
+		check "thp: ... in the peak's sample" within_bytes "$(jqv "$out" .peak.sample.stat.anon_thp)" "$k" $MIB
+		"$MEMPROBE" limits --cgroup "$cg" --format json -o "$d/limits.json"
+		check "thp: limits' anon_thp within 1 MiB of memory.stat's" \
+			within_bytes "$(jqv "$d/limits.json" .cgroup.anon_thp_bytes)" "$(stat_key "$cg" anon_thp)" $MIB
+		"$MEMPROBE" report "$out" > "$d/text"
+		check "thp: the text has its row, with the process" grep -Eq "^  anon_thp +25[0-9]\.[0-9] MiB .*thp\[$pid\]" "$d/text"
+		"$MEMPROBE" report "$out" --format markdown > "$d/md"
+		check "thp: markdown has its row" grep -q '^| `anon_thp` |' "$d/md"
+		"$MEMPROBE" report "$out" --format csv > "$d/csv"
+		check "thp: csv has its row" grep -q '^anon_thp,' "$d/csv"
+		"$MEMPROBE" report "$out" --format openmetrics > "$d/om"
+		check "thp: openmetrics has it, a part of anon" grep -q 'memprobe_growth_part_bytes{.*category="anon_thp",part_of="anon"}' "$d/om"
+		"$MEMPROBE" compare "$out" "$out" --format csv > "$d/cmp"
+		check "thp: compare has its row" grep -q '^"growth.anon_thp",' "$d/cmp"
+	fi
+	kill -9 "$pid"; wait "$pid" 2>/dev/null
+	remove_cgroup "$cg"
+	check "thp: nothing left behind" no_leftovers
+}
+
+# An OOM kill explained: a child cgroup with no limit under a parent of
+# 256 MiB, 100 MiB of tmpfs written from the child by a process that
+# exited, then alloc 400 in the child: the parent's limit kills it, with a
+# third of the usage in no process's RSS. main said the kill and the
+# usage; now which level's limit (the parent's: its failcnt on v1, its
+# memory.events.local oom on v2, read beside), each level's usage and
+# limit at the kill, and what no RSS shows, in one line.
+test_oom_explained() {
+	local p c mnt=$TMP/oom-tmpfs out=$TMP/oom.json rp pid i k lim hit
+	mkdir -p "$mnt" && mount -t tmpfs -o size=256m memprobe-test "$mnt" || { fail "oom explained: mount tmpfs"; return; }
+	p=$(make_cgroup oomp $((256 * MIB))) || { fail "oom explained: make cgroup"; umount "$mnt"; return; }
+	[ "$(cg_version "$p")" = 2 ] && echo +memory > "$p/cgroup.subtree_control"
+	c=$p/child
+	mkdir "$c" || { fail "oom explained: make the child"; remove_cgroup "$p"; umount "$mnt"; return; }
+	i=$(run_in_cgroup "$c" dd if=/dev/zero of="$mnt/pool" bs=1M count=100)
+	wait "$i" 2>/dev/null
+	for i in $(seq 3000); do [ "$(stat_key "$c" shmem)" -ge $((100 * MIB)) ] && break; sleep 0.02; done
+	rm -f "$TMP/ready"
+	"$MEMPROBE" record --cgroup "$c" --format json -o "$out" --ready-fd 3 3> "$TMP/ready" 2>/dev/null &
+	rp=$!
+	for i in $(seq 3000); do [ -s "$TMP/ready" ] && break; sleep 0.02; done
+	pid=$(run_in_cgroup "$c" "$BIN/alloc" 400)
+	for i in $(seq 3000); do alive "$pid" || break; sleep 0.02; done
+	check "oom explained: alloc 400 was killed" eval '! alive "$pid"'
+	# the kill's event is in the ring buffer before the victim dies: the
+	# end of the recording reads what is left there
+	kill -INT "$rp"; wait "$rp"
+	check "oom explained: record exits 0" [ $? = 0 ]
+	hit=$(jqv "$out" "[.oom_kills[] | select(.pid == $pid)][0]")
+	echo "# oom explained: $(echo "$hit" | jq -c '{limit_hit, levels: [.levels[] | {dir: (.dir | split("/") | .[-1]), usage_bytes, limit_bytes, failcnt}], charged}')"
+	check_eq "oom explained: the limit hit is the parent's" "$(echo "$hit" | jq -r .limit_hit.dir)" "$p"
+	lim=$(cat "$p/memory.limit_in_bytes" 2>/dev/null || cat "$p/memory.max")
+	check_eq "oom explained: ... its limit, as the kernel's file has it" "$(echo "$hit" | jq -r .limit_hit.limit_bytes)" "$lim"
+	check "oom explained: ... its usage at the kill at it (within 2.25 MiB)" \
+		within_bytes "$(echo "$hit" | jq -r .limit_hit.usage_bytes)" "$lim" $((9 * MIB / 4))
+	check_eq "oom explained: the first level is the child's, no limit" \
+		"$(echo "$hit" | jq -r '.levels[0] | "\(.dir) \(.limit_bytes)"')" "$c null"
+	if [ "$(cg_version "$p")" = 1 ]; then
+		echo "# oom explained: the kernel's failcnt: parent $(cat "$p/memory.failcnt"), child $(cat "$c/memory.failcnt")"
+		check "oom explained: the kernel failed the parent's charge (failcnt), not the child's" \
+			eval '[ "$(cat "$p/memory.failcnt")" -gt 0 ] && [ "$(cat "$c/memory.failcnt")" = 0 ]'
+		check_ge "oom explained: ... the parent's failcnt at the kill, at most the kernel's now" \
+			"$(cat "$p/memory.failcnt")" "$(echo "$hit" | jq -r .levels[1].failcnt)"
+	else
+		k=$(awk '$1 == "oom" { print $2 }' "$p/memory.events.local")
+		echo "# oom explained: memory.events.local oom: parent $k, child $(awk '$1 == "oom" { print $2 }' "$c/memory.events.local")"
+		check "oom explained: the kernel's OOM was the parent's (memory.events.local)" \
+			eval '[ "$k" -gt 0 ] && [ "$(awk '"'"'$1 == "oom" { print $2 }'"'"' "$c/memory.events.local")" = 0 ]'
+	fi
+	k=$(kernel_unmapped "$c")
+	check "oom explained: the shmem no process maps within 2 MiB of the kernel's" \
+		within_bytes "$(echo "$hit" | jq -r .charged.shmem_unmapped_bytes)" "$k" $((2 * MIB))
+	check_ge "oom explained: RSS holds alloc's (more than 100 MiB)" "$(echo "$hit" | jq -r .charged.rss_bytes)" $((100 * MIB))
+	"$MEMPROBE" report "$out" > "$TMP/oom.txt"
+	check "oom explained: one line says it" \
+		grep -Eq "^  OOM at $p's 256\.0 MiB limit \(usage 25[0-9.]+ MiB\): RSS [0-9.]+ MiB; shmem (99|100)\.[0-9] MiB that no process maps" "$TMP/oom.txt"
+	rmdir "$c"; remove_cgroup "$p"
+	rm -f "$mnt/pool"; umount "$mnt"
+	check "oom explained: nothing left behind" no_leftovers
+}
+
+# Valid UTF-8 JSON whatever the kernel hands over: a command whose name
+# holds a byte that is not UTF-8 (a\xffb), in a cgroup whose name holds
+# another (\xfe). main wrote the bytes as they were: Python's json.load
+# refused the document, and report passed them on to text, markdown and
+# HTML. Now each is \udcXX in the JSON (Python's surrogateescape gives the
+# byte back: compared with /proc/PID/comm and the directory's name read
+# beside), \xNN for people, every output valid UTF-8, the document back
+# byte for byte, and a file holding the raw byte refused in one line.
+test_utf8() {
+	local cg name d=$TMP/utf8 out rp child i f rc
+	mkdir -p "$d/bin"
+	name=$(printf 'a\377b')
+	cp "$BIN/alloc" "$d/bin/$name"
+	cg=$(make_cgroup "$(printf 'utf8\376')" $((256 * MIB))) || { fail "utf8: make cgroup"; return; }
+	out=$d/rec.json
+	rm -f "$TMP/ready"
+	"$MEMPROBE" record --cgroup "$cg" --format json -o "$out" --ready-fd 3 3> "$TMP/ready" 2>/dev/null &
+	rp=$!
+	for i in $(seq 3000); do [ -s "$TMP/ready" ] && break; sleep 0.02; done
+	child=$(run_in_cgroup "$cg" "$d/bin/$name" 8)
+	for i in $(seq 3000); do [ "$(stat_key "$cg" anon)" -ge $((8 * MIB)) ] && break; sleep 0.02; done
+	cat "/proc/$child/comm" > "$d/comm"
+	kill -INT "$rp"; wait "$rp"
+	check "utf8: record exits 0" [ $? = 0 ]
+	if ! command -v python3 > /dev/null; then # the QEMU guests have none
+		check "utf8: the document holds no \\xff nor \\xfe byte (no python3 here)" \
+			eval '! LC_ALL=C grep -q "$(printf "[\377\376]")" "$out"'
+	else
+	check "utf8: the document is UTF-8 JSON (python3's json.load, strict)" \
+		python3 -c 'import json,sys; json.load(open(sys.argv[1], encoding="utf-8"))' "$out" 2>/dev/null
+	check "utf8: the command's name comes back byte for byte (surrogateescape), /proc's comm beside" \
+		python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+comm = open(sys.argv[2], "rb").read().rstrip(b"\n")
+names = [t["comm"].encode("utf-8", "surrogateescape") for c in d["attribution"]["categories"] for t in c["tasks"]]
+sys.exit(0 if comm == b"a\xffb" and comm in names else 1)' "$out" "$d/comm" 2>/dev/null
+	check "utf8: the cgroup's name too, its directory beside" \
+		python3 -c '
+import json, os, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+sys.exit(0 if d["target"]["dir"].encode("utf-8", "surrogateescape") == os.fsencode(sys.argv[2]) else 1)' "$out" "$cg" 2>/dev/null
+	fi
+	"$MEMPROBE" report "$out" --format json > "$d/back.json"
+	check "utf8: report --format json gives it back byte for byte" cmp -s "$out" "$d/back.json"
+	for f in text markdown csv html openmetrics; do
+		"$MEMPROBE" report "$out" --format "$f" > "$d/out.$f"
+		if command -v python3 > /dev/null; then
+			check "utf8: report --format $f is UTF-8" \
+				python3 -c 'import sys; open(sys.argv[1], "rb").read().decode("utf-8")' "$d/out.$f" 2>/dev/null
+		else
+			check "utf8: report --format $f holds no \\xff nor \\xfe byte" \
+				eval '! LC_ALL=C grep -q "$(printf "[\377\376]")" "$d/out.$f"'
+		fi
+	done
+	check "utf8: the text shows the byte as \\xff" grep -qF 'a\xffb' "$d/out.text"
+	sed "s/\\\\udcff/$(printf '\377')/" "$out" > "$d/raw.json"
+	"$MEMPROBE" report "$d/raw.json" > /dev/null 2> "$d/err"
+	rc=$?
+	check "utf8: a file holding the raw byte: refused, one line, exit 2" \
+		eval '[ $rc = 2 ] && [ "$(wc -l < "$d/err")" = 1 ] && grep -q "not UTF-8" "$d/err"'
+	kill -9 "$child"; wait "$child" 2>/dev/null
+	remove_cgroup "$cg"
+	check "utf8: nothing left behind" no_leftovers
+}
+
+tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab live_pages_size record_probe_at record_follows_children record_faults record_churn record_ends record_daemon deploy_unit fleet_rules truth driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget pinned moved_out compare loader fills_host no_bpf record_bounded record_saved container stacked_mount privileged_container in_place_permission anon_unmapped record_swarm pinned_moment unmapped_shmem thp oom_explained utf8"}
 for t in $tests; do
 	echo "# test_$t"
 	"test_$t"

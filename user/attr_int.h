@@ -26,7 +26,6 @@ struct mp_attr {
 	bool judged_all;
 	bool btf_custom;                 /* the BTF is --btf's file */
 	bool fault_tracepoint;           /* --fault-tracepoint: the counters rungs passed over */
-	bool no_stacks;                  /* --stack-sample 0: no page free hook either */
 	bool no_batch;                   /* the kernel has no batch map lookup (< 5.6) */
 	bool pidns;                      /* memprobe runs in a pid namespace of its own:
 					  * rows are keyed by its pids (slot.bpf.h) */
@@ -60,6 +59,7 @@ struct mp_attr {
 	struct bpf_link *links[16];
 	int nlinks;
 	int ncpus;
+	long page_size;
 	struct ring_buffer *oom_rb;
 	void (*oom_cb)(const struct mp_oom_event *e, void *arg);
 	void *oom_arg;

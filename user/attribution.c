@@ -292,6 +292,40 @@ static bool moved_out(const struct mp_attr_input *in, uint32_t tgid)
 	return false;
 }
 
+static int cmp_tgid(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* Has the process exited since the growth's snapshot (in->exited)? */
+static bool exited(const struct mp_attr_input *in, uint32_t tgid)
+{
+	return in->nexited && bsearch(&tgid, in->exited, in->nexited, sizeof(tgid), cmp_tgid);
+}
+
+/* The processes counted (a row in the retained snapshot, which spans the
+ * whole session: every process ever seen; else the growth's), and how
+ * many of them have exited: their rows are kept (drained from the maps,
+ * or read before they went), their shares marked exited. */
+static void add_process_rows(const struct build *b, cJSON *a)
+{
+	const struct mp_attr_snap *s = b->in->retained ? b->in->retained : b->g;
+	size_t counted = 0, gone = 0;
+
+	for (size_t i = 0; i < s->ntasks; i++) {
+		const struct mp_task_row *r = &s->tasks[i];
+
+		if (!r->tgid)
+			continue;
+		counted++;
+		gone += r->gone || exited(b->in, r->tgid);
+	}
+	cJSON_AddNumberToObject(a, "processes_counted", (double)counted);
+	cJSON_AddNumberToObject(a, "processes_exited", (double)gone);
+}
+
 /* rest: the "(rest)" entry, whose pid is null (tgid 0 is a real row's);
  * moved: the process lives outside the target now, its charges left in it;
  * the source of the figures, and exited for a row of a process gone */
@@ -337,11 +371,13 @@ static cJSON *task_shares(const struct build *b, int cat)
 		}
 	qsort(sh, n, sizeof(*sh), cmp_share_desc);
 	for (size_t i = 0; i < n; i++) {
-		if ((int)i >= b->in->top)
+		if ((int)i >= b->in->top) {
 			rest += sh[i].bytes;
-		else
+		} else {
+			sh[i].gone |= exited(b->in, sh[i].tgid);
 			cJSON_AddItemToArray(arr, share_json(&sh[i], false,
 							     moved_out(b->in, sh[i].tgid)));
+		}
 	}
 	if (rest) {
 		struct task_share r = { 0, "(rest)", rest, source, false, 0 };
@@ -559,7 +595,8 @@ static void add_categories(const struct build *b, cJSON *a)
 		if (in->retained)
 			mp_json_add_s64(o, "retained_bytes", b->ret[k]);
 		cJSON_AddItemToObject(o, "tasks", task_shares(b, k));
-		if (k != MP_CAT_ANON && k != MP_CAT_FILE && k != MP_CAT_KERNEL)
+		if (k != MP_CAT_ANON && k != MP_CAT_FILE && k != MP_CAT_KERNEL &&
+		    mp_cats[k].unit != MP_UNIT_HPAGES)
 			cJSON_AddItemToObject(o, "top_stacks",
 					      top_stacks(b, class_of_cat(mp_cat_names[k])));
 		cJSON_AddItemToArray(arr, o);
@@ -735,9 +772,20 @@ static void add_reconciliation(const struct build *b, cJSON *a)
 	bool have_kernel = b->avail[MP_CAT_KERNEL];
 	int64_t attributed = mp_attributed_bytes(b->cat, have_kernel);
 
+	/* anon pages unmapped and not yet freed: out of memory.stat's anon,
+	 * still in the usage (a munmap's or an exit's TLB batch; a pipe's or
+	 * a pin's pages) */
+	int64_t unmapped = ((int64_t)b->g->totals.anon_unmapped_pages -
+			    (int64_t)b->g->totals.anon_freed_pages) * b->in->page_size;
+
 	mp_json_add_s64(o, "measured_growth_bytes", b->in->measured_growth_bytes);
 	mp_json_add_s64(o, "attributed_bytes", attributed);
-	mp_json_add_s64(o, "unattributed_bytes", b->in->measured_growth_bytes - attributed);
+	if (b->in->anon_unmapped)
+		mp_json_add_s64(o, "anon_unmapped_bytes", unmapped);
+	else
+		cJSON_AddNullToObject(o, "anon_unmapped_bytes");
+	mp_json_add_s64(o, "unattributed_bytes", b->in->measured_growth_bytes - attributed -
+			(b->in->anon_unmapped ? unmapped : 0));
 	cJSON_AddStringToObject(o, "attributed_as", have_kernel ? "anon + file + kernel + sock" :
 				"anon + file + sock + the itemised kernel categories");
 	cJSON_AddStringToObject(o, "span", b->in->span ? b->in->span : "");
@@ -862,6 +910,7 @@ cJSON *mp_report_attribution(const struct mp_attr_input *in)
 	add_page_alloc(&b, a);
 	add_kernel_paths(&b, a);
 	add_reconciliation(&b, a);
+	add_process_rows(&b, a);
 	add_not_charged(&b, a);
 	add_events(&b, a);
 	free(b.views);

@@ -64,10 +64,17 @@ struct mp_attr_input {
 	const struct mp_attr_prog_misses *progs; /* per program, in load order */
 	size_t nprogs;
 	long page_size;                    /* bytes: the BPF side counts pages */
+	bool anon_unmapped;                /* anon unmapped and still charged is counted
+					    * (the totals' anon_unmapped_pages -
+					    * anon_freed_pages): a page free hook */
 	const struct mp_ksyms *ksyms;      /* NULL: stacks unsymbolized (no_kallsyms) */
 	const uint32_t *moved_out;         /* processes counted in the target that live
 					    * outside it now, any order */
 	size_t nmoved;
+	const uint32_t *exited;            /* processes counted that have exited by
+					    * now (the growth's rows of them may be
+					    * unmarked), ascending */
+	size_t nexited;
 	const char *no_bpf_reason;         /* no BPF program runs: no_btf, refused,
 					    * load_failed; NULL: they run */
 	const char *no_bpf_line;           /* why, what would bring them, for people */

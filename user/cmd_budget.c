@@ -11,6 +11,7 @@
 #include "cmd_probe.h"
 #include "doc.h"
 #include "render.h"
+#include "json.h"
 #include "util.h"
 
 #include <errno.h>
@@ -114,7 +115,7 @@ static cJSON *budget_of(const cJSON *probe, const char *from, const uint64_t *ma
 /* After a live probe: its document, printed and loaded back as a saved one is. */
 static cJSON *finish(cJSON *doc, uint64_t margin)
 {
-	char *text = cJSON_PrintUnformatted(doc), err[400];
+	char *text = mp_json_text(doc, 0), err[400];
 	cJSON *back = NULL, *b = NULL;
 	int kind;
 

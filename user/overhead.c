@@ -15,7 +15,8 @@
 
 const char *mp_overhead_cat_name(int cat)
 {
-	return cat == MP_OVH_KERNEL_OTHER ? "kernel_other" : mp_cat_names[cat];
+	return cat == MP_OVH_KERNEL_OTHER ? "kernel_other" :
+	       cat == MP_OVH_ANON_UNMAPPED ? "anon_unmapped" : mp_cat_names[cat];
 }
 
 /*
@@ -67,6 +68,12 @@ static void task_growth(const struct mp_overhead_in *in, uint32_t tgid, int64_t 
 	/* a polled kernel part stays inside its process's kernel_other */
 	if (in->have_kernel_total && !in->polled[MP_CAT_KERNEL])
 		g[MP_OVH_KERNEL_OTHER] = kernel - parts;
+	/* unmapped by it and not yet freed in its context */
+	if (in->page_size)
+		g[MP_OVH_ANON_UNMAPPED] =
+			((a ? (int64_t)(a->anon_unmapped_pages - a->anon_freed_pages) : 0) -
+			 (b ? (int64_t)(b->anon_unmapped_pages - b->anon_freed_pages) : 0)) *
+			in->page_size;
 }
 
 /* memory.stat's growth of a polled category, 0 without both readings */
@@ -192,6 +199,12 @@ int mp_overhead_build(const struct mp_overhead_in *in, struct mp_overhead *o)
 		if (!r)
 			r = row_of(in->base, tg[i]);
 		task_growth(in, tg[i], g);
+		/* the probe's own pages unmapped, not yet uncharged (the peak
+		 * came while it freed): still its anon, what it allocated */
+		if (in->probe_pid && tg[i] == in->probe_pid) {
+			g[MP_CAT_ANON] += g[MP_OVH_ANON_UNMAPPED];
+			g[MP_OVH_ANON_UNMAPPED] = 0;
+		}
 		for (int k = 0; k < MP_OVH_NR_CATS; k++) {
 			if (k < MP_NR_CATS && mp_cats[k].part == MP_PART_KERNEL)
 				kernel_parts += g[k];
@@ -262,6 +275,7 @@ static cJSON *explain(const struct mp_overhead_doc_in *d, int64_t bytes, uint64_
 	struct mp_overhead_in in = {
 		.bytes = bytes, .allocated_bytes = allocated, .probe_pid = d->probe_pid,
 		.base = &d->snaps->base, .at = at, .have_kernel_total = d->have_kernel_total,
+		.page_size = d->snaps->anon_unmapped ? d->snaps->page_size : 0,
 	};
 	struct mp_overhead o;
 	cJSON *j;
@@ -287,7 +301,9 @@ cJSON *mp_overhead_doc(const struct mp_overhead_doc_in *d)
 		cJSON_AddNullToObject(j, "left_after");
 	else
 		cJSON_AddItemToObject(j, "left_after", left);
-	mp_json_add_u64(j, "vector_usage_bytes", s->peak_usage_bytes);
+	/* the usage read with the vector, else the sampler's read before it */
+	mp_json_add_u64(j, "vector_usage_bytes",
+			s->peak.have_usage ? s->peak.usage_bytes : s->peak_usage_bytes);
 	mp_json_add_u64(j, "baseline_usage_bytes", s->base_usage_bytes);
 	mp_json_add_u64(j, "baseline_window_ns", d->baseline_ns);
 	cJSON_AddNumberToObject(j, "baseline_samples", d->baseline_samples);

@@ -22,9 +22,13 @@
 #include "attr.h"
 
 /* The rest of kernel (MEMCG_KMEM) beyond its itemised parts: a category
- * index of its own, after enum mp_cat's. */
+ * index of its own, after enum mp_cat's; then the anon pages unmapped and
+ * still charged (out of memory.stat's anon, not yet freed: a munmap's TLB
+ * batch, pages a pipe or a pin holds), which the usage holds and no
+ * memory.stat category shows. */
 #define MP_OVH_KERNEL_OTHER MP_NR_CATS
-#define MP_OVH_NR_CATS (MP_NR_CATS + 1)
+#define MP_OVH_ANON_UNMAPPED (MP_NR_CATS + 1)
+#define MP_OVH_NR_CATS (MP_NR_CATS + 2)
 
 struct mp_overhead_in {
 	int64_t bytes;                 /* what is explained */
@@ -38,6 +42,8 @@ struct mp_overhead_in {
 					* growth beyond theirs is a "(memory.stat)" part
 					* where both vectors' memory.stat was settled */
 	bool have_kernel_total;        /* the kernel keeps kernel (MEMCG_KMEM) per memcg */
+	long page_size;                /* bytes a page: anon unmapped is counted in pages;
+					* 0: not counted (no page free hook) */
 };
 
 struct mp_overhead_part {
@@ -45,7 +51,8 @@ struct mp_overhead_part {
 	uint32_t host_pid;             /* the host's, where memprobe's pid namespace
 					* gives another; 0: the same */
 	char comm[16];
-	int cat;                       /* enum mp_cat, or MP_OVH_KERNEL_OTHER */
+	int cat;                       /* enum mp_cat, MP_OVH_KERNEL_OTHER or
+					* MP_OVH_ANON_UNMAPPED */
 	int64_t bytes;
 };
 

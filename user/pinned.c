@@ -23,8 +23,9 @@
 
 const char *const mp_pin_kind_names[MP_NR_PIN_KINDS] = { "shmem", "anon", "file" };
 
-/* memory.stat's unevictable and shmem; v1's hierarchical total_ keys, as
- * the target's children (the probe's cgroup) count too. */
+/* memory.stat's unevictable, shmem, file and file_mapped; v1's
+ * hierarchical total_ keys, as the target's children (the probe's cgroup)
+ * count too. */
 static void read_stat(const struct mp_cgroup *cg, struct mp_pinned *p)
 {
 	bool v1 = cg->version == 1;
@@ -43,9 +44,23 @@ static void read_stat(const struct mp_cgroup *cg, struct mp_pinned *p)
 		} else if (!strcmp(key, v1 ? "total_shmem" : "shmem")) {
 			p->shmem_bytes = v;
 			p->have_shmem = true;
+		} else if (!strcmp(key, v1 ? "total_cache" : "file")) {
+			p->file_bytes = v;
+			p->have_file = true;
+		} else if (!strcmp(key, v1 ? "total_mapped_file" : "file_mapped")) {
+			p->file_mapped_bytes = v;
+			p->have_file_mapped = true;
 		}
 	}
 	fclose(f);
+}
+
+bool mp_unmapped_bytes(uint64_t file, uint64_t shmem, uint64_t file_mapped,
+		       uint64_t *file_unmapped, uint64_t *shmem_unmapped)
+{
+	*file_unmapped = file > file_mapped ? file - file_mapped : 0;
+	*shmem_unmapped = shmem > file_mapped ? shmem - file_mapped : 0;
+	return true;
 }
 
 /* A shared mapping's pages are shmem when its file is: shared anonymous

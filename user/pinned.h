@@ -31,14 +31,29 @@ struct mp_pinned_task {
 struct mp_pinned {
 	bool taken;
 	const char *at;              /* the snapshot: "stop", "peak", "end" */
-	bool have_unevictable, have_shmem;
+	bool have_unevictable, have_shmem, have_file, have_file_mapped;
 	uint64_t unevictable_bytes;  /* memory.stat unevictable (v1 total_unevictable) */
 	uint64_t shmem_bytes;        /* memory.stat shmem (v1 total_shmem) */
+	uint64_t file_bytes;         /* memory.stat file (v1 total_cache) */
+	uint64_t file_mapped_bytes;  /* memory.stat file_mapped (v1 total_mapped_file):
+				      * page cache, shmem included, some process maps */
+	bool have_t;
+	uint64_t t_ms;               /* record: the sample it was read at */
 	size_t nprocs;               /* processes read */
 	uint64_t vm_lck_bytes, vm_pin_bytes, rss_shmem_bytes; /* their sums */
 	struct mp_pinned_task *tasks; /* those with any of the three, largest first */
 	size_t ntasks;
 };
+
+/*
+ * Memory no process maps, from memory.stat: page cache (shmem included)
+ * with no mapping, file − file_mapped; and of it shmem, at least
+ * shmem − file_mapped (file_mapped counts mapped shmem and mapped page
+ * cache alike: exact when no other file is mapped). False when the
+ * kernel's files lack a key.
+ */
+bool mp_unmapped_bytes(uint64_t file, uint64_t shmem, uint64_t file_mapped,
+		       uint64_t *file_unmapped, uint64_t *shmem_unmapped);
 
 /* Read the target's memory.stat and every process in it and below it.
  * Returns 0 or -ENOMEM; unreadable files leave their figures unset. */

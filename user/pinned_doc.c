@@ -114,9 +114,21 @@ cJSON *mp_pinned_json(const struct mp_pinned *p, const cJSON *attribution, int t
 {
 	cJSON *o = cJSON_CreateObject(), *arr;
 
+	uint64_t fu = 0, su = 0;
+	bool unmapped = p->have_file && p->have_shmem && p->have_file_mapped &&
+			mp_unmapped_bytes(p->file_bytes, p->shmem_bytes, p->file_mapped_bytes,
+					  &fu, &su);
+
 	cJSON_AddStringToObject(o, "at", p->at ? p->at : "end");
+	if (p->have_t)
+		mp_json_add_u64(o, "t_ms", p->t_ms);
 	add_opt_u64(o, "unevictable_bytes", p->have_unevictable, p->unevictable_bytes);
 	add_opt_u64(o, "shmem_bytes", p->have_shmem, p->shmem_bytes);
+	/* memory no process maps: shmem (tmpfs, memfd, SysV) left by its
+	 * writer, page cache whose reader left */
+	add_opt_u64(o, "file_mapped_bytes", p->have_file_mapped, p->file_mapped_bytes);
+	add_opt_u64(o, "shmem_unmapped_bytes", unmapped, su);
+	add_opt_u64(o, "file_unmapped_bytes", unmapped, fu);
 	cJSON_AddNumberToObject(o, "processes", (double)p->nprocs);
 	mp_json_add_u64(o, "vm_lck_bytes", p->vm_lck_bytes);
 	mp_json_add_u64(o, "vm_pin_bytes", p->vm_pin_bytes);

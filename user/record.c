@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,16 +161,34 @@ static void snap_peak(struct rec *r)
 	r->peak_snap_due = false;
 }
 
+/*
+ * The pinned memory at the peak: memory.stat and every process's status
+ * (smaps where it locks memory), read at each new peak and again while
+ * the usage stays at it, so that what is pinned at the peak's usage
+ * (mlock after the touch, io_uring buffers registered, shmem handed over)
+ * is the peak's: read once a second, at the first peak only, a pool
+ * mlocked 100 ms after the start showed nothing locked. As the
+ * snapshots, no more than a ninth of the time (a thousand processes'
+ * status files), and no more than once an interval.
+ */
+static void read_pinned(struct rec *r, const struct sample *s)
+{
+	uint64_t t0 = mp_rec_now_ms(r), t1;
+
+	mp_pinned_read(&r->cg, "peak", &r->pinned);
+	t1 = mp_rec_now_ms(r);
+	r->pinned_ms = s->t_ms;
+	r->pinned.have_t = true;
+	r->pinned.t_ms = t0;
+	r->pinned_next_ms = t1 + MP_MAX(8 * (t1 - t0), (uint64_t)r->o.interval_ms);
+}
+
 /* A new peak: kept, with the maps as they are now. Under r->sample_lock. */
 static void keep_peak(struct rec *r, const struct sample *s)
 {
 	r->peak = *s;
-	/* every process's status (and smaps where it locks memory): at most
-	 * once a second while the usage keeps rising */
-	if (!r->pinned.taken || s->t_ms >= r->pinned_ms + 1000) {
-		mp_pinned_read(&r->cg, "peak", &r->pinned);
-		r->pinned_ms = s->t_ms;
-	}
+	if (!r->pinned.taken || mp_rec_now_ms(r) >= r->pinned_next_ms)
+		read_pinned(r, s);
 	if (r->attr && mp_rec_now_ms(r) >= r->peak_snap_next_ms)
 		snap_peak(r);
 	else if (r->attr)
@@ -188,6 +207,29 @@ static void peak_snap_late(struct rec *r, uint64_t usage)
 		r->peak_snap_due = false;
 }
 
+/*
+ * A timeline sample's lateness, counted and said (run.timeline_samples_*):
+ * one taken half an interval or more after it was due is late, and every
+ * whole interval it came after that is a sample missed. The loop runs
+ * SCHED_FIFO where it may; where it may not, hundreds of processes
+ * faulting at once kept it from the CPU for seconds.
+ */
+static void count_late(struct rec *r, const struct sample *s)
+{
+	uint64_t iv = (uint64_t)r->o.interval_ms, due = r->next_timeline_ms;
+
+	bool first = !r->have_tl_ms;
+
+	if (!first && s->t_ms - r->tl_ms > r->longest_gap_ms)
+		r->longest_gap_ms = s->t_ms - r->tl_ms;
+	r->tl_ms = s->t_ms;
+	r->have_tl_ms = true;
+	if (first || s->t_ms < due + iv / 2)
+		return;
+	r->samples_late++;
+	r->samples_missed += (s->t_ms - due) / iv;
+}
+
 static int take_sample_locked(struct rec *r, bool timeline)
 {
 	struct sample s = { 0 };
@@ -202,15 +244,22 @@ static int take_sample_locked(struct rec *r, bool timeline)
 				   s.usage_bytes + (lim - s.usage_bytes) / 2 : lim);
 	read_sample(r, &s);
 	if (timeline) {
+		count_late(r, &s);
 		mp_tl_push(&r->tl, &s);
 		r->next_timeline_ms += (uint64_t)r->o.interval_ms;
 		if (r->next_timeline_ms <= s.t_ms) /* fell behind: no burst to catch up */
 			r->next_timeline_ms = s.t_ms + (uint64_t)r->o.interval_ms;
 	}
-	if (!r->have_last || s.usage_bytes > r->peak.usage_bytes)
+	if (!r->have_last || s.usage_bytes > r->peak.usage_bytes) {
 		keep_peak(r, &s);
-	else if (r->peak_snap_due)
-		peak_snap_late(r, s.usage_bytes);
+	} else {
+		if (r->peak_snap_due)
+			peak_snap_late(r, s.usage_bytes);
+		/* still at the peak: what is pinned there may have changed */
+		if (mp_at_peak(s.usage_bytes, r->peak.usage_bytes) &&
+		    mp_rec_now_ms(r) >= r->pinned_next_ms)
+			read_pinned(r, &s);
+	}
 	r->prev = r->last;
 	r->have_prev = r->have_last;
 	r->last = s;
@@ -558,8 +607,36 @@ static void reopen(struct rec *r)
 		r->on_reopen(r);
 }
 
+/*
+ * The loop runs SCHED_FIFO (priority 1) where memprobe may, as the probe's
+ * sampler does: 200 processes faulting at once on 2 CPUs left a normal
+ * thread without a sample for 1.9 s around the peak, and exited processes'
+ * rows undrained while the next ones filled the map. Its work is bounded
+ * (a sample reads a few files; snapshots take at most a ninth of the time),
+ * and SCHED_RESET_ON_FORK keeps the command, the probe and every thread
+ * memprobe makes from inheriting it. Returns whether it was set.
+ */
+static bool loop_realtime(bool on)
+{
+	struct sched_param sp = { .sched_priority = on ? 1 : 0 };
+
+	return sched_setscheduler(0, (on ? SCHED_FIFO : SCHED_OTHER) | SCHED_RESET_ON_FORK,
+				  &sp) == 0;
+}
+
+static void watch(struct rec *r, uint64_t deadline_ms);
+
 /* Sample until the recording ends; sets r->end_reason. */
 void mp_rec_watch(struct rec *r, uint64_t deadline_ms)
+{
+	bool rt = loop_realtime(true);
+
+	watch(r, deadline_ms);
+	if (rt) /* the report is built at a normal priority */
+		loop_realtime(false);
+}
+
+static void watch(struct rec *r, uint64_t deadline_ms)
 {
 	for (;;) {
 		long wait = next_wait_ms(r, mp_rec_now_ms(r));
@@ -633,7 +710,10 @@ void mp_rec_finish(struct rec *r)
 			fprintf(stderr, "memprobe record: the --probe-at probe failed: %s\n",
 				strerror(-r->probe_ret));
 	}
-	if (!r->pinned.taken)
+	/* still at the peak at the end: its pinned memory is of now too */
+	if (r->have_last && mp_at_peak(r->last.usage_bytes, r->peak.usage_bytes))
+		read_pinned(r, &r->last);
+	else if (!r->pinned.taken)
 		mp_pinned_read(&r->cg, "end", &r->pinned);
 	if (!r->attr)
 		return;

@@ -7,12 +7,14 @@
 #include "cgroup.h"
 #include "doc.h"
 #include "json.h"
+#include "oom_doc.h"
 #include "probe.h"
 #include "probe_doc.h"
 #include "util.h"
 
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 /* ---- the report ------------------------------------------------------------ */
 
@@ -20,7 +22,8 @@
  * OOM kills at their largest take an eighth of what the loader takes, the
  * attribution and the rest have the remainder, and mp_doc_adopt checks the
  * whole document against the loader's figures before it is written. */
-_Static_assert(MP_TL_MAX_VALUES + MP_REC_OOMS * (8 + MP_TL_SAMPLE_MAX_VALUES) <=
+_Static_assert(MP_TL_MAX_VALUES + MP_REC_OOMS * (8 + MP_TL_SAMPLE_MAX_VALUES +
+						  MP_OOM_DOC_MAX_VALUES) <=
 	       MP_DOC_MAX_VALUES / 8, "record's bounded parts must fit the loader's bound");
 
 /* BPF's figures only where a memcg hook counted them */
@@ -33,6 +36,14 @@ static bool bpf_growth_kept(const struct rec *r)
 static cJSON *sample_json(const struct rec *r, const struct sample *s)
 {
 	return mp_tl_sample_json(s, bpf_growth_kept(r));
+}
+
+/* The peak's vector's moment in the recording's milliseconds. */
+static uint64_t vector_ms(const struct rec *r)
+{
+	uint64_t t0 = (uint64_t)r->t0.tv_sec * 1000000000ULL + (uint64_t)r->t0.tv_nsec;
+
+	return r->at_peak.usage_ns > t0 ? (r->at_peak.usage_ns - t0) / 1000000 : 0;
 }
 
 /* The peak: the kernel's counter where it speaks of the recording, else
@@ -56,6 +67,12 @@ static cJSON *peak_json(const struct rec *r, const struct sample *peak)
 	mp_json_add_u64(o, "t_ms", peak->t_ms);
 	if (have_kpeak)
 		mp_json_add_u64(o, "kernel_peak_bytes", kpeak);
+	/* the attribution's vector: when its maps were read, and the usage
+	 * read with them, which its reconciliation measures */
+	if (r->attr && r->have_peak_snap && r->at_peak.have_usage) {
+		mp_json_add_u64(o, "vector_t_ms", vector_ms(r));
+		mp_json_add_u64(o, "vector_usage_bytes", r->at_peak.usage_bytes);
+	}
 	cJSON_AddItemToObject(o, "sample", sample_json(r, peak));
 	return o;
 }
@@ -81,6 +98,9 @@ cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks)
 	mp_json_add_u64(o, "duration_ms", r->have_last ? r->last.t_ms : 0);
 	cJSON_AddNumberToObject(o, "interval_ms", (double)r->o.interval_ms);
 	mp_json_add_u64(o, "timeline_samples_dropped", r->tl.dropped);
+	mp_json_add_u64(o, "timeline_samples_late", r->samples_late);
+	mp_json_add_u64(o, "timeline_samples_missed", r->samples_missed);
+	mp_json_add_u64(o, "timeline_longest_gap_ms", r->longest_gap_ms);
 	cJSON_AddBoolToObject(o, "interrupted", mp_rec_signals_seen > 0);
 	if (r->in_place) {
 		cJSON *pids = cJSON_AddArrayToObject(o, "command_pids");
@@ -124,6 +144,8 @@ cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks)
 		else
 			cJSON_AddNullToObject(e, "usage_bytes");
 		cJSON_AddItemToObject(e, "sample", sample_json(r, &k->at));
+		/* which limit, each level then, what no RSS shows */
+		mp_oom_explain(e, &r->cg, &k->ev, &k->at.stat, true, sysconf(_SC_PAGESIZE));
 		cJSON_AddItemToArray(arr, e);
 	}
 	/* a crash loop's kills between the first and the last kept */
@@ -149,7 +171,11 @@ cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks)
 		struct mp_attr_input in = {
 			.ksyms = ks, .growth = &r->at_peak, .retained = &r->end,
 			.paths = &r->end,
-			.measured_growth_bytes = (int64_t)peak->usage_bytes - (int64_t)first->usage_bytes,
+			/* the usage read with the vector: what it explains */
+			.measured_growth_bytes = (int64_t)(r->at_peak.have_usage ?
+				r->at_peak.usage_bytes : peak->usage_bytes) -
+				(int64_t)(r->start.have_usage ? r->start.usage_bytes :
+					  first->usage_bytes),
 			.top = r->o.top, .span = "from the start to the peak",
 		};
 

@@ -70,6 +70,11 @@ struct rec {
 	struct mp_tl tl;                    /* the timeline: one sample per interval,
 					     * bounded (timeline.h) */
 	uint64_t next_timeline_ms;
+	/* timeline samples taken half an interval or more after they were
+	 * due, the intervals that got none, the longest gap between two */
+	uint64_t samples_late, samples_missed, longest_gap_ms;
+	uint64_t tl_ms;                     /* the last timeline sample's time */
+	bool have_tl_ms;
 	/* Every sample, the timeline's and the quick ones taken near the limit:
 	 * the peak and the vector before an OOM kill come from these. */
 	struct sample last, prev, peak;
@@ -84,7 +89,8 @@ struct rec {
 					     * snapshot: take one when the rise stops */
 	uint64_t peak_snap_next_ms;         /* no peak snapshot before then */
 	struct mp_pinned pinned;            /* at the peak (else at the end) */
-	uint64_t pinned_ms;                 /* when it was read */
+	uint64_t pinned_ms;                 /* the sample it was read at */
+	uint64_t pinned_next_ms;            /* no reading before then */
 	struct mp_lock lock;                /* --probe-at on an existing cgroup */
 	struct oom *ooms;                   /* the first MP_REC_OOMS / 2 kills, then a
 					     * ring of the last (mp_rec_oom()) */

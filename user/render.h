@@ -148,6 +148,16 @@ void mp_text_features(const cJSON *doc, FILE *f, struct mp_rd *rd);
 void mp_text_probe(const cJSON *doc, FILE *f, struct mp_rd *rd);
 /* the throttling point and soft headroom lines of a cgroup object */
 void mp_text_soft(const cJSON *cg, FILE *f, struct mp_rd *rd, const char *indent);
+/*
+ * An OOM kill of record's oom_kills in one line: "OOM at DIR's 256.0 MiB
+ * limit (usage 255.9 MiB): RSS 100.2 MiB; shmem 150.0 MiB that no process
+ * maps, page cache 0 B, kernel 1.2 MiB, sock 0 B". False for a kill of an
+ * older document (no limit_hit).
+ */
+bool mp_render_oom_line(struct mp_rd *rd, const cJSON *kill, char *buf, size_t len);
+
+/* Memory no process maps and huge pages of a cgroup object (or pinned). */
+void mp_text_unmapped(const cJSON *o, FILE *f, struct mp_rd *rd, const char *indent);
 void mp_text_budget(const cJSON *doc, FILE *f, struct mp_rd *rd);
 void mp_env_budget(const cJSON *doc, FILE *f, struct mp_rd *rd);
 void mp_text_record(const cJSON *doc, FILE *f, struct mp_rd *rd);

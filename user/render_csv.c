@@ -5,7 +5,8 @@
  * it holds a comma, a quote, CR or LF (quotes doubled). Byte counts are the
  * document's exact integers; an empty field is null or absent. --table
  * picks the table (struct mp_render_opts): categories (the default),
- * tasks, kernel_paths, hooks, and for record the timeline.
+ * tasks, kernel_paths, hooks, figures (the document's figures of its
+ * moment, one a row), and for record the timeline.
  */
 #include "render.h"
 #include "util.h"
@@ -235,12 +236,66 @@ static void t_timeline(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	}
 }
 
+/* One figure: its path and its value (a number's literal, a string, true
+ * or false; empty for null). */
+static void figure(struct row *r, const char *path, const cJSON *it)
+{
+	field(r, path);
+	field(r, cJSON_IsRaw(it) || cJSON_IsString(it) ? it->valuestring :
+		 cJSON_IsTrue(it) ? "true" : cJSON_IsFalse(it) ? "false" : NULL);
+	end_row(r);
+}
+
+/* Every scalar member of o, named prefix.member, in the document's order. */
+static void figures_of(struct row *r, const char *prefix, const cJSON *o)
+{
+	const cJSON *it;
+	char path[160];
+
+	cJSON_ArrayForEach(it, o) {
+		if (cJSON_IsObject(it) || cJSON_IsArray(it) || !it->string)
+			continue;
+		snprintf(path, sizeof(path), "%s.%s", prefix, it->string);
+		figure(r, path, it);
+	}
+}
+
+/*
+ * The figures of the document's moment, one a row: the reconciliation
+ * (anon unmapped with it) and the processes counted, the peak and its
+ * vector, the timeline's late samples, the pinned object (memory no
+ * process maps), each OOM kill's limit hit and what no RSS showed.
+ */
+static void t_figures(const cJSON *doc, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *a = mp_rd_obj(rd, doc, "attribution", MP_RD_ABSENT), *it;
+	struct row r = { f, 0 };
+	char p[64];
+	int i = 0;
+
+	header(f, "figure,value");
+	figures_of(&r, "attribution.reconciliation", mp_rd_obj(rd, a, "reconciliation", MP_RD_ABSENT));
+	figures_of(&r, "attribution", a);
+	figures_of(&r, "peak", mp_rd_obj(rd, doc, "peak", MP_RD_ABSENT));
+	figures_of(&r, "run", mp_rd_obj(rd, doc, "run", MP_RD_ABSENT));
+	figures_of(&r, "pinned", mp_rd_obj(rd, doc, "pinned", MP_RD_ABSENT));
+	cJSON_ArrayForEach(it, mp_rd_arr(rd, doc, "oom_kills", MP_RD_ABSENT)) {
+		snprintf(p, sizeof(p), "oom_kills.%d", i);
+		figures_of(&r, p, it);
+		snprintf(p, sizeof(p), "oom_kills.%d.limit_hit", i);
+		figures_of(&r, p, mp_rd_obj(rd, it, "limit_hit", MP_RD_ABSENT | MP_RD_NULL));
+		snprintf(p, sizeof(p), "oom_kills.%d.charged", i++);
+		figures_of(&r, p, mp_rd_obj(rd, it, "charged", MP_RD_ABSENT | MP_RD_NULL));
+	}
+}
+
 static const struct csv_table tables[] = {
 	{ "categories", MP_DOC_PROBE | MP_DOC_RECORD, t_categories },
 	{ "tasks", MP_DOC_PROBE | MP_DOC_RECORD, t_tasks },
 	{ "kernel_paths", MP_DOC_PROBE | MP_DOC_RECORD, t_kernel_paths },
 	{ "hooks", MP_DOC_PROBE | MP_DOC_RECORD, t_hooks },
 	{ "timeline", MP_DOC_RECORD, t_timeline },
+	{ "figures", MP_DOC_PROBE | MP_DOC_RECORD, t_figures },
 };
 #define NR_TABLES (sizeof(tables) / sizeof(tables[0]))
 

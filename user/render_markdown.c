@@ -10,6 +10,7 @@
 #include "util.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <string.h>
 
 /* Text the workload chose, as a code span safe in a table cell. */
@@ -94,6 +95,37 @@ static void limit_rows(const cJSON *cg, FILE *f, struct mp_rd *rd)
 		fputs(") |\n", f);
 	}
 	limit_row(f, rd, "memory.high", cg, "high_bytes");
+}
+
+/* Summary rows of the memory no process maps and the huge pages, of a
+ * cgroup object (limits) or a pinned one (probe, record), and the pinned
+ * figures; nothing in older documents. */
+static void moment_rows(const cJSON *o, bool pinned, FILE *f, struct mp_rd *rd)
+{
+	static const char *const thp[3][2] = {
+		{ "anon_thp_bytes", "anon" }, { "file_thp_bytes", "file" },
+		{ "shmem_thp_bytes", "shmem" },
+	};
+	uint64_t su, fu, v;
+	char b[32], b2[32];
+	int n = 0;
+
+	if (!o)
+		return;
+	if (mp_rd_u64(rd, o, "shmem_unmapped_bytes", MP_RD_NULL | MP_RD_ABSENT, &su) &&
+	    mp_rd_u64(rd, o, "file_unmapped_bytes", MP_RD_NULL | MP_RD_ABSENT, &fu))
+		fprintf(f, "| no process maps | shmem %s at least, page cache %s (shmem included) |\n",
+			mp_render_usize(su, b, sizeof(b)), mp_render_usize(fu, b2, sizeof(b2)));
+	for (int i = 0; i < 3; i++)
+		if (mp_rd_u64(rd, o, thp[i][0], MP_RD_NULL | MP_RD_ABSENT, &v))
+			fprintf(f, "%s%s %s", n++ ? ", " : "| huge pages | ", thp[i][1],
+				mp_render_usize(v, b, sizeof(b)));
+	if (n)
+		fputs(" |\n", f);
+	if (pinned && mp_rd_u64(rd, o, "vm_lck_bytes", MP_RD_ABSENT, &v))
+		fprintf(f, "| pinned (%s) | VmLck %s, VmPin %s |\n", mp_rd_str(rd, o, "at", 0),
+			mp_render_usize(v, b, sizeof(b)),
+			mp_render_usize(mp_rd_u64v(rd, o, "vm_pin_bytes"), b2, sizeof(b2)));
 }
 
 /* The overhead object (probe doc `overhead`, record's probe): its parts, and
@@ -201,6 +233,7 @@ static void categories(const cJSON *a, FILE *f, struct mp_rd *rd)
 	int64_t measured = mp_rd_s64v(rd, rec, "measured_growth_bytes");
 	int64_t unattr = mp_rd_s64v(rd, rec, "unattributed_bytes");
 	double pct = measured ? 100.0 * (double)unattr / (double)measured : 0.0;
+	int64_t unmapped;
 	char b[32];
 
 	fprintf(f, "## Where the cgroup's growth went\n\nUsage %s%s %s.\n\n", measured >= 0 ? "+" : "",
@@ -210,6 +243,9 @@ static void categories(const cJSON *a, FILE *f, struct mp_rd *rd)
 	fprintf(f, "| **attributed** | %s | | %s |\n",
 		mp_render_size(mp_rd_s64v(rd, rec, "attributed_bytes"), b, sizeof(b)),
 		mp_rd_str(rd, rec, "attributed_as", 0));
+	if (mp_rd_s64(rd, rec, "anon_unmapped_bytes", MP_RD_NULL | MP_RD_ABSENT, &unmapped))
+		fprintf(f, "| **anon unmapped** | %s | | out of anon, still charged: being freed, "
+			"or held by a pipe or a pin |\n", mp_render_size(unmapped, b, sizeof(b)));
 	if (pct > -0.05 && pct < 0.05)
 		pct = 0.0;
 	fprintf(f, "| **unattributed** | %s | | %.1f%% of the growth |\n\n", mp_render_size(unattr, b, sizeof(b)),
@@ -339,6 +375,11 @@ static void md_probe(const cJSON *r, FILE *f, struct mp_rd *rd)
 		mp_render_usize(mp_rd_u64v(rd, p, "chunk_bytes"), b, sizeof(b)),
 		mp_render_usize(mp_rd_u64v(rd, p, "margin_bytes"), b2, sizeof(b2)),
 		mp_rd_str(rd, p, "thp", 0));
+	if (mp_rd_obj(rd, r, "pinned", MP_RD_ABSENT)) {
+		fputs("| | |\n|---|---|\n", f);
+		moment_rows(mp_rd_obj(rd, r, "pinned", MP_RD_ABSENT), true, f, rd);
+		fputc('\n', f);
+	}
 	overhead(mp_rd_obj(rd, r, "overhead", MP_RD_ABSENT), f, rd);
 	attribution(mp_rd_obj(rd, r, "attribution", 0), f, rd);
 }
@@ -375,6 +416,11 @@ static void record_head(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	if (mp_rd_u64(rd, pk, "usage_bytes", MP_RD_ABSENT, &v) && mp_rd_u64(rd, pk, "t_ms", 0, &t_ms))
 		fprintf(f, "| peak | %s at %.1f s (%s) |\n", mp_render_usize(v, b, sizeof(b)), t_ms / 1000.0,
 			mp_rd_str(rd, pk, "usage_source", 0));
+	if (mp_rd_u64(rd, run, "timeline_samples_late", MP_RD_ABSENT, &v) && v)
+		fprintf(f, "| timeline | %" PRIu64 " samples late, %" PRIu64 " missed (longest gap "
+			"%.1f s) |\n", v, mp_rd_u64v(rd, run, "timeline_samples_missed"),
+			mp_rd_u64v(rd, run, "timeline_longest_gap_ms") / 1000.0);
+	moment_rows(mp_rd_obj(rd, doc, "pinned", MP_RD_ABSENT), true, f, rd);
 	fprintf(f, "| OOM kills | %d |\n\n", cJSON_GetArraySize(mp_rd_arr(rd, doc, "oom_kills", 0)));
 }
 
@@ -397,6 +443,13 @@ static void record_events(const cJSON *doc, FILE *f, struct mp_rd *rd)
 			who(f, it, rd);
 			fprintf(f, " | %s %s |\n", mp_render_usize(u, b, sizeof(b)),
 				at_kill ? "at the kill" : "(last sample before it)");
+		}
+		fputc('\n', f);
+		cJSON_ArrayForEach(it, kills) {
+			char line[PATH_MAX + 512];
+
+			if (mp_rd_is_obj(rd, it) && mp_render_oom_line(rd, it, line, sizeof(line)))
+				fprintf(f, "- %.1f s: %s\n", mp_rd_u64v(rd, it, "t_ms") / 1000.0, line);
 		}
 		fputc('\n', f);
 	}
@@ -538,6 +591,7 @@ static void md_limits(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	code(f, mp_rd_str(rd, cg, "headroom_from", 0));
 	fputs(" |\n", f);
 	limits_soft(cg, f, rd);
+	moment_rows(cg, false, f, rd);
 	limits_host(mp_rd_obj(rd, doc, "host", 0), f, rd);
 }
 

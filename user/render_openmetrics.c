@@ -12,6 +12,7 @@
  * mp_openmetrics_write, so the names are one whichever way they are made.
  */
 #include "render.h"
+#include "json.h"
 #include "cgroup.h"
 #include "util.h"
 
@@ -25,40 +26,6 @@ struct om {
 	char *cg;            /* the cgroup label's value, escaped */
 };
 
-/* The length of the valid UTF-8 sequence at s (1 for ASCII), 0 when it is
- * none: Prometheus refuses a label value that is not UTF-8. */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n;
-	unsigned char lo = 0x80, hi = 0xbf;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	/* no overlong forms, no surrogates, nothing past U+10FFFF */
-	if (s[0] == 0xe0)
-		lo = 0xa0;
-	else if (s[0] == 0xed)
-		hi = 0x9f;
-	else if (s[0] == 0xf0)
-		lo = 0x90;
-	else if (s[0] == 0xf4)
-		hi = 0x8f;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return n;
-}
-
 /*
  * A label value as the format escapes it: \\, \" and \n. A byte that is
  * not UTF-8, or another control character, is written as the four
@@ -69,7 +36,7 @@ static void put_label_value(FILE *f, const char *s)
 	const unsigned char *p = (const unsigned char *)s;
 
 	while (*p) {
-		size_t n = utf8_len(p);
+		size_t n = mp_utf8_len(p, strlen((const char *)p));
 
 		if (*p == '\\')
 			fputs("\\\\", f);
@@ -216,6 +183,15 @@ static void cgroup_metrics(struct om *m, const cJSON *cg, const cJSON *doc, int 
 	}
 	gauge(m, "memprobe_headroom_bytes", "The least room left on the cgroup's path: limit "
 	      "minus usage, and MemAvailable", cg, "headroom_bytes", 0, NULL);
+	/* limits: as the cgroup was read; probe and record: the pinned
+	 * object's moment (the stop, the peak); absent in older documents */
+	const cJSON *un = kind == MP_DOC_LIMITS ? cg : mp_rd_obj(m->rd, doc, "pinned", MP_RD_ABSENT);
+
+	if (un)
+		gauge(m, "memprobe_shmem_unmapped_bytes", "Shmem no process maps, at least: "
+		      "memory.stat shmem - file_mapped (limits now, a probe at its stop, a "
+		      "recording at its peak)", un, "shmem_unmapped_bytes",
+		      MP_RD_NULL | MP_RD_ABSENT, NULL);
 }
 
 struct cat_val {
@@ -224,6 +200,7 @@ struct cat_val {
 
 static const char *const part_names[] = {
 	[MP_PART_USAGE] = "usage", [MP_PART_FILE] = "file", [MP_PART_KERNEL] = "kernel",
+	[MP_PART_ANON] = "anon",
 };
 
 /* A family of categories: {cgroup, category} for the split (parts NULL),
@@ -307,6 +284,10 @@ static void growth_metrics(struct om *m, const cJSON *a)
 	one(m, "memprobe_measured_growth_bytes", "gauge", "The cgroup's usage growth over the "
 	    "attribution's span", mp_rd_obj(m->rd, a, "reconciliation", MP_RD_ABSENT),
 	    "measured_growth_bytes", MP_RD_ABSENT, true, NULL);
+	one(m, "memprobe_anon_unmapped_bytes", "gauge", "Anonymous memory unmapped and not yet "
+	    "freed over the attribution's span: out of memory.stat's anon, still charged",
+	    mp_rd_obj(m->rd, a, "reconciliation", MP_RD_ABSENT), "anon_unmapped_bytes",
+	    MP_RD_ABSENT | MP_RD_NULL, true, NULL);
 	one(m, "memprobe_page_faults_total", "counter", "The target's page faults over the "
 	    "attribution's span", mp_rd_obj(m->rd, a, "page_faults", MP_RD_ABSENT), "total",
 	    MP_RD_ABSENT, false, NULL);

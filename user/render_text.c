@@ -5,6 +5,7 @@
 #include "util.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,38 @@ void mp_text_limits(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	fprintf(f, "  headroom            %s (%" PRIu64 " bytes), set by %s\n",
 		mp_fmt_bytes(head, b, sizeof(b)), head, mp_rd_str(rd, cg, "headroom_from", 0));
 	mp_text_soft(cg, f, rd, "  ");
+	mp_text_unmapped(cg, f, rd, "  ");
+}
+
+/* "  no process maps     shmem 200.0 MiB at least, page cache 200.3 MiB (shmem
+ * included)" and "  huge pages          anon 256.0 MiB, file 0 B, shmem 0 B":
+ * where the document has them (older ones do not) */
+void mp_text_unmapped(const cJSON *o, FILE *f, struct mp_rd *rd, const char *ind)
+{
+	static const char *const thp[3][2] = {
+		{ "anon_thp_bytes", "anon" }, { "file_thp_bytes", "file" },
+		{ "shmem_thp_bytes", "shmem" },
+	};
+	uint64_t su, fu, v;
+	char b[32], b2[32];
+	int n = 0;
+
+	if (mp_rd_u64(rd, o, "shmem_unmapped_bytes", MP_RD_NULL | MP_RD_ABSENT, &su) &&
+	    mp_rd_u64(rd, o, "file_unmapped_bytes", MP_RD_NULL | MP_RD_ABSENT, &fu))
+		fprintf(f, "%sno process maps     shmem %s at least, page cache %s (shmem "
+			"included)\n", ind, mp_fmt_bytes(su, b, sizeof(b)),
+			mp_fmt_bytes(fu, b2, sizeof(b2)));
+	for (int i = 0; i < 3; i++) {
+		if (!mp_rd_u64(rd, o, thp[i][0], MP_RD_NULL | MP_RD_ABSENT, &v))
+			continue;
+		if (n++)
+			fputs(", ", f);
+		else
+			fprintf(f, "%shuge pages          ", ind);
+		fprintf(f, "%s %s", thp[i][1], mp_fmt_bytes(v, b, sizeof(b)));
+	}
+	if (n)
+		fputc('\n', f);
 }
 
 /* The throttling point and the soft headroom, where the document has them
@@ -374,6 +407,20 @@ void mp_text_probe(const cJSON *r, FILE *f, struct mp_rd *rd)
 /* ---- record ---------------------------------------------------------------------- */
 
 /* "memprobe record: DIR running CMD ARGS", how it ended, the peak. */
+/* "timeline: 3 samples late, 18 missed (longest gap 1.9 s)": said when
+ * the sampler did not get the CPU in time (older documents: nothing) */
+static void timeline_late(const cJSON *run, FILE *f, struct mp_rd *rd)
+{
+	uint64_t late, missed = 0, gap = 0;
+
+	if (!mp_rd_u64(rd, run, "timeline_samples_late", MP_RD_ABSENT, &late) || !late)
+		return;
+	mp_rd_u64(rd, run, "timeline_samples_missed", MP_RD_ABSENT, &missed);
+	mp_rd_u64(rd, run, "timeline_longest_gap_ms", MP_RD_ABSENT, &gap);
+	fprintf(f, "timeline: %" PRIu64 " sample%s late, %" PRIu64 " missed (longest gap %.1f s)\n",
+		late, late == 1 ? "" : "s", missed, gap / 1000.0);
+}
+
 static void record_head(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
 	const cJSON *run = mp_rd_obj(rd, doc, "run", 0), *pk = mp_rd_obj(rd, doc, "peak", 0);
@@ -406,6 +453,31 @@ static void record_head(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	    mp_rd_u64(rd, pk, "t_ms", 0, &t_ms))
 		fprintf(f, "peak %s at %.1f s (%s)\n", mp_fmt_bytes(v, b1, sizeof(b1)), t_ms / 1000.0,
 			mp_rd_str(rd, pk, "usage_source", 0));
+	timeline_late(run, f, rd);
+}
+
+/* "  OOM at DIR's 256.0 MiB limit ...: RSS ...; shmem ... that no process
+ * maps, ..." and each level's usage and limit at the kill */
+static void oom_explained(const cJSON *kill, FILE *f, struct mp_rd *rd)
+{
+	char line[PATH_MAX + 512], b1[32], b2[32];
+	const cJSON *l;
+	int n = 0;
+
+	if (!mp_render_oom_line(rd, kill, line, sizeof(line)))
+		return;
+	fprintf(f, "  %s\n", line);
+	cJSON_ArrayForEach(l, mp_rd_arr(rd, kill, "levels", 0)) {
+		uint64_t lim;
+		bool has = mp_rd_u64(rd, l, "limit_bytes", MP_RD_NULL, &lim);
+
+		fprintf(f, "%s%s %s of %s", n++ ? "; " : "  levels at the kill: ",
+			mp_rd_str(rd, l, "dir", 0),
+			mp_fmt_bytes(mp_rd_u64v(rd, l, "usage_bytes"), b1, sizeof(b1)),
+			has ? mp_fmt_bytes(lim, b2, sizeof(b2)) : "no limit");
+	}
+	if (n)
+		fputc('\n', f);
 }
 
 static void record_events(const cJSON *doc, FILE *f, struct mp_rd *rd)
@@ -424,6 +496,7 @@ static void record_events(const cJSON *doc, FILE *f, struct mp_rd *rd)
 			mp_rd_u64v(rd, it, "t_ms") / 1000.0, mp_rd_str(rd, it, "comm", 0),
 			(unsigned int)mp_rd_u64v(rd, it, "pid"), mp_fmt_bytes(u, b1, sizeof(b1)),
 			at_kill ? " at the kill" : ", last sample before it");
+		oom_explained(it, f, rd);
 	}
 	if (mp_rd_u64(rd, doc, "oom_kills_not_listed", MP_RD_ABSENT, &n) && n)
 		fprintf(f, "(and %" PRIu64 " OOM kills between the first and the last half of "

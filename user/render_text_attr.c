@@ -118,12 +118,25 @@ static void category_rows(const cJSON *a, FILE *f, struct mp_rd *rd)
 	}
 }
 
+/* "  rows of 10003 processes, 10000 of them exited (kept)": when some
+ * exited (older documents: nothing) */
+static void process_rows(const cJSON *a, FILE *f, struct mp_rd *rd)
+{
+	uint64_t n, gone;
+
+	if (mp_rd_u64(rd, a, "processes_counted", MP_RD_ABSENT, &n) &&
+	    mp_rd_u64(rd, a, "processes_exited", MP_RD_ABSENT, &gone) && gone)
+		fprintf(f, "  (rows of %" PRIu64 " processes, %" PRIu64 " of them exited: their "
+			"rows kept, their shares marked exited)\n", n, gone);
+}
+
 static void categories(const cJSON *a, FILE *f, struct mp_rd *rd)
 {
 	const cJSON *rec = mp_rd_obj(rd, a, "reconciliation", 0);
 	int64_t measured = mp_rd_s64v(rd, rec, "measured_growth_bytes");
 	int64_t unattr = mp_rd_s64v(rd, rec, "unattributed_bytes");
 	double pct = measured ? 100.0 * (double)unattr / (double)measured : 0.0;
+	int64_t unmapped;
 	char b1[32];
 
 	fprintf(f, "\nWhere the cgroup's growth went (usage %s%s %s):\n", measured >= 0 ? "+" : "",
@@ -133,12 +146,18 @@ static void categories(const cJSON *a, FILE *f, struct mp_rd *rd)
 	fprintf(f, "  %-20s %12s   (%s)\n", "attributed",
 		mp_fmt_sbytes(mp_rd_s64v(rd, rec, "attributed_bytes"), b1, sizeof(b1)),
 		mp_rd_str(rd, rec, "attributed_as", 0));
+	/* from 1 MiB: a TLB batch in flight is a few pages */
+	if (mp_rd_s64(rd, rec, "anon_unmapped_bytes", MP_RD_NULL | MP_RD_ABSENT, &unmapped) &&
+	    (unmapped >= (int64_t)MP_MIB || unmapped <= -(int64_t)MP_MIB))
+		fprintf(f, "  %-20s %12s   (out of anon, still charged: being freed, or held by "
+			"a pipe or a pin)\n", "anon unmapped", mp_fmt_sbytes(unmapped, b1, sizeof(b1)));
 	if (pct > -0.05 && pct < 0.05)
 		pct = 0.0; /* no "-0.0%" */
 	fprintf(f, "  %-20s %12s   (%.1f%% of the growth)\n", "unattributed",
 		mp_fmt_sbytes(unattr, b1, sizeof(b1)), pct);
 	fputs("  (file includes shmem; kernel includes pagetables, kernel_stack, slab, percpu, "
 	      "vmalloc and kernel_other)\n", f);
+	process_rows(a, f, rd);
 	if (tasks_from_proc(a, rd))
 		fputs("  (top tasks from /proc at each snapshot, approximate: a page several "
 		      "processes map counts in each)\n", f);

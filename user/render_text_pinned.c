@@ -58,6 +58,7 @@ void mp_text_pinned(const cJSON *p, FILE *f, struct mp_rd *rd)
 		mp_fmt_bytes(mp_rd_u64v(rd, p, "vm_pin_bytes"), b[3], sizeof(b[3])),
 		mp_fmt_bytes(mp_rd_u64v(rd, p, "rss_shmem_bytes"), b[4], sizeof(b[4])),
 		(int)mp_rd_u64v(rd, p, "processes"));
+	mp_text_unmapped(p, f, rd, "  ");
 	cJSON_ArrayForEach(it, mp_rd_arr(rd, p, "tasks", 0)) {
 		if (!mp_rd_is_obj(rd, it))
 			return;

@@ -204,6 +204,9 @@ cJSON *mp_tl_sample_json(const struct sample *s, bool bpf)
 	for (int k = 0; k < MP_NR_CATS; k++)
 		if (s->stat.have[k])
 			add_u64(st, mp_cat_names[k], s->stat.bytes[k]);
+	/* what processes map: an OOM kill's "no process maps" (oom_doc.c) */
+	if (s->stat.have_file_mapped)
+		add_u64(st, "file_mapped", s->stat.file_mapped);
 	/* BPF's figures only where a memcg hook counted them */
 	if (bpf) {
 		bg = add_obj(o, "bpf_growth");
