@@ -3,6 +3,7 @@
 #include "pinned.h"
 #include "json.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,6 +111,75 @@ static void add_opt_u64(cJSON *o, const char *name, bool have, uint64_t v)
 		cJSON_AddNullToObject(o, name);
 }
 
+/* The processes of a segment by name and role: [{comm, role, processes}],
+ * the largest group first. */
+static cJSON *mapper_groups(const struct mp_pinned *p, const struct mp_shm_seg *g)
+{
+	cJSON *arr = cJSON_CreateArray();
+	bool *done = calloc(g->npids + 1, sizeof(*done));
+
+	for (size_t i = 0; done && i < g->npids; i++) {
+		const struct mp_proc_role *a = NULL, *b;
+		unsigned n = 0;
+		cJSON *o;
+
+		for (size_t r = 0; r < p->nroles; r++)
+			if (p->roles[r].pid == g->pids[i])
+				a = &p->roles[r];
+		if (done[i] || !a)
+			continue;
+		for (size_t j = i; j < g->npids; j++) {
+			b = NULL;
+			for (size_t r = 0; r < p->nroles; r++)
+				if (p->roles[r].pid == g->pids[j])
+					b = &p->roles[r];
+			if (!done[j] && b && !strcmp(a->comm, b->comm) && !strcmp(a->role, b->role)) {
+				done[j] = true;
+				n++;
+			}
+		}
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "comm", a->comm);
+		cJSON_AddStringToObject(o, "role", a->role);
+		cJSON_AddNumberToObject(o, "processes", n);
+		cJSON_AddItemToArray(arr, o);
+	}
+	free(done);
+	return arr;
+}
+
+static int cmp_seg_desc(const void *x, const void *y)
+{
+	const struct mp_shm_seg *a = *(const struct mp_shm_seg *const *)x;
+	const struct mp_shm_seg *b = *(const struct mp_shm_seg *const *)y;
+
+	if (a->resident_bytes != b->resident_bytes)
+		return a->resident_bytes < b->resident_bytes ? 1 : -1;
+	return a->npids < b->npids ? 1 : a->npids > b->npids ? -1 : 0;
+}
+
+/* The shared segments, the most resident first, top of them. */
+static cJSON *segments_json(const struct mp_pinned *p, int top)
+{
+	const struct mp_shm_seg *by[MP_MAX_SHM_SEGS];
+	cJSON *arr = cJSON_CreateArray();
+
+	for (size_t i = 0; i < p->nsegs; i++)
+		by[i] = &p->segs[i];
+	qsort(by, p->nsegs, sizeof(by[0]), cmp_seg_desc);
+	for (size_t i = 0; i < p->nsegs && (int)i < top; i++) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "name", by[i]->name);
+		mp_json_add_u64(o, "mapped_bytes", by[i]->mapped_bytes);
+		add_opt_u64(o, "resident_bytes", by[i]->have_resident, by[i]->resident_bytes);
+		cJSON_AddNumberToObject(o, "mappers", (double)by[i]->npids);
+		cJSON_AddItemToObject(o, "mapper_groups", mapper_groups(p, by[i]));
+		cJSON_AddItemToArray(arr, o);
+	}
+	return arr;
+}
+
 cJSON *mp_pinned_json(const struct mp_pinned *p, const cJSON *attribution, int top)
 {
 	cJSON *o = cJSON_CreateObject(), *arr;
@@ -120,11 +190,13 @@ cJSON *mp_pinned_json(const struct mp_pinned *p, const cJSON *attribution, int t
 	cJSON_AddNumberToObject(o, "processes", (double)p->nprocs);
 	mp_json_add_u64(o, "vm_lck_bytes", p->vm_lck_bytes);
 	mp_json_add_u64(o, "vm_pin_bytes", p->vm_pin_bytes);
-	mp_json_add_u64(o, "rss_shmem_bytes", p->rss_shmem_bytes);
+	mp_json_add_u64(o, "rss_shmem_max_bytes", p->rss_shmem_max_bytes);
 	arr = cJSON_AddArrayToObject(o, "tasks");
 	for (size_t i = 0; i < p->ntasks && (int)i < top; i++)
 		cJSON_AddItemToArray(arr, task_json(&p->tasks[i]));
 	cJSON_AddItemToObject(o, "drivers", attribution ? drivers_json(attribution) :
 				   cJSON_CreateNull());
+	cJSON_AddItemToObject(o, "shared_segments", segments_json(p, top));
+	cJSON_AddNumberToObject(o, "shared_segments_total", (double)p->nsegs);
 	return o;
 }
