@@ -80,7 +80,7 @@ static void workload_ooms(cJSON *doc, const struct mp_probe_doc_in *in)
 }
 
 void mp_probe_overhead_json(cJSON *obj, struct mp_attr *attr, const struct mp_probe_result *res,
-			    const struct mp_overhead_snaps *ovh)
+			    const struct mp_overhead_snaps *ovh, const struct mp_pinned *pinned)
 {
 	struct mp_overhead_doc_in d = {
 		.overhead_bytes = mp_probe_overhead_bytes(&res->f),
@@ -88,6 +88,7 @@ void mp_probe_overhead_json(cJSON *obj, struct mp_attr *attr, const struct mp_pr
 		.allocated_bytes = res->f.allocated_bytes, .probe_pid = (uint32_t)res->child_pid,
 		.snaps = ovh, .baseline_ns = res->baseline_ns,
 		.baseline_samples = res->baseline_samples,
+		.roles = pinned ? pinned->roles : NULL, .nroles = pinned ? pinned->nroles : 0,
 	};
 	cJSON *o;
 
@@ -149,7 +150,8 @@ cJSON *mp_probe_doc(const struct mp_probe_doc_in *in)
 	cJSON *doc = mp_doc_new("probe", in->host);
 	mp_probe_fields_json(doc, &res->f);
 	/* the overhead explained, before the snapshots become differences */
-	mp_probe_overhead_json(doc, in->attr, res, in->ovh);
+	mp_probe_overhead_json(doc, in->attr, res, in->ovh,
+			       in->pinned && in->pinned->taken ? in->pinned : NULL);
 	cJSON_AddBoolToObject(doc, "interrupted", res->interrupted);
 	cJSON_AddBoolToObject(doc, "probe_oom_killed", res->oom_killed);
 	if (res->killed_by_signal)

@@ -60,6 +60,26 @@ static cJSON *peak_json(const struct rec *r, const struct sample *peak)
 	return o;
 }
 
+/* The effective limit's changes during the recording, each at the first
+ * timeline sample that read it; and the limit at the end. */
+static void limit_changes_json(cJSON *doc, const struct rec *r)
+{
+	cJSON *o = cJSON_AddObjectToObject(doc, "limit"), *arr;
+
+	mp_json_add_u64(o, "start_bytes", r->cg.effective_limit_bytes);
+	mp_json_add_u64(o, "end_bytes", r->limit_now ? r->limit_now : r->cg.effective_limit_bytes);
+	arr = cJSON_AddArrayToObject(o, "changes");
+	for (size_t i = 0; i < r->nlimit_changes; i++) {
+		cJSON *c = cJSON_CreateObject();
+
+		mp_json_add_u64(c, "t_ms", r->limit_changes[i].t_ms);
+		mp_json_add_u64(c, "from_bytes", r->limit_changes[i].from_bytes);
+		mp_json_add_u64(c, "to_bytes", r->limit_changes[i].to_bytes);
+		cJSON_AddItemToArray(arr, c);
+	}
+	mp_json_add_u64(o, "changes_not_kept", r->limit_changes_more);
+}
+
 cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks)
 {
 	cJSON *doc = mp_doc_new("record", &r->host), *o, *arr;
@@ -129,6 +149,7 @@ cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks)
 	/* a crash loop's kills between the first and the last kept */
 	mp_json_add_u64(doc, "oom_kills_not_listed", r->ooms_seen - r->nooms);
 	mp_json_add_u64(doc, "oom_kill_counter_delta", mp_cgroup_oom_kills(&r->cg) - r->oom_kill_count0);
+	limit_changes_json(doc, r);
 
 	if (r->probe_started && r->probe_ret) {
 		o = cJSON_AddObjectToObject(doc, "probe");
@@ -142,7 +163,8 @@ cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks)
 		mp_json_add_u64(o, "chunk_bytes", r->probe_chunk);
 		mp_json_add_u64(o, "margin_bytes", r->probe_margin);
 		/* over the probe's window, where .attribution spans the recording */
-		mp_probe_overhead_json(o, r->attr, &r->probe_res, &r->probe_ovh);
+		mp_probe_overhead_json(o, r->attr, &r->probe_res, &r->probe_ovh,
+				       r->pinned.taken ? &r->pinned : NULL);
 	}
 
 	if (r->attr && r->have_peak_snap && peak && first) {

@@ -135,8 +135,15 @@ static void categories(const cJSON *a, FILE *f, struct mp_rd *rd)
 		mp_rd_str(rd, rec, "attributed_as", 0));
 	if (pct > -0.05 && pct < 0.05)
 		pct = 0.0; /* no "-0.0%" */
-	fprintf(f, "  %-20s %12s   (%.1f%% of the growth)\n", "unattributed",
-		mp_fmt_sbytes(unattr, b1, sizeof(b1)), pct);
+	/* a share of a growth near zero (a --reclaim-cache probe's, whose
+	 * cache went as the probe came) is no measure: 224 KiB of 40 KiB
+	 * read as "560.0% of the growth" */
+	if (measured >= (int64_t)MP_MIB)
+		fprintf(f, "  %-20s %12s   (%.1f%% of the growth)\n", "unattributed",
+			mp_fmt_sbytes(unattr, b1, sizeof(b1)), pct);
+	else
+		fprintf(f, "  %-20s %12s   (no share: the growth is under 1 MiB)\n",
+			"unattributed", mp_fmt_sbytes(unattr, b1, sizeof(b1)));
 	fputs("  (file includes shmem; kernel includes pagetables, kernel_stack, slab, percpu, "
 	      "vmalloc and kernel_other)\n", f);
 	if (tasks_from_proc(a, rd))
