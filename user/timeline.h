@@ -26,6 +26,7 @@
 struct sample {
 	uint64_t t_ms;
 	uint64_t usage_bytes;
+	uint64_t limit_bytes;               /* the effective limit in force (0: not read) */
 	uint64_t faults_per_sec;
 	struct mp_cg_stat stat;             /* from the kernel's files */
 	int64_t bpf_growth[MP_NR_CATS];     /* BPF: net bytes since the start */
