@@ -2837,6 +2837,54 @@ test_headroom_root() {
 	check "root: nothing left behind" no_leftovers
 }
 
+# page_cache_of DIR: the cgroup's page cache as the kernel counts it,
+# inactive_file + active_file (v1: the total_ keys)
+page_cache_of() {
+	awk '/^total_(in)?active_file / { t += $2; v1 = 1 } /^(in)?active_file / { p += $2 }
+	     END { print v1 ? t : p }' "$1/memory.stat"
+}
+
+# The budget says its basis: with page cache in the cgroup, the budget on
+# the hard headroom (the cache counted as used) and the one on the soft
+# headroom (the cache counted as room) side by side, the cache as the
+# kernel counts it read beside.
+test_budget_cache() {
+	local cg out=$TMP/budget-cache.json d pid cache fs
+	if ! d=$(mktemp -d /var/tmp/memprobe-test-bcache.XXXXXX 2>/dev/null); then
+		skip "budget cache: no /var/tmp to write a file on disk"; return
+	fi
+	fs=$(stat -f -c %T "$d")
+	if [ "$fs" = tmpfs ] || [ "$fs" = ramfs ]; then
+		skip "budget cache: /var/tmp is $fs here, its pages are not reclaimable"
+		rm -rf "$d"; return
+	fi
+	cg=$(make_cgroup bcache $((512 * MIB))) || { fail "budget cache: make cgroup"; rm -rf "$d"; return; }
+	[ "$(cg_version "$cg")" = 2 ] && echo +memory > "$cg/cgroup.subtree_control"
+	pid=$(run_in_cgroup "$cg" sh -c "dd if=/dev/zero of=$d/f bs=1M count=160 conv=fsync 2>/dev/null; exec sleep 600")
+	wait_usage "$cg" $((150 * MIB)); sleep 0.5
+	cache=$(page_cache_of "$cg")
+	"$MEMPROBE" budget --cgroup "$cg" --thp never --format json -o "$out" 2> "$TMP/budget-cache.err"
+	echo "# budget with page cache: kernel's page cache $cache; $(jq -c '{budget_bytes, basis, budget_soft_bytes, cache: .figures.page_cache_bytes, room: .figures.room_bytes, soft_room: .figures.soft_room_bytes}' "$out")"
+	check_eq "budget cache: the basis is the hard headroom" "$(jqv "$out" .basis)" hard_headroom
+	check_within "budget cache: the page cache counted is the kernel's (5%)" \
+		"$(jqv "$out" .figures.page_cache_bytes)" "$cache" 0.05
+	check_eq "budget cache: soft room = room + page cache" \
+		"$(jqv "$out" .figures.soft_room_bytes)" "$(jqv "$out" '.figures.room_bytes + .figures.page_cache_bytes')"
+	check_within "budget cache: the soft budget is the hard one and the page cache (3%)" \
+		"$(jqv "$out" .budget_soft_bytes)" "$(jqv "$out" '.budget_bytes + .figures.page_cache_bytes')" 0.03
+	"$MEMPROBE" report "$out" > "$TMP/budget-cache.txt"
+	check "budget cache: text: the basis, the cache counted as used" \
+		grep -Eq "^  basis: the hard headroom \([0-9.]+ MiB\), the page cache in the usage \([0-9.]+ MiB\) counted as used$" "$TMP/budget-cache.txt"
+	check "budget cache: text: hard and soft headroom side by side, the soft budget" \
+		grep -Eq "^  hard headroom [0-9.]+ MiB, soft headroom [0-9.]+ MiB: .* the budget would be [0-9.]+ MiB \($(jqv "$out" .budget_soft_bytes) bytes\)$" "$TMP/budget-cache.txt"
+	check_eq "budget cache: env: the basis and the soft budget" \
+		"$("$MEMPROBE" report "$out" --format env | grep -E '^MEMPROBE_BUDGET_(BASIS|SOFT_BYTES)=' | tr '\n' ' ')" \
+		"MEMPROBE_BUDGET_BASIS=hard_headroom MEMPROBE_BUDGET_SOFT_BYTES=$(jqv "$out" .budget_soft_bytes) "
+	kill -9 "$pid"; wait "$pid" 2>/dev/null
+	remove_cgroup "$cg"; rm -rf "$d"
+	check "budget cache: nothing left behind" no_leftovers
+}
+
 # budget: probe a test cgroup, then a workload allocates exactly the budget
 test_budget() {
 	local cg cg2 out=$TMP/budget.json lim=$((512 * MIB)) a peak oom0 rc
@@ -3703,7 +3751,7 @@ test_privileged_container() {
 	rm -rf "$D"
 }
 
-tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_limit record_pagetables record_threads record_slab live_pages_size record_probe_at record_follows_children record_faults record_churn record_ends record_daemon deploy_unit fleet_rules truth driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget pinned moved_out compare loader fills_host no_bpf record_bounded record_saved container stacked_mount privileged_container in_place_permission"}
+tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_limit record_pagetables record_threads record_slab live_pages_size record_probe_at record_follows_children record_faults record_churn record_ends record_daemon deploy_unit fleet_rules truth driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget budget_cache pinned moved_out compare loader fills_host no_bpf record_bounded record_saved container stacked_mount privileged_container in_place_permission"}
 for t in $tests; do
 	echo "# test_$t"
 	"test_$t"
