@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 void mp_probe_fields_json(cJSON *o, const struct mp_probe_fields *f)
 {
@@ -99,6 +100,13 @@ void mp_probe_overhead_json(cJSON *obj, struct mp_attr *attr, const struct mp_pr
 		d.rows[k] = mp_attr_cat_rows(attr, k);
 	}
 	d.have_kernel_total = mp_attr_cat_available(attr, MP_CAT_KERNEL, NULL);
+	{
+		uint32_t period;
+		const char *fn, *why;
+
+		if (mp_attr_cow(attr, &period, &fn, &why))
+			d.cow_page_bytes = (uint64_t)sysconf(_SC_PAGESIZE);
+	}
 	if ((o = mp_overhead_doc(&d)))
 		cJSON_AddItemToObject(obj, "overhead", o);
 }

@@ -5,7 +5,8 @@
  * it holds a comma, a quote, CR or LF (quotes doubled). Byte counts are the
  * document's exact integers; an empty field is null or absent. --table
  * picks the table (struct mp_render_opts): categories (the default),
- * tasks, kernel_paths, hooks, overhead (the overhead explained), and for
+ * tasks, kernel_paths, hooks, overhead (the overhead explained),
+ * copy_on_write, and for
  * record the timeline and the OOM kills.
  */
 #include "render.h"
@@ -334,12 +335,33 @@ static void t_oom_kills(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	}
 }
 
+/* Pages copied on write after a fork, per process (empty when not looked
+ * for). */
+static void t_copy_on_write(const cJSON *doc, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *o = mp_rd_obj(rd, attribution(doc, rd), "copy_on_write", MP_RD_ABSENT), *t;
+	struct row r = { f, 0 };
+
+	header(f, "pid,comm,bytes");
+	if (!o)
+		return;
+	cJSON_ArrayForEach(t, mp_rd_arr(rd, o, "by_task", MP_RD_ABSENT)) {
+		if (!mp_rd_is_obj(rd, t))
+			return;
+		field_u(&r, rd, t, "pid", 0);
+		field(&r, mp_rd_str(rd, t, "comm", 0));
+		field_u(&r, rd, t, "bytes", 0);
+		end_row(&r);
+	}
+}
+
 static const struct csv_table tables[] = {
 	{ "categories", MP_DOC_PROBE | MP_DOC_RECORD, t_categories },
 	{ "tasks", MP_DOC_PROBE | MP_DOC_RECORD, t_tasks },
 	{ "kernel_paths", MP_DOC_PROBE | MP_DOC_RECORD, t_kernel_paths },
 	{ "hooks", MP_DOC_PROBE | MP_DOC_RECORD, t_hooks },
 	{ "overhead", MP_DOC_PROBE | MP_DOC_RECORD, t_overhead },
+	{ "copy_on_write", MP_DOC_PROBE | MP_DOC_RECORD, t_copy_on_write },
 	{ "timeline", MP_DOC_RECORD, t_timeline },
 	{ "oom_kills", MP_DOC_RECORD, t_oom_kills },
 };

@@ -354,6 +354,32 @@ static void hooks(const cJSON *a, FILE *f, struct mp_rd *rd)
 	fputc('\n', f);
 }
 
+/* Who paid for a fork's shared pages (as the text says it). */
+static void copy_on_write(const cJSON *a, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *o = mp_rd_obj(rd, a, "copy_on_write", MP_RD_ABSENT), *t;
+	char b[32];
+	int n = 0;
+
+	if (!o)
+		return;
+	if (!mp_rd_str(rd, o, "source", MP_RD_NULL)) {
+		fprintf(f, "Copy-on-write: not looked for (%s).\n\n", mp_rd_str(rd, o, "why", 0));
+		return;
+	}
+	fprintf(f, "Copy-on-write: %s of pages copied after a fork (`%s`'s copies, %s)",
+		mp_render_usize(mp_rd_u64v(rd, o, "bytes"), b, sizeof(b)),
+		mp_rd_str(rd, o, "source", 0), mp_rd_str(rd, o, "span", 0));
+	cJSON_ArrayForEach(t, mp_rd_arr(rd, o, "by_task", 0)) {
+		if (n == 3 || !mp_rd_is_obj(rd, t))
+			break;
+		fputs(n++ ? ", " : ": ", f);
+		who(f, t, rd);
+		fprintf(f, " copied %s", mp_render_usize(mp_rd_u64v(rd, t, "bytes"), b, sizeof(b)));
+	}
+	fputs(".\n\n", f);
+}
+
 static void attribution(const cJSON *a, FILE *f, struct mp_rd *rd)
 {
 	if (!mp_rd_item(rd, a, "hooks", MP_RD_ABSENT)) {
@@ -362,6 +388,7 @@ static void attribution(const cJSON *a, FILE *f, struct mp_rd *rd)
 	}
 	categories(a, f, rd);
 	faults(a, f, rd);
+	copy_on_write(a, f, rd);
 	kernel_paths(a, f, rd);
 	hooks(a, f, rd);
 }

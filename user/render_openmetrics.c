@@ -319,6 +319,10 @@ static void growth_metrics(struct om *m, const cJSON *a)
 	one(m, "memprobe_page_faults_total", "counter", "The target's page faults over the "
 	    "attribution's span", mp_rd_obj(m->rd, a, "page_faults", MP_RD_ABSENT), "total",
 	    MP_RD_ABSENT, false, NULL);
+	one(m, "memprobe_copy_on_write_bytes", "gauge", "User pages copied on write after a "
+	    "fork (do_wp_page's copies) over the session; absent: not looked for",
+	    mp_rd_obj(m->rd, a, "copy_on_write", MP_RD_ABSENT), "bytes", MP_RD_ABSENT, false,
+	    NULL);
 }
 
 /* The brief's nine fields, in base units: the two _gib ones are the
