@@ -4,9 +4,11 @@
  * the compiler did not inline it) lies, so that the BPF side can tell a
  * user page copied on write after a fork from a first touch by the frames
  * of its allocation (memprobe.bpf.c, cow_check). kallsyms is read once, in
- * a thread of its own after the programs are attached: reading it costs
- * the kernel some 50 ms, which the start of a recording should not wait
- * for. Copies made before it is read are not seen.
+ * a thread of its own while the programs are attached, up to do_wp_page
+ * and a few hundred symbols past it (the kernel formats every line it is
+ * asked for: the whole file costs it some 50 ms, the first third 16), and
+ * joined by the session's first snapshot, so that the copies of a
+ * recording or a probe are all seen.
  */
 #include "attr_int.h"
 
@@ -24,13 +26,19 @@ struct text {
 	uint64_t lo, hi;
 };
 
+/* Symbols read past do_wp_page's end for wp_page_copy, which mm/memory.c
+ * defines nearby when the compiler keeps it apart. */
+#define NEAR_SYMBOLS 1024
+
 static void scan(FILE *f, struct text t[2])
 {
 	char line[512], name[256], type;
 	unsigned long long addr;
-	int pending = -1;
+	int pending = -1, after = 0;
 
 	while (fgets(line, sizeof(line), f)) {
+		if (t[0].hi && (t[1].hi || ++after > NEAR_SYMBOLS))
+			break;
 		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
 			continue;
 		if (pending >= 0 && addr > t[pending].lo) {
@@ -44,8 +52,6 @@ static void scan(FILE *f, struct text t[2])
 				t[i].lo = addr;
 				pending = i;
 			}
-		if (t[0].hi && t[1].hi)
-			break;
 	}
 }
 

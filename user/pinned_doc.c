@@ -111,40 +111,58 @@ static void add_opt_u64(cJSON *o, const char *name, bool have, uint64_t v)
 		cJSON_AddNullToObject(o, name);
 }
 
+struct mgroup {
+	const struct mp_proc_role *r; /* one of them: its comm and role */
+	unsigned n;
+};
+
+static int cmp_mgroup_desc(const void *x, const void *y)
+{
+	const struct mgroup *a = x, *b = y;
+
+	return a->n < b->n ? 1 : a->n > b->n ? -1 : 0;
+}
+
+static const struct mp_proc_role *role_row(const struct mp_pinned *p, uint32_t pid)
+{
+	for (size_t r = 0; r < p->nroles; r++)
+		if (p->roles[r].pid == pid)
+			return &p->roles[r];
+	return NULL;
+}
+
 /* The processes of a segment by name and role: [{comm, role, processes}],
- * the largest group first. */
+ * the largest group first; a mapper no longer read is left out. */
 static cJSON *mapper_groups(const struct mp_pinned *p, const struct mp_shm_seg *g)
 {
+	struct mgroup *gs = calloc(g->npids + 1, sizeof(*gs));
 	cJSON *arr = cJSON_CreateArray();
-	bool *done = calloc(g->npids + 1, sizeof(*done));
+	size_t n = 0;
 
-	for (size_t i = 0; done && i < g->npids; i++) {
-		const struct mp_proc_role *a = NULL, *b;
-		unsigned n = 0;
-		cJSON *o;
+	for (size_t i = 0; gs && i < g->npids; i++) {
+		const struct mp_proc_role *a = role_row(p, g->pids[i]);
+		size_t j;
 
-		for (size_t r = 0; r < p->nroles; r++)
-			if (p->roles[r].pid == g->pids[i])
-				a = &p->roles[r];
-		if (done[i] || !a)
+		if (!a)
 			continue;
-		for (size_t j = i; j < g->npids; j++) {
-			b = NULL;
-			for (size_t r = 0; r < p->nroles; r++)
-				if (p->roles[r].pid == g->pids[j])
-					b = &p->roles[r];
-			if (!done[j] && b && !strcmp(a->comm, b->comm) && !strcmp(a->role, b->role)) {
-				done[j] = true;
-				n++;
-			}
-		}
-		o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "comm", a->comm);
-		cJSON_AddStringToObject(o, "role", a->role);
-		cJSON_AddNumberToObject(o, "processes", n);
+		for (j = 0; j < n; j++)
+			if (!strcmp(gs[j].r->comm, a->comm) && !strcmp(gs[j].r->role, a->role))
+				break;
+		if (j == n)
+			gs[n++].r = a;
+		gs[j].n++;
+	}
+	if (gs)
+		qsort(gs, n, sizeof(*gs), cmp_mgroup_desc);
+	for (size_t j = 0; j < n; j++) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "comm", gs[j].r->comm);
+		cJSON_AddStringToObject(o, "role", gs[j].r->role);
+		cJSON_AddNumberToObject(o, "processes", gs[j].n);
 		cJSON_AddItemToArray(arr, o);
 	}
-	free(done);
+	free(gs);
 	return arr;
 }
 
