@@ -2294,7 +2294,7 @@ test_renderers() {
 	check "renderers: the record ended in an OOM kill" \
 		eval '[ "$rc" = 137 ] && [ "$(jqv "$d/rec.json" ".oom_kills | length")" -ge 1 ]'
 	for k in probe rec; do
-		for t in categories tasks kernel_paths hooks; do
+		for t in categories tasks kernel_paths hooks overhead copy_on_write $([ $k = rec ] && echo oom_kills); do
 			"$MEMPROBE" report "$d/$k.json" --format csv --table $t -o "$d/$k.$t.csv"
 			pycheck "renderers $k" csv "$d/$k.json" "$d/$k.$t.csv" $t
 		done
@@ -2371,16 +2371,16 @@ test_renderers() {
 	check "renderers: an unknown --table: exit 2, nothing out" eval '[ $rc = 2 ] && [ ! -s "$d/out" ]'
 	# only the tables a probe document has: no timeline offered
 	check_eq "renderers: an unknown --table of a probe report is one line naming its tables" \
-		"$(cat "$d/err")" "memprobe report: --table nope: no such table; use categories, tasks, kernel_paths or hooks"
+		"$(cat "$d/err")" "memprobe report: --table nope: no such table; use categories, tasks, kernel_paths, hooks, overhead or copy_on_write"
 	"$MEMPROBE" report "$d/rec.json" --format csv --table nope > "$d/out" 2> "$d/err"
 	check_eq "renderers: ... of a record report, its tables with the timeline" \
-		"$(cat "$d/err")" "memprobe report: --table nope: no such table; use categories, tasks, kernel_paths, hooks or timeline"
+		"$(cat "$d/err")" "memprobe report: --table nope: no such table; use categories, tasks, kernel_paths, hooks, overhead, copy_on_write, timeline or oom_kills"
 	"$MEMPROBE" report "$d/probe.json" --format csv --table timeline > "$d/out" 2> "$d/err"
 	rc=$?
 	check "renderers: --table timeline of a probe document refused, exit 2" \
 		eval '[ $rc = 2 ] && [ ! -s "$d/out" ]'
 	check_eq "renderers: ... one line naming the tables it has" "$(cat "$d/err")" \
-		"memprobe report: --table timeline: a probe document has no timeline table; use categories, tasks, kernel_paths or hooks"
+		"memprobe report: --table timeline: a probe document has no timeline table; use categories, tasks, kernel_paths, hooks, overhead or copy_on_write"
 	"$MEMPROBE" report "$d/probe.json" --format json --table tasks > "$d/out" 2> "$d/err"
 	rc=$?
 	check "renderers: report --table without csv refused before reading, exit 2" \
