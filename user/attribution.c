@@ -689,7 +689,8 @@ static void add_page_alloc(const struct build *b, cJSON *a)
 }
 
 /*
- * Pages copied on write after a fork (do_wp_page's copies), per process:
+ * Pages copied on write (do_wp_page's copies: a page shared after a fork,
+ * or a private file page written the first time), per process:
  * the pages of the sampled candidates whose stack went through it, times
  * the sample period; null source (and why) when not looked for.
  */

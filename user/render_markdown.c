@@ -367,7 +367,8 @@ static void copy_on_write(const cJSON *a, FILE *f, struct mp_rd *rd)
 		fprintf(f, "Copy-on-write: not looked for (%s).\n\n", mp_rd_str(rd, o, "why", 0));
 		return;
 	}
-	fprintf(f, "Copy-on-write: %s of pages copied after a fork (`%s`'s copies, %s)",
+	fprintf(f, "Copy-on-write: %s of pages copied on write (after a fork, or at a "
+		"private file page's first write: `%s`'s copies, %s)",
 		mp_render_usize(mp_rd_u64v(rd, o, "bytes"), b, sizeof(b)),
 		mp_rd_str(rd, o, "source", 0), mp_rd_str(rd, o, "span", 0));
 	cJSON_ArrayForEach(t, mp_rd_arr(rd, o, "by_task", 0)) {

@@ -320,7 +320,8 @@ static void copy_on_write(const cJSON *a, FILE *f, struct mp_rd *rd)
 		return;
 	}
 	mp_rd_u64(rd, o, "sample_period", 0, &period);
-	fprintf(f, "Copy-on-write: %s of pages copied after a fork (%s's copies, %s, %s)",
+	fprintf(f, "Copy-on-write: %s of pages copied on write (after a fork, or at a private file "
+		"page's first write: %s's copies, %s, %s)",
 		mp_fmt_bytes(mp_rd_u64v(rd, o, "bytes"), b, sizeof(b)), mp_rd_str(rd, o, "source", 0),
 		mp_rd_str(rd, o, "span", 0), period > 1 ? "sampled" : "every one counted");
 	cJSON_ArrayForEach(t, mp_rd_arr(rd, o, "by_task", 0)) {

@@ -83,7 +83,7 @@ static void group_words(struct mp_rd *rd, const cJSON *g, FILE *f)
 		}
 		fprintf(f, "%s %s %.1f MiB", shown++ ? "," : "", cat, mib(b));
 		if (!strcmp(cat, "anon") && !tiny(cow))
-			fprintf(f, " (%.1f MiB of it copied on write after a fork)", mib(cow));
+			fprintf(f, " (%.1f MiB of it copied on write)", mib(cow));
 	}
 	if (!shown || !tiny(rest))
 		fprintf(f, "%s %s %.1f MiB", shown ? "," : "", shown ? "the rest" : "in all",
