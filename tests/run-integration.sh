@@ -2426,13 +2426,13 @@ overhead_checks() {
 	check_eq "overhead $mode: the object explains overhead_bytes" "$(jqv "$out" .overhead.bytes)" "$over"
 	check_eq "overhead $mode: ... at the peak" "$(jqv "$out" .overhead.at)" peak
 	check_eq "overhead $mode: parts + probe's cost + unexplained = overhead, exactly" \
-		"$(jqv "$out" '[.overhead.parts[].bytes] + [.overhead.probe_kernel_bytes, .overhead.unexplained_bytes] | add')" "$over"
+		"$(jqv "$out" '[.overhead.parts[].bytes] + [.overhead.probe_kernel_bytes, .overhead.reclaimed_bytes // 0, .overhead.unexplained_bytes] | add')" "$over"
 	check_eq "overhead $mode: the probe's cost is the sum of its parts" \
 		"$(jqv "$out" '[.overhead.probe_kernel_parts[].bytes] | add // 0')" "$(jqv "$out" .overhead.probe_kernel_bytes)"
 	check_eq "overhead $mode: left_after explains usage_after - usage_before" \
 		"$(jqv "$out" .overhead.left_after.bytes)" "$(jqv "$out" '.usage_after_bytes - .usage_before_bytes')"
 	check_eq "overhead $mode: ... exactly" \
-		"$(jqv "$out" '[.overhead.left_after.parts[].bytes] + [.overhead.left_after.probe_kernel_bytes, .overhead.left_after.unexplained_bytes] | add')" \
+		"$(jqv "$out" '[.overhead.left_after.parts[].bytes] + [.overhead.left_after.probe_kernel_bytes, .overhead.left_after.reclaimed_bytes // 0, .overhead.left_after.unexplained_bytes] | add')" \
 		"$(jqv "$out" .overhead.left_after.bytes)"
 	check_ge "overhead $mode: not negative (the baseline caught no burst)" "$over" 0
 	check_eq "overhead $mode: the baseline is the window's lowest usage" \
@@ -2503,7 +2503,7 @@ overhead_record() {
 	check_eq "overhead record: .probe.overhead explains the probe's overhead_bytes" \
 		"$(jqv "$out" .probe.overhead.bytes)" "$over"
 	check_eq "overhead record: ... exactly" \
-		"$(jqv "$out" '[.probe.overhead.parts[].bytes] + [.probe.overhead.probe_kernel_bytes, .probe.overhead.unexplained_bytes] | add')" "$over"
+		"$(jqv "$out" '[.probe.overhead.parts[].bytes] + [.probe.overhead.probe_kernel_bytes, .probe.overhead.reclaimed_bytes // 0, .probe.overhead.unexplained_bytes] | add')" "$over"
 	check_le "overhead record: ... unexplained <= max(5%, 8 MiB)" \
 		"$(jqv "$out" '.probe.overhead.unexplained_bytes | fabs')" "$(jqv "$out" "[(.probe.overhead_bytes / 20 | floor), $((8 * MIB))] | max")"
 	check_ge "overhead record: ... the benchmark's anon growth named" \
