@@ -2657,7 +2657,7 @@ test_install() {
 	check_eq "install: completion: limits --format's values" "$(comp limits --format '')" "text json env markdown openmetrics"
 	check_eq "install: completion: probe's options" "$(comp probe --th)" "--thp --threads"
 	check_eq "install: completion: record --table's names" "$(comp record --format csv --table '')" \
-		"categories tasks kernel_paths hooks timeline"
+		"categories tasks kernel_paths hooks overhead copy_on_write timeline oom_kills"
 	check_eq "install: completion: probe --table's" "$(comp probe --table k)" "kernel_paths"
 	check_eq "install: completion: after record --, a command" "$(comp record -- stress-n)" \
 		"$(compgen -c -- stress-n | tr '\n' ' ' | sed 's/ $//')"
@@ -3797,7 +3797,7 @@ test_cow() {
 			"$got" $((pd1 - pd0)) 0.02
 		check_ge "cow: ... at least the 32 MiB it rewrote" "$got" $((32 * MIB))
 		check "cow: the text says who copied how much" grep -Eq \
-			"^Copy-on-write: .* after a fork .*: cow\[$pid\] copied 32\.[0-9] MiB" \
+			"^Copy-on-write: .* copied on write \(after a fork, .*: cow\[$pid\] copied 32\.[0-9] MiB" \
 			<<< "$("$MEMPROBE" report "$out")"
 		check_eq "cow: csv: the parent's row" \
 			"$("$MEMPROBE" report "$out" --format csv --table copy_on_write | grep "^$pid,cow," | cut -d, -f3 | tr -d '\r')" "$got"
@@ -3952,7 +3952,7 @@ test_redis() {
 	check_within "redis: the parent's copies are the saving child's Private_Dirty growth (5%)" \
 		"$got" $((pd1 - pd0)) 0.05
 	check "redis: the text says BGSAVE's cost in copies" grep -Eq \
-		"^Copy-on-write: [0-9.]+ MiB of pages copied after a fork .*: redis-server\[$rp\] copied [0-9.]+ MiB" "$TMP/redis.txt"
+		"^Copy-on-write: [0-9.]+ MiB of pages copied on write \(after a fork, .*: redis-server\[$rp\] copied [0-9.]+ MiB" "$TMP/redis.txt"
 	echo "# redis: the parent's anon growth at the peak $(jqv "$out" "[.attribution.categories[] | select(.name == \"anon\") | .tasks[] | select(.pid == $rp) | .bytes] | add // 0"), its copies $got"
 	check_ge "redis: the parent's anon growth at the peak holds its copies (90%)" \
 		"$(jqv "$out" "[.attribution.categories[] | select(.name == \"anon\") | .tasks[] | select(.pid == $rp) | .bytes] | add // 0")" $((got * 9 / 10))

@@ -201,18 +201,12 @@ static void reclaimed_words(struct mp_rd *rd, const cJSON *o, const char **sep, 
 	fputs(" to make room", f);
 }
 
-/* "WHAT 100.0 MiB AT: ...": the overhead object o in words. */
-static void ovh_line(const cJSON *o, const cJSON *pinned, const char *what, const char *at,
-		     FILE *f, struct mp_rd *rd)
+/* "; the probe's pagetables 1.8 MiB; unexplained 0.1 MiB", the line's end */
+static void probe_words(const cJSON *o, const char *sep, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *gs = mp_rd_arr(rd, o, "groups", 0), *p;
-	const char *sep = ":";
+	const cJSON *p;
 	int n = 0;
 
-	fprintf(f, "%s %.1f MiB%s", what, mib(mp_rd_s64v(rd, o, "bytes")), at);
-	reclaimed_words(rd, o, &sep, f);
-	groups_words(rd, gs, &sep, f);
-	shmem_words(rd, gs, pinned, &sep, f);
 	fprintf(f, "%s the probe's", sep);
 	cJSON_ArrayForEach(p, mp_rd_arr(rd, o, "probe_kernel_parts", 0))
 		if (!tiny(mp_rd_s64v(rd, p, "bytes")))
@@ -221,6 +215,20 @@ static void ovh_line(const cJSON *o, const cJSON *pinned, const char *what, cons
 	if (!n)
 		fprintf(f, " kernel cost %.1f MiB", mib(mp_rd_s64v(rd, o, "probe_kernel_bytes")));
 	fprintf(f, "; unexplained %.1f MiB\n", mib(mp_rd_s64v(rd, o, "unexplained_bytes")));
+}
+
+/* "WHAT 100.0 MiB AT: ...": the overhead object o in words. */
+static void ovh_line(const cJSON *o, const cJSON *pinned, const char *what, const char *at,
+		     FILE *f, struct mp_rd *rd)
+{
+	const cJSON *gs = mp_rd_arr(rd, o, "groups", 0);
+	const char *sep = ":";
+
+	fprintf(f, "%s %.1f MiB%s", what, mib(mp_rd_s64v(rd, o, "bytes")), at);
+	reclaimed_words(rd, o, &sep, f);
+	groups_words(rd, gs, &sep, f);
+	shmem_words(rd, gs, pinned, &sep, f);
+	probe_words(o, sep, f, rd);
 }
 
 /* ---- documents before groups: the parts, a process each --------------------------- */
@@ -274,7 +282,6 @@ static bool old_worth(const cJSON *parts, int i0, struct mp_rd *rd)
 static void old_line(const cJSON *o, const char *what, const char *at, FILE *f, struct mp_rd *rd)
 {
 	const cJSON *parts = mp_rd_arr(rd, o, "parts", 0);
-	const cJSON *kp = mp_rd_arr(rd, o, "probe_kernel_parts", 0), *p;
 	int n = cJSON_GetArraySize(parts), groups = 0;
 	bool used[n + 1];
 	int64_t rest = 0, others = 0;
@@ -296,15 +303,7 @@ static void old_line(const cJSON *o, const char *what, const char *at, FILE *f, 
 	if (others && !tiny(rest))
 		fprintf(f, "%s %" PRId64 " more parts %.1f MiB", groups++ ? ";" : sep, others,
 			mib(rest));
-	fprintf(f, "%s the probe's", groups ? ";" : sep);
-	groups = 0;
-	cJSON_ArrayForEach(p, kp)
-		if (!tiny(mp_rd_s64v(rd, p, "bytes")))
-			fprintf(f, "%s %s %.1f MiB", groups++ ? "," : "",
-				mp_rd_str(rd, p, "category", 0), mib(mp_rd_s64v(rd, p, "bytes")));
-	if (!groups)
-		fprintf(f, " kernel cost %.1f MiB", mib(mp_rd_s64v(rd, o, "probe_kernel_bytes")));
-	fprintf(f, "; unexplained %.1f MiB\n", mib(mp_rd_s64v(rd, o, "unexplained_bytes")));
+	probe_words(o, groups ? ";" : sep, f, rd);
 }
 
 void mp_text_overhead(const cJSON *o, const cJSON *pinned, FILE *f, struct mp_rd *rd)
