@@ -186,25 +186,28 @@ static const char peak_help[] = "The cgroup's highest usage: limits the kernel's
  * the usage once the probe exited and the highest during it, as the text
  * report gives them (before and after apart are memprobe_probe_usage_*).
  */
+static const char effective_help[] = "The least memory limit from the cgroup up to the root, "
+				     "and MemTotal (a recording: the one in force at its last "
+				     "sample)";
+
 static void cgroup_metrics(struct om *m, const cJSON *cg, const cJSON *doc, int kind)
 {
 	const cJSON *probe = kind == MP_DOC_PROBE ? doc : NULL;
 	const cJSON *tl = kind == MP_DOC_RECORD ? mp_rd_arr(m->rd, doc, "timeline", 0) : NULL;
 	const cJSON *last = tl ? cJSON_GetArrayItem(tl, cJSON_GetArraySize(tl) - 1) : NULL;
 	uint64_t lim;
+	bool at_last;
 
 	gauge(m, "memprobe_limit_bytes", "The cgroup's own memory limit (memory.max, "
 	      "memory.limit_in_bytes); +Inf: none", cg, "limit_bytes", MP_RD_NULL, "+Inf");
 	/* a record's: the limit in force at its last sample (a limit changed
-	 * during it is followed), the start's in documents before that */
-	if (last && mp_rd_is_obj(m->rd, last) &&
-	    mp_rd_u64(m->rd, last, "limit_bytes", MP_RD_ABSENT | MP_RD_NULL, &lim))
-		gauge(m, "memprobe_effective_limit_bytes", "The least memory limit from the cgroup "
-		      "up to the root, and MemTotal (a recording: at its last sample)", last,
-		      "limit_bytes", 0, NULL);
-	else
-		gauge(m, "memprobe_effective_limit_bytes", "The least memory limit from the "
-		      "cgroup up to the root, and MemTotal", cg, "effective_limit_bytes", 0, NULL);
+	 * during it is followed), the start's in documents before that. One
+	 * help for every kind: node_exporter refuses a family whose files
+	 * disagree on it. */
+	at_last = last && mp_rd_is_obj(m->rd, last) &&
+		  mp_rd_u64(m->rd, last, "limit_bytes", MP_RD_ABSENT | MP_RD_NULL, &lim);
+	gauge(m, "memprobe_effective_limit_bytes", effective_help, at_last ? last : cg,
+	      at_last ? "limit_bytes" : "effective_limit_bytes", 0, NULL);
 	/* the headroom helper's field: absent in older documents */
 	gauge(m, "memprobe_throttle_bytes", "Where the kernel starts throttling the cgroup: "
 	      "the lowest memory.high (v2) or soft limit (v1) on its path below the effective "
