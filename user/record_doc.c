@@ -20,7 +20,8 @@
  * OOM kills at their largest take an eighth of what the loader takes, the
  * attribution and the rest have the remainder, and mp_doc_adopt checks the
  * whole document against the loader's figures before it is written. */
-_Static_assert(MP_TL_MAX_VALUES + MP_REC_OOMS * (8 + MP_TL_SAMPLE_MAX_VALUES) <=
+_Static_assert(MP_TL_MAX_VALUES + MP_REC_OOMS * (9 + MP_TL_SAMPLE_MAX_VALUES) +
+	       6 + MP_REC_LIMIT_CHANGES * 4 <=
 	       MP_DOC_MAX_VALUES / 8, "record's bounded parts must fit the loader's bound");
 
 /* BPF's figures only where a memcg hook counted them */
@@ -143,6 +144,11 @@ cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks)
 			mp_json_add_u64(e, "usage_bytes", k->ev.usage_bytes);
 		else
 			cJSON_AddNullToObject(e, "usage_bytes");
+		/* the effective limit read right after the kill */
+		if (k->limit_bytes)
+			mp_json_add_u64(e, "limit_bytes", k->limit_bytes);
+		else
+			cJSON_AddNullToObject(e, "limit_bytes");
 		cJSON_AddItemToObject(e, "sample", sample_json(r, &k->at));
 		cJSON_AddItemToArray(arr, e);
 	}

@@ -551,11 +551,11 @@ static void record_timeline(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	const cJSON *tl = mp_rd_arr(rd, doc, "timeline", 0), *s;
 	const cJSON *last = cJSON_GetArrayItem(tl, cJSON_GetArraySize(tl) - 1);
 	size_t n = (size_t)cJSON_GetArraySize(tl), shown = 0;
-	uint64_t next = 0, end = 0, samples, total = 0, folded = 0;
-	char b[6][32];
+	uint64_t next = 0, end = 0, samples, total = 0, folded = 0, lim;
+	char b[7][32];
 
-	fputs("## Timeline\n\n| t (s) | usage | anon | file | kernel | faults/s | resolution |\n"
-	      "|---:|---:|---:|---:|---:|---:|---:|\n", f);
+	fputs("## Timeline\n\n| t (s) | usage | limit | anon | file | kernel | faults/s | "
+	      "resolution |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n", f);
 	if (last && mp_rd_is_obj(rd, last))
 		end = mp_rd_u64v(rd, last, "t_ms");
 	cJSON_ArrayForEach(s, tl) {
@@ -569,9 +569,15 @@ static void record_timeline(const cJSON *doc, FILE *f, struct mp_rd *rd)
 			continue;
 		shown++;
 		snprintf(b[5], sizeof(b[5]), ", %" PRIu64 " samples", samples);
-		fprintf(f, "| %.1f | %s | %s | %s | %s | %" PRIu64 " | %s%s |\n",
+		/* the limit in force (a folded row's: its last sample's); documents
+		 * before it: empty */
+		if (!mp_rd_u64(rd, s, "limit_bytes", MP_RD_NULL | MP_RD_ABSENT, &lim))
+			b[6][0] = '\0';
+		else
+			mp_render_usize(lim, b[6], sizeof(b[6]));
+		fprintf(f, "| %.1f | %s | %s | %s | %s | %s | %" PRIu64 " | %s%s |\n",
 			mp_rd_u64v(rd, s, "t_ms") / 1000.0,
-			mp_render_usize(mp_rd_u64v(rd, s, "usage_bytes"), b[0], sizeof(b[0])), b[4],
+			mp_render_usize(mp_rd_u64v(rd, s, "usage_bytes"), b[0], sizeof(b[0])), b[6],
 			mp_render_size(sample_cat(s, "anon", rd), b[1], sizeof(b[1])),
 			mp_render_size(sample_cat(s, "file", rd), b[2], sizeof(b[2])),
 			mp_render_size(sample_cat(s, "kernel", rd), b[3], sizeof(b[3])),
