@@ -484,7 +484,7 @@ test_record_limit() {
 		"; limit 512.0 MiB effective at the start; changed during the recording: 160.0 MiB from [0-9.]+ s$" "$TMP/rec-limit.txt"
 	check "record limit: text: the OOM kill's limit" grep -Eq \
 		"^OOM kill at [0-9.]+ s: grow\[$pid\] \(usage [0-9.]+ MiB at the kill; limit 160.0 MiB then\)$" "$TMP/rec-limit.txt"
-	check "record limit: text: a limit column in the timeline" grep -Eq "^ +t \(s\) +usage .* +limit$" "$TMP/rec-limit.txt"
+	check "record limit: text: a limit column in the timeline" grep -Eq "^ +t \(s\) +usage +limit +anon " "$TMP/rec-limit.txt"
 	check_eq "record limit: csv: the timeline's last limit" \
 		"$("$MEMPROBE" report "$out" --format csv --table timeline | tail -n 1 | cut -d, -f3 | tr -d '\r')" "$new"
 	check_eq "record limit: csv: the OOM kill's limit" \

@@ -375,16 +375,18 @@ static void record_row(const cJSON *doc, const cJSON *s, FILE *f, struct mp_rd *
 		else
 			mp_rd_s64(rd, bg, cats[j], 0, &v[j]);
 	}
-	fprintf(f, "%8.1f %12s %12s %12s %12s %10" PRIu64 " %11s", mp_rd_u64v(rd, s, "t_ms") / 1000.0,
-		mp_fmt_bytes(mp_rd_u64v(rd, s, "usage_bytes"), b[0], sizeof(b[0])),
+	fprintf(f, "%8.1f %12s", mp_rd_u64v(rd, s, "t_ms") / 1000.0,
+		mp_fmt_bytes(mp_rd_u64v(rd, s, "usage_bytes"), b[0], sizeof(b[0])));
+	/* the limit in force beside the usage (a folded row's: its last
+	 * sample's; documents before it have no column) */
+	if (mp_rd_item(rd, doc, "limit", MP_RD_ABSENT))
+		fprintf(f, " %12s",
+			mp_rd_u64(rd, s, "limit_bytes", MP_RD_NULL | MP_RD_ABSENT, &lim) ?
+			mp_fmt_bytes(lim, b[0], sizeof(b[0])) : "-");
+	fprintf(f, " %12s %12s %12s %10" PRIu64 " %11s\n",
 		mp_fmt_sbytes(v[0], b[1], sizeof(b[1])), mp_fmt_sbytes(v[1], b[2], sizeof(b[2])),
 		mp_fmt_sbytes(v[2], b[3], sizeof(b[3])), mp_rd_u64v(rd, s, "faults_per_sec"),
 		mp_render_ms(mp_render_row_ms(rd, doc, s, &n), b[4], sizeof(b[4])));
-	/* the limit in force (a folded row's: its last sample's; documents
-	 * before it have none) */
-	if (mp_rd_u64(rd, s, "limit_bytes", MP_RD_NULL | MP_RD_ABSENT, &lim))
-		fprintf(f, " %12s", mp_fmt_bytes(lim, b[0], sizeof(b[0])));
-	fputc('\n', f);
 }
 
 /* How the timeline was folded, under it (documents before the bound have
@@ -413,9 +415,9 @@ void mp_text_record(const cJSON *doc, FILE *f, struct mp_rd *rd)
 
 	record_head(doc, f, rd);
 	record_events(doc, f, rd);
-	fprintf(f, "\n%8s %12s %12s %12s %12s %10s %11s%s\n", "t (s)", "usage", "anon", "file",
-		"kernel", "faults/s", "resolution",
-		mp_rd_item(rd, doc, "limit", MP_RD_ABSENT) ? "        limit" : "");
+	fprintf(f, "\n%8s %12s%s %12s %12s %12s %10s %11s\n", "t (s)", "usage",
+		mp_rd_item(rd, doc, "limit", MP_RD_ABSENT) ? "        limit" : "", "anon", "file",
+		"kernel", "faults/s", "resolution");
 	/* about 20 rows, whatever the length, evenly in time */
 	if (last && mp_rd_is_obj(rd, last))
 		end = mp_rd_u64v(rd, last, "t_ms");
