@@ -722,7 +722,8 @@ static void add_cow(const struct build *b, cJSON *a)
 		if (g->tasks[i].cow_pages)
 			sh[n++] = (struct task_share){ g->tasks[i].tgid, g->tasks[i].comm,
 						       (int64_t)(g->tasks[i].cow_pages * ps),
-						       g->tasks[i].source, g->tasks[i].gone };
+						       g->tasks[i].source, g->tasks[i].gone,
+						       g->tasks[i].host_tgid };
 	}
 	mp_json_add_u64(o, "bytes", total * ps);
 	by = cJSON_AddArrayToObject(o, "by_task");

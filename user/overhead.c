@@ -156,7 +156,7 @@ static void add_polled(const struct mp_overhead_in *in, struct mp_overhead *o,
 				kernel_parts += v;
 		}
 	if (in->polled[MP_CAT_FILE])
-		add_part(o, 0, "(memory.stat)", MP_OVH_PAGE_CACHE,
+		add_part(o, 0, 0, "(memory.stat)", MP_OVH_PAGE_CACHE,
 			 cache_beyond(in, rows[MP_OVH_PAGE_CACHE]));
 	if (in->have_kernel_total && in->polled[MP_CAT_KERNEL])
 		add_part(o, 0, 0, "(memory.stat)", MP_OVH_KERNEL_OTHER,
@@ -208,7 +208,7 @@ static const char *role_of(const struct mp_overhead_in *in, uint32_t pid)
 /* Add a process's (or a context's) growth to its group: the process's own
  * where its name has no role, else its name and role's. */
 static void group_add(struct mp_overhead *o, const char *comm, const char *role, uint32_t pid,
-		      const int64_t g[MP_OVH_NR_CATS], int64_t cow)
+		      uint32_t host, const int64_t g[MP_OVH_NR_CATS], int64_t cow)
 {
 	struct mp_overhead_group *gr = NULL;
 
@@ -221,6 +221,7 @@ static void group_add(struct mp_overhead *o, const char *comm, const char *role,
 		snprintf(gr->comm, sizeof(gr->comm), "%s", comm);
 		snprintf(gr->role, sizeof(gr->role), "%s", role);
 		gr->pid = pid;
+		gr->host_pid = host;
 	}
 	if (pid && gr->processes++ && gr->pid != pid)
 		gr->pid = 0; /* more than one: no pid */
@@ -253,7 +254,7 @@ static void group_polled(struct mp_overhead *o, size_t from)
 		any = true;
 	}
 	if (any)
-		group_add(o, "(memory.stat)", "", 0, g, 0);
+		group_add(o, "(memory.stat)", "", 0, 0, g, 0);
 }
 
 /*
@@ -313,7 +314,7 @@ int mp_overhead_build(const struct mp_overhead_in *in, struct mp_overhead *o)
 				add_part(o, tg[i], r->host_tgid, r->comm, k, g[k]);
 		}
 		if (!in->probe_pid || tg[i] != in->probe_pid)
-			group_add(o, r->comm, role_of(in, tg[i]), tg[i], g, cow);
+			group_add(o, r->comm, role_of(in, tg[i]), tg[i], r->host_tgid, g, cow);
 	}
 	free(tg);
 	polled_from = o->nparts;
@@ -383,7 +384,7 @@ static cJSON *group_json(const struct mp_overhead *o, const struct mp_overhead_g
 	cJSON_AddStringToObject(e, "role", g->role);
 	cJSON_AddNumberToObject(e, "processes", g->processes);
 	if (g->processes == 1 && g->pid)
-		cJSON_AddNumberToObject(e, "pid", g->pid);
+		mp_json_add_pid(e, g->pid, g->host_pid);
 	else
 		cJSON_AddNullToObject(e, "pid");
 	mp_json_add_s64(e, "bytes", g->bytes);

@@ -66,6 +66,8 @@ struct mp_overhead_group {
 	char role[MP_ROLE_LEN];
 	uint32_t processes;            /* 0: other contexts, memory.stat */
 	uint32_t pid;                  /* the process's, when there is one */
+	uint32_t host_pid;             /* ... and the host's, where memprobe's pid
+					* namespace gives another; 0: the same */
 	int64_t bytes;                 /* the sum of its parts */
 	int64_t cat_bytes[MP_OVH_NR_CATS];
 	int64_t cow_bytes;             /* copied on write, inside its anon */

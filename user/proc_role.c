@@ -131,9 +131,17 @@ char *mp_proc_role_plural(const char *role, unsigned n, char *out, size_t outlen
 char *mp_proc_group_name(const char *comm, const char *role, unsigned n, uint32_t pid, char *out,
 			 size_t outlen)
 {
-	char pl[MP_ROLE_LEN + 2], who[48];
+	return mp_proc_group_name_host(comm, role, n, pid, 0, out, outlen);
+}
 
-	if (pid)
+char *mp_proc_group_name_host(const char *comm, const char *role, unsigned n, uint32_t pid,
+			      uint32_t host, char *out, size_t outlen)
+{
+	char pl[MP_ROLE_LEN + 2], who[64];
+
+	if (pid && host && host != pid)
+		snprintf(who, sizeof(who), "%s[%u, host %u]", comm, pid, host);
+	else if (pid)
 		snprintf(who, sizeof(who), "%s[%u]", comm, pid);
 	else if (n > 1)
 		snprintf(who, sizeof(who), "%s ×%u", comm, n);

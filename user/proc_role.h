@@ -45,4 +45,9 @@ char *mp_proc_role_plural(const char *role, unsigned n, char *out, size_t outlen
 char *mp_proc_group_name(const char *comm, const char *role, unsigned n, uint32_t pid, char *out,
 			 size_t outlen);
 
+/* The same with the host's pid beside the process's where they differ (a
+ * pid namespace): "postgres[812, host 40312] (checkpointer)". */
+char *mp_proc_group_name_host(const char *comm, const char *role, unsigned n, uint32_t pid,
+			      uint32_t host, char *out, size_t outlen);
+
 #endif

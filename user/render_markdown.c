@@ -131,17 +131,18 @@ static void overhead_tail(const cJSON *o, const char *total, FILE *f, struct mp_
 static void group_row(const cJSON *g, FILE *f, struct mp_rd *rd)
 {
 	const cJSON *c;
-	uint64_t pid = 0;
+	uint64_t pid = 0, host = 0;
 	int64_t cow = 0;
-	char b[32], name[96];
+	char b[32], name[112];
 	int n = 0;
 
 	mp_rd_u64(rd, g, "pid", MP_RD_NULL, &pid);
+	mp_rd_u64(rd, g, "host_pid", MP_RD_ABSENT, &host);
 	mp_rd_s64(rd, g, "copy_on_write_bytes", MP_RD_NULL, &cow);
 	fputs("| ", f);
-	code(f, mp_proc_group_name(mp_rd_str(rd, g, "comm", 0), mp_rd_str(rd, g, "role", 0),
-				   (unsigned)mp_rd_u64v(rd, g, "processes"), (uint32_t)pid, name,
-				   sizeof(name)));
+	code(f, mp_proc_group_name_host(mp_rd_str(rd, g, "comm", 0), mp_rd_str(rd, g, "role", 0),
+					(unsigned)mp_rd_u64v(rd, g, "processes"), (uint32_t)pid,
+					(uint32_t)host, name, sizeof(name)));
 	fputs(" | ", f);
 	cJSON_ArrayForEach(c, mp_rd_arr(rd, g, "categories", 0)) {
 		if (!mp_rd_is_obj(rd, c))

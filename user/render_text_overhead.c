@@ -49,12 +49,15 @@ static int64_t own_bytes(struct mp_rd *rd, const cJSON *g)
 /* "postgres ×32 (backends)", "postgres[812] (checkpointer)", "(other context)" */
 static void group_name(struct mp_rd *rd, const cJSON *g, FILE *f)
 {
-	uint64_t n = mp_rd_u64v(rd, g, "processes"), pid = 0;
-	char name[96];
+	uint64_t n = mp_rd_u64v(rd, g, "processes"), pid = 0, host = 0;
+	char name[112];
 
 	mp_rd_u64(rd, g, "pid", MP_RD_NULL, &pid);
-	fputs(mp_proc_group_name(mp_rd_str(rd, g, "comm", 0), mp_rd_str(rd, g, "role", 0),
-				 (unsigned)n, (uint32_t)pid, name, sizeof(name)), f);
+	/* in a container: the host's pid beside the container's */
+	mp_rd_u64(rd, g, "host_pid", MP_RD_ABSENT, &host);
+	fputs(mp_proc_group_name_host(mp_rd_str(rd, g, "comm", 0), mp_rd_str(rd, g, "role", 0),
+				      (unsigned)n, (uint32_t)pid, (uint32_t)host, name, sizeof(name)),
+	      f);
 }
 
 /* One group: its name, then its categories but shmem, the largest
@@ -242,8 +245,13 @@ static void old_group(const cJSON *parts, int i0, bool *used, FILE *f, struct mp
 	const char *comm = mp_rd_str(rd, p0, "comm", 0);
 	int64_t rest = 0;
 	int shown = 0, n = cJSON_GetArraySize(parts);
+	uint64_t host = 0;
 
-	fprintf(f, pid ? "%s[%" PRIu64 "]" : "%s", comm, pid);
+	/* in a container: the host's pid beside the container's */
+	if (pid && mp_rd_u64(rd, p0, "host_pid", MP_RD_ABSENT, &host) && host != pid)
+		fprintf(f, "%s[%" PRIu64 ", host %" PRIu64 "]", comm, pid, host);
+	else
+		fprintf(f, pid ? "%s[%" PRIu64 "]" : "%s", comm, pid);
 	for (int i = i0; i < n; i++) {
 		const cJSON *p = cJSON_GetArrayItem(parts, i);
 		int64_t b;

@@ -51,5 +51,9 @@ int main(void)
 		  "postgres[812] (checkpointer)", "one process");
 	CHECK_STR(mp_proc_group_name("(other context)", "", 0, 0, b, sizeof(b)),
 		  "(other context)", "a context");
+	CHECK_STR(mp_proc_group_name_host("postgres", "checkpointer", 1, 812, 40312, b, sizeof(b)),
+		  "postgres[812, host 40312] (checkpointer)", "in a pid namespace: the host's pid too");
+	CHECK_STR(mp_proc_group_name_host("redis-server", "", 1, 77, 77, b, sizeof(b)),
+		  "redis-server[77]", "the same pid: once");
 	return unit_done("proc_role");
 }
