@@ -41,6 +41,15 @@ const volatile __u64 gfp_account = 1ULL << 22;
 const volatile bool count_anon_frees = true;
 /* oom:mark_victim's first argument: a task_struct * (6.8+) or the pid. */
 const volatile bool mark_victim_has_task = true;
+/* __GFP_ZERO, found by user space in BTF (an anonymous enum since 6.10). */
+const volatile __u64 gfp_zero = 1ULL << 8;
+/*
+ * The text of do_wp_page and, where the compiler kept it apart,
+ * wp_page_copy: [lo, hi) twice, from /proc/kallsyms. User space sets it
+ * after attaching (reading kallsyms takes tens of ms, kept off the start);
+ * until then hi is 0 and no copy is looked for.
+ */
+__u64 cow_text[4];
 
 /* errno values for a full map (vmlinux.h has no macros; these are the
  * same on every architecture) */
@@ -368,6 +377,47 @@ static __always_inline long stack_id(void *ctx)
 	return h;
 }
 
+/*
+ * A user page copied on write after a fork: allocated for do_wp_page's
+ * copy (wp_page_copy). A first touch of anonymous memory, and the copy of
+ * the zero page, ask for a zeroed page (__GFP_ZERO) and are passed over
+ * without a walk; the rest (page cache, shmem, swap-in, copies) are
+ * walked, every stack_sample_period-th, MP_COW_DEPTH frames deep, and a
+ * frame in do_wp_page's text counts the period's pages as copies.
+ */
+static __always_inline void cow_check(void *ctx, struct mp_cpu *c)
+{
+	__u64 lo0 = cow_text[0], hi0 = cow_text[1], lo1 = cow_text[2], hi1 = cow_text[3];
+	__u32 zero = 0;
+	struct mp_frames *f;
+	long n;
+
+	if (!hi0)
+		return;
+	if (stack_sample_period > 1 && c->totals.cow_tick++ % stack_sample_period)
+		return;
+	f = bpf_map_lookup_elem(&stack_buf, &zero);
+	if (!f)
+		return;
+	n = bpf_get_stack(ctx, f->ip, MP_COW_DEPTH * sizeof(__u64), 0);
+	if (n <= 0) {
+		count_lost(MP_LOST_STACK_WALK_FAILED);
+		return;
+	}
+	c->totals.cow_walks++;
+	MP_UNROLL
+	for (int i = 0; i < MP_COW_DEPTH; i++) {
+		__u64 ip = f->ip[i];
+
+		if ((long)(i * sizeof(__u64)) >= n)
+			break;
+		if ((ip >= lo0 && ip < hi0) || (ip >= lo1 && ip < hi1)) {
+			c->pending.cow_pages += stack_sample_period;
+			return;
+		}
+	}
+}
+
 static __always_inline int on_page_alloc(void *ctx, struct page *page,
 					 unsigned int order, gfp_t gfp, int migratetype,
 					 bool btf)
@@ -387,6 +437,8 @@ static __always_inline int on_page_alloc(void *ctx, struct page *page,
 		c->pending.user_pages += pages;
 	else
 		c->pending.kernel_pages += pages;
+	if (user && !order && !(gfp & gfp_zero) && stack_sample_period)
+		cow_check(ctx, c);
 
 	/* A stack costs microseconds: never for user pages, which are
 	 * explained by the fault path, and sampled for kernel ones. */

@@ -33,6 +33,10 @@ enum mp_cat {
 /* Kernel stack depth kept per sampled kernel page allocation. */
 #define MP_STACK_DEPTH 40
 
+/* Frames walked to tell a user page copied on write (do_wp_page is the
+ * fifth or sixth: the allocator's three or four, vma_alloc_folio). */
+#define MP_COW_DEPTH 8
+
 /* Why an event could not be counted (per-CPU counters, reported at exit). */
 enum mp_lost {
 	MP_LOST_TASK_MAP_FULL,
@@ -63,7 +67,9 @@ enum mp_lost {
 	X(anon_freed_pages)  /* anon pages freed in its context: their	\
 			      * difference is what left anon and is still	\
 			      * charged (a TLB batch on its way to the free,	\
-			      * a page a pipe or a pin still holds) */
+			      * a page a pipe or a pin still holds) */	\
+	X(cow_pages)         /* user pages copied on write (do_wp_page), by	\
+			      * sampled walks times the sample period */
 
 #define MP_TASK_COUNTER_FIELD(name) __u64 name;
 /* The members of struct mp_task_stat, for the structs that embed them. */
@@ -87,7 +93,8 @@ struct mp_task_stat {
 	X(task_rows_made)      /* task_stats entries made (a drain removes) */	\
 	X(stack_rows_made)     /* stack_stats entries made */		\
 	X(anon_unmapped_pages) /* the tasks' anon_unmapped_pages, summed */	\
-	X(anon_freed_pages)    /* the tasks' anon_freed_pages, summed */
+	X(anon_freed_pages)    /* the tasks' anon_freed_pages, summed */	\
+	X(cow_walks)           /* user pages' stacks walked for copy-on-write */
 
 /* Whole-target counters, one copy per CPU (single-slot per-CPU array):
  * what a timeline reads every interval without walking the per-task map. */
@@ -98,6 +105,7 @@ struct mp_totals {
 	MP_TOTAL_COUNTERS(MP_TASK_COUNTER_FIELD)
 	__u64 lost[MP_NR_LOST];
 	__u64 sample_tick;          /* kernel allocations seen, for sampling stacks */
+	__u64 cow_tick;             /* copy-on-write candidates seen, for sampling */
 	/* The largest single event seen (maxima since load, not differenced):
 	 * what bounds, in bytes, an event the kernel's recursion guard made a
 	 * program miss (attribution.c add_events). */

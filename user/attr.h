@@ -234,6 +234,12 @@ const char *mp_attr_no_bpf(const struct mp_attr *a, const char **why);
  * reaches), "rounded" (the memcg tracepoints round byte items to pages). */
 const char *mp_attr_cat_polled_reason(const struct mp_attr *a, int cat);
 
+/* Are copies on write looked for (attr_cow.c)? Waits for kallsyms to be
+ * read; *period: the stacks' sample period, *fn: the function whose text
+ * tells a copy ("do_wp_page", "wp_page_copy"), *why: why not, "" when they
+ * are. Strings live as long as the session. */
+bool mp_attr_cow(struct mp_attr *a, uint32_t *period, const char **fn, const char **why);
+
 /* Read every map into snap (allocated; free with mp_attr_snap_free).
  * Returns 0 or -errno. */
 int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *snap);

@@ -208,6 +208,8 @@ static void learn_enum(const struct mp_btf *btf, const struct btf_type *t, const
 			 * bit 22, which BTF lacks (the default) */
 			if (strcmp(m, "___GFP_ACCOUNT_BIT") == 0)
 				k->gfp_account = 1ULL << e[i].val;
+			else if (strcmp(m, "___GFP_ZERO_BIT") == 0)
+				k->gfp_zero = 1ULL << e[i].val;
 		} else if (strcmp(name, "bpf_func_id") == 0) {
 			if (strcmp(m, "BPF_FUNC_get_current_task_btf") == 0)
 				k->have_task_btf = true;
@@ -279,6 +281,7 @@ static void learn_kernel(const struct mp_btf *btf, struct mp_kfacts *k)
 
 	want_rung_fns(&wt);
 	k->gfp_account = 1ULL << 22;
+	k->gfp_zero = 1ULL << 8; /* ___GFP_ZERO from 2.6 to 6.9 */
 	for (uint32_t id = 1; id < n; id++) {
 		const struct btf_type *t = mp_btf_type(btf, id);
 		int kind = btf_kind(t);
@@ -630,6 +633,7 @@ static int open_skel(struct mp_attr *a, const struct mp_attr_opts *o, const stru
 		a->skel->rodata->memcg_val_in_pages = r->kind == TP_BTF || r->kind == RAW_TP;
 	}
 	a->skel->rodata->gfp_account = k->gfp_account;
+	a->skel->rodata->gfp_zero = k->gfp_zero;
 	memcpy((void *)a->skel->rodata->lruvec_item_cat, k->lruvec_item_cat,
 	       sizeof(k->lruvec_item_cat));
 	memcpy((void *)a->skel->rodata->memcg_item_cat, k->memcg_item_cat,
@@ -973,6 +977,7 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 	/* the per-CPU verdicts may be kept only while migrations are seen */
 	if (a->skel && a->hooks[MP_CONCERN_MIGRATE].hook[0] && !a->hooks[MP_CONCERN_MIGRATE].polled)
 		a->skel->bss->migrate_tp_live = true;
+	mp_attr_cow_start(a, o->stack_sample_period);
 	*out = a;
 	return 0;
 }
@@ -1095,6 +1100,7 @@ void mp_attr_stop(struct mp_attr *a)
 {
 	if (!a)
 		return;
+	mp_attr_cow_join(a);
 	ring_buffer__free(a->oom_rb);
 	for (int i = 0; i < a->nlinks; i++)
 		bpf_link__destroy(a->links[i]);

@@ -334,6 +334,9 @@ static int snapshot(struct mp_attr *a, struct mp_attr_snap *s, bool stacks, bool
 	struct mp_cpu *before, *after;
 
 	memset(s, 0, sizeof(*s));
+	/* copies on write are looked for from the first snapshot on (the
+	 * start's): do_wp_page's text is known by then */
+	mp_attr_cow_join(a);
 	if (!a->skel) {
 		/* no BPF: the rows are /proc's, of this moment */
 		if (a->proc_rows && (ret = mp_attr_proc_snapshot(a, s, stacks))) {

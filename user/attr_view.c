@@ -199,6 +199,7 @@ int mp_attr_view_fill(struct mp_attr *a, struct mp_attr_input *in)
 	in->nmoved = 0;
 	in->exited = NULL;
 	in->nexited = 0;
+	in->cow = mp_attr_cow(a, &in->cow_period, &in->cow_fn, &in->cow_why);
 	if (view_frames(a, ps, in) || view_misses(a, in) || view_moved(a, in->growth, in) ||
 	    view_exited(in->retained ? in->retained : in->growth, in))
 		return -ENOMEM;

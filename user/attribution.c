@@ -725,6 +725,52 @@ static void add_page_alloc(const struct build *b, cJSON *a)
 	}
 }
 
+/*
+ * Pages copied on write (do_wp_page's copies: a page shared after a fork,
+ * or a private file page written the first time), per process:
+ * the pages of the sampled candidates whose stack went through it, times
+ * the sample period; null source (and why) when not looked for.
+ */
+static void add_cow(const struct build *b, cJSON *a)
+{
+	const struct mp_attr_input *in = b->in;
+	/* over the whole session where the input has it (record: to the end,
+	 * probe: to after its free): copies made after the peak cost too */
+	const struct mp_attr_snap *g = in->retained ? in->retained : b->g;
+	cJSON *o = cJSON_AddObjectToObject(a, "copy_on_write"), *by;
+	uint64_t ps = (uint64_t)in->page_size, total = 0;
+	struct task_share *sh;
+	size_t n = 0;
+
+	if (!in->cow) {
+		cJSON_AddNullToObject(o, "source");
+		cJSON_AddStringToObject(o, "why", in->cow_why && in->cow_why[0] ? in->cow_why :
+					"not looked for");
+		return;
+	}
+	sh = calloc(g->ntasks + 1, sizeof(*sh));
+	cJSON_AddStringToObject(o, "source", in->cow_fn && in->cow_fn[0] ? in->cow_fn :
+				"do_wp_page");
+	cJSON_AddNumberToObject(o, "sample_period", in->cow_period);
+	cJSON_AddStringToObject(o, "span", in->retained ? "the whole session" : in->span ? in->span : "");
+	mp_json_add_u64(o, "walks", g->totals.cow_walks);
+	for (size_t i = 0; sh && i < g->ntasks; i++) {
+		total += g->tasks[i].cow_pages;
+		if (g->tasks[i].cow_pages)
+			sh[n++] = (struct task_share){ g->tasks[i].tgid, g->tasks[i].comm,
+						       (int64_t)(g->tasks[i].cow_pages * ps),
+						       g->tasks[i].source, g->tasks[i].gone,
+						       g->tasks[i].host_tgid };
+	}
+	mp_json_add_u64(o, "bytes", total * ps);
+	by = cJSON_AddArrayToObject(o, "by_task");
+	if (sh)
+		qsort(sh, n, sizeof(*sh), cmp_share_desc);
+	for (size_t i = 0; i < n && (int)i < in->top; i++)
+		cJSON_AddItemToArray(by, share_json(&sh[i], false, moved_out(in, sh[i].tgid)));
+	free(sh);
+}
+
 /* Is views[i] the first (largest) stack of its class? */
 static bool first_of_class(const struct build *b, size_t i)
 {
@@ -908,6 +954,7 @@ cJSON *mp_report_attribution(const struct mp_attr_input *in)
 	add_page_faults(&b, a);
 	add_charges(&b, a);
 	add_page_alloc(&b, a);
+	add_cow(&b, a);
 	add_kernel_paths(&b, a);
 	add_reconciliation(&b, a);
 	add_process_rows(&b, a);

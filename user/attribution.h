@@ -79,6 +79,12 @@ struct mp_attr_input {
 					    * load_failed; NULL: they run */
 	const char *no_bpf_line;           /* why, what would bring them, for people */
 
+	/* copy-on-write (attr_cow.c): looked for or not, and why */
+	bool cow;                          /* the tasks' cow_pages are counted */
+	uint32_t cow_period;               /* every cow_period-th candidate walked */
+	const char *cow_fn;                /* the function whose text tells a copy */
+	const char *cow_why;               /* why not, when not */
+
 	/* the snapshots (differences: start to ...) */
 	const struct mp_attr_snap *growth; /* counters from start to the peak */
 	const struct mp_attr_snap *retained; /* start to after the probe freed; may be NULL */
@@ -95,8 +101,8 @@ struct mp_attr_input {
 /*
  * Build the "attribution" object: hooks, attribution_missing, categories
  * with growth, tasks and top stacks, page faults, memcg charges, page
- * allocations by order, kernel paths, reconciliation, not_charged, events
- * and events lost. Reads in only. Returns a new object (caller frees) or
+ * allocations by order, copy-on-write, kernel paths, reconciliation,
+ * not_charged, events and events lost. Reads in only. Returns a new object (caller frees) or
  * NULL when out of memory.
  */
 cJSON *mp_report_attribution(const struct mp_attr_input *in);

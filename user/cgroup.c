@@ -718,6 +718,33 @@ int mp_cgroup_read(const char *root, const struct mp_host *h, struct mp_cgroup *
 	return 0;
 }
 
+int mp_cgroup_limit_now(const char *root, const struct mp_host *h, const struct mp_cgroup *cg,
+			const struct mp_cg_stat *st, uint64_t *limit)
+{
+	char dir[PATH_MAX];
+	uint64_t v, least = h->mem_total_bytes;
+	int err;
+
+	if ((err = read_cg_u64(root, cg->dir, mp_cgroup_file(cg, "limit"), &v)))
+		return err;
+	strlcpy0(dir, cg->dir, sizeof(dir));
+	for (int n = 0; n < MP_MAX_LEVELS; n++) {
+		char *slash;
+
+		if (!read_cg_u64(root, dir, mp_cgroup_file(cg, "limit"), &v) && v < least)
+			least = v;
+		if (!strcmp(dir, cg->mount) || !(slash = strrchr(dir, '/')) || slash == dir)
+			break;
+		*slash = '\0';
+		if (strlen(dir) < strlen(cg->mount))
+			break;
+	}
+	if (st && st->have_hier_limit && st->hier_limit_bytes < least)
+		least = st->hier_limit_bytes;
+	*limit = least;
+	return 0;
+}
+
 int mp_cgroup_limit_levels(const char *root, const struct mp_cgroup *cg,
 			   struct mp_limit_level *out, int max)
 {
@@ -1056,6 +1083,10 @@ int mp_cgroup_stat(const char *root, const struct mp_cgroup *cg, struct mp_cg_st
 		} else if (!strcmp(key, v1 ? "total_mapped_file" : "file_mapped")) {
 			st->file_mapped = v;
 			st->have_file_mapped = true;
+		}
+		if (v1 && !strcmp(key, "hierarchical_memory_limit")) {
+			st->hier_limit_bytes = v;
+			st->have_hier_limit = true;
 		}
 		for (int k = 0; k < MP_NR_CATS; k++) {
 			const char *want = v1 ? mp_cats[k].v1_key : mp_cats[k].name;

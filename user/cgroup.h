@@ -209,6 +209,8 @@ struct mp_cg_stat {
 	uint64_t pgfault;        /* page faults, memory.stat "pgfault" (v1: total_pgfault) */
 	bool have_file_mapped;
 	uint64_t file_mapped;    /* memory.stat "file_mapped" (v1: total_mapped_file) */
+	bool have_hier_limit;
+	uint64_t hier_limit_bytes; /* v1 hierarchical_memory_limit (ancestors included) */
 };
 
 /*
@@ -218,6 +220,16 @@ struct mp_cg_stat {
  * memory.stat cannot be opened.
  */
 int mp_cgroup_stat(const char *root, const struct mp_cgroup *cg, struct mp_cg_stat *st);
+
+/*
+ * The effective limit now, as mp_cgroup_read finds it (the least limit from
+ * cg up to its hierarchy's root, v1's hierarchical_memory_limit from st when
+ * given, and MemTotal), reading the limit files alone: cheap enough for
+ * every sample of a recording, whose limit may change during it. Returns 0,
+ * or -errno when cg's own limit file cannot be read.
+ */
+int mp_cgroup_limit_now(const char *root, const struct mp_host *h, const struct mp_cgroup *cg,
+			const struct mp_cg_stat *st, uint64_t *limit);
 
 /* The cgroup's page cache the kernel can reclaim before an OOM kill:
  * memory.stat inactive_file + active_file (v1: total_inactive_file +

@@ -60,7 +60,8 @@ static const struct mp_cli_opt probe_opts_table[] = {
 	MP_PROBE_OPTS("the report as text, json, markdown, csv, folded (kernel stacks for "
 		      "flame graphs), html (one page with charts) or openmetrics (Prometheus)"),
 	MP_CLI_OPT_BYTES,
-	MP_CLI_OPT_TABLE("categories, tasks, kernel_paths, hooks, figures"),
+	MP_CLI_OPT_TABLE("categories, tasks, kernel_paths, hooks, overhead, copy_on_write, "
+			 "figures"),
 	MP_CLI_OPT_HELP,
 	{ 0 },
 };

@@ -115,6 +115,7 @@ static void read_overhead(struct rows *rs, struct mp_rd *rd, const cJSON *o)
 	put_member(rs, rd, o, "probe_kernel_bytes", "overhead.probe_kernel_bytes", "bytes", true);
 	put_parts(rs, rd, mp_rd_arr(rd, o, "probe_kernel_parts", MP_RD_ABSENT | MP_RD_NULL),
 		  "overhead.probe_kernel_parts");
+	put_member(rs, rd, o, "reclaimed_bytes", "overhead.reclaimed_bytes", "bytes", true);
 	put_member(rs, rd, o, "unexplained_bytes", "overhead.unexplained_bytes", "bytes", true);
 }
 

@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 void mp_probe_fields_json(cJSON *o, const struct mp_probe_fields *f)
 {
@@ -80,7 +81,7 @@ static void workload_ooms(cJSON *doc, const struct mp_probe_doc_in *in)
 }
 
 void mp_probe_overhead_json(cJSON *obj, struct mp_attr *attr, const struct mp_probe_result *res,
-			    const struct mp_overhead_snaps *ovh)
+			    const struct mp_overhead_snaps *ovh, const struct mp_pinned *pinned)
 {
 	struct mp_overhead_doc_in d = {
 		.overhead_bytes = mp_probe_overhead_bytes(&res->f),
@@ -88,6 +89,7 @@ void mp_probe_overhead_json(cJSON *obj, struct mp_attr *attr, const struct mp_pr
 		.allocated_bytes = res->f.allocated_bytes, .probe_pid = (uint32_t)res->child_pid,
 		.snaps = ovh, .baseline_ns = res->baseline_ns,
 		.baseline_samples = res->baseline_samples,
+		.roles = pinned ? pinned->roles : NULL, .nroles = pinned ? pinned->nroles : 0,
 	};
 	cJSON *o;
 
@@ -98,6 +100,13 @@ void mp_probe_overhead_json(cJSON *obj, struct mp_attr *attr, const struct mp_pr
 		d.rows[k] = mp_attr_cat_rows(attr, k);
 	}
 	d.have_kernel_total = mp_attr_cat_available(attr, MP_CAT_KERNEL, NULL);
+	{
+		uint32_t period;
+		const char *fn, *why;
+
+		if (mp_attr_cow(attr, &period, &fn, &why))
+			d.cow_page_bytes = (uint64_t)sysconf(_SC_PAGESIZE);
+	}
 	if ((o = mp_overhead_doc(&d)))
 		cJSON_AddItemToObject(obj, "overhead", o);
 }
@@ -149,7 +158,8 @@ cJSON *mp_probe_doc(const struct mp_probe_doc_in *in)
 	cJSON *doc = mp_doc_new("probe", in->host);
 	mp_probe_fields_json(doc, &res->f);
 	/* the overhead explained, before the snapshots become differences */
-	mp_probe_overhead_json(doc, in->attr, res, in->ovh);
+	mp_probe_overhead_json(doc, in->attr, res, in->ovh,
+			       in->pinned && in->pinned->taken ? in->pinned : NULL);
 	cJSON_AddBoolToObject(doc, "interrupted", res->interrupted);
 	cJSON_AddBoolToObject(doc, "probe_oom_killed", res->oom_killed);
 	if (res->killed_by_signal)

@@ -86,7 +86,7 @@ static double recent_rate(const struct rec *r)
 static long next_wait_ms(const struct rec *r, uint64_t now)
 {
 	long due = r->next_timeline_ms > now ? (long)(r->next_timeline_ms - now) : 0;
-	uint64_t lim = r->cg.effective_limit_bytes, u = r->last.usage_bytes;
+	uint64_t lim = r->limit_now, u = r->last.usage_bytes;
 	double rate, room;
 
 	if (!r->have_prev) /* no rate yet: a second sample soon gives one */
@@ -122,6 +122,29 @@ static void read_sample(struct rec *r, struct sample *s)
 		r->faults_prev = faults;
 	}
 	r->t_prev_ms = s->t_ms;
+}
+
+/* The effective limit read at t_ms: a change from the last one kept. */
+static void note_limit(struct rec *r, uint64_t t_ms, uint64_t v)
+{
+	if (v == r->limit_now)
+		return;
+	if (r->nlimit_changes < MP_REC_LIMIT_CHANGES)
+		r->limit_changes[r->nlimit_changes++] =
+			(struct limit_change){ t_ms, r->limit_now, v };
+	else
+		r->limit_changes_more++;
+	r->limit_now = v;
+}
+
+/* The effective limit now into s (the last one read when unreadable). */
+static void read_limit(struct rec *r, struct sample *s)
+{
+	uint64_t v;
+
+	if (!mp_cgroup_limit_now("", &r->host, &r->cg, &s->stat, &v))
+		note_limit(r, s->t_ms, v);
+	s->limit_bytes = r->limit_now;
 }
 
 /*
@@ -233,16 +256,23 @@ static void count_late(struct rec *r, const struct sample *s)
 static int take_sample_locked(struct rec *r, bool timeline)
 {
 	struct sample s = { 0 };
-	uint64_t lim = r->cg.effective_limit_bytes;
+	uint64_t lim;
 
 	if (read_usage(r, &s.usage_bytes))
 		return -ENOENT;
+	read_sample(r, &s);
+	/* the limit with the timeline's samples; the quick ones near it carry
+	 * the last read */
+	if (timeline)
+		read_limit(r, &s);
+	else
+		s.limit_bytes = r->limit_now;
+	lim = r->limit_now;
 	/* a rise half way to the limit before the next sample wakes the loop:
 	 * one too quick for two samples to show its rate */
 	if (r->attr)
 		mp_attr_wake_above(r->attr, s.usage_bytes < lim ?
 				   s.usage_bytes + (lim - s.usage_bytes) / 2 : lim);
-	read_sample(r, &s);
 	if (timeline) {
 		count_late(r, &s);
 		mp_tl_push(&r->tl, &s);
@@ -315,6 +345,17 @@ static void on_oom(const struct mp_oom_event *e, void *arg)
 	memset(p, 0, sizeof(*p));
 	p->t_ms = kill_ms(r, e->ts_ns);
 	p->ev = *e;
+	/* the limit the kill met, read right after it: a change no timeline
+	 * sample has seen yet is one from the kill's moment */
+	{
+		struct mp_cg_stat st;
+		uint64_t v;
+
+		if (!mp_cgroup_stat("", &r->cg, &st) &&
+		    !mp_cgroup_limit_now("", &r->host, &r->cg, &st, &v))
+			note_limit(r, p->t_ms, v);
+		p->limit_bytes = r->limit_now;
+	}
 	/* the last sample before the kill (at most QUICK_MS old when the
 	 * usage neared the limit); not one the loop took after it, before
 	 * the event was read, with the victim's memory going */
@@ -339,8 +380,8 @@ static void status_line(struct rec *r)
 		if (k != MP_CAT_KERNEL && s->bpf_growth[k] > s->bpf_growth[top])
 			top = k;
 	mp_status_update(&r->status, s->t_ms, "%s  top: %s %s",
-			 mp_status_usage(usage, sizeof(usage), s->usage_bytes,
-					 r->cg.effective_limit_bytes, throttle),
+			 mp_status_usage(usage, sizeof(usage), s->usage_bytes, r->limit_now,
+					 throttle),
 			 mp_cat_names[top], mp_fmt_sbytes(s->bpf_growth[top], grown, sizeof(grown)));
 }
 
@@ -374,6 +415,7 @@ static void probe_stop(enum mp_probe_phase ph, void *arg)
 	pthread_mutex_lock(&r->sample_lock);
 	if (!read_usage(r, &s.usage_bytes) && s.usage_bytes > r->peak.usage_bytes) {
 		read_sample(r, &s);
+		s.limit_bytes = r->limit_now;
 		keep_peak(r, &s);
 	}
 	/* the probe holds its fill now: the peak's maps are these */
@@ -527,6 +569,7 @@ int mp_rec_baseline(struct rec *r, int *go_fd, int *ee_fd)
 		mp_attr_snapshot(r->attr, &r->start);
 	r->oom_kill_count0 = mp_cgroup_oom_kills(&r->cg);
 	r->have_kpeak0 = mp_rec_kernel_peak(r, &r->kpeak0);
+	r->limit_now = r->cg.effective_limit_bytes;
 	mp_probe_defaults(r->cg.effective_limit_bytes, &r->probe_chunk, &r->probe_margin);
 	take_sample(r, true);
 	if (!r->o.cmd)

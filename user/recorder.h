@@ -28,6 +28,7 @@ struct mp_out;
 
 struct oom {
 	uint64_t t_ms;
+	uint64_t limit_bytes;               /* the effective limit read at the event (0: not read) */
 	struct mp_oom_event ev;
 	struct sample at;                   /* the last sample before it */
 };
@@ -47,8 +48,22 @@ struct rec_opts {
 	bool wait_cgroup;       /* --wait-cgroup: a removed cgroup is waited for */
 };
 
+/* A change of the effective limit during the recording. */
+struct limit_change {
+	uint64_t t_ms;          /* the first sample that read it */
+	uint64_t from_bytes, to_bytes;
+};
+#define MP_REC_LIMIT_CHANGES 64
+
 struct rec {
 	uint64_t next_drain_ms;   /* the next mp_attr_drain (exited processes' rows) */
+	/* The limit in force, read at each timeline sample and at an OOM kill:
+	 * a limit lowered during the recording (to just above the usage) is
+	 * what the workload met, not the one at the start. */
+	uint64_t limit_now;
+	struct limit_change limit_changes[MP_REC_LIMIT_CHANGES];
+	size_t nlimit_changes;
+	uint64_t limit_changes_more;        /* past the table */
 	struct rec_opts o;
 	bool report_on_stdout;              /* the command's stdout goes to stderr */
 	struct mp_host host;

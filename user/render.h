@@ -163,6 +163,9 @@ void mp_env_budget(const cJSON *doc, FILE *f, struct mp_rd *rd);
 void mp_text_record(const cJSON *doc, FILE *f, struct mp_rd *rd);
 /* An "attribution" object, as probe and record print it. */
 void mp_text_attribution(const cJSON *a, FILE *f, struct mp_rd *rd);
+/* The overhead object in words (render_text_overhead.c), its shared
+ * segments from pinned (NULL: none); o NULL: nothing. */
+void mp_text_overhead(const cJSON *o, const cJSON *pinned, FILE *f, struct mp_rd *rd);
 /* The "pinned" section (render_text_pinned.c); NULL: none. */
 void mp_text_pinned(const cJSON *p, FILE *f, struct mp_rd *rd);
 

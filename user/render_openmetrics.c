@@ -153,16 +153,28 @@ static const char peak_help[] = "The cgroup's highest usage: limits the kernel's
  * the usage once the probe exited and the highest during it, as the text
  * report gives them (before and after apart are memprobe_probe_usage_*).
  */
+static const char effective_help[] = "The least memory limit from the cgroup up to the root, "
+				     "and MemTotal (a recording: the one in force at its last "
+				     "sample)";
+
 static void cgroup_metrics(struct om *m, const cJSON *cg, const cJSON *doc, int kind)
 {
 	const cJSON *probe = kind == MP_DOC_PROBE ? doc : NULL;
 	const cJSON *tl = kind == MP_DOC_RECORD ? mp_rd_arr(m->rd, doc, "timeline", 0) : NULL;
 	const cJSON *last = tl ? cJSON_GetArrayItem(tl, cJSON_GetArraySize(tl) - 1) : NULL;
+	uint64_t lim;
+	bool at_last;
 
 	gauge(m, "memprobe_limit_bytes", "The cgroup's own memory limit (memory.max, "
 	      "memory.limit_in_bytes); +Inf: none", cg, "limit_bytes", MP_RD_NULL, "+Inf");
-	gauge(m, "memprobe_effective_limit_bytes", "The least memory limit from the cgroup up "
-	      "to the root, and MemTotal", cg, "effective_limit_bytes", 0, NULL);
+	/* a record's: the limit in force at its last sample (a limit changed
+	 * during it is followed), the start's in documents before that. One
+	 * help for every kind: node_exporter refuses a family whose files
+	 * disagree on it. */
+	at_last = last && mp_rd_is_obj(m->rd, last) &&
+		  mp_rd_u64(m->rd, last, "limit_bytes", MP_RD_ABSENT | MP_RD_NULL, &lim);
+	gauge(m, "memprobe_effective_limit_bytes", effective_help, at_last ? last : cg,
+	      at_last ? "limit_bytes" : "effective_limit_bytes", 0, NULL);
 	/* the headroom helper's field: absent in older documents */
 	gauge(m, "memprobe_throttle_bytes", "Where the kernel starts throttling the cgroup: "
 	      "the lowest memory.high (v2) or soft limit (v1) on its path below the effective "
@@ -291,6 +303,10 @@ static void growth_metrics(struct om *m, const cJSON *a)
 	one(m, "memprobe_page_faults_total", "counter", "The target's page faults over the "
 	    "attribution's span", mp_rd_obj(m->rd, a, "page_faults", MP_RD_ABSENT), "total",
 	    MP_RD_ABSENT, false, NULL);
+	one(m, "memprobe_copy_on_write_bytes", "gauge", "User pages copied on write after a "
+	    "fork (do_wp_page's copies) over the session; absent: not looked for",
+	    mp_rd_obj(m->rd, a, "copy_on_write", MP_RD_ABSENT), "bytes", MP_RD_ABSENT, false,
+	    NULL);
 }
 
 /* The brief's nine fields, in base units: the two _gib ones are the
@@ -340,6 +356,21 @@ static void counter_n(struct om *m, const char *name, const char *help, size_t n
 static const char oom_help[] = "OOM kills in the cgroup while memprobe watched (a probe: "
 			       "of the workload, the probe's own apart)";
 
+/* How often the effective limit changed during the recording (documents
+ * before it, and record --openmetrics's live file, say nothing). */
+static void limit_changes(struct om *m, const cJSON *doc)
+{
+	const cJSON *l = mp_rd_obj(m->rd, doc, "limit", MP_RD_ABSENT);
+	uint64_t more = 0;
+
+	if (!l)
+		return;
+	mp_rd_u64(m->rd, l, "changes_not_kept", 0, &more);
+	counter_n(m, "memprobe_limit_changes_total", "Changes of the effective limit during the "
+		  "recording", (size_t)cJSON_GetArraySize(mp_rd_arr(m->rd, l, "changes", 0)) +
+		  (size_t)more);
+}
+
 static void record_metrics(struct om *m, const cJSON *doc)
 {
 	const cJSON *tl = mp_rd_arr(m->rd, doc, "timeline", 0), *p;
@@ -352,6 +383,7 @@ static void record_metrics(struct om *m, const cJSON *doc)
 	      mp_rd_obj(m->rd, doc, "peak", 0), "usage_bytes", MP_RD_ABSENT, NULL);
 	one(m, "memprobe_oom_kills_total", "counter", oom_help, doc, "oom_kill_counter_delta", 0,
 	    false, NULL);
+	limit_changes(m, doc);
 	p = mp_rd_obj(m->rd, doc, "probe", MP_RD_ABSENT);
 	if (p && !mp_rd_item(m->rd, p, "error", MP_RD_ABSENT))
 		probe_metrics(m, p);

@@ -153,8 +153,15 @@ static void categories(const cJSON *a, FILE *f, struct mp_rd *rd)
 			"a pipe or a pin)\n", "anon unmapped", mp_fmt_sbytes(unmapped, b1, sizeof(b1)));
 	if (pct > -0.05 && pct < 0.05)
 		pct = 0.0; /* no "-0.0%" */
-	fprintf(f, "  %-20s %12s   (%.1f%% of the growth)\n", "unattributed",
-		mp_fmt_sbytes(unattr, b1, sizeof(b1)), pct);
+	/* a share of a growth near zero (a --reclaim-cache probe's, whose
+	 * cache went as the probe came) is no measure: 224 KiB of 40 KiB
+	 * read as "560.0% of the growth" */
+	if (measured >= (int64_t)MP_MIB)
+		fprintf(f, "  %-20s %12s   (%.1f%% of the growth)\n", "unattributed",
+			mp_fmt_sbytes(unattr, b1, sizeof(b1)), pct);
+	else
+		fprintf(f, "  %-20s %12s   (no share: the growth is under 1 MiB)\n",
+			"unattributed", mp_fmt_sbytes(unattr, b1, sizeof(b1)));
 	fputs("  (file includes shmem; kernel includes pagetables, kernel_stack, slab, percpu, "
 	      "vmalloc and kernel_other)\n", f);
 	process_rows(a, f, rd);
@@ -315,6 +322,37 @@ static void hooks(const cJSON *a, FILE *f, struct mp_rd *rd)
 	events_lost(mp_rd_obj(rd, a, "events_lost", 0), f, rd);
 }
 
+/* "Copy-on-write: redis-server[812] copied 160.0 MiB of pages it shared
+ * with a forked child ...": who paid for a fork's shared pages (documents
+ * before it say nothing; not looked for: why). */
+static void copy_on_write(const cJSON *a, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *o = mp_rd_obj(rd, a, "copy_on_write", MP_RD_ABSENT), *t;
+	uint64_t period = 1;
+	char b[32];
+	int n = 0;
+
+	if (!o)
+		return;
+	if (!mp_rd_str(rd, o, "source", MP_RD_NULL)) {
+		fprintf(f, "Copy-on-write: not looked for (%s)\n", mp_rd_str(rd, o, "why", 0));
+		return;
+	}
+	mp_rd_u64(rd, o, "sample_period", 0, &period);
+	fprintf(f, "Copy-on-write: %s of pages copied on write (after a fork, or at a private file "
+		"page's first write: %s's copies, %s, %s)",
+		mp_fmt_bytes(mp_rd_u64v(rd, o, "bytes"), b, sizeof(b)), mp_rd_str(rd, o, "source", 0),
+		mp_rd_str(rd, o, "span", 0), period > 1 ? "sampled" : "every one counted");
+	cJSON_ArrayForEach(t, mp_rd_arr(rd, o, "by_task", 0)) {
+		if (n == 3 || !mp_rd_is_obj(rd, t))
+			break;
+		fprintf(f, "%s%s[%d] copied %s", n++ ? ", " : ": ", mp_rd_str(rd, t, "comm", 0),
+			(int)mp_rd_u64v(rd, t, "pid"),
+			mp_fmt_bytes(mp_rd_u64v(rd, t, "bytes"), b, sizeof(b)));
+	}
+	fputc('\n', f);
+}
+
 void mp_text_attribution(const cJSON *a, FILE *f, struct mp_rd *rd)
 {
 	if (!mp_rd_item(rd, a, "hooks", MP_RD_ABSENT)) {
@@ -326,6 +364,7 @@ void mp_text_attribution(const cJSON *a, FILE *f, struct mp_rd *rd)
 	categories(a, f, rd);
 	processes(a, f, rd);
 	faults_and_charges(a, f, rd);
+	copy_on_write(a, f, rd);
 	kernel_paths(a, f, rd);
 	hooks(a, f, rd);
 }

@@ -993,6 +993,47 @@ static void test_faults_charges_events(void)
 	cJSON_Delete(a);
 }
 
+/* Copies on write per process, the largest first, over the retained span
+ * (to the end) where there is one; not looked for: source null and why. */
+static void test_copy_on_write(void)
+{
+	struct mp_task_row end[2];
+	struct mp_attr_snap retained = { .tasks = end, .ntasks = 2 };
+	struct fx f;
+	const cJSON *o;
+	cJSON *a;
+
+	fx_init(&f);
+	add_task(&f, 100, "redis-server")->cow_pages = 30000;
+	add_task(&f, 101, "redis-rdb-bgsav")->cow_pages = 12;
+	f.growth.totals.cow_walks = 1;
+	memcpy(end, f.tasks, sizeof(end));
+	end[0].cow_pages = 40960; /* copies after the peak count too */
+	retained.totals.cow_walks = 41000;
+	f.in.retained = &retained;
+	f.in.cow = true;
+	f.in.cow_period = 1;
+	f.in.cow_fn = "do_wp_page";
+	f.in.cow_why = "";
+	a = mp_report_attribution(&f.in);
+	o = jobj(a, "copy_on_write");
+	CHECK_STR(jstr(o, "source"), "do_wp_page", "cow: its source");
+	CHECK_S64(jint(o, "bytes"), PG(40960 + 12), "cow: all processes' copies, to the end");
+	CHECK_S64(jint(o, "walks"), 41000, "cow: the walks");
+	CHECK_STR(jstr(item(o, "by_task", 0), "comm"), "redis-server", "cow: the parent first");
+	CHECK_S64(jint(item(o, "by_task", 0), "bytes"), PG(40960), "cow: ... its copies");
+	CHECK_S64(nitems(o, "by_task"), 2, "cow: two processes");
+	cJSON_Delete(a);
+	f.in.cow = false;
+	f.in.cow_why = "--stack-sample 0: no stacks walked";
+	a = mp_report_attribution(&f.in);
+	o = jobj(a, "copy_on_write");
+	CHECK(jnull(o, "source"), "cow: not looked for: source null");
+	CHECK_STR(jstr(o, "why"), "--stack-sample 0: no stacks walked", "cow: ... and why");
+	CHECK(!jobj(o, "bytes"), "cow: ... and no figure");
+	cJSON_Delete(a);
+}
+
 int main(void)
 {
 	fixture_ks = mp_ksyms_load(FIXTURES "/kallsyms-6.18");
@@ -1008,6 +1049,7 @@ int main(void)
 	test_kernel_paths();
 	test_kernel_paths_options();
 	test_faults_charges_events();
+	test_copy_on_write();
 	mp_ksyms_free(fixture_ks);
 	return unit_done("attribution");
 }
