@@ -3604,9 +3604,13 @@ test_container() {
 	fi
 	check_eq "container v$v: the overhead object explains overhead_bytes exactly" \
 		"$(jqv "$out" '[.overhead.parts[].bytes] + [.overhead.probe_kernel_bytes, .overhead.unexplained_bytes] | add')" "$(jqv "$out" .overhead_bytes)"
-	# without BPF: per-process figures from /proc (issue #22, item 3)
-	check_le "container v$v: unexplained within max(10%, 16 MiB) (growing, bursting workload)" \
-		"$(jqv "$out" '.overhead.unexplained_bytes | fabs')" "$(jqv "$out" "[(.overhead_bytes | fabs) / 10 | floor, $((16 * MIB))] | max")"
+	# without BPF: per-process figures from /proc (issue #22, item 3). The
+	# vector is /proc's, read when the poller saw the new high; the
+	# workload's 32 MiB burst (held 150 ms of every 300) can come or go
+	# between the kernel's peak and that read, which no snapshot can see
+	# (18.6 MiB once in 7 runs on 2 loaded cores): the burst is the bound
+	check_le "container v$v: unexplained within max(10%, the 32 MiB burst + 1 MiB)" \
+		"$(jqv "$out" '.overhead.unexplained_bytes | fabs')" "$(jqv "$out" "[(.overhead_bytes | fabs) / 10 | floor, $((33 * MIB))] | max")"
 	"$MEMPROBE" report "$out" > "$D/probe.txt"
 	check "container v$v: the text says where the probe ran and why" grep -q "in the target itself, without a limit of its own: cannot create" "$D/probe.txt"
 	# budget
