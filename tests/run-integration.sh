@@ -4058,7 +4058,7 @@ test_thp() {
 	s=$(awk '$1 == "AnonHugePages:" { print $2 * 1024 }' "/proc/$pid/smaps_rollup")
 	kill -INT "$rp"; wait "$rp"
 	check "thp: record exits 0" [ $? = 0 ]
-	echo "# thp: memory.stat anon_thp $k, AnonHugePages $s; record's $(cat_field "$out" anon_thp growth_bytes), the process's $(task_bytes "$out" anon_thp thp)"
+	echo "# thp: memory.stat anon_thp $k, AnonHugePages $s; record's $(cat_field "$out" anon_thp growth_bytes), the process's $(task_bytes "$out" anon_thp thp); events lost $(jq -c '.attribution.events_lost | {total, recursion_misses, recursion_miss_bound_bytes}' "$out")"
 	if [ "${k:-0}" -lt $((2 * MIB)) ]; then
 		skip "thp: the kernel gave no huge page here (THP $(cat /sys/kernel/mm/transparent_hugepage/enabled))"
 	else
