@@ -768,6 +768,18 @@ test_record_daemon() {
 		"$(jqv "$d/out/r.json" .run.duration_ms)" 30000
 	check_eq "daemon: SIGTERM: the directory holds the report and the live file alone" \
 		"$(ls -A "$d/out" | tr '\n' ' ')" "m.prom r.json "
+	# SIGHUP is memprobe's alone: record -- CMD does not pass it on (a
+	# postrotate killed the workload: "killed by signal 1", exit 129)
+	"$MEMPROBE" record --format json -o "$d/hup.json" --ready-fd 3 -- sleep 600 \
+		3> "$d/ready-hup" 2> "$d/err-hup" &
+	pid=$!
+	DAEMON_PIDS+=("$pid")
+	daemon_wait "ready" [ -s "$d/ready-hup" ]
+	kill -HUP "$pid"
+	daemon_wait "SIGHUP's line" grep -q "SIGHUP: outputs reopened" "$d/err-hup"
+	kill -INT "$pid"; wait "$pid"; rc=$?
+	check_eq "daemon: SIGHUP is not sent to the command: it ends by memprobe's SIGINT, as ^C" \
+		"$rc $(jqv "$d/hup.json" '"\(.run.ended_by) \(.run.killed_by_signal)"')" "130 SIGINT 2"
 	# the cgroup's removal ends it with a line that says so
 	"$MEMPROBE" record --cgroup "$cg" --interval 100 --format json -o "$d/gone.json" \
 		--ready-fd 3 3> "$d/ready2" 2> "$d/err" &

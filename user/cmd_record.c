@@ -45,7 +45,7 @@ static const struct mp_cli_opt record_opts[] = {
 	MP_CLI_OPT_LIMIT("with -- CMD: the limit of the cgroup the command runs in (4M at least)",
 			 "no limit"),
 	{ "duration", 0, "SECONDS", "stop after this long (a command is stopped with SIGINT); "
-	  "SIGHUP stops nothing: it reopens the outputs",
+	  "SIGHUP stops nothing: it reopens the outputs (a command is not sent it)",
 	  "until SIGINT/SIGTERM or the command exits", OPT_DURATION },
 	{ "interval", 0, "MS", "a timeline sample every MS milliseconds", "100", OPT_INTERVAL },
 	{ "probe-at", 0, "SECONDS", "run a probe (memprobe probe) of the cgroup this long "
