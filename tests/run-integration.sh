@@ -1771,6 +1771,10 @@ test_text() {
 	"$MEMPROBE" probe --cgroup "$cg" -o "$d/full.txt" 2>/dev/null
 	check_eq "text: a full target's probe filled no chunk" "$(jqv "$d/full.json" .probe_chunks)" 0
 	check "text: ... and says why, as the document's note does" grep -q "^NOTE: no room for a chunk" "$d/full.txt"
+	# a negative left after, as it is (-28672 printed "left after 0.0 MiB")
+	jq '.overhead.left_after.bytes = -28672' "$d/full.json" > "$d/neg.json"
+	check_eq "text: a negative left after printed as it is" \
+		"$("$MEMPROBE" report "$d/neg.json" | grep -o '^left after [^:]*')" "left after -28.0 KiB"
 	kill -9 "$pid"; wait "$pid" 2>/dev/null
 	remove_cgroup "$cg"
 	# limits -o, and nothing written for a target that is not one
