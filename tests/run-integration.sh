@@ -3763,6 +3763,11 @@ test_privileged_container() {
 		eval '[ "$(cat "$D/budget.rc")" = 0 ] && (. "$D/budget.env" && [ "${MEMPROBE_BUDGET_BYTES:-0}" -gt 0 ] && [ "${MEMPROBE_BUDGET_KERNEL_PER_GIB_BYTES:-0}" -gt 0 ])'
 	"$MEMPROBE" report "$out" > "$D/probe.txt"
 	check "privileged: the text shows the host's pid beside" grep -q "benchmark\[$nspid, host $hostpid\]" "$D/probe.txt"
+	# ... in the kernel paths' lines too (they said "by memprobe-probe[129]")
+	want=$(jq -r '[.attribution.kernel_paths[].top_stacks[0] | select(.host_pid != null and .host_pid != .pid) | "by \(.comm)[\(.pid), host \(.host_pid)]"] | unique | .[]' "$out")
+	check "privileged: a kernel path's process has a host pid beside in the document" [ -n "$want" ]
+	check_eq "privileged: ... and so in the text's kernel paths" \
+		"$(printf '%s\n' "$want" | while read -r w; do grep -qF "$w" "$D/probe.txt" || echo "missing: $w"; done)" ""
 	check "privileged: nothing left in the cgroup" [ -z "$(find "$cg" -mindepth 1 -type d)" ]
 	remove_cgroup "$cg"
 	check "privileged: nothing left behind" no_leftovers
