@@ -1265,7 +1265,7 @@ test_cli() {
 	done
 	check "cli: probe --help: --chunk's default" grep -q -- "--chunk SIZE .*(default: limit/32 in 2 MiB steps, 2 MiB to 1 GiB)" <<< "$(help_opt probe --chunk)"
 	check "cli: probe --help: --margin's default" grep -q -- "--margin SIZE .*(default: limit/16 in 2 MiB steps, 2 MiB to 2 GiB)" <<< "$(help_opt probe --margin)"
-	check "cli: probe --help: --limit's default" grep -q -- "--limit SIZE .*(default: 1G, when no --cgroup or --pid)" <<< "$(help_opt probe --limit)"
+	check "cli: probe --help: --limit's default" grep -q -- "--limit SIZE .*(default: 1G; in a limited cgroup, that cgroup)" <<< "$(help_opt probe --limit)"
 	check "cli: probe --help: --thp's default" grep -q -- "--thp MODE .*(default: auto)" <<< "$(help_opt probe --thp)"
 	check "cli: probe --help: --threads' default" grep -q -- "--threads N .*(default: 1)" <<< "$(help_opt probe --threads)"
 	"$MEMPROBE" record --help > "$TMP/cli.out"
@@ -1403,7 +1403,7 @@ test_rules_checks() {
 
 # Targets that must be refused, or named for what they are.
 test_targets() {
-	local z c cg mnt rootcg out=$TMP/targets.json rc
+	local z c cg mnt rootcg out=$TMP/targets.json rc want
 	# a zombie: its /proc/PID/cgroup names the root, which must not become the target
 	( sleep 0.01 & exec sleep 30 ) &
 	c=$!; STARTED_PIDS+=($c)
@@ -1443,6 +1443,21 @@ test_targets() {
 	ln -s "$cg" "$TMP/cglink"
 	"$MEMPROBE" limits --cgroup "$TMP/cglink" --format json > "$out"
 	check_eq "--cgroup through a symbolic link: the cgroup it names" "$(jqv "$out" .cgroup.dir)" "$cg"
+	remove_cgroup "$cg"
+	# no target, memprobe in a limited cgroup it may write (a container
+	# whose cgroup filesystem is writable): that cgroup, probed from a
+	# child of its own (before: "--limit 1G: above the effective limit of
+	# memprobe's own cgroup; give a smaller --limit", exit 2)
+	cg=$(make_cgroup own $((128 * MIB)))
+	bash -c 'echo $$ > "$0/cgroup.procs" && exec "$1" probe --thp never --format json -o "$2"' \
+		"$cg" "$MEMPROBE" "$out" 2> "$TMP/err"; rc=$?
+	check_eq "no target in a limited cgroup: exit 0 ($(head -c 300 "$TMP/err" | tr '\n' ' '))" "$rc" 0
+	# (on v2 a cgroup with processes delegates nothing: from inside it)
+	want=false; [ "$(cg_version "$cg")" = 2 ] && want=true
+	check_eq "... probes that cgroup, chosen and said so, from a child cgroup of its own (v1)" \
+		"$(jq -r --arg cg "$cg" '"\(.target.dir == $cg) \(.target.created_by_memprobe) \(.target | has("chosen_why")) \(.probe.in_target) \(.probe.cgroup | startswith($cg)) \(.cgroup_limit_bytes) \(.probe.stop_reason)"' "$out")" \
+		"true false true $want true $((128 * MIB)) margin"
+	check "... and says so on standard error" grep -q "probing the container's own cgroup $cg " "$TMP/err"
 	remove_cgroup "$cg"
 	check "targets: nothing left behind" no_leftovers
 }
@@ -3729,11 +3744,11 @@ PRIVILEGED_SCRIPT='
 echo $! > "$D/bench.pid"
 for i in $(seq 6000); do grep -q ready "$D/bench.out" && break; sleep 0.01; done
 "$MEMPROBE" probe --cgroup / --format json -o "$D/probe.json" 2> "$D/probe.err"; echo $? > "$D/probe.rc"
-"$MEMPROBE" budget --cgroup / --format env -o "$D/budget.env" 2> "$D/budget.err"; echo $? > "$D/budget.rc"
+"$MEMPROBE" budget --format env -o "$D/budget.env" 2> "$D/budget.err"; echo $? > "$D/budget.rc"
 '
 
 test_privileged_container() {
-	local cg D=$TMP/privileged lim=$((512 * MIB)) out nspid hostpid= p
+	local cg D=$TMP/privileged lim=$((512 * MIB)) out nspid hostpid= p want
 	mkdir -p "$D"
 	cg=$(make_cgroup privileged $lim) || { fail "privileged: make cgroup"; return; }
 	in_container "$cg" rw "$PRIVILEGED_SCRIPT" &
@@ -3759,8 +3774,14 @@ test_privileged_container() {
 		"$(jqv "$out" '.usage_peak_bytes - .usage_before_bytes - .allocated_bytes')" "$(jqv "$out" .overhead_bytes)"
 	check_le "privileged: unexplained within max(10%, 16 MiB)" \
 		"$(jqv "$out" '.overhead.unexplained_bytes | fabs')" "$(jqv "$out" "[(.overhead_bytes | fabs) / 10 | floor, $((16 * MIB))] | max")"
-	check "privileged: budget --format env gives a budget with the probe's page tables" \
+	# with no target, the brief's command: the container's own cgroup,
+	# writable here ("--limit 1G: above the effective limit ...", exit 2)
+	check "privileged: budget --format env (no target) gives a budget with the probe's page tables ($(head -c 300 "$D/budget.err" | tr '\n' ' '))" \
 		eval '[ "$(cat "$D/budget.rc")" = 0 ] && (. "$D/budget.env" && [ "${MEMPROBE_BUDGET_BYTES:-0}" -gt 0 ] && [ "${MEMPROBE_BUDGET_KERNEL_PER_GIB_BYTES:-0}" -gt 0 ])'
+	check_eq "privileged: ... of the container's own cgroup, said so" \
+		"$(grep -c "probing the container's own cgroup .* limit 512.0 MiB" "$D/budget.err")" 1
+	check_eq "privileged: ... its limit the container's" \
+		"$(sed -n 's/^MEMPROBE_BUDGET_EFFECTIVE_LIMIT_BYTES=//p' "$D/budget.env")" $lim
 	"$MEMPROBE" report "$out" > "$D/probe.txt"
 	check "privileged: the text shows the host's pid beside" grep -q "benchmark\[$nspid, host $hostpid\]" "$D/probe.txt"
 	# ... in the kernel paths' lines too (they said "by memprobe-probe[129]")
