@@ -740,7 +740,7 @@ daemon_wait() {
 }
 
 test_record_daemon() {
-	local cg d=$TMP/daemon pid rc
+	local cg d=$TMP/daemon pid rc nomem
 	trap 'daemon_cleanup; cleanup_all' EXIT
 	cg=$(make_cgroup daemon $((256 * MIB))) || { fail "daemon: make cgroup"; return; }
 	mkdir -p "$d/out"
@@ -818,6 +818,20 @@ test_record_daemon() {
 	rmdir "$cg"
 	expect_bad "record --wait-cgroup --pid" "$MEMPROBE" record --wait-cgroup --pid $$
 	expect_bad "record --wait-cgroup --duration" "$MEMPROBE" record --wait-cgroup --cgroup "$(own_memcg_dir)" --duration 5
+	# a cgroup at the path in another hierarchy, none in memory's (a v1
+	# unit with memory accounting off): refused, not waited for forever
+	# (the timeout only bounds the old behaviour's wait)
+	nomem=$(awk -F: '$2 == "pids" { print $3 }' /proc/self/cgroup)
+	if [ -n "$nomem" ] && [ -d "/sys/fs/cgroup/pids$nomem" ]; then
+		nomem=${nomem%/}/memprobe-test-nomem-$$
+		mkdir "/sys/fs/cgroup/pids$nomem" && echo "/sys/fs/cgroup/pids$nomem" >> "$TMP/created-cgroups"
+		expect_bad "record --wait-cgroup of a cgroup without memory" \
+			timeout 120 "$MEMPROBE" record --wait-cgroup --cgroup "$nomem" -o "$d/nomem.json"
+		check "... names it not a memory cgroup" grep -q "a cgroup in /sys/fs/cgroup/pids, but not a memory cgroup" "$TMP/bad.err"
+		rmdir "/sys/fs/cgroup/pids$nomem"
+	else
+		skip "record --wait-cgroup of a cgroup without memory: no v1 pids hierarchy"
+	fi
 	daemon_cleanup
 	trap cleanup_all EXIT
 	rm -rf "$d"
