@@ -1796,10 +1796,21 @@ test_text() {
 	cg=$(make_cgroup text $((64 * MIB))) || { fail "text: make cgroup"; return; }
 	pid=$(run_in_cgroup "$cg" "$BIN/alloc" 60)
 	wait_usage "$cg" $((58 * MIB))
-	"$MEMPROBE" probe --cgroup "$cg" --format json -o "$d/full.json" 2>/dev/null
+	"$MEMPROBE" probe --cgroup "$cg" --format json -o "$d/full.json" 2> "$d/full.err"
 	"$MEMPROBE" probe --cgroup "$cg" -o "$d/full.txt" 2>/dev/null
 	check_eq "text: a full target's probe filled no chunk" "$(jqv "$d/full.json" .probe_chunks)" 0
 	check "text: ... and says why, as the document's note does" grep -q "^NOTE: no room for a chunk" "$d/full.txt"
+	# the headroom the line gives is the one read as the probe stopped (it
+	# gave the target's first reading, before memprobe's own start)
+	check "text: ... the no room line gives the headroom as it stopped" \
+		grep -q "^memprobe probe: no room for a chunk: .*(headroom [0-9.]* [KMG]iB as it stopped, margin " "$d/full.err"
+	# in place the probe's limit is its aim, enforced by nothing: said so
+	# (it printed "(limit 2.0 MiB)" and "without a limit of its own")
+	jq '.probe.in_target = true | .probe.in_target_reason = "read_only" | .probe.in_target_why = "a test"' \
+		"$d/full.json" > "$d/inplace.json"
+	"$MEMPROBE" report "$d/inplace.json" > "$d/inplace.txt"
+	check "text: in place the probe's limit is called its aim, not a limit" grep -q "^probe .* (aim, not a limit: [0-9.]* [KMG]iB)$" "$d/inplace.txt"
+	check "text: ... enforced by nothing" grep -q "without a limit of its own (the kernel enforces none; the bounds are checked before each chunk): a test" "$d/inplace.txt"
 	# a negative left after, as it is (-28672 printed "left after 0.0 MiB")
 	jq '.overhead.left_after.bytes = -28672' "$d/full.json" > "$d/neg.json"
 	check_eq "text: a negative left after printed as it is" \
@@ -3657,7 +3668,7 @@ test_container() {
 	check_le "container v$v: unexplained within max(10%, the 32 MiB burst + 1 MiB)" \
 		"$(jqv "$out" '.overhead.unexplained_bytes | fabs')" "$(jqv "$out" "[(.overhead_bytes | fabs) / 10 | floor, $((33 * MIB))] | max")"
 	"$MEMPROBE" report "$out" > "$D/probe.txt"
-	check "container v$v: the text says where the probe ran and why" grep -q "in the target itself, without a limit of its own: cannot create" "$D/probe.txt"
+	check "container v$v: the text says where the probe ran and why" grep -q "in the target itself, without a limit of its own (the kernel enforces none; the bounds are checked before each chunk): cannot create" "$D/probe.txt"
 	# budget
 	check_eq "container v$v: budget --format env exits 0 ($(head -c 300 "$D/budget.err" | tr '\n' ' '))" "$(cat "$D/budget.rc")" 0
 	check "container v$v: budget --format env gives a budget" \
