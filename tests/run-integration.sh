@@ -1287,6 +1287,18 @@ test_cli() {
 		check "cli: record --help lists $opt" grep -qE -- "^  (-[a-z], |    )$opt( |\$)" "$TMP/cli.out"
 	done
 	check "cli: record --help: --interval's default" grep -q -- "--interval MS .*(default: 100)" <<< "$(help_opt record --interval)"
+	# the README as the program is: compare's synopsis (it said
+	# "compare A.json B.json [C.json ...]", one report is taken) and the
+	# limits env example, a budget never negative (a 1 GiB limit gave
+	# 1 GiB - 2 GiB)
+	check_eq "cli: README's compare synopsis is --help's" \
+		"$(sed -n 's/^### `memprobe compare \(A.json \[B.json ...\]\) .*/\1/p' "$src/README.md")" \
+		"$("$MEMPROBE" compare --help | sed -n 's/^usage: memprobe compare \(A.json \[B.json ...\]\) .*/\1/p')"
+	got=$(sed -n '/^eval "\$(memprobe limits --format env)"$/,/^```$/p' "$src/README.md" | sed '1d;$d')
+	check_eq "cli: README's limits env example, a 1 GiB limit with 10 MiB headroom: budget 0, not negative" \
+		"$(MEMPROBE_EFFECTIVE_LIMIT_BYTES=$((1024 * MIB)) MEMPROBE_HEADROOM_BYTES=$((10 * MIB)) bash -c "$got"'; echo "$budget"')" 0
+	check_eq "cli: ... with 900 MiB headroom: 900 MiB less limit/16" \
+		"$(MEMPROBE_EFFECTIVE_LIMIT_BYTES=$((1024 * MIB)) MEMPROBE_HEADROOM_BYTES=$((900 * MIB)) bash -c "$got"'; echo "$budget"')" $((836 * MIB))
 	check "cli: every --help line fits in 80 columns" sh -c "for c in limits probe record report budget compare; do \"$MEMPROBE\" \$c --help; done | awk 'length > 79 { exit 1 }'"
 	# each synopsis' format list is what its parser takes, no more, no fewer:
 	# every renderer's name tried with a target or file that cannot be, so
