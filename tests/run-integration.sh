@@ -740,7 +740,7 @@ daemon_wait() {
 }
 
 test_record_daemon() {
-	local cg d=$TMP/daemon pid rc
+	local cg d=$TMP/daemon pid rc nomem
 	trap 'daemon_cleanup; cleanup_all' EXIT
 	cg=$(make_cgroup daemon $((256 * MIB))) || { fail "daemon: make cgroup"; return; }
 	mkdir -p "$d/out"
@@ -768,6 +768,18 @@ test_record_daemon() {
 		"$(jqv "$d/out/r.json" .run.duration_ms)" 30000
 	check_eq "daemon: SIGTERM: the directory holds the report and the live file alone" \
 		"$(ls -A "$d/out" | tr '\n' ' ')" "m.prom r.json "
+	# SIGHUP is memprobe's alone: record -- CMD does not pass it on (a
+	# postrotate killed the workload: "killed by signal 1", exit 129)
+	"$MEMPROBE" record --format json -o "$d/hup.json" --ready-fd 3 -- sleep 600 \
+		3> "$d/ready-hup" 2> "$d/err-hup" &
+	pid=$!
+	DAEMON_PIDS+=("$pid")
+	daemon_wait "ready" [ -s "$d/ready-hup" ]
+	kill -HUP "$pid"
+	daemon_wait "SIGHUP's line" grep -q "SIGHUP: outputs reopened" "$d/err-hup"
+	kill -INT "$pid"; wait "$pid"; rc=$?
+	check_eq "daemon: SIGHUP is not sent to the command: it ends by memprobe's SIGINT, as ^C" \
+		"$rc $(jqv "$d/hup.json" '"\(.run.ended_by) \(.run.killed_by_signal)"')" "130 SIGINT 2"
 	# the cgroup's removal ends it with a line that says so
 	"$MEMPROBE" record --cgroup "$cg" --interval 100 --format json -o "$d/gone.json" \
 		--ready-fd 3 3> "$d/ready2" 2> "$d/err" &
@@ -806,6 +818,20 @@ test_record_daemon() {
 	rmdir "$cg"
 	expect_bad "record --wait-cgroup --pid" "$MEMPROBE" record --wait-cgroup --pid $$
 	expect_bad "record --wait-cgroup --duration" "$MEMPROBE" record --wait-cgroup --cgroup "$(own_memcg_dir)" --duration 5
+	# a cgroup at the path in another hierarchy, none in memory's (a v1
+	# unit with memory accounting off): refused, not waited for forever
+	# (the timeout only bounds the old behaviour's wait)
+	nomem=$(awk -F: '$2 == "pids" { print $3 }' /proc/self/cgroup)
+	if [ -n "$nomem" ] && [ -d "/sys/fs/cgroup/pids$nomem" ]; then
+		nomem=${nomem%/}/memprobe-test-nomem-$$
+		mkdir "/sys/fs/cgroup/pids$nomem" && echo "/sys/fs/cgroup/pids$nomem" >> "$TMP/created-cgroups"
+		expect_bad "record --wait-cgroup of a cgroup without memory" \
+			timeout 120 "$MEMPROBE" record --wait-cgroup --cgroup "$nomem" -o "$d/nomem.json"
+		check "... names it not a memory cgroup" grep -q "a cgroup in /sys/fs/cgroup/pids, but not a memory cgroup" "$TMP/bad.err"
+		rmdir "/sys/fs/cgroup/pids$nomem"
+	else
+		skip "record --wait-cgroup of a cgroup without memory: no v1 pids hierarchy"
+	fi
 	daemon_cleanup
 	trap cleanup_all EXIT
 	rm -rf "$d"
@@ -1253,7 +1279,7 @@ test_cli() {
 	done
 	check "cli: probe --help: --chunk's default" grep -q -- "--chunk SIZE .*(default: limit/32 in 2 MiB steps, 2 MiB to 1 GiB)" <<< "$(help_opt probe --chunk)"
 	check "cli: probe --help: --margin's default" grep -q -- "--margin SIZE .*(default: limit/16 in 2 MiB steps, 2 MiB to 2 GiB)" <<< "$(help_opt probe --margin)"
-	check "cli: probe --help: --limit's default" grep -q -- "--limit SIZE .*(default: 1G, when no --cgroup or --pid)" <<< "$(help_opt probe --limit)"
+	check "cli: probe --help: --limit's default" grep -q -- "--limit SIZE .*(default: 1G; in a limited cgroup, that cgroup)" <<< "$(help_opt probe --limit)"
 	check "cli: probe --help: --thp's default" grep -q -- "--thp MODE .*(default: auto)" <<< "$(help_opt probe --thp)"
 	check "cli: probe --help: --threads' default" grep -q -- "--threads N .*(default: 1)" <<< "$(help_opt probe --threads)"
 	"$MEMPROBE" record --help > "$TMP/cli.out"
@@ -1261,6 +1287,18 @@ test_cli() {
 		check "cli: record --help lists $opt" grep -qE -- "^  (-[a-z], |    )$opt( |\$)" "$TMP/cli.out"
 	done
 	check "cli: record --help: --interval's default" grep -q -- "--interval MS .*(default: 100)" <<< "$(help_opt record --interval)"
+	# the README as the program is: compare's synopsis (it said
+	# "compare A.json B.json [C.json ...]", one report is taken) and the
+	# limits env example, a budget never negative (a 1 GiB limit gave
+	# 1 GiB - 2 GiB)
+	check_eq "cli: README's compare synopsis is --help's" \
+		"$(sed -n 's/^### `memprobe compare \(A.json \[B.json ...\]\) .*/\1/p' "$src/README.md")" \
+		"$("$MEMPROBE" compare --help | sed -n 's/^usage: memprobe compare \(A.json \[B.json ...\]\) .*/\1/p')"
+	got=$(sed -n '/^eval "\$(memprobe limits --format env)"$/,/^```$/p' "$src/README.md" | sed '1d;$d')
+	check_eq "cli: README's limits env example, a 1 GiB limit with 10 MiB headroom: budget 0, not negative" \
+		"$(MEMPROBE_EFFECTIVE_LIMIT_BYTES=$((1024 * MIB)) MEMPROBE_HEADROOM_BYTES=$((10 * MIB)) bash -c "$got"'; echo "$budget"')" 0
+	check_eq "cli: ... with 900 MiB headroom: 900 MiB less limit/16" \
+		"$(MEMPROBE_EFFECTIVE_LIMIT_BYTES=$((1024 * MIB)) MEMPROBE_HEADROOM_BYTES=$((900 * MIB)) bash -c "$got"'; echo "$budget"')" $((836 * MIB))
 	check "cli: every --help line fits in 80 columns" sh -c "for c in limits probe record report budget compare; do \"$MEMPROBE\" \$c --help; done | awk 'length > 79 { exit 1 }'"
 	# each synopsis' format list is what its parser takes, no more, no fewer:
 	# every renderer's name tried with a target or file that cannot be, so
@@ -1391,7 +1429,7 @@ test_rules_checks() {
 
 # Targets that must be refused, or named for what they are.
 test_targets() {
-	local z c cg mnt rootcg out=$TMP/targets.json rc
+	local z c cg mnt rootcg out=$TMP/targets.json rc want
 	# a zombie: its /proc/PID/cgroup names the root, which must not become the target
 	( sleep 0.01 & exec sleep 30 ) &
 	c=$!; STARTED_PIDS+=($c)
@@ -1431,6 +1469,21 @@ test_targets() {
 	ln -s "$cg" "$TMP/cglink"
 	"$MEMPROBE" limits --cgroup "$TMP/cglink" --format json > "$out"
 	check_eq "--cgroup through a symbolic link: the cgroup it names" "$(jqv "$out" .cgroup.dir)" "$cg"
+	remove_cgroup "$cg"
+	# no target, memprobe in a limited cgroup it may write (a container
+	# whose cgroup filesystem is writable): that cgroup, probed from a
+	# child of its own (before: "--limit 1G: above the effective limit of
+	# memprobe's own cgroup; give a smaller --limit", exit 2)
+	cg=$(make_cgroup own $((128 * MIB)))
+	bash -c 'echo $$ > "$0/cgroup.procs" && exec "$1" probe --thp never --format json -o "$2"' \
+		"$cg" "$MEMPROBE" "$out" 2> "$TMP/err"; rc=$?
+	check_eq "no target in a limited cgroup: exit 0 ($(head -c 300 "$TMP/err" | tr '\n' ' '))" "$rc" 0
+	# (on v2 a cgroup with processes delegates nothing: from inside it)
+	want=false; [ "$(cg_version "$cg")" = 2 ] && want=true
+	check_eq "... probes that cgroup, chosen and said so, from a child cgroup of its own (v1)" \
+		"$(jq -r --arg cg "$cg" '"\(.target.dir == $cg) \(.target.created_by_memprobe) \(.target | has("chosen_why")) \(.probe.in_target) \(.probe.cgroup | startswith($cg)) \(.cgroup_limit_bytes) \(.probe.stop_reason)"' "$out")" \
+		"true false true $want true $((128 * MIB)) margin"
+	check "... and says so on standard error" grep -q "probing the container's own cgroup $cg " "$TMP/err"
 	remove_cgroup "$cg"
 	check "targets: nothing left behind" no_leftovers
 }
@@ -1755,10 +1808,25 @@ test_text() {
 	cg=$(make_cgroup text $((64 * MIB))) || { fail "text: make cgroup"; return; }
 	pid=$(run_in_cgroup "$cg" "$BIN/alloc" 60)
 	wait_usage "$cg" $((58 * MIB))
-	"$MEMPROBE" probe --cgroup "$cg" --format json -o "$d/full.json" 2>/dev/null
+	"$MEMPROBE" probe --cgroup "$cg" --format json -o "$d/full.json" 2> "$d/full.err"
 	"$MEMPROBE" probe --cgroup "$cg" -o "$d/full.txt" 2>/dev/null
 	check_eq "text: a full target's probe filled no chunk" "$(jqv "$d/full.json" .probe_chunks)" 0
 	check "text: ... and says why, as the document's note does" grep -q "^NOTE: no room for a chunk" "$d/full.txt"
+	# the headroom the line gives is the one read as the probe stopped (it
+	# gave the target's first reading, before memprobe's own start)
+	check "text: ... the no room line gives the headroom as it stopped" \
+		grep -q "^memprobe probe: no room for a chunk: .*(headroom [0-9.]* [KMG]iB as it stopped, margin " "$d/full.err"
+	# in place the probe's limit is its aim, enforced by nothing: said so
+	# (it printed "(limit 2.0 MiB)" and "without a limit of its own")
+	jq '.probe.in_target = true | .probe.in_target_reason = "read_only" | .probe.in_target_why = "a test"' \
+		"$d/full.json" > "$d/inplace.json"
+	"$MEMPROBE" report "$d/inplace.json" > "$d/inplace.txt"
+	check "text: in place the probe's limit is called its aim, not a limit" grep -q "^probe .* (aim, not a limit: [0-9.]* [KMG]iB)$" "$d/inplace.txt"
+	check "text: ... enforced by nothing" grep -q "without a limit of its own (the kernel enforces none; the bounds are checked before each chunk): a test" "$d/inplace.txt"
+	# a negative left after, as it is (-28672 printed "left after 0.0 MiB")
+	jq '.overhead.left_after.bytes = -28672' "$d/full.json" > "$d/neg.json"
+	check_eq "text: a negative left after printed as it is" \
+		"$("$MEMPROBE" report "$d/neg.json" | grep -o '^left after [^:]*')" "left after -28.0 KiB"
 	kill -9 "$pid"; wait "$pid" 2>/dev/null
 	remove_cgroup "$cg"
 	# limits -o, and nothing written for a target that is not one
@@ -3612,7 +3680,7 @@ test_container() {
 	check_le "container v$v: unexplained within max(10%, the 32 MiB burst + 1 MiB)" \
 		"$(jqv "$out" '.overhead.unexplained_bytes | fabs')" "$(jqv "$out" "[(.overhead_bytes | fabs) / 10 | floor, $((33 * MIB))] | max")"
 	"$MEMPROBE" report "$out" > "$D/probe.txt"
-	check "container v$v: the text says where the probe ran and why" grep -q "in the target itself, without a limit of its own: cannot create" "$D/probe.txt"
+	check "container v$v: the text says where the probe ran and why" grep -q "in the target itself, without a limit of its own (the kernel enforces none; the bounds are checked before each chunk): cannot create" "$D/probe.txt"
 	# budget
 	check_eq "container v$v: budget --format env exits 0 ($(head -c 300 "$D/budget.err" | tr '\n' ' '))" "$(cat "$D/budget.rc")" 0
 	check "container v$v: budget --format env gives a budget" \
@@ -3713,11 +3781,11 @@ PRIVILEGED_SCRIPT='
 echo $! > "$D/bench.pid"
 for i in $(seq 6000); do grep -q ready "$D/bench.out" && break; sleep 0.01; done
 "$MEMPROBE" probe --cgroup / --format json -o "$D/probe.json" 2> "$D/probe.err"; echo $? > "$D/probe.rc"
-"$MEMPROBE" budget --cgroup / --format env -o "$D/budget.env" 2> "$D/budget.err"; echo $? > "$D/budget.rc"
+"$MEMPROBE" budget --format env -o "$D/budget.env" 2> "$D/budget.err"; echo $? > "$D/budget.rc"
 '
 
 test_privileged_container() {
-	local cg D=$TMP/privileged lim=$((512 * MIB)) out nspid hostpid= p
+	local cg D=$TMP/privileged lim=$((512 * MIB)) out nspid hostpid= p want
 	mkdir -p "$D"
 	cg=$(make_cgroup privileged $lim) || { fail "privileged: make cgroup"; return; }
 	in_container "$cg" rw "$PRIVILEGED_SCRIPT" &
@@ -3743,10 +3811,21 @@ test_privileged_container() {
 		"$(jqv "$out" '.usage_peak_bytes - .usage_before_bytes - .allocated_bytes')" "$(jqv "$out" .overhead_bytes)"
 	check_le "privileged: unexplained within max(10%, 16 MiB)" \
 		"$(jqv "$out" '.overhead.unexplained_bytes | fabs')" "$(jqv "$out" "[(.overhead_bytes | fabs) / 10 | floor, $((16 * MIB))] | max")"
-	check "privileged: budget --format env gives a budget with the probe's page tables" \
+	# with no target, the brief's command: the container's own cgroup,
+	# writable here ("--limit 1G: above the effective limit ...", exit 2)
+	check "privileged: budget --format env (no target) gives a budget with the probe's page tables ($(head -c 300 "$D/budget.err" | tr '\n' ' '))" \
 		eval '[ "$(cat "$D/budget.rc")" = 0 ] && (. "$D/budget.env" && [ "${MEMPROBE_BUDGET_BYTES:-0}" -gt 0 ] && [ "${MEMPROBE_BUDGET_KERNEL_PER_GIB_BYTES:-0}" -gt 0 ])'
+	check_eq "privileged: ... of the container's own cgroup, said so" \
+		"$(grep -c "probing the container's own cgroup .* limit 512.0 MiB" "$D/budget.err")" 1
+	check_eq "privileged: ... its limit the container's" \
+		"$(sed -n 's/^MEMPROBE_BUDGET_EFFECTIVE_LIMIT_BYTES=//p' "$D/budget.env")" $lim
 	"$MEMPROBE" report "$out" > "$D/probe.txt"
 	check "privileged: the text shows the host's pid beside" grep -q "benchmark\[$nspid, host $hostpid\]" "$D/probe.txt"
+	# ... in the kernel paths' lines too (they said "by memprobe-probe[129]")
+	want=$(jq -r '[.attribution.kernel_paths[].top_stacks[0] | select(.host_pid != null and .host_pid != .pid) | "by \(.comm)[\(.pid), host \(.host_pid)]"] | unique | .[]' "$out")
+	check "privileged: a kernel path's process has a host pid beside in the document" [ -n "$want" ]
+	check_eq "privileged: ... and so in the text's kernel paths" \
+		"$(printf '%s\n' "$want" | while read -r w; do grep -qF "$w" "$D/probe.txt" || echo "missing: $w"; done)" ""
 	check "privileged: nothing left in the cgroup" [ -z "$(find "$cg" -mindepth 1 -type d)" ]
 	remove_cgroup "$cg"
 	check "privileged: nothing left behind" no_leftovers

@@ -64,8 +64,13 @@ cJSON *mp_attribution_no_bpf(const char *why)
 }
 
 struct stack_view {
-	const struct mp_stack_row *row;
+	const struct mp_stack_row *row;      /* &sum, once the views are built */
+	struct mp_stack_row sum;             /* the rows of one process whose
+					      * trimmed frames are the same */
 	const struct mp_attr_frames *frames; /* NULL: unknown */
+	int nkey;                            /* frames shown; -1: no frames, merged
+					      * with none */
+	uint64_t shown;                      /* bit i: frames->ips[i] is shown */
 	char cls[64];
 };
 
@@ -77,6 +82,7 @@ struct build {
 	 * move the usage, so the usage's peak is no time to stop at */
 	const struct mp_attr_snap *ps;
 	struct stack_view *views;      /* ps's stacks, largest net first */
+	size_t nviews;                 /* ps's stacks, less those merged */
 	int64_t cat[MP_NR_CATS];       /* growth per category */
 	int64_t ret[MP_NR_CATS];       /* retained per category (0 without retained) */
 	bool avail[MP_NR_CATS];        /* kept by the kernel and, if polled, in memory.stat */
@@ -131,7 +137,7 @@ static int cmp_stack_desc(const void *a, const void *b)
 {
 	const struct stack_view *x = a, *y = b;
 
-	return x->row->pages < y->row->pages ? 1 : x->row->pages > y->row->pages ? -1 : 0;
+	return x->sum.pages < y->sum.pages ? 1 : x->sum.pages > y->sum.pages ? -1 : 0;
 }
 
 static int cmp_frames_id(const void *a, const void *b)
@@ -160,6 +166,71 @@ static const struct mp_attr_frames *find_frames(const struct mp_attr_frames *con
 	return NULL;
 }
 
+/* Order by process, then trimmed frames; the stacks without frames last. */
+static int cmp_stack_key(const void *a, const void *b)
+{
+	const struct stack_view *x = a, *y = b;
+
+	if (x->sum.tgid != y->sum.tgid)
+		return x->sum.tgid < y->sum.tgid ? -1 : 1;
+	if ((x->nkey < 0) != (y->nkey < 0))
+		return x->nkey < 0 ? 1 : -1;
+	if (x->nkey != y->nkey)
+		return x->nkey < y->nkey ? -1 : 1;
+	for (int i = 0, j = 0, k = 0; k < x->nkey; i++, j++, k++) {
+		while (!(x->shown >> i & 1))
+			i++;
+		while (!(y->shown >> j & 1))
+			j++;
+		if (x->frames->ips[i] != y->frames->ips[j])
+			return x->frames->ips[i] < y->frames->ips[j] ? -1 : 1;
+	}
+	return 0;
+}
+
+/* v's frames as they are shown (frames_json): the tracing frames dropped */
+static void view_key(const struct mp_ksyms *ks, struct stack_view *v)
+{
+	const struct mp_attr_frames *fr = v->frames;
+	int n = fr ? (fr->n < MP_STACK_DEPTH ? fr->n : MP_STACK_DEPTH) : 0;
+
+	_Static_assert(MP_STACK_DEPTH <= 64, "shown: one bit a frame");
+	v->nkey = fr && fr->n > 0 ? 0 : -1;
+	for (int i = 0; i < n; i++) {
+		if (mp_ksym_is_tracing(mp_ksyms_find(ks, fr->ips[i])))
+			continue;
+		v->shown |= 1ULL << i;
+		v->nkey++;
+	}
+}
+
+/*
+ * One row per process and frames as shown: a stack is keyed in the kernel
+ * with its tracing frames (a __traceiter_ frame on one call and not on
+ * another), which the document trims, so two keys can be one path; their
+ * counts are summed. Returns the views left.
+ */
+static size_t merge_views(struct stack_view *v, size_t n)
+{
+	size_t out = 0;
+
+	qsort(v, n, sizeof(*v), cmp_stack_key);
+	for (size_t i = 0; i < n; i++) {
+		struct stack_view *o = out ? &v[out - 1] : NULL;
+
+		if (o && o->nkey >= 0 && cmp_stack_key(o, &v[i]) == 0) {
+			o->sum.pages += v[i].sum.pages;
+			o->sum.alloc_pages += v[i].sum.alloc_pages;
+			o->sum.unaccounted_pages += v[i].sum.unaccounted_pages;
+			continue;
+		}
+		if (out != i)
+			v[out] = v[i];
+		out++;
+	}
+	return out;
+}
+
 /* ps's stacks with their frames and class, largest net bytes first. */
 static int build_views(struct build *b)
 {
@@ -179,8 +250,9 @@ static int build_views(struct build *b)
 	for (size_t i = 0; i < b->ps->nstacks; i++) {
 		struct stack_view *v = &b->views[i];
 
-		v->row = &b->ps->stacks[i];
-		v->frames = fr = find_frames(idx, in->nframes, v->row->stackid);
+		v->sum = b->ps->stacks[i];
+		v->frames = fr = find_frames(idx, in->nframes, v->sum.stackid);
+		view_key(in->ksyms, v);
 		if (fr && fr->n > 0 && in->ksyms)
 			mp_classify_stack(in->ksyms, fr->ips,
 					  fr->n < MP_STACK_DEPTH ? fr->n : MP_STACK_DEPTH,
@@ -189,7 +261,10 @@ static int build_views(struct build *b)
 			snprintf(v->cls, sizeof(v->cls), "other");
 	}
 	free(idx);
-	qsort(b->views, b->ps->nstacks, sizeof(*b->views), cmp_stack_desc);
+	b->nviews = merge_views(b->views, b->ps->nstacks);
+	qsort(b->views, b->nviews, sizeof(*b->views), cmp_stack_desc);
+	for (size_t i = 0; i < b->nviews; i++)
+		b->views[i].row = &b->views[i].sum;
 	return 0;
 }
 
@@ -253,7 +328,7 @@ static cJSON *top_stacks(const struct build *b, const char *cls)
 	cJSON *arr = cJSON_CreateArray();
 	int kept = 0;
 
-	for (size_t i = 0; i < b->ps->nstacks && kept < b->in->top; i++) {
+	for (size_t i = 0; i < b->nviews && kept < b->in->top; i++) {
 		if (strcmp(b->views[i].cls, cls) != 0 || b->views[i].row->alloc_pages == 0)
 			continue;
 		cJSON_AddItemToArray(arr, stack_json(b, &b->views[i]));
@@ -787,14 +862,14 @@ static void add_kernel_paths(const struct build *b, cJSON *a)
 	cJSON *arr = cJSON_AddArrayToObject(a, "kernel_paths");
 	uint64_t ps = (uint64_t)b->in->page_size;
 
-	for (size_t i = 0; i < b->ps->nstacks; i++) {
+	for (size_t i = 0; i < b->nviews; i++) {
 		int64_t net = 0;
 		uint64_t alloc = 0;
 		cJSON *o;
 
 		if (!first_of_class(b, i))
 			continue;
-		for (size_t j = i; j < b->ps->nstacks; j++) {
+		for (size_t j = i; j < b->nviews; j++) {
 			if (strcmp(b->views[j].cls, b->views[i].cls) == 0) {
 				net += b->views[j].row->pages;
 				alloc += b->views[j].row->alloc_pages;
@@ -847,7 +922,7 @@ static void add_not_charged(const struct build *b, cJSON *a)
 {
 	cJSON *arr = cJSON_AddArrayToObject(a, "not_charged");
 
-	for (size_t i = 0; i < b->ps->nstacks; i++) {
+	for (size_t i = 0; i < b->nviews; i++) {
 		const char *cls = b->views[i].cls;
 		uint64_t unacc = 0;
 		cJSON *o;
@@ -856,7 +931,7 @@ static void add_not_charged(const struct build *b, cJSON *a)
 			continue;
 		if (!first_of_class(b, i))
 			continue;
-		for (size_t j = i; j < b->ps->nstacks; j++)
+		for (size_t j = i; j < b->nviews; j++)
 			if (strcmp(b->views[j].cls, cls) == 0)
 				unacc += b->views[j].row->unaccounted_pages;
 		if (!unacc)

@@ -29,7 +29,7 @@ static const struct mp_cli_opt budget_opts[] = {
 	MP_CLI_OPT_CGROUP("budget for", NULL),
 	MP_CLI_OPT_PID("budget for the cgroup of this process"),
 	MP_CLI_OPT_LIMIT("budget for a stand-in container of this limit (16M at least)",
-			 "1G, when no --cgroup or --pid"),
+			 "1G; in a limited cgroup, that cgroup"),
 	MP_PROBE_OPTS(BUDGET_FORMAT),
 	OPT_FROM_ROW,
 	MP_CLI_OPT_HELP,

@@ -637,15 +637,15 @@ static bool command_ended(struct rec *r, uint64_t t, uint64_t deadline_ms)
 
 /*
  * SIGHUP (logrotate's postrotate, systemctl reload) stops nothing: the
- * outputs are opened anew (cmd_record.c) and the recording goes on. A
- * command gets it too, as it would from a supervisor; should it die of
- * it, the recording ends as the command exited.
+ * outputs are opened anew (cmd_record.c) and the recording goes on. It is
+ * memprobe's alone, never passed on to a command: one that dies of it
+ * (most do) would end the workload a log rotation meant to leave alone. A
+ * terminal's hangup reaches the command by itself: it stays in memprobe's
+ * process group.
  */
 static void reopen(struct rec *r)
 {
 	mp_rec_reopen = 0;
-	if (r->o.cmd && r->child > 0)
-		kill(r->child, SIGHUP);
 	if (r->on_reopen)
 		r->on_reopen(r);
 }

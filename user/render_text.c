@@ -258,6 +258,7 @@ void mp_text_probe(const cJSON *r, FILE *f, struct mp_rd *rd)
 	};
 	const cJSON *t = mp_rd_obj(rd, r, "target", 0), *p = mp_rd_obj(rd, r, "probe", 0);
 	char b1[32], b2[32], b3[32];
+	bool in_target;
 
 	/* The brief's line first, exactly as the field team's probe printed it. */
 	fputc('{', f);
@@ -277,13 +278,17 @@ void mp_text_probe(const cJSON *r, FILE *f, struct mp_rd *rd)
 	fprintf(f, "limit      %s effective, set by %s\n",
 		mp_fmt_bytes(mp_rd_u64v(rd, t, "effective_limit_bytes"), b1, sizeof(b1)),
 		mp_rd_str(rd, t, "effective_limit_from", 0));
-	fprintf(f, "probe      %s chunks, %s margin, thp %s, in %s (limit %s)\n",
+	in_target = mp_rd_bool(rd, p, "in_target", 0);
+	fprintf(f, "probe      %s chunks, %s margin, thp %s, in %s (%s %s)\n",
 		mp_fmt_bytes(mp_rd_u64v(rd, p, "chunk_bytes"), b1, sizeof(b1)),
 		mp_fmt_bytes(mp_rd_u64v(rd, p, "margin_bytes"), b2, sizeof(b2)),
 		mp_rd_str(rd, p, "thp", 0), mp_rd_str(rd, p, "cgroup", 0),
+		in_target ? "aim, not a limit:" : "limit",
 		mp_fmt_bytes(mp_rd_u64v(rd, p, "limit_bytes"), b3, sizeof(b3)));
-	if (mp_rd_bool(rd, p, "in_target", 0)) /* no cgroup of its own: the limit above is its aim */
-		fprintf(f, "           in the target itself, without a limit of its own: %s\n",
+	/* no cgroup of its own: the figure above is its aim, enforced by nothing */
+	if (in_target)
+		fprintf(f, "           in the target itself, without a limit of its own (the "
+			"kernel enforces none; the bounds are checked before each chunk): %s\n",
 			mp_rd_str(rd, p, "in_target_why", 0));
 	probe_stop(t, p, f, rd);
 	mp_text_attribution(mp_rd_obj(rd, r, "attribution", 0), f, rd);

@@ -36,6 +36,20 @@ static void who_of(struct mp_rd *rd, const cJSON *tk, char *buf, size_t len)
 		snprintf(buf, len, "%s", comm);
 }
 
+/* "comm[pid]", or in a container "comm[pid, host H]", as who_of, for a
+ * stack's or a charge's process, whose pid is a number ([0] included) */
+static const char *pid_of(struct mp_rd *rd, const cJSON *o, char *buf, size_t len)
+{
+	uint64_t pid = mp_rd_u64v(rd, o, "pid"), host = 0;
+	const char *comm = mp_rd_str(rd, o, "comm", 0);
+
+	if (mp_rd_u64(rd, o, "host_pid", MP_RD_ABSENT, &host) && host != pid)
+		snprintf(buf, len, "%s[%d, host %d]", comm, (int)pid, (int)host);
+	else
+		snprintf(buf, len, "%s[%d]", comm, (int)pid);
+	return buf;
+}
+
 /* Do the tasks' figures come from /proc (no BPF)? */
 static bool tasks_from_proc(const cJSON *a, struct mp_rd *rd)
 {
@@ -175,7 +189,7 @@ static void faults_and_charges(const cJSON *a, FILE *f, struct mp_rd *rd)
 	const cJSON *pf = mp_rd_obj(rd, a, "page_faults", 0);
 	const cJSON *ch = mp_rd_obj(rd, a, "memcg_charges", 0), *it;
 	const char *per_gib = mp_rd_num(rd, pf, "probe_per_gib_allocated", MP_RD_NULL | MP_RD_ABSENT);
-	char b1[32];
+	char b1[32], who[128];
 	int n = 0;
 
 	fprintf(f, "\nPage faults: %" PRIu64 " in the target", mp_rd_u64v(rd, pf, "total"));
@@ -191,8 +205,7 @@ static void faults_and_charges(const cJSON *a, FILE *f, struct mp_rd *rd)
 	cJSON_ArrayForEach(it, mp_rd_arr(rd, ch, "by_task", 0)) {
 		if (n++ >= 3 || !mp_rd_is_obj(rd, it))
 			break;
-		fprintf(f, "%s%s[%d] %s", n == 1 ? ": " : ", ", mp_rd_str(rd, it, "comm", 0),
-			(int)mp_rd_u64v(rd, it, "pid"),
+		fprintf(f, "%s%s %s", n == 1 ? ": " : ", ", pid_of(rd, it, who, sizeof(who)),
 			mp_fmt_bytes(mp_rd_u64v(rd, it, "bytes"), b1, sizeof(b1)));
 	}
 	fputc('\n', f);
@@ -202,15 +215,15 @@ static void faults_and_charges(const cJSON *a, FILE *f, struct mp_rd *rd)
 static void stack(const cJSON *st, FILE *f, struct mp_rd *rd, int max_frames)
 {
 	const cJSON *fr;
-	char b[32], b2[32];
+	char b[32], b2[32], who[128];
 	int i = 0;
 
 	if (!mp_rd_is_obj(rd, st))
 		return;
-	fprintf(f, "      %s net (%s allocated) by %s[%d]\n",
+	fprintf(f, "      %s net (%s allocated) by %s\n",
 		mp_fmt_sbytes(mp_rd_s64v(rd, st, "bytes"), b, sizeof(b)),
 		mp_fmt_bytes(mp_rd_u64v(rd, st, "alloc_bytes"), b2, sizeof(b2)),
-		mp_rd_str(rd, st, "comm", 0), (int)mp_rd_u64v(rd, st, "pid"));
+		pid_of(rd, st, who, sizeof(who)));
 	cJSON_ArrayForEach(fr, mp_rd_arr(rd, st, "frames", 0)) {
 		if (i++ >= max_frames)
 			break;

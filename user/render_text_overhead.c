@@ -29,6 +29,16 @@ static bool tiny(int64_t b)
 	return b < (int64_t)MP_MIB / 20 && b > -(int64_t)MP_MIB / 20;
 }
 
+/* "2.0 MiB", as the words' figures; one too small for that in its own unit
+ * ("-28.0 KiB"), 0 as "0.0 MiB" */
+static const char *sbytes_or_mib(int64_t v, char *buf, size_t len)
+{
+	if (v && tiny(v))
+		return mp_fmt_sbytes(v, buf, len);
+	snprintf(buf, len, "%.1f MiB", mib(v));
+	return buf;
+}
+
 /* A category's bytes in a group's list, 0 when absent. */
 static int64_t group_cat(struct mp_rd *rd, const cJSON *g, const char *cat)
 {
@@ -226,8 +236,11 @@ static void ovh_line(const cJSON *o, const cJSON *pinned, const char *what, cons
 {
 	const cJSON *gs = mp_rd_arr(rd, o, "groups", 0);
 	const char *sep = ":";
+	char b[32];
 
-	fprintf(f, "%s %.1f MiB%s", what, mib(mp_rd_s64v(rd, o, "bytes")), at);
+	/* the whole as it is: one too small for "0.1 MiB" (a negative left
+	 * after of -28 KiB) in its own unit, never as 0.0 */
+	fprintf(f, "%s %s%s", what, sbytes_or_mib(mp_rd_s64v(rd, o, "bytes"), b, sizeof(b)), at);
 	reclaimed_words(rd, o, &sep, f);
 	groups_words(rd, gs, &sep, f);
 	shmem_words(rd, gs, pinned, &sep, f);
@@ -294,9 +307,10 @@ static void old_line(const cJSON *o, const char *what, const char *at, FILE *f, 
 	bool used[n + 1];
 	int64_t rest = 0, others = 0;
 	const char *sep = ":";
+	char b[32];
 
 	memset(used, 0, sizeof(used));
-	fprintf(f, "%s %.1f MiB%s", what, mib(mp_rd_s64v(rd, o, "bytes")), at);
+	fprintf(f, "%s %s%s", what, sbytes_or_mib(mp_rd_s64v(rd, o, "bytes"), b, sizeof(b)), at);
 	for (int i = 0; i < n && mp_rd_ok(rd); i++) {
 		if (used[i])
 			continue;
