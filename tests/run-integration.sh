@@ -2412,7 +2412,7 @@ test_renderers() {
 		"$(grep -F '| **' "$d/ovh.md" | grep -F '| | **' | sed 's/ | | .*//')" \
 		"$(printf '| **overhead**\n| **left after**')"
 	check "renderers: text says left after, as markdown does" \
-		grep -q "^left after 0.0 MiB" <("$MEMPROBE" report "$d/ovh.json")
+		grep -Eq "^left after -?[0-9.]+ ([KMGT]i)?B" <("$MEMPROBE" report "$d/ovh.json")
 	"$MEMPROBE" report "$d/ovh.json" --format html -o "$d/ovh.html"
 	check "renderers: html has the throttling point and the overhead's parts" \
 		eval 'grep -q "<th>throttling point</th><td>190.7 MiB (soft_limit)" "$d/ovh.html" &&
