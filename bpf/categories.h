@@ -14,11 +14,12 @@
  *   ID      enum mp_cat's MP_CAT_<ID>
  *   name    its memory.stat key on v2, the name reports use
  *   v1_key  v1's hierarchical memory.stat key, NULL when v1 has none
- *   unit    what one unit of the kernel's item is: PAGES, BYTES or KIB
- *           (enum mp_unit); the memcg tracepoints (6.13+) pass pages anyway
+ *   unit    what one unit of the kernel's item is: PAGES, BYTES, KIB or
+ *           HPAGES (enum mp_unit); the memcg tracepoints (6.13+) pass pages
+ *           anyway
  *   part    what it is a part of (enum mp_cat_part): USAGE (the usage itself
  *           is the sum of these), FILE (inside file), KERNEL (inside kernel,
- *           MEMCG_KMEM's total)
+ *           MEMCG_KMEM's total), ANON (inside anon)
  *   T, E    the kernel's stat item: its enum type and enumerator, as CO-RE
  *           names them (user space looks their values up in BTF).
  *           node_stat_item items come through mod_memcg_lruvec_state,
@@ -61,13 +62,26 @@
 	  memcg_stat_item, MEMCG_VMALLOC, node_stat_item___7x, NR_VMALLOC___7x)	\
 	/* MEMCG_KMEM: every kmem charge; absent on 5.10 */			\
 	X(KERNEL, "kernel", NULL, PAGES, USAGE,					\
-	  memcg_stat_item, MEMCG_KMEM)
+	  memcg_stat_item, MEMCG_KMEM)						\
+	/* transparent huge pages (PMD-mapped), parts of anon, file, shmem */	\
+	X(ANON_THP, "anon_thp", "total_rss_huge", HPAGES, ANON,			\
+	  node_stat_item, NR_ANON_THPS)						\
+	X(FILE_THP, "file_thp", NULL, HPAGES, FILE,				\
+	  node_stat_item, NR_FILE_THPS)						\
+	X(SHMEM_THP, "shmem_thp", NULL, HPAGES, FILE,				\
+	  node_stat_item, NR_SHMEM_THPS)
 
 /* What one unit of a kernel stat item is. */
 enum mp_unit {
 	MP_UNIT_PAGES,
 	MP_UNIT_BYTES,
 	MP_UNIT_KIB,
+	/* pages, where the kernel counted huge pages (HPAGE_PMD_NR pages
+	 * each) before 5.13 ("mm: memcontrol: convert NR_ANON_THPS account
+	 * to pages" and its NR_FILE_THPS, NR_SHMEM_THPS twins): an update
+	 * there is +-1 a huge page, since +-HPAGE_PMD_NR pages, and the BPF
+	 * side tells them apart by the value (memprobe.bpf.c, on_memcg_stat) */
+	MP_UNIT_HPAGES,
 };
 
 /* What a category is a part of (see part above). */
@@ -75,6 +89,7 @@ enum mp_cat_part {
 	MP_PART_USAGE,
 	MP_PART_FILE,
 	MP_PART_KERNEL,
+	MP_PART_ANON,
 };
 
 #endif

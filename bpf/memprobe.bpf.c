@@ -36,8 +36,20 @@ const volatile __u32 stack_sample_period = 1; /* 0: no kernel stacks */
 const volatile bool memcg_val_in_pages = true;
 /* __GFP_ACCOUNT, found by user space in BTF (an anonymous enum since 6.10). */
 const volatile __u64 gfp_account = 1ULL << 22;
+/* Count the anon pages freed in the target's tasks (page free hook): what
+ * left memory.stat's anon and is still charged is told from them. */
+const volatile bool count_anon_frees = true;
 /* oom:mark_victim's first argument: a task_struct * (6.8+) or the pid. */
 const volatile bool mark_victim_has_task = true;
+/* __GFP_ZERO, found by user space in BTF (an anonymous enum since 6.10). */
+const volatile __u64 gfp_zero = 1ULL << 8;
+/*
+ * The text of do_wp_page and, where the compiler kept it apart,
+ * wp_page_copy: [lo, hi) twice, from /proc/kallsyms. User space sets it
+ * after attaching (reading kallsyms takes tens of ms, kept off the start);
+ * until then hi is 0 and no copy is looked for.
+ */
+__u64 cow_text[4];
 
 /* errno values for a full map (vmlinux.h has no macros; these are the
  * same on every architecture) */
@@ -137,7 +149,7 @@ static __always_inline __u64 page_key(const struct page *page, bool btf)
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 4096);
+	__uint(max_entries, 16384); /* 48 kills of 336 bytes before a read */
 } oom_events SEC(".maps");
 
 /*
@@ -291,9 +303,45 @@ static __always_inline void untrack(__u64 pkey)
 		__sync_fetch_and_add(slot, -1);
 }
 
-static __always_inline int on_page_free(struct page *page, bool btf)
+/*
+ * An anonymous page freed by a task of the target: the other half of the
+ * pages between memory.stat and the usage. munmap and exit take a page out
+ * of memory.stat's anon as they unmap it (the rmap's count) but uncharge
+ * it only when its TLB batch is freed, up to 10000 pages later
+ * (MAX_GATHER_BATCH_COUNT batches); a page a pipe (vmsplice) or a pin
+ * still holds stays charged until that lets go. The free runs in the
+ * unmapping task (tlb_finish_mmu, free_pages_and_swap_cache), before
+ * free_pages_prepare() clears page->mapping, whose low bit marks an anon
+ * page (PAGE_MAPPING_ANON, FOLIO_MAPPING_ANON since 6.17: the same bit).
+ * The uncharge comes just before, a folio batch (at most 31) at a time.
+ * A task the slot already knows to be outside the target costs a load and
+ * two compares; nearly every free of the machine is one.
+ */
+static __always_inline void anon_free(struct page *page, unsigned int order, bool btf)
 {
-	untrack(page_key(page, btf));
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct mp_cpu *c = get_cpu();
+	unsigned long mapping;
+
+	if (!c || (c->tgid == tgid && c->gen == migrate_gen && migrate_tp_live &&
+		   !c->in_target))
+		return;
+	mapping = (unsigned long)BPF_CORE_READ(page, mapping);
+	if (!(mapping & 1))
+		return;
+	c = cpu_for_current(btf);
+	if (!c || !c->in_target)
+		return;
+	c->pending.anon_freed_pages += 1ULL << (order & 31);
+	c->totals.anon_freed_pages += 1ULL << (order & 31);
+}
+
+static __always_inline int on_page_free(struct page *page, unsigned int order, bool btf)
+{
+	if (stack_sample_period)
+		untrack(page_key(page, btf));
+	if (count_anon_frees)
+		anon_free(page, order, btf);
 	return 0;
 }
 
@@ -329,6 +377,47 @@ static __always_inline long stack_id(void *ctx)
 	return h;
 }
 
+/*
+ * A user page copied on write after a fork: allocated for do_wp_page's
+ * copy (wp_page_copy). A first touch of anonymous memory, and the copy of
+ * the zero page, ask for a zeroed page (__GFP_ZERO) and are passed over
+ * without a walk; the rest (page cache, shmem, swap-in, copies) are
+ * walked, every stack_sample_period-th, MP_COW_DEPTH frames deep, and a
+ * frame in do_wp_page's text counts the period's pages as copies.
+ */
+static __always_inline void cow_check(void *ctx, struct mp_cpu *c)
+{
+	__u64 lo0 = cow_text[0], hi0 = cow_text[1], lo1 = cow_text[2], hi1 = cow_text[3];
+	__u32 zero = 0;
+	struct mp_frames *f;
+	long n;
+
+	if (!hi0)
+		return;
+	if (stack_sample_period > 1 && c->totals.cow_tick++ % stack_sample_period)
+		return;
+	f = bpf_map_lookup_elem(&stack_buf, &zero);
+	if (!f)
+		return;
+	n = bpf_get_stack(ctx, f->ip, MP_COW_DEPTH * sizeof(__u64), 0);
+	if (n <= 0) {
+		count_lost(MP_LOST_STACK_WALK_FAILED);
+		return;
+	}
+	c->totals.cow_walks++;
+	MP_UNROLL
+	for (int i = 0; i < MP_COW_DEPTH; i++) {
+		__u64 ip = f->ip[i];
+
+		if ((long)(i * sizeof(__u64)) >= n)
+			break;
+		if ((ip >= lo0 && ip < hi0) || (ip >= lo1 && ip < hi1)) {
+			c->pending.cow_pages += stack_sample_period;
+			return;
+		}
+	}
+}
+
 static __always_inline int on_page_alloc(void *ctx, struct page *page,
 					 unsigned int order, gfp_t gfp, int migratetype,
 					 bool btf)
@@ -348,6 +437,8 @@ static __always_inline int on_page_alloc(void *ctx, struct page *page,
 		c->pending.user_pages += pages;
 	else
 		c->pending.kernel_pages += pages;
+	if (user && !order && !(gfp & gfp_zero) && stack_sample_period)
+		cow_check(ctx, c);
 
 	/* A stack costs microseconds: never for user pages, which are
 	 * explained by the fault path, and sampled for kernel ones. */
@@ -428,13 +519,13 @@ int BPF_PROG(raw_tp_mm_page_alloc, struct page *page, unsigned int order,
 SEC("?tp_btf/mm_page_free")
 int BPF_PROG(tp_mm_page_free, struct page *page, unsigned int order)
 {
-	return on_page_free(page, true);
+	return on_page_free(page, order, true);
 }
 
 SEC("?raw_tp/mm_page_free")
 int BPF_PROG(raw_tp_mm_page_free, struct page *page, unsigned int order)
 {
-	return on_page_free(page, false);
+	return on_page_free(page, order, false);
 }
 
 /* ---- memcg stat updates ----------------------------------------------- */
@@ -454,6 +545,10 @@ const volatile __u8 lruvec_item_cat[MP_MAX_ITEMS];
 const volatile __u8 memcg_item_cat[MP_MAX_ITEMS];
 /* Bytes per unit of val as the function hooked sees it, per category. */
 const volatile __u32 cat_unit_bytes[MP_NR_CATS];
+/* The huge-page categories (MP_UNIT_HPAGES), and the pages of a PMD huge
+ * page: before 5.13 those items counted huge pages, an update +-1. */
+const volatile bool cat_hpages[MP_NR_CATS];
+const volatile __u32 hpage_pmd_pages = 512;
 
 /*
  * x, bounded below n in the very register that indexes with it. clang may
@@ -702,7 +797,7 @@ static __always_inline int on_memcg_stat(struct mem_cgroup *memcg, int item,
 {
 	struct mp_cpu *c;
 	__s64 bytes;
-	__u64 k;
+	__u64 k, unmapped;
 	int unit;
 
 	if (!cat_of(item, lruvec, &k, &unit) || !val)
@@ -719,6 +814,9 @@ static __always_inline int on_memcg_stat(struct mem_cgroup *memcg, int item,
 		bytes = (__s64)val * (memcg_val_in_pages ? page_size : unit);
 	if (unit == 1)
 		note_objcg_reserve(memcg);
+	/* a huge page counted as 1 (before 5.13); since, HPAGE_PMD_NR pages */
+	if (cat_hpages[k] && val > -8 && val < 8)
+		bytes *= hpage_pmd_pages;
 	/* A charge or uncharge made while a task outside the target runs (an
 	 * RCU callback freeing its objects, reclaim, an interrupt) is not that
 	 * task's doing: it goes to "another context". But a task the map has
@@ -728,8 +826,13 @@ static __always_inline int on_memcg_stat(struct mem_cgroup *memcg, int item,
 	 * (cpu_for_current), so the lookups find no other. A name without a
 	 * row is a task whose counts still wait in another CPU's slot (it ran
 	 * there before moving): its row is made here. */
+	/* anon going down in a task of the target: an unmap, its pages
+	 * still charged until their free (anon_free) */
+	unmapped = k == MP_CAT_ANON && bytes < 0 ? (__u64)-bytes / page_size : 0;
 	if (c->in_target) {
 		c->pending.charge_bytes[k] += bytes;
+		c->pending.anon_unmapped_pages += unmapped;
+		c->totals.anon_unmapped_pages += unmapped;
 	} else {
 		__u32 tgid = c->tgid ? slot_key(c) : 0;
 		struct mp_task_stat *ts = NULL;
@@ -882,6 +985,35 @@ int BPF_PROG(raw_tp_sched_process_exec, struct task_struct *p)
 /* ---- OOM kills ----------------------------------------------------------- */
 
 /*
+ * Each memcg level's page counter at the kill, from the victim's up to the
+ * root: which level's limit the charge hit (its usage at its max; the
+ * kernel's mem_over_limit is not in the tracepoint's arguments), and each
+ * one's usage then. The css is the first member of struct mem_cgroup, so
+ * the parent's css is its memcg. failcnt: v1 only on 6.x kernels that
+ * keep it for v1 alone; 0 where absent.
+ */
+static __always_inline void oom_levels(struct mp_oom_event *e, struct mem_cgroup *memcg)
+{
+	e->nlevels = 0;
+	MP_UNROLL
+	for (int i = 0; i < MP_OOM_LEVELS; i++) {
+		struct mp_oom_level *l = &e->levels[i];
+
+		if (!memcg) {
+			__builtin_memset(l, 0, sizeof(*l));
+			continue;
+		}
+		l->cgid = BPF_CORE_READ(memcg, css.cgroup, kn, id);
+		l->usage_pages = BPF_CORE_READ(memcg, memory.usage.counter);
+		l->max_pages = BPF_CORE_READ(memcg, memory.max);
+		l->failcnt = bpf_core_field_exists(memcg->memory.failcnt) ?
+			     BPF_CORE_READ(memcg, memory.failcnt) : 0;
+		e->nlevels = i + 1;
+		memcg = (struct mem_cgroup *)BPF_CORE_READ(memcg, css.parent);
+	}
+}
+
+/*
  * oom:mark_victim runs in the task that invoked the OOM killer; the victim is
  * the first argument: a task_struct * since 6.8 ("mm, oom: add tracepoint
  * fields to mark_victim"), its pid before. A memcg OOM is invoked by a task of
@@ -916,6 +1048,7 @@ int BPF_PROG(raw_tp_mark_victim)
 		return 0;
 	e->kind = MP_EVENT_OOM_KILL;
 	e->host_pid = 0;
+	oom_levels(e, memcg);
 	e->ts_ns = bpf_ktime_get_ns();
 	e->usage_bytes = (__u64)usage * page_size;
 	e->trigger_pid = bpf_get_current_pid_tgid() >> 32;

@@ -39,6 +39,10 @@ enum mp_cat {
 /* Kernel stack depth kept per sampled kernel page allocation. */
 #define MP_STACK_DEPTH 40
 
+/* Frames walked to tell a user page copied on write (do_wp_page is the
+ * fifth or sixth: the allocator's three or four, vma_alloc_folio). */
+#define MP_COW_DEPTH 8
+
 /* Why an event could not be counted (per-CPU counters, reported at exit). */
 enum mp_lost {
 	MP_LOST_TASK_MAP_FULL,
@@ -63,7 +67,15 @@ enum mp_lost {
 			      * or exited threads' min_flt + maj_flt */	\
 	X(user_pages)        /* pages allocated, migratetype movable */		\
 	X(kernel_pages)      /* pages allocated, other migratetypes */		\
-	X(charged_pages)     /* gross pages asked of try_charge_memcg() */
+	X(charged_pages)     /* gross pages asked of try_charge_memcg() */	\
+	X(anon_unmapped_pages) /* anon pages it took out of memory.stat's	\
+				* anon (the rmap's count: an unmap) */	\
+	X(anon_freed_pages)  /* anon pages freed in its context: their	\
+			      * difference is what left anon and is still	\
+			      * charged (a TLB batch on its way to the free,	\
+			      * a page a pipe or a pin still holds) */	\
+	X(cow_pages)         /* user pages copied on write (do_wp_page), by	\
+			      * sampled walks times the sample period */
 
 #define MP_TASK_COUNTER_FIELD(name) __u64 name;
 /* The members of struct mp_task_stat, for the structs that embed them. */
@@ -85,7 +97,10 @@ struct mp_task_stat {
 	X(memcg_events)        /* memcg stat updates counted */			\
 	X(charged_pages)       /* gross pages charged, any context */		\
 	X(task_rows_made)      /* task_stats entries made (a drain removes) */	\
-	X(stack_rows_made)     /* stack_stats entries made */
+	X(stack_rows_made)     /* stack_stats entries made */		\
+	X(anon_unmapped_pages) /* the tasks' anon_unmapped_pages, summed */	\
+	X(anon_freed_pages)    /* the tasks' anon_freed_pages, summed */	\
+	X(cow_walks)           /* user pages' stacks walked for copy-on-write */
 
 /*
  * Per category, how the updates of a byte-sized item (slab, percpu) were
@@ -116,6 +131,7 @@ struct mp_totals {
 	MP_TOTAL_COUNTERS(MP_TASK_COUNTER_FIELD)
 	__u64 lost[MP_NR_LOST];
 	__u64 sample_tick;          /* kernel allocations seen, for sampling stacks */
+	__u64 cow_tick;             /* copy-on-write candidates seen, for sampling */
 	/* The largest single event seen (maxima since load, not differenced):
 	 * what bounds, in bytes, an event the kernel's recursion guard made a
 	 * program miss (attribution.c add_events). */
@@ -181,6 +197,18 @@ enum mp_event_kind {
 	MP_EVENT_WAKE = 1,
 };
 
+/* The memcg levels read at an OOM kill, from the victim's up. */
+#define MP_OOM_LEVELS 8
+
+/* One level's page counter at the kill (memory.max / limit_in_bytes and the
+ * usage, in pages; failcnt: the charges it refused, v1's memory.failcnt). */
+struct mp_oom_level {
+	__u64 cgid;         /* its cgroup's id (kernfs id), as target_cgid */
+	__u64 usage_pages;
+	__u64 max_pages;    /* PAGE_COUNTER_MAX: no limit */
+	__u64 failcnt;
+};
+
 /* An OOM kill in the target (oom:mark_victim) or a wake-up, sent through a
  * ring buffer: rare, so one record per event is fine. */
 struct mp_oom_event {
@@ -193,6 +221,8 @@ struct mp_oom_event {
 	__u32 host_pid;     /* BPF: 0. User space, memprobe in a pid namespace: the
 			     * victim's host tgid, pid and trigger_pid then the
 			     * namespace's (attr_snap.c) */
+	__u32 nlevels;      /* levels read (a kill): the victim's memcg first */
+	struct mp_oom_level levels[MP_OOM_LEVELS];
 };
 
 #ifdef __bpf__

@@ -28,6 +28,11 @@ tests="$tests chromium"
 tests="$tests libclang-rt-14-dev llvm"
 # systemd: systemd-analyze verify of deploy/memprobe-record@.service
 tests="$tests systemd"
+# test_postgres (initdb, postgres, pg_isready; pgbench from
+# postgresql-contrib) and test_redis (redis-server; redis-cli and
+# redis-benchmark from redis-tools) run their own on 127.0.0.1 in a test
+# cgroup, so the packages' services must not run
+tests="$tests postgresql postgresql-contrib redis-server"
 case "${1:-}" in
 "") pkgs=$build ;;
 --tests) pkgs="$build $tests" ;;
@@ -59,7 +64,7 @@ fi
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $missing >/dev/null
 if [ -d /run/systemd/system ]; then
-	for unit in prometheus prometheus-node-exporter; do
+	for unit in prometheus prometheus-node-exporter postgresql redis-server; do
 		case " $missing " in
 		*" $unit "*) systemctl disable --now "$unit" >/dev/null 2>&1 || true ;;
 		esac

@@ -74,6 +74,22 @@ def sample_cat(s, cat):
     return s.get("bpf_growth", {}).get(cat)
 
 
+def overhead_rows(o, at, num):
+    """The csv overhead table's rows of one overhead object."""
+    rows = []
+    for g in o.get("groups", []):
+        for c in g["categories"]:
+            rows.append([at, "group", g["comm"], g["role"], str(g["processes"]), num(g["pid"]),
+                         c["category"], num(c["bytes"]),
+                         num(g["copy_on_write_bytes"]) if c["category"] == "anon" else ""])
+    for kind, key in (("reclaimed", "reclaimed_parts"), ("probe", "probe_kernel_parts")):
+        rows += [[at, kind, "", "", "", "", c["category"], num(c["bytes"]), ""]
+                 for c in o.get(key, [])]
+    rows.append([at, "unexplained", "", "", "", "", "", num(o["unexplained_bytes"]), ""])
+    rows.append([at, "total", "", "", "", "", "", num(o["bytes"]), ""])
+    return rows
+
+
 def check_csv(doc, path, table):
     with open(path, newline="") as f:
         raw = f.read()
@@ -106,16 +122,37 @@ def check_csv(doc, path, table):
                 for h in a["hooks"]]
     elif table == "timeline":
         cats = list(doc["category_sources"])
-        eq("csv timeline: header", head, ["t_ms", "usage_bytes", "faults_per_sec"] + cats +
+        eq("csv timeline: header", head,
+           ["t_ms", "usage_bytes", "limit_bytes", "faults_per_sec"] + cats +
            ["resolution_ms", "samples", "usage_min_bytes", "usage_max_bytes"])
         iv = doc["run"]["interval_ms"]
         # a folded row: its last sample's figures, its resolution, samples
         # and usage min and max; a sample: the interval, 1, its usage twice
-        want = [[str(s["t_ms"]), str(s["usage_bytes"]), str(s["faults_per_sec"])] +
+        want = [[str(s["t_ms"]), str(s["usage_bytes"]), num(s.get("limit_bytes")),
+                 str(s["faults_per_sec"])] +
                 [num(sample_cat(s, c)) for c in cats] +
                 [str(s.get("resolution_ms", iv)), str(s.get("samples", 1)),
                  str(s.get("min", s)["usage_bytes"]), str(s.get("max", s)["usage_bytes"])]
                 for s in doc["timeline"]]
+    elif table == "overhead":
+        eq("csv overhead: header", head, ["at", "kind", "comm", "role", "processes", "pid",
+                                          "category", "bytes", "copy_on_write_bytes"])
+        o = doc.get("overhead") or (doc.get("probe") or {}).get("overhead")
+        want = overhead_rows(o, "peak", num) if o else []
+        if o and o.get("left_after"):
+            want += overhead_rows(o["left_after"], "left_after", num)
+    elif table == "copy_on_write":
+        eq("csv copy_on_write: header", head, ["pid", "comm", "bytes"])
+        want = [[num(t["pid"]), t["comm"], num(t["bytes"])]
+                for t in a.get("copy_on_write", {}).get("by_task", [])]
+    elif table == "oom_kills":
+        eq("csv oom_kills: header", head,
+           ["t_ms", "pid", "comm", "usage_bytes", "usage_at_kill", "limit_bytes"])
+        want = [[num(k["t_ms"]), num(k["pid"]), k["comm"],
+                 num(k["usage_bytes"] if k.get("usage_bytes") is not None
+                     else k["sample"]["usage_bytes"]),
+                 "true" if k.get("usage_bytes") is not None else "false",
+                 num(k.get("limit_bytes"))] for k in doc["oom_kills"]]
     else:
         raise SystemExit("no table " + table)
     eq("csv %s: %d rows, equal to the document's" % (table, len(want)), body, want)

@@ -95,7 +95,8 @@ test_probe_real() {
 	tol=$(( growth / 50 > 4 * MIB ? growth / 50 : 4 * MIB ))
 	echo "# growth $growth attributed $attr unattributed $unattr tolerance $tol"
 	check_le "probe: categories reconcile within max(2%, 4 MiB)" "${unattr#-}" "$tol"
-	check_eq "probe: unattributed = growth - attributed" $((growth - attr)) "$unattr"
+	check_eq "probe: unattributed = growth - attributed - anon unmapped" \
+		$((growth - attr - $(jqv "$out" '.attribution.reconciliation.anon_unmapped_bytes // 0'))) "$unattr"
 	check_eq "probe: anon's largest share is the probe's" "$(top_task "$out" anon comm)" memprobe-probe
 	check_within "probe: anon growth is the probe's" "$(top_task "$out" anon bytes)" "$alloc" 0.05
 	check_ge "probe: page-table stacks explain pagetables" "$(jqv "$out" '[.attribution.kernel_paths[] | select(.path == "pagetables") | .top_stacks[0].frames[] | select(startswith("__pte_alloc"))] | length')" 1
@@ -419,7 +420,7 @@ test_record_oom() {
 	check_ge "record OOM: ... and within 2 MiB of it" "$(jqv "$out" '.oom_kills[0].usage_bytes')" $((254 * MIB))
 	"$MEMPROBE" report "$out" > "$TMP/rec-oom.txt" 2>&1
 	check_eq "record OOM: the text gives the usage at the kill" \
-		"$(sed -n 's/^OOM kill at [0-9.]* s: alloc\[[0-9]*\] (usage \(.*\))$/\1/p' "$TMP/rec-oom.txt")" \
+		"$(sed -n 's/^OOM kill at [0-9.]* s: alloc\[[0-9]*\] (usage \(.*\); limit .* then)$/\1/p' "$TMP/rec-oom.txt")" \
 		"$(awk -v b="$(jqv "$out" '.oom_kills[0].usage_bytes')" 'BEGIN { printf "%.1f MiB at the kill", b / 1048576 }')"
 	# a climb that stops for 30 ms on its way (a workload preempted): the
 	# quick samples go on after it; they stopped until the next timeline
@@ -441,6 +442,59 @@ test_record_oom() {
 			"$(jqv "$out" '.oom_kills[0].sample.usage_bytes')" $((256 * MIB * 9 / 10))
 	fi
 	check "record OOM: nothing left behind" no_leftovers
+}
+
+# A limit lowered during a recording (to just above the usage) is the one
+# the workload meets: the timeline's limit column, the OOM kill's limit,
+# the limit's changes, in every renderer; each against the limit file the
+# kernel holds, read beside.
+test_record_limit() {
+	local out=$TMP/rec-limit.json mp pid cg i new lim_file
+	"$MEMPROBE" record --limit 512M --interval 50 --format json -o "$out" -- "$BIN/grow" 100 8 10 400 2>/dev/null &
+	mp=$!
+	for i in $(seq 1200); do
+		pid=$(children "$mp" | head -n 1)
+		[ -n "$pid" ] && [ "$(cat /proc/"$pid"/comm 2>/dev/null)" = grow ] && break
+		pid=""
+		sleep 0.05
+	done
+	[ -n "$pid" ] || { fail "record limit: the command did not start"; kill -INT "$mp"; wait "$mp"; return; }
+	cg=$(memcg_dir_of "$pid")
+	wait_usage "$cg" $((100 * MIB)) || fail "record limit: the command did not take 100 MiB"
+	lim_file=$cg/memory.limit_in_bytes
+	[ "$(cg_version "$cg")" = 2 ] && lim_file=$cg/memory.max
+	echo $((160 * MIB)) > "$lim_file"
+	new=$(cat "$lim_file")
+	kill -USR1 "$pid"
+	wait "$mp"
+	echo "# limit lowered to $new during the recording: $(jq -c '.limit' "$out"); OOM kills $(jq -c '[.oom_kills[] | {comm, usage_bytes, limit_bytes}]' "$out")"
+	check_eq "record limit: the limit at the start" "$(jqv "$out" .limit.start_bytes)" $((512 * MIB))
+	check_eq "record limit: one change, to the kernel's limit file" \
+		"$(jqv "$out" '[.limit.changes[] | .to_bytes] | join(" ")')" "$new"
+	check_eq "record limit: ... from the start's" "$(jqv "$out" '.limit.changes[0].from_bytes')" $((512 * MIB))
+	check_eq "record limit: the limit at the end" "$(jqv "$out" .limit.end_bytes)" "$new"
+	check_eq "record limit: the timeline's first sample has the start's" \
+		"$(jqv "$out" '.timeline[0].limit_bytes')" $((512 * MIB))
+	check_eq "record limit: ... its last the lowered one" "$(jqv "$out" '.timeline[-1].limit_bytes')" "$new"
+	check_eq "record limit: the OOM kill's limit is the lowered one" \
+		"$(jqv "$out" '.oom_kills[0].limit_bytes')" "$new"
+	check_le "record limit: ... the usage at the kill is within it" \
+		"$(jqv "$out" '.oom_kills[0].usage_bytes')" "$new"
+	"$MEMPROBE" report "$out" > "$TMP/rec-limit.txt"
+	check "record limit: text: the change in the header" grep -Eq \
+		"; limit 512.0 MiB effective at the start; changed during the recording: 160.0 MiB from [0-9.]+ s$" "$TMP/rec-limit.txt"
+	check "record limit: text: the OOM kill's limit" grep -Eq \
+		"^OOM kill at [0-9.]+ s: grow\[$pid\] \(usage [0-9.]+ MiB at the kill; limit 160.0 MiB then\)$" "$TMP/rec-limit.txt"
+	check "record limit: text: a limit column in the timeline" grep -Eq "^ +t \(s\) +usage +limit +anon " "$TMP/rec-limit.txt"
+	check_eq "record limit: csv: the timeline's last limit" \
+		"$("$MEMPROBE" report "$out" --format csv --table timeline | tail -n 1 | cut -d, -f3 | tr -d '\r')" "$new"
+	check_eq "record limit: csv: the OOM kill's limit" \
+		"$("$MEMPROBE" report "$out" --format csv --table oom_kills | sed -n 2p | cut -d, -f6 | tr -d '\r')" "$new"
+	check "record limit: markdown: the change" grep -Eq "^\| limit changed \| at [0-9.]+ s: 512.0 MiB → 160.0 MiB \|$" \
+		<<< "$("$MEMPROBE" report "$out" --format markdown)"
+	check_eq "record limit: openmetrics: the effective limit now" \
+		"$("$MEMPROBE" report "$out" --format openmetrics | sed -n 's/^memprobe_effective_limit_bytes{.*} //p')" "$new"
+	check "record limit: nothing left behind" no_leftovers
 }
 
 test_record_pagetables() {
@@ -686,7 +740,7 @@ daemon_wait() {
 }
 
 test_record_daemon() {
-	local cg d=$TMP/daemon pid rc
+	local cg d=$TMP/daemon pid rc nomem
 	trap 'daemon_cleanup; cleanup_all' EXIT
 	cg=$(make_cgroup daemon $((256 * MIB))) || { fail "daemon: make cgroup"; return; }
 	mkdir -p "$d/out"
@@ -714,6 +768,18 @@ test_record_daemon() {
 		"$(jqv "$d/out/r.json" .run.duration_ms)" 30000
 	check_eq "daemon: SIGTERM: the directory holds the report and the live file alone" \
 		"$(ls -A "$d/out" | tr '\n' ' ')" "m.prom r.json "
+	# SIGHUP is memprobe's alone: record -- CMD does not pass it on (a
+	# postrotate killed the workload: "killed by signal 1", exit 129)
+	"$MEMPROBE" record --format json -o "$d/hup.json" --ready-fd 3 -- sleep 600 \
+		3> "$d/ready-hup" 2> "$d/err-hup" &
+	pid=$!
+	DAEMON_PIDS+=("$pid")
+	daemon_wait "ready" [ -s "$d/ready-hup" ]
+	kill -HUP "$pid"
+	daemon_wait "SIGHUP's line" grep -q "SIGHUP: outputs reopened" "$d/err-hup"
+	kill -INT "$pid"; wait "$pid"; rc=$?
+	check_eq "daemon: SIGHUP is not sent to the command: it ends by memprobe's SIGINT, as ^C" \
+		"$rc $(jqv "$d/hup.json" '"\(.run.ended_by) \(.run.killed_by_signal)"')" "130 SIGINT 2"
 	# the cgroup's removal ends it with a line that says so
 	"$MEMPROBE" record --cgroup "$cg" --interval 100 --format json -o "$d/gone.json" \
 		--ready-fd 3 3> "$d/ready2" 2> "$d/err" &
@@ -752,6 +818,20 @@ test_record_daemon() {
 	rmdir "$cg"
 	expect_bad "record --wait-cgroup --pid" "$MEMPROBE" record --wait-cgroup --pid $$
 	expect_bad "record --wait-cgroup --duration" "$MEMPROBE" record --wait-cgroup --cgroup "$(own_memcg_dir)" --duration 5
+	# a cgroup at the path in another hierarchy, none in memory's (a v1
+	# unit with memory accounting off): refused, not waited for forever
+	# (the timeout only bounds the old behaviour's wait)
+	nomem=$(awk -F: '$2 == "pids" { print $3 }' /proc/self/cgroup)
+	if [ -n "$nomem" ] && [ -d "/sys/fs/cgroup/pids$nomem" ]; then
+		nomem=${nomem%/}/memprobe-test-nomem-$$
+		mkdir "/sys/fs/cgroup/pids$nomem" && echo "/sys/fs/cgroup/pids$nomem" >> "$TMP/created-cgroups"
+		expect_bad "record --wait-cgroup of a cgroup without memory" \
+			timeout 120 "$MEMPROBE" record --wait-cgroup --cgroup "$nomem" -o "$d/nomem.json"
+		check "... names it not a memory cgroup" grep -q "a cgroup in /sys/fs/cgroup/pids, but not a memory cgroup" "$TMP/bad.err"
+		rmdir "/sys/fs/cgroup/pids$nomem"
+	else
+		skip "record --wait-cgroup of a cgroup without memory: no v1 pids hierarchy"
+	fi
 	daemon_cleanup
 	trap cleanup_all EXIT
 	rm -rf "$d"
@@ -1304,7 +1384,7 @@ test_cli() {
 	done
 	check "cli: probe --help: --chunk's default" grep -q -- "--chunk SIZE .*(default: limit/32 in 2 MiB steps, 2 MiB to 1 GiB)" <<< "$(help_opt probe --chunk)"
 	check "cli: probe --help: --margin's default" grep -q -- "--margin SIZE .*(default: limit/16 in 2 MiB steps, 2 MiB to 2 GiB)" <<< "$(help_opt probe --margin)"
-	check "cli: probe --help: --limit's default" grep -q -- "--limit SIZE .*(default: 1G, when no --cgroup or --pid)" <<< "$(help_opt probe --limit)"
+	check "cli: probe --help: --limit's default" grep -q -- "--limit SIZE .*(default: 1G; in a limited cgroup, that cgroup)" <<< "$(help_opt probe --limit)"
 	check "cli: probe --help: --thp's default" grep -q -- "--thp MODE .*(default: auto)" <<< "$(help_opt probe --thp)"
 	check "cli: probe --help: --threads' default" grep -q -- "--threads N .*(default: 1)" <<< "$(help_opt probe --threads)"
 	"$MEMPROBE" record --help > "$TMP/cli.out"
@@ -1312,6 +1392,18 @@ test_cli() {
 		check "cli: record --help lists $opt" grep -qE -- "^  (-[a-z], |    )$opt( |\$)" "$TMP/cli.out"
 	done
 	check "cli: record --help: --interval's default" grep -q -- "--interval MS .*(default: 100)" <<< "$(help_opt record --interval)"
+	# the README as the program is: compare's synopsis (it said
+	# "compare A.json B.json [C.json ...]", one report is taken) and the
+	# limits env example, a budget never negative (a 1 GiB limit gave
+	# 1 GiB - 2 GiB)
+	check_eq "cli: README's compare synopsis is --help's" \
+		"$(sed -n 's/^### `memprobe compare \(A.json \[B.json ...\]\) .*/\1/p' "$src/README.md")" \
+		"$("$MEMPROBE" compare --help | sed -n 's/^usage: memprobe compare \(A.json \[B.json ...\]\) .*/\1/p')"
+	got=$(sed -n '/^eval "\$(memprobe limits --format env)"$/,/^```$/p' "$src/README.md" | sed '1d;$d')
+	check_eq "cli: README's limits env example, a 1 GiB limit with 10 MiB headroom: budget 0, not negative" \
+		"$(MEMPROBE_EFFECTIVE_LIMIT_BYTES=$((1024 * MIB)) MEMPROBE_HEADROOM_BYTES=$((10 * MIB)) bash -c "$got"'; echo "$budget"')" 0
+	check_eq "cli: ... with 900 MiB headroom: 900 MiB less limit/16" \
+		"$(MEMPROBE_EFFECTIVE_LIMIT_BYTES=$((1024 * MIB)) MEMPROBE_HEADROOM_BYTES=$((900 * MIB)) bash -c "$got"'; echo "$budget"')" $((836 * MIB))
 	check "cli: every --help line fits in 80 columns" sh -c "for c in limits probe record report budget compare; do \"$MEMPROBE\" \$c --help; done | awk 'length > 79 { exit 1 }'"
 	# each synopsis' format list is what its parser takes, no more, no fewer:
 	# every renderer's name tried with a target or file that cannot be, so
@@ -1442,7 +1534,7 @@ test_rules_checks() {
 
 # Targets that must be refused, or named for what they are.
 test_targets() {
-	local z c cg mnt rootcg out=$TMP/targets.json rc
+	local z c cg mnt rootcg out=$TMP/targets.json rc want
 	# a zombie: its /proc/PID/cgroup names the root, which must not become the target
 	( sleep 0.01 & exec sleep 30 ) &
 	c=$!; STARTED_PIDS+=($c)
@@ -1482,6 +1574,21 @@ test_targets() {
 	ln -s "$cg" "$TMP/cglink"
 	"$MEMPROBE" limits --cgroup "$TMP/cglink" --format json > "$out"
 	check_eq "--cgroup through a symbolic link: the cgroup it names" "$(jqv "$out" .cgroup.dir)" "$cg"
+	remove_cgroup "$cg"
+	# no target, memprobe in a limited cgroup it may write (a container
+	# whose cgroup filesystem is writable): that cgroup, probed from a
+	# child of its own (before: "--limit 1G: above the effective limit of
+	# memprobe's own cgroup; give a smaller --limit", exit 2)
+	cg=$(make_cgroup own $((128 * MIB)))
+	bash -c 'echo $$ > "$0/cgroup.procs" && exec "$1" probe --thp never --format json -o "$2"' \
+		"$cg" "$MEMPROBE" "$out" 2> "$TMP/err"; rc=$?
+	check_eq "no target in a limited cgroup: exit 0 ($(head -c 300 "$TMP/err" | tr '\n' ' '))" "$rc" 0
+	# (on v2 a cgroup with processes delegates nothing: from inside it)
+	want=false; [ "$(cg_version "$cg")" = 2 ] && want=true
+	check_eq "... probes that cgroup, chosen and said so, from a child cgroup of its own (v1)" \
+		"$(jq -r --arg cg "$cg" '"\(.target.dir == $cg) \(.target.created_by_memprobe) \(.target | has("chosen_why")) \(.probe.in_target) \(.probe.cgroup | startswith($cg)) \(.cgroup_limit_bytes) \(.probe.stop_reason)"' "$out")" \
+		"true false true $want true $((128 * MIB)) margin"
+	check "... and says so on standard error" grep -q "probing the container's own cgroup $cg " "$TMP/err"
 	remove_cgroup "$cg"
 	check "targets: nothing left behind" no_leftovers
 }
@@ -1806,10 +1913,25 @@ test_text() {
 	cg=$(make_cgroup text $((64 * MIB))) || { fail "text: make cgroup"; return; }
 	pid=$(run_in_cgroup "$cg" "$BIN/alloc" 60)
 	wait_usage "$cg" $((58 * MIB))
-	"$MEMPROBE" probe --cgroup "$cg" --format json -o "$d/full.json" 2>/dev/null
+	"$MEMPROBE" probe --cgroup "$cg" --format json -o "$d/full.json" 2> "$d/full.err"
 	"$MEMPROBE" probe --cgroup "$cg" -o "$d/full.txt" 2>/dev/null
 	check_eq "text: a full target's probe filled no chunk" "$(jqv "$d/full.json" .probe_chunks)" 0
 	check "text: ... and says why, as the document's note does" grep -q "^NOTE: no room for a chunk" "$d/full.txt"
+	# the headroom the line gives is the one read as the probe stopped (it
+	# gave the target's first reading, before memprobe's own start)
+	check "text: ... the no room line gives the headroom as it stopped" \
+		grep -q "^memprobe probe: no room for a chunk: .*(headroom [0-9.]* [KMG]iB as it stopped, margin " "$d/full.err"
+	# in place the probe's limit is its aim, enforced by nothing: said so
+	# (it printed "(limit 2.0 MiB)" and "without a limit of its own")
+	jq '.probe.in_target = true | .probe.in_target_reason = "read_only" | .probe.in_target_why = "a test"' \
+		"$d/full.json" > "$d/inplace.json"
+	"$MEMPROBE" report "$d/inplace.json" > "$d/inplace.txt"
+	check "text: in place the probe's limit is called its aim, not a limit" grep -q "^probe .* (aim, not a limit: [0-9.]* [KMG]iB)$" "$d/inplace.txt"
+	check "text: ... enforced by nothing" grep -q "without a limit of its own (the kernel enforces none; the bounds are checked before each chunk): a test" "$d/inplace.txt"
+	# a negative left after, as it is (-28672 printed "left after 0.0 MiB")
+	jq '.overhead.left_after.bytes = -28672' "$d/full.json" > "$d/neg.json"
+	check_eq "text: a negative left after printed as it is" \
+		"$("$MEMPROBE" report "$d/neg.json" | grep -o '^left after [^:]*')" "left after -28.0 KiB"
 	kill -9 "$pid"; wait "$pid" 2>/dev/null
 	remove_cgroup "$cg"
 	# limits -o, and nothing written for a target that is not one
@@ -2346,7 +2468,7 @@ test_renderers() {
 	check "renderers: the record ended in an OOM kill" \
 		eval '[ "$rc" = 137 ] && [ "$(jqv "$d/rec.json" ".oom_kills | length")" -ge 1 ]'
 	for k in probe rec; do
-		for t in categories tasks kernel_paths hooks; do
+		for t in categories tasks kernel_paths hooks overhead copy_on_write $([ $k = rec ] && echo oom_kills); do
 			"$MEMPROBE" report "$d/$k.json" --format csv --table $t -o "$d/$k.$t.csv"
 			pycheck "renderers $k" csv "$d/$k.json" "$d/$k.$t.csv" $t
 		done
@@ -2395,7 +2517,7 @@ test_renderers() {
 		"$(grep -F '| **' "$d/ovh.md" | grep -F '| | **' | sed 's/ | | .*//')" \
 		"$(printf '| **overhead**\n| **left after**')"
 	check "renderers: text says left after, as markdown does" \
-		grep -q "^left after 0.0 MiB" <("$MEMPROBE" report "$d/ovh.json")
+		grep -Eq "^left after -?[0-9.]+ ([KMGT]i)?B" <("$MEMPROBE" report "$d/ovh.json")
 	"$MEMPROBE" report "$d/ovh.json" --format html -o "$d/ovh.html"
 	check "renderers: html has the throttling point and the overhead's parts" \
 		eval 'grep -q "<th>throttling point</th><td>190.7 MiB (soft_limit)" "$d/ovh.html" &&
@@ -2423,16 +2545,16 @@ test_renderers() {
 	check "renderers: an unknown --table: exit 2, nothing out" eval '[ $rc = 2 ] && [ ! -s "$d/out" ]'
 	# only the tables a probe document has: no timeline offered
 	check_eq "renderers: an unknown --table of a probe report is one line naming its tables" \
-		"$(cat "$d/err")" "memprobe report: --table nope: no such table; use categories, tasks, kernel_paths or hooks"
+		"$(cat "$d/err")" "memprobe report: --table nope: no such table; use categories, tasks, kernel_paths, hooks, overhead, copy_on_write or figures"
 	"$MEMPROBE" report "$d/rec.json" --format csv --table nope > "$d/out" 2> "$d/err"
 	check_eq "renderers: ... of a record report, its tables with the timeline" \
-		"$(cat "$d/err")" "memprobe report: --table nope: no such table; use categories, tasks, kernel_paths, hooks or timeline"
+		"$(cat "$d/err")" "memprobe report: --table nope: no such table; use categories, tasks, kernel_paths, hooks, overhead, copy_on_write, timeline, oom_kills or figures"
 	"$MEMPROBE" report "$d/probe.json" --format csv --table timeline > "$d/out" 2> "$d/err"
 	rc=$?
 	check "renderers: --table timeline of a probe document refused, exit 2" \
 		eval '[ $rc = 2 ] && [ ! -s "$d/out" ]'
 	check_eq "renderers: ... one line naming the tables it has" "$(cat "$d/err")" \
-		"memprobe report: --table timeline: a probe document has no timeline table; use categories, tasks, kernel_paths or hooks"
+		"memprobe report: --table timeline: a probe document has no timeline table; use categories, tasks, kernel_paths, hooks, overhead, copy_on_write or figures"
 	"$MEMPROBE" report "$d/probe.json" --format json --table tasks > "$d/out" 2> "$d/err"
 	rc=$?
 	check "renderers: report --table without csv refused before reading, exit 2" \
@@ -2474,31 +2596,28 @@ overhead_checks() {
 	local out=$1 pid=$2 mode=$3 burst=$4 over unexp bound anon want tol
 	over=$(jqv "$out" .overhead_bytes)
 	unexp=$(jqv "$out" .overhead.unexplained_bytes)
-	echo "# $mode: overhead $over unexplained $unexp parts $(jq -c '[.overhead.parts[] | select((.bytes | fabs) >= 65536) | [.comm, .category, .bytes]]' "$out") probe $(jq -c .overhead.probe_kernel_parts "$out")"
+	echo "# $mode: overhead $over unexplained $unexp (peak - vector usage $(jqv "$out" '.usage_peak_bytes - .overhead.vector_usage_bytes')) parts $(jq -c '[.overhead.parts[] | select((.bytes | fabs) >= 65536) | [.comm, .category, .bytes]]' "$out") probe $(jq -c .overhead.probe_kernel_parts "$out")"
 	check_eq "overhead $mode: the object explains overhead_bytes" "$(jqv "$out" .overhead.bytes)" "$over"
 	check_eq "overhead $mode: ... at the peak" "$(jqv "$out" .overhead.at)" peak
 	check_eq "overhead $mode: parts + probe's cost + unexplained = overhead, exactly" \
-		"$(jqv "$out" '[.overhead.parts[].bytes] + [.overhead.probe_kernel_bytes, .overhead.unexplained_bytes] | add')" "$over"
+		"$(jqv "$out" '[.overhead.parts[].bytes] + [.overhead.probe_kernel_bytes, .overhead.reclaimed_bytes // 0, .overhead.unexplained_bytes] | add')" "$over"
 	check_eq "overhead $mode: the probe's cost is the sum of its parts" \
 		"$(jqv "$out" '[.overhead.probe_kernel_parts[].bytes] | add // 0')" "$(jqv "$out" .overhead.probe_kernel_bytes)"
 	check_eq "overhead $mode: left_after explains usage_after - usage_before" \
 		"$(jqv "$out" .overhead.left_after.bytes)" "$(jqv "$out" '.usage_after_bytes - .usage_before_bytes')"
 	check_eq "overhead $mode: ... exactly" \
-		"$(jqv "$out" '[.overhead.left_after.parts[].bytes] + [.overhead.left_after.probe_kernel_bytes, .overhead.left_after.unexplained_bytes] | add')" \
+		"$(jqv "$out" '[.overhead.left_after.parts[].bytes] + [.overhead.left_after.probe_kernel_bytes, .overhead.left_after.reclaimed_bytes // 0, .overhead.left_after.unexplained_bytes] | add')" \
 		"$(jqv "$out" .overhead.left_after.bytes)"
 	check_ge "overhead $mode: not negative (the baseline caught no burst)" "$over" 0
 	check_eq "overhead $mode: the baseline is the window's lowest usage" \
 		"$(jqv "$out" .overhead.baseline_usage_bytes)" "$(jqv "$out" .usage_before_bytes)"
-	# the issue's bound, max(5%, 8 MiB); bursty, twice that: the peak's
-	# vector is sampled (0.5 ms) while the kernel's peak counter is exact,
-	# and a burst is touched at some 3 MiB/ms (at 1.5 GiB the 5% is under
-	# 8 MiB; bench/standin.sh measures the full stand-in against the bound)
-	if [ $mode = steady ]; then
-		bound=$(jqv "$out" "[(.overhead_bytes / 20 | floor), $((8 * MIB))] | max")
-	else
-		bound=$(jqv "$out" "[(.overhead_bytes / 10 | floor), $((16 * MIB))] | max")
-	fi
-	check_le "overhead $mode: unexplained within max(5%, 8 MiB) (bursty: 10%, 16 MiB)" \
+	# the issue's bound, max(5%, 8 MiB), bursty too: a burst being freed
+	# at the peak is counted (anon_unmapped) where it was 16 MiB and more
+	# unexplained under load (38 MiB on 6.1: a whole TLB batch); what is
+	# left is the usage's move between the kernel's exact peak counter
+	# and the sampled vector (0.5 ms apart, a burst touched at 3 MiB/ms)
+	bound=$(jqv "$out" "[(.overhead_bytes / 20 | floor), $((8 * MIB))] | max")
+	check_le "overhead $mode: unexplained within max(5%, 8 MiB)" \
 		"$(jqv "$out" '.overhead.unexplained_bytes | fabs')" "$bound"
 	anon=$(jqv "$out" "[.overhead.parts[] | select(.pid == $pid and .category == \"anon\") | .bytes] | add // null")
 	# the benchmark grows 10 MiB/s from the baseline's low (in its window)
@@ -2555,7 +2674,7 @@ overhead_record() {
 	check_eq "overhead record: .probe.overhead explains the probe's overhead_bytes" \
 		"$(jqv "$out" .probe.overhead.bytes)" "$over"
 	check_eq "overhead record: ... exactly" \
-		"$(jqv "$out" '[.probe.overhead.parts[].bytes] + [.probe.overhead.probe_kernel_bytes, .probe.overhead.unexplained_bytes] | add')" "$over"
+		"$(jqv "$out" '[.probe.overhead.parts[].bytes] + [.probe.overhead.probe_kernel_bytes, .probe.overhead.reclaimed_bytes // 0, .probe.overhead.unexplained_bytes] | add')" "$over"
 	check_le "overhead record: ... unexplained <= max(5%, 8 MiB)" \
 		"$(jqv "$out" '.probe.overhead.unexplained_bytes | fabs')" "$(jqv "$out" "[(.probe.overhead_bytes / 20 | floor), $((8 * MIB))] | max")"
 	check_ge "overhead record: ... the benchmark's anon growth named" \
@@ -2709,7 +2828,7 @@ test_install() {
 	check_eq "install: completion: limits --format's values" "$(comp limits --format '')" "text json env markdown openmetrics"
 	check_eq "install: completion: probe's options" "$(comp probe --th)" "--thp --threads"
 	check_eq "install: completion: record --table's names" "$(comp record --format csv --table '')" \
-		"categories tasks kernel_paths hooks timeline"
+		"categories tasks kernel_paths hooks overhead copy_on_write timeline oom_kills figures"
 	check_eq "install: completion: probe --table's" "$(comp probe --table k)" "kernel_paths"
 	check_eq "install: completion: after record --, a command" "$(comp record -- stress-n)" \
 		"$(compgen -c -- stress-n | tr '\n' ' ' | sed 's/ $//')"
@@ -2808,15 +2927,29 @@ test_headroom_cache() {
 	check_ge "cache: ... the kernel reclaimed >= 100 MiB of cache" "$(jqv "$out" .probe.cache_reclaimed_bytes)" $((100 * MIB))
 	check_eq "cache: ... the workload was not OOM-killed" "$(jqv "$out" '.workload_oom_kills | length')" 0
 	check "cache: the text says how much was reclaimed" grep -q "reclaimed by the kernel to make room" <<< "$("$MEMPROBE" report "$out")"
-	# the overhead at the peak is explained by the reclaim: the probe's
-	# file part (the cache it made the kernel reclaim) within 10% of the
-	# cache reclaimed, its anon part (what it had not touched yet) near 0.
-	# The vector was the first at the limit, with the reclaim still to
-	# come: anon -115 MiB for 113 MiB reclaimed.
-	echo "# --reclaim-cache overhead: $(jq -c '[.overhead.probe_kernel_parts[] | "\(.category) \(.bytes)"]' "$out")"
-	check_within "cache: the overhead's file part is the cache reclaimed" \
-		"$(jqv "$out" '[.overhead.probe_kernel_parts[] | select(.category == "file") | -.bytes] | add // 0')" \
+	# the overhead at the peak is explained by the reclaim: the page
+	# cache the kernel reclaimed in the probe's context (the workload's,
+	# not the probe's cost) within 10% of the cache reclaimed, its anon
+	# part (what it had not touched yet) near 0. The vector was the first
+	# at the limit, with the reclaim still to come: anon -115 MiB for
+	# 113 MiB reclaimed.
+	echo "# --reclaim-cache overhead: reclaimed $(jq -c '[.overhead.reclaimed_parts[]? | "\(.category) \(.bytes)"]' "$out"), the probe's $(jq -c '[.overhead.probe_kernel_parts[] | "\(.category) \(.bytes)"]' "$out")"
+	check_within "cache: the overhead's reclaimed page cache is the cache reclaimed" \
+		"$(jqv "$out" '[.overhead.reclaimed_parts[]? | select(.category == "page_cache") | -.bytes] | add // 0')" \
 		"$(jqv "$out" .probe.cache_reclaimed_bytes)" 0.10
+	check_eq "cache: ... and none of it is the probe's cost" \
+		"$(jqv "$out" '[.overhead.probe_kernel_parts[] | select(.category == "file" or .category == "page_cache") | .bytes] | add // 0')" 0
+	check "cache: the overhead's words say the kernel reclaimed the workload's page cache" \
+		grep -Eq "^overhead -?[0-9.]+ MiB at the peak: the kernel reclaimed [0-9.]+ MiB of the workload's page cache" \
+		<<< "$("$MEMPROBE" report "$out")"
+	# a growth near zero has no share: the issue's "unattributed -224.0 KiB
+	# (560.0% of the growth)", from this report with its growth as it was
+	jq '.attribution.reconciliation.measured_growth_bytes = -40960 |
+	    .attribution.reconciliation.unattributed_bytes = -229376' "$out" > "$TMP/cache-zero.json"
+	"$MEMPROBE" report "$TMP/cache-zero.json" > "$TMP/cache-zero.txt"
+	check "cache: a growth near zero: the unattributed line gives no share" \
+		grep -Eq "^  unattributed +-224.0 KiB +\(no share: the growth is under 1 MiB\)$" "$TMP/cache-zero.txt"
+	check "cache: ... and no percentage anywhere" bash -c "! grep -q '% of the growth' '$TMP/cache-zero.txt'"
 	check_le "cache: ... and its anon part is near 0 (under 8 MiB)" \
 		"$(jqv "$out" '[.overhead.probe_kernel_parts[] | select(.category == "anon") | .bytes | fabs] | add // 0 | floor')" $((8 * MIB))
 	kill -9 "$pid"; wait "$pid" 2>/dev/null
@@ -2873,6 +3006,54 @@ test_headroom_root() {
 	check_eq "root: the v2 root probed" "$(jqv "$out" .probe.stop_reason)" margin
 	check_ge "root: something allocated" "$(jqv "$out" .allocated_bytes)" 1
 	check "root: nothing left behind" no_leftovers
+}
+
+# page_cache_of DIR: the cgroup's page cache as the kernel counts it,
+# inactive_file + active_file (v1: the total_ keys)
+page_cache_of() {
+	awk '/^total_(in)?active_file / { t += $2; v1 = 1 } /^(in)?active_file / { p += $2 }
+	     END { print v1 ? t : p }' "$1/memory.stat"
+}
+
+# The budget says its basis: with page cache in the cgroup, the budget on
+# the hard headroom (the cache counted as used) and the one on the soft
+# headroom (the cache counted as room) side by side, the cache as the
+# kernel counts it read beside.
+test_budget_cache() {
+	local cg out=$TMP/budget-cache.json d pid cache fs
+	if ! d=$(mktemp -d /var/tmp/memprobe-test-bcache.XXXXXX 2>/dev/null); then
+		skip "budget cache: no /var/tmp to write a file on disk"; return
+	fi
+	fs=$(stat -f -c %T "$d")
+	if [ "$fs" = tmpfs ] || [ "$fs" = ramfs ]; then
+		skip "budget cache: /var/tmp is $fs here, its pages are not reclaimable"
+		rm -rf "$d"; return
+	fi
+	cg=$(make_cgroup bcache $((512 * MIB))) || { fail "budget cache: make cgroup"; rm -rf "$d"; return; }
+	[ "$(cg_version "$cg")" = 2 ] && echo +memory > "$cg/cgroup.subtree_control"
+	pid=$(run_in_cgroup "$cg" sh -c "dd if=/dev/zero of=$d/f bs=1M count=160 conv=fsync 2>/dev/null; exec sleep 600")
+	wait_usage "$cg" $((150 * MIB)); sleep 0.5
+	cache=$(page_cache_of "$cg")
+	"$MEMPROBE" budget --cgroup "$cg" --thp never --format json -o "$out" 2> "$TMP/budget-cache.err"
+	echo "# budget with page cache: kernel's page cache $cache; $(jq -c '{budget_bytes, basis, budget_soft_bytes, cache: .figures.page_cache_bytes, room: .figures.room_bytes, soft_room: .figures.soft_room_bytes}' "$out")"
+	check_eq "budget cache: the basis is the hard headroom" "$(jqv "$out" .basis)" hard_headroom
+	check_within "budget cache: the page cache counted is the kernel's (5%)" \
+		"$(jqv "$out" .figures.page_cache_bytes)" "$cache" 0.05
+	check_eq "budget cache: soft room = room + page cache" \
+		"$(jqv "$out" .figures.soft_room_bytes)" "$(jqv "$out" '.figures.room_bytes + .figures.page_cache_bytes')"
+	check_within "budget cache: the soft budget is the hard one and the page cache (3%)" \
+		"$(jqv "$out" .budget_soft_bytes)" "$(jqv "$out" '.budget_bytes + .figures.page_cache_bytes')" 0.03
+	"$MEMPROBE" report "$out" > "$TMP/budget-cache.txt"
+	check "budget cache: text: the basis, the cache counted as used" \
+		grep -Eq "^  basis: the hard headroom \([0-9.]+ MiB\), the page cache in the usage \([0-9.]+ MiB\) counted as used$" "$TMP/budget-cache.txt"
+	check "budget cache: text: hard and soft headroom side by side, the soft budget" \
+		grep -Eq "^  hard headroom [0-9.]+ MiB, soft headroom [0-9.]+ MiB: .* the budget would be [0-9.]+ MiB \($(jqv "$out" .budget_soft_bytes) bytes\)$" "$TMP/budget-cache.txt"
+	check_eq "budget cache: env: the basis and the soft budget" \
+		"$("$MEMPROBE" report "$out" --format env | grep -E '^MEMPROBE_BUDGET_(BASIS|SOFT_BYTES)=' | tr '\n' ' ')" \
+		"MEMPROBE_BUDGET_BASIS=hard_headroom MEMPROBE_BUDGET_SOFT_BYTES=$(jqv "$out" .budget_soft_bytes) "
+	kill -9 "$pid"; wait "$pid" 2>/dev/null
+	remove_cgroup "$cg"; rm -rf "$d"
+	check "budget cache: nothing left behind" no_leftovers
 }
 
 # budget: probe a test cgroup, then a workload allocates exactly the budget
@@ -3596,11 +3777,15 @@ test_container() {
 	fi
 	check_eq "container v$v: the overhead object explains overhead_bytes exactly" \
 		"$(jqv "$out" '[.overhead.parts[].bytes] + [.overhead.probe_kernel_bytes, .overhead.unexplained_bytes] | add')" "$(jqv "$out" .overhead_bytes)"
-	# without BPF: per-process figures from /proc (issue #22, item 3)
-	check_le "container v$v: unexplained within max(10%, 16 MiB) (growing, bursting workload)" \
-		"$(jqv "$out" '.overhead.unexplained_bytes | fabs')" "$(jqv "$out" "[(.overhead_bytes | fabs) / 10 | floor, $((16 * MIB))] | max")"
+	# without BPF: per-process figures from /proc (issue #22, item 3). The
+	# vector is /proc's, read when the poller saw the new high; the
+	# workload's 32 MiB burst (held 150 ms of every 300) can come or go
+	# between the kernel's peak and that read, which no snapshot can see
+	# (18.6 MiB once in 7 runs on 2 loaded cores): the burst is the bound
+	check_le "container v$v: unexplained within max(10%, the 32 MiB burst + 1 MiB)" \
+		"$(jqv "$out" '.overhead.unexplained_bytes | fabs')" "$(jqv "$out" "[(.overhead_bytes | fabs) / 10 | floor, $((33 * MIB))] | max")"
 	"$MEMPROBE" report "$out" > "$D/probe.txt"
-	check "container v$v: the text says where the probe ran and why" grep -q "in the target itself, without a limit of its own: cannot create" "$D/probe.txt"
+	check "container v$v: the text says where the probe ran and why" grep -q "in the target itself, without a limit of its own (the kernel enforces none; the bounds are checked before each chunk): cannot create" "$D/probe.txt"
 	# budget
 	check_eq "container v$v: budget --format env exits 0 ($(head -c 300 "$D/budget.err" | tr '\n' ' '))" "$(cat "$D/budget.rc")" 0
 	check "container v$v: budget --format env gives a budget" \
@@ -3609,7 +3794,7 @@ test_container() {
 		eval '(. "$D/budget.env" && [ "${MEMPROBE_BUDGET_KERNEL_PER_GIB_BYTES:-0}" -gt 0 ])'
 	# record -- CMD, in place
 	out=$D/record.json
-	check_eq "container v$v: record -- CMD runs it in place, until it exits" \
+	check_eq "container v$v: record -- CMD runs it in place, until it exits ($(head -c 400 "$D/record.err" | tr '\n' ' '))" \
 		"$(cat "$D/record.rc") $(jqv "$out" '"\(.run.in_place) \(.run.ended_by) \(.target.path) \(.target.created_by_memprobe)"')" "0 true command exited / false"
 	check_ge "container v$v: its process tree: the shell and its two allocs" "$(jqv "$out" '.run.command_pids | length')" 3
 	# above the lowest sample: the workload's 32 MiB bursts come and go
@@ -3701,11 +3886,11 @@ PRIVILEGED_SCRIPT='
 echo $! > "$D/bench.pid"
 for i in $(seq 6000); do grep -q ready "$D/bench.out" && break; sleep 0.01; done
 "$MEMPROBE" probe --cgroup / --format json -o "$D/probe.json" 2> "$D/probe.err"; echo $? > "$D/probe.rc"
-"$MEMPROBE" budget --cgroup / --format env -o "$D/budget.env" 2> "$D/budget.err"; echo $? > "$D/budget.rc"
+"$MEMPROBE" budget --format env -o "$D/budget.env" 2> "$D/budget.err"; echo $? > "$D/budget.rc"
 '
 
 test_privileged_container() {
-	local cg D=$TMP/privileged lim=$((512 * MIB)) out nspid hostpid= p
+	local cg D=$TMP/privileged lim=$((512 * MIB)) out nspid hostpid= p want
 	mkdir -p "$D"
 	cg=$(make_cgroup privileged $lim) || { fail "privileged: make cgroup"; return; }
 	in_container "$cg" rw "$PRIVILEGED_SCRIPT" &
@@ -3731,17 +3916,697 @@ test_privileged_container() {
 		"$(jqv "$out" '.usage_peak_bytes - .usage_before_bytes - .allocated_bytes')" "$(jqv "$out" .overhead_bytes)"
 	check_le "privileged: unexplained within max(10%, 16 MiB)" \
 		"$(jqv "$out" '.overhead.unexplained_bytes | fabs')" "$(jqv "$out" "[(.overhead_bytes | fabs) / 10 | floor, $((16 * MIB))] | max")"
-	check "privileged: budget --format env gives a budget with the probe's page tables" \
+	# with no target, the brief's command: the container's own cgroup,
+	# writable here ("--limit 1G: above the effective limit ...", exit 2)
+	check "privileged: budget --format env (no target) gives a budget with the probe's page tables ($(head -c 300 "$D/budget.err" | tr '\n' ' '))" \
 		eval '[ "$(cat "$D/budget.rc")" = 0 ] && (. "$D/budget.env" && [ "${MEMPROBE_BUDGET_BYTES:-0}" -gt 0 ] && [ "${MEMPROBE_BUDGET_KERNEL_PER_GIB_BYTES:-0}" -gt 0 ])'
+	check_eq "privileged: ... of the container's own cgroup, said so" \
+		"$(grep -c "probing the container's own cgroup .* limit 512.0 MiB" "$D/budget.err")" 1
+	check_eq "privileged: ... its limit the container's" \
+		"$(sed -n 's/^MEMPROBE_BUDGET_EFFECTIVE_LIMIT_BYTES=//p' "$D/budget.env")" $lim
 	"$MEMPROBE" report "$out" > "$D/probe.txt"
 	check "privileged: the text shows the host's pid beside" grep -q "benchmark\[$nspid, host $hostpid\]" "$D/probe.txt"
+	# ... in the kernel paths' lines too (they said "by memprobe-probe[129]")
+	want=$(jq -r '[.attribution.kernel_paths[].top_stacks[0] | select(.host_pid != null and .host_pid != .pid) | "by \(.comm)[\(.pid), host \(.host_pid)]"] | unique | .[]' "$out")
+	check "privileged: a kernel path's process has a host pid beside in the document" [ -n "$want" ]
+	check_eq "privileged: ... and so in the text's kernel paths" \
+		"$(printf '%s\n' "$want" | while read -r w; do grep -qF "$w" "$D/probe.txt" || echo "missing: $w"; done)" ""
 	check "privileged: nothing left in the cgroup" [ -z "$(find "$cg" -mindepth 1 -type d)" ]
 	remove_cgroup "$cg"
 	check "privileged: nothing left behind" no_leftovers
 	rm -rf "$D"
 }
 
-tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_pagetables record_threads record_slab live_pages_size record_probe_at record_follows_children record_faults record_churn record_ends record_daemon deploy_unit fleet_rules truth slab_churn driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget pinned moved_out compare loader fills_host no_bpf record_bounded record_saved container stacked_mount privileged_container in_place_permission"}
+# Issue 23: the figures at the moment they claim, each against the kernel's
+# own counter read beside it.
+
+# stat_key DIR KEY: a memory.stat value of cgroup DIR by its v2 name (anon,
+# file, shmem, file_mapped, kernel, sock, anon_thp), hierarchical on v1
+# (total_rss, total_cache, ...; kernel is memory.kmem.usage_in_bytes); 0
+# where this kernel keeps none
+stat_key() {
+	local dir=$1 key=$2 v1
+	if [ "$(cg_version "$dir")" = 1 ]; then
+		case $key in
+		anon) v1=total_rss ;; file) v1=total_cache ;; shmem) v1=total_shmem ;;
+		file_mapped) v1=total_mapped_file ;; anon_thp) v1=total_rss_huge ;;
+		unevictable) v1=total_unevictable ;;
+		kernel) cat "$dir/memory.kmem.usage_in_bytes" 2>/dev/null || echo 0; return ;;
+		sock) echo 0; return ;;
+		*) v1=$key ;;
+		esac
+		awk -v k="$v1" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' "$dir/memory.stat"
+	else
+		awk -v k="$key" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' "$dir/memory.stat"
+	fi
+}
+
+# unstat DIR: the cgroup's usage that no memory.stat category holds (usage
+# - anon - file - kernel - sock), read together until two readings agree
+# within 256 KiB (memory.stat is flushed lazily)
+unstat() {
+	local dir=$1 a b i
+	for i in $(seq 50); do
+		a=$(( $(cg_usage "$dir") - $(stat_key "$dir" anon) - $(stat_key "$dir" file) - $(stat_key "$dir" kernel) - $(stat_key "$dir" sock) ))
+		b=$(( $(cg_usage "$dir") - $(stat_key "$dir" anon) - $(stat_key "$dir" file) - $(stat_key "$dir" kernel) - $(stat_key "$dir" sock) ))
+		[ $((a - b)) -le 262144 ] && [ $((b - a)) -le 262144 ] && break
+		sleep 0.05
+	done
+	echo "$b"
+}
+
+# Pages out of memory.stat's anon and still charged: 64 MiB a process
+# unmapped after handing them to pipes (vmsplice), which hold them. The
+# usage keeps them, no memory.stat category does: before, record called
+# them unattributed (64 MiB) and a probe's overhead unexplained; the page
+# free hook counts them now (anon_unmapped). Then the same hand-over while
+# a probe fills: the workload's anon goes down by 64 MiB, its
+# anon_unmapped up by as much, and the overhead is explained.
+test_anon_unmapped() {
+	local cg pid rp out=$TMP/unmapped.json k m u i
+	cg=$(make_cgroup unmapped $((256 * MIB))) || { fail "anon unmapped: make cgroup"; return; }
+	rm -f "$TMP/ready"
+	"$MEMPROBE" record --cgroup "$cg" --duration 30 --format json -o "$out" --ready-fd 3 \
+		3> "$TMP/ready" 2>/dev/null &
+	rp=$!
+	for i in $(seq 3000); do [ -s "$TMP/ready" ] && break; sleep 0.02; done
+	pid=$(run_in_cgroup "$cg" sh -c "exec '$BIN/held' 64 > '$TMP/held.out'")
+	for i in $(seq 3000); do grep -q ready "$TMP/held.out" 2>/dev/null && break; sleep 0.02; done
+	k=$(unstat "$cg")
+	kill -INT "$rp"; wait "$rp"
+	check "anon unmapped: record exits 0" [ $? = 0 ]
+	m=$(jqv "$out" .attribution.reconciliation.anon_unmapped_bytes)
+	u=$(jqv "$out" .attribution.reconciliation.unattributed_bytes)
+	echo "# anon unmapped: memprobe $m (unattributed $u), the kernel's usage - memory.stat $k"
+	check_ge "anon unmapped: the kernel holds the pipes' 64 MiB out of memory.stat" "$k" $((63 * MIB))
+	check "anon unmapped: record's figure within 1 MiB of the kernel's" within_bytes "$m" "$k" $MIB
+	check_le "anon unmapped: ... and unattributed no more than 2 MiB" "$(abs "$u")" $((2 * MIB))
+	"$MEMPROBE" report "$out" > "$TMP/unmapped.txt"
+	check "anon unmapped: the text says it" grep -Eq '^  anon unmapped +6[34]\.[0-9] MiB' "$TMP/unmapped.txt"
+	kill -9 "$pid"; wait "$pid" 2>/dev/null
+	unmapped_probe "$cg"
+	remove_cgroup "$cg"
+	check "anon unmapped: nothing left behind" no_leftovers
+}
+
+# The hand-over while a probe fills: the overhead explains it
+unmapped_probe() {
+	local cg=$1 pid mp out=$TMP/unmapped-probe.json i anon un
+	: > "$TMP/held.out"
+	pid=$(run_in_cgroup "$cg" sh -c "exec '$BIN/held' 64 signal > '$TMP/held.out'")
+	for i in $(seq 3000); do grep -q touched "$TMP/held.out" 2>/dev/null && break; sleep 0.02; done
+	"$MEMPROBE" probe --cgroup "$cg" --thp never --format json -o "$out" 2>/dev/null &
+	mp=$!
+	wait_filling "$mp" > /dev/null
+	kill -USR1 "$pid"
+	wait "$mp"
+	check "anon unmapped: probe exits 0" [ $? = 0 ]
+	anon=$(jqv "$out" "[.overhead.parts[] | select(.pid == $pid and .category == \"anon\") | .bytes] | add // 0")
+	un=$(jqv "$out" "[.overhead.parts[] | select(.pid == $pid and .category == \"anon_unmapped\") | .bytes] | add // 0")
+	echo "# anon unmapped: probe overhead $(jqv "$out" .overhead_bytes), held's anon $anon, anon_unmapped $un, unexplained $(jqv "$out" .overhead.unexplained_bytes)"
+	# held hands 64 MiB over, then touches 4 MiB more: anon -60 MiB
+	if [ "$anon" -gt $((-56 * MIB)) ]; then
+		skip "anon unmapped: the hand-over while the probe filled: it came after the probe's peak"
+	else
+		check "anon unmapped: the workload's anon down by 60 MiB, within 1 MiB" \
+			within_bytes "$anon" $((-60 * MIB)) $MIB
+		check "anon unmapped: ... its 64 MiB handed over its anon_unmapped, within 1 MiB" \
+			within_bytes "$un" $((64 * MIB)) $MIB
+		check_le "anon unmapped: ... and the overhead explained within 2 MiB" \
+			"$(abs "$(jqv "$out" .overhead.unexplained_bytes)")" $((2 * MIB))
+	fi
+	kill -9 "$pid"; wait "$pid" 2>/dev/null
+}
+
+# within_bytes GOT WANT TOL: |GOT - WANT| <= TOL, integers
+within_bytes() {
+	is_int "$1" && is_int "$2" && [ $(($1 - $2)) -le "$3" ] && [ $(($2 - $1)) -le "$3" ]
+}
+
+# abs N
+abs() { local v=$1; echo "${v#-}"; }
+
+# kernel_peak DIR: the kernel's peak counter of cgroup DIR (v1
+# memory.max_usage_in_bytes, v2 memory.peak); nothing where it keeps none
+kernel_peak() {
+	cat "$1/memory.max_usage_in_bytes" 2>/dev/null || cat "$1/memory.peak" 2>/dev/null
+}
+
+# A swarm: waves of 1000 processes of 1 MiB each, all alive together, 10
+# waves, 10 000 born and gone during one recording. On main the sampler,
+# a normal thread, starved while hundreds faulted at once (a gap of 1.9 s
+# at the peak), the exited rows were not drained in time and the task map
+# lost 384 flushes (298 of 1169 MiB unattributed), and the vector was of
+# an earlier peak than the usage it was reconciled with.
+test_record_swarm() {
+	local cg out=$TMP/swarm.json rp cp i k pk g u vu gap kib=1024 waves=10
+	# a QEMU guest (one TCG CPU, in each of CI's boots): 2 waves of 128 KiB
+	if grep -q 'memprobe_vmtest=' /proc/cmdline; then kib=128 waves=2; fi
+	cg=$(make_cgroup swarm $((2 * GIB))) || { fail "swarm: make cgroup"; return; }
+	rm -f "$TMP/ready"
+	"$MEMPROBE" record --cgroup "$cg" --format json -o "$out" --ready-fd 3 \
+		3> "$TMP/ready" 2>/dev/null &
+	rp=$!
+	for i in $(seq 3000); do [ -s "$TMP/ready" ] && break; sleep 0.02; done
+	cp=$(run_in_cgroup "$cg" sh -c "exec '$BIN/crowd' 1000 $kib 200 $waves > '$TMP/crowd.out'")
+	for i in $(seq 30000); do grep -q done "$TMP/crowd.out" 2>/dev/null && break; sleep 0.02; done
+	check "swarm: $waves waves of 1000 processes, all alive together" grep -q done "$TMP/crowd.out"
+	k=$(kernel_peak "$cg")
+	kill -INT "$rp"; wait "$rp"
+	check "swarm: record exits 0" [ $? = 0 ]
+	pk=$(jqv "$out" .peak.sample_usage_bytes)
+	vu=$(jqv "$out" .peak.vector_usage_bytes)
+	g=$(jqv "$out" .attribution.reconciliation.measured_growth_bytes)
+	u=$(jqv "$out" .attribution.reconciliation.unattributed_bytes)
+	gap=$(jqv "$out" .run.timeline_longest_gap_ms)
+	echo "# swarm: kernel peak $k, sampled peak $pk, vector's usage $vu; growth $g, unattributed $u; rows $(jqv "$out" .attribution.processes_counted) ($(jqv "$out" .attribution.processes_exited) exited); timeline late $(jqv "$out" .run.timeline_samples_late), missed $(jqv "$out" .run.timeline_samples_missed), longest gap $gap ms; lost $(jqv "$out" .attribution.events_lost.task_map_full)"
+	check_ge "swarm: the kernel's peak holds 1000 processes of $kib KiB" "${k:-0}" $((1000 * kib * 1024))
+	check_within "swarm: a sample within 5% of the kernel's peak counter" "$pk" "$k" 0.05
+	check_within "swarm: the peak's vector within 5% of it" "$vu" "$k" 0.05
+	check_le "swarm: unattributed within max(5%, 8 MiB) of the growth" "$(abs "$u")" \
+		"$(jqv "$out" "[(.attribution.reconciliation.measured_growth_bytes / 20 | floor), $((8 * MIB))] | max")"
+	check_eq "swarm: no flush lost to a full task map" "$(jqv "$out" .attribution.events_lost.task_map_full)" 0
+	check_ge "swarm: $((1000 * waves)) processes counted" "$(jqv "$out" .attribution.processes_counted)" $((1000 * waves))
+	check_ge "swarm: ... and said exited, their rows kept" "$(jqv "$out" .attribution.processes_exited)" $((1000 * waves))
+	check_eq "swarm: a top share says its process exited" \
+		"$(jqv "$out" '[.attribution.categories[] | select(.name == "anon") | .tasks[] | select(.pid != null) | .exited] | all')" true
+	check_le "swarm: the sampler got the CPU: no gap of a second" "${gap:-x}" 1000
+	check "swarm: late and missed samples counted" \
+		is_int "$(jqv "$out" '.run.timeline_samples_late + .run.timeline_samples_missed')"
+	"$MEMPROBE" report "$out" > "$TMP/swarm.txt"
+	check "swarm: the text says the exited rows" grep -Eq '^  \(rows of [0-9]+ processes, [0-9]+ of them exited' "$TMP/swarm.txt"
+	remove_cgroup "$cg"
+	check "swarm: nothing left behind" no_leftovers
+}
+
+# status_sum KEY PID...: a /proc/PID/status figure (VmLck, VmPin, RssShmem)
+# summed over the processes, in bytes
+status_sum() {
+	local key=$1 p t=0 v; shift
+	for p in "$@"; do
+		v=$(awk -v k="$key:" '$1 == k { print $2 * 1024 }' "/proc/$p/status" 2>/dev/null)
+		t=$((t + ${v:-0}))
+	done
+	echo "$t"
+}
+
+# status_max KEY PID...: the largest of the processes' KEY, in bytes
+status_max() {
+	local key=$1 p t=0 v; shift
+	for p in "$@"; do
+		v=$(awk -v k="$key:" '$1 == k { print $2 * 1024 }' "/proc/$p/status" 2>/dev/null)
+		[ "${v:-0}" -gt "$t" ] && t=$v
+	done
+	echo "$t"
+}
+
+# Pinned memory at the peak, in record: 100 MiB of shared anonymous memory
+# touched, then mlocked 100 ms later (the brief's pinned pool), and 64 MiB
+# registered as io_uring fixed buffers 100 ms after their touch (VmPin):
+# the usage is at its peak before either is pinned. main read the pinned
+# object at the first peak and at most once a second: unevictable, VmLck
+# and VmPin 0. Every figure within 1 MiB of the kernel's, read beside.
+test_pinned_moment() {
+	local cg out=$TMP/pinned-moment.json rp a b i m k what key
+	cg=$(make_cgroup pinned-moment $((512 * MIB))) || { fail "pinned moment: make cgroup"; return; }
+	rm -f "$TMP/ready"
+	"$MEMPROBE" record --cgroup "$cg" --format json -o "$out" --ready-fd 3 \
+		3> "$TMP/ready" 2>/dev/null &
+	rp=$!
+	for i in $(seq 3000); do [ -s "$TMP/ready" ] && break; sleep 0.02; done
+	a=$(run_in_cgroup "$cg" sh -c "exec '$BIN/pinned' 100 - 0 600 100 > '$TMP/pool.out'")
+	b=$(run_in_cgroup "$cg" sh -c "exec '$BIN/uring' 64 100 > '$TMP/uring.out'")
+	for i in $(seq 3000); do
+		grep -q ready "$TMP/pool.out" 2>/dev/null && grep -q ready "$TMP/uring.out" 2>/dev/null && break
+		sleep 0.02
+	done
+	if ! grep -q ready "$TMP/uring.out"; then
+		kill -9 "$a" "$b" "$rp" 2>/dev/null; wait "$rp" 2>/dev/null
+		skip "pinned moment: no io_uring fixed buffers here ($(cat "$TMP/uring.out"))"
+		remove_cgroup "$cg"; return
+	fi
+	kill -INT "$rp"; wait "$rp"
+	check "pinned moment: record exits 0" [ $? = 0 ]
+	check_eq "pinned moment: read at the peak" "$(jqv "$out" .pinned.at)" peak
+	for what in unevictable shmem; do
+		m=$(jqv "$out" ".pinned.${what}_bytes")
+		k=$(stat_key "$cg" "$what")
+		echo "# pinned moment: $what memprobe $m, memory.stat $k"
+		check "pinned moment: memory.stat $what within 1 MiB of the kernel's" within_bytes "$m" "$k" $MIB
+	done
+	for key in VmLck VmPin; do
+		what=$(echo "$key" | sed 's/Vm\(...\)/vm_\L\1/')
+		m=$(jqv "$out" ".pinned.${what}_bytes")
+		k=$(status_sum "$key" "$a" "$b")
+		echo "# pinned moment: $key memprobe $m, /proc's $k"
+		check "pinned moment: $key within 1 MiB of the kernel's" within_bytes "$m" "$k" $MIB
+	done
+	# RssShmem is never summed (a shared page counts in every mapper): the
+	# largest one process holds
+	m=$(jqv "$out" .pinned.rss_shmem_max_bytes)
+	k=$(status_max RssShmem "$a" "$b")
+	echo "# pinned moment: RssShmem's largest memprobe $m, /proc's $k"
+	check "pinned moment: the largest RssShmem within 1 MiB of the kernel's" within_bytes "$m" "$k" $MIB
+	check_ge "pinned moment: ... VmLck holds the 100 MiB pool" "$(jqv "$out" .pinned.vm_lck_bytes)" $((100 * MIB))
+	check_ge "pinned moment: ... VmPin the 64 MiB of fixed buffers" "$(jqv "$out" .pinned.vm_pin_bytes)" $((64 * MIB))
+	kill -9 "$a" "$b"; wait "$a" "$b" 2>/dev/null
+	remove_cgroup "$cg"
+	check "pinned moment: nothing left behind" no_leftovers
+}
+
+# kernel_unmapped DIR: memory.stat's shmem no process maps, at least
+# (shmem - file_mapped, 0 below), read beside memprobe's
+kernel_unmapped() {
+	local v=$(( $(stat_key "$1" shmem) - $(stat_key "$1" file_mapped) ))
+	[ "$v" -lt 0 ] && v=0
+	echo "$v"
+}
+
+# Memory no process maps: 200 MiB written to a tmpfs file by a process
+# that exited, charged to the cgroup as shmem. main gave the numbers
+# (shmem 200 MiB) but never said that no process maps them, the usual
+# answer to "OOM-killed with low RSS". limits, record and probe say it
+# now (shmem_unmapped_bytes, and a line in the text), each within 1 MiB
+# of the kernel's shmem - file_mapped read beside.
+test_unmapped_shmem() {
+	local cg mnt=$TMP/unmapped-tmpfs out k m i
+	mkdir -p "$mnt" && mount -t tmpfs -o size=256m memprobe-test "$mnt" || { fail "unmapped: mount tmpfs"; return; }
+	cg=$(make_cgroup unmapped-shmem $((512 * MIB))) || { fail "unmapped: make cgroup"; umount "$mnt"; return; }
+	i=$(run_in_cgroup "$cg" dd if=/dev/zero of="$mnt/pool" bs=1M count=200)
+	wait "$i" 2>/dev/null
+	for i in $(seq 3000); do [ "$(stat_key "$cg" shmem)" -ge $((200 * MIB)) ] && break; sleep 0.02; done
+	out=$TMP/unmapped-limits.json
+	"$MEMPROBE" limits --cgroup "$cg" --format json -o "$out"
+	k=$(kernel_unmapped "$cg"); m=$(jqv "$out" .cgroup.shmem_unmapped_bytes)
+	echo "# unmapped: limits $m, the kernel's shmem - file_mapped $k"
+	check_ge "unmapped: the kernel holds 200 MiB of shmem no process maps" "$k" $((200 * MIB))
+	check "unmapped: limits says it, within 1 MiB" within_bytes "$m" "$k" $MIB
+	"$MEMPROBE" limits --cgroup "$cg" > "$TMP/unmapped.txt"
+	check "unmapped: ... and its text" grep -Eq '^  no process maps +shmem 200\.0 MiB at least' "$TMP/unmapped.txt"
+	out=$TMP/unmapped-record.json
+	"$MEMPROBE" record --cgroup "$cg" --duration 0.3 --format json -o "$out" 2>/dev/null
+	k=$(kernel_unmapped "$cg"); m=$(jqv "$out" .pinned.shmem_unmapped_bytes)
+	echo "# unmapped: record $m, the kernel's $k"
+	check "unmapped: record says it, within 1 MiB" within_bytes "$m" "$k" $MIB
+	"$MEMPROBE" report "$out" > "$TMP/unmapped.txt"
+	check "unmapped: ... and its text" grep -Eq '^  no process maps +shmem 200\.0 MiB at least' "$TMP/unmapped.txt"
+	out=$TMP/unmapped-probe.json
+	"$MEMPROBE" probe --cgroup "$cg" --format json -o "$out" 2>/dev/null
+	k=$(kernel_unmapped "$cg"); m=$(jqv "$out" .pinned.shmem_unmapped_bytes)
+	echo "# unmapped: probe $m, the kernel's $k"
+	check "unmapped: probe says it, within 1 MiB" within_bytes "$m" "$k" $MIB
+	remove_cgroup "$cg"
+	rm -f "$mnt/pool"; umount "$mnt"
+	check "unmapped: nothing left behind" no_leftovers
+}
+
+# Huge pages per cgroup and per process: 256 MiB asked for in huge pages
+# (tests/programs/thp). main had no huge-page figure anywhere but the
+# order-9 allocations inside page_alloc. Now anon_thp is a category (the
+# kernel's NR_ANON_THPS per process, through the memcg hook) in every
+# document and renderer, and limits gives the cgroup's: each against the
+# kernel's memory.stat anon_thp (v1 rss_huge) and the process's
+# AnonHugePages read beside.
+test_thp() {
+	local cg out=$TMP/thp.json rp pid i k s m d=$TMP/thp
+	mkdir -p "$d"
+	cg=$(make_cgroup thp $((512 * MIB))) || { fail "thp: make cgroup"; return; }
+	rm -f "$TMP/ready"
+	"$MEMPROBE" record --cgroup "$cg" --format json -o "$out" --ready-fd 3 \
+		3> "$TMP/ready" 2>/dev/null &
+	rp=$!
+	for i in $(seq 3000); do [ -s "$TMP/ready" ] && break; sleep 0.02; done
+	pid=$(run_in_cgroup "$cg" sh -c "exec '$BIN/thp' 256 > '$TMP/thp.out'")
+	for i in $(seq 3000); do grep -q ready "$TMP/thp.out" 2>/dev/null && break; sleep 0.02; done
+	k=$(stat_key "$cg" anon_thp)
+	s=$(awk '$1 == "AnonHugePages:" { print $2 * 1024 }' "/proc/$pid/smaps_rollup")
+	kill -INT "$rp"; wait "$rp"
+	check "thp: record exits 0" [ $? = 0 ]
+	echo "# thp: memory.stat anon_thp $k, AnonHugePages $s; record's $(cat_field "$out" anon_thp growth_bytes), the process's $(task_bytes "$out" anon_thp thp); events lost $(jq -c '.attribution.events_lost | {total, recursion_misses, recursion_miss_bound_bytes}' "$out")"
+	if [ "${k:-0}" -lt $((2 * MIB)) ]; then
+		skip "thp: the kernel gave no huge page here (THP $(cat /sys/kernel/mm/transparent_hugepage/enabled))"
+	else
+		check "thp: record's anon_thp within 1 MiB of memory.stat's" \
+			within_bytes "$(cat_field "$out" anon_thp growth_bytes)" "$k" $MIB
+		check "thp: ... the process's share within 1 MiB of its AnonHugePages" \
+			within_bytes "$(task_bytes "$out" anon_thp thp)" "$s" $MIB
+		check "thp: ... in the peak's sample" within_bytes "$(jqv "$out" .peak.sample.stat.anon_thp)" "$k" $MIB
+		"$MEMPROBE" limits --cgroup "$cg" --format json -o "$d/limits.json"
+		check "thp: limits' anon_thp within 1 MiB of memory.stat's" \
+			within_bytes "$(jqv "$d/limits.json" .cgroup.anon_thp_bytes)" "$(stat_key "$cg" anon_thp)" $MIB
+		"$MEMPROBE" report "$out" > "$d/text"
+		check "thp: the text has its row, with the process" grep -Eq "^  anon_thp +25[0-9]\.[0-9] MiB .*thp\[$pid\]" "$d/text"
+		"$MEMPROBE" report "$out" --format markdown > "$d/md"
+		check "thp: markdown has its row" grep -q '^| `anon_thp` |' "$d/md"
+		"$MEMPROBE" report "$out" --format csv > "$d/csv"
+		check "thp: csv has its row" grep -q '^anon_thp,' "$d/csv"
+		"$MEMPROBE" report "$out" --format openmetrics > "$d/om"
+		check "thp: openmetrics has it, a part of anon" grep -q 'memprobe_growth_part_bytes{.*category="anon_thp",part_of="anon"}' "$d/om"
+		"$MEMPROBE" compare "$out" "$out" --format csv > "$d/cmp"
+		check "thp: compare has its row" grep -q '^"growth.anon_thp",' "$d/cmp"
+	fi
+	kill -9 "$pid"; wait "$pid" 2>/dev/null
+	remove_cgroup "$cg"
+	check "thp: nothing left behind" no_leftovers
+}
+
+# An OOM kill explained: a child cgroup with no limit under a parent of
+# 256 MiB, 100 MiB of tmpfs written from the child by a process that
+# exited, then alloc 400 in the child: the parent's limit kills it, with a
+# third of the usage in no process's RSS. main said the kill and the
+# usage; now which level's limit (the parent's: its failcnt on v1, its
+# memory.events.local oom on v2, read beside), each level's usage and
+# limit at the kill, and what no RSS shows, in one line.
+test_oom_explained() {
+	local p c mnt=$TMP/oom-tmpfs out=$TMP/oom.json rp pid i k lim hit
+	mkdir -p "$mnt" && mount -t tmpfs -o size=256m memprobe-test "$mnt" || { fail "oom explained: mount tmpfs"; return; }
+	p=$(make_cgroup oomp $((256 * MIB))) || { fail "oom explained: make cgroup"; umount "$mnt"; return; }
+	[ "$(cg_version "$p")" = 2 ] && echo +memory > "$p/cgroup.subtree_control"
+	c=$p/child
+	mkdir "$c" || { fail "oom explained: make the child"; remove_cgroup "$p"; umount "$mnt"; return; }
+	i=$(run_in_cgroup "$c" dd if=/dev/zero of="$mnt/pool" bs=1M count=100)
+	wait "$i" 2>/dev/null
+	for i in $(seq 3000); do [ "$(stat_key "$c" shmem)" -ge $((100 * MIB)) ] && break; sleep 0.02; done
+	rm -f "$TMP/ready"
+	"$MEMPROBE" record --cgroup "$c" --format json -o "$out" --ready-fd 3 3> "$TMP/ready" 2>/dev/null &
+	rp=$!
+	for i in $(seq 3000); do [ -s "$TMP/ready" ] && break; sleep 0.02; done
+	pid=$(run_in_cgroup "$c" "$BIN/alloc" 400)
+	for i in $(seq 3000); do alive "$pid" || break; sleep 0.02; done
+	check "oom explained: alloc 400 was killed" eval '! alive "$pid"'
+	# the kill's event is in the ring buffer before the victim dies: the
+	# end of the recording reads what is left there
+	kill -INT "$rp"; wait "$rp"
+	check "oom explained: record exits 0" [ $? = 0 ]
+	hit=$(jqv "$out" "[.oom_kills[] | select(.pid == $pid)][0]")
+	echo "# oom explained: $(echo "$hit" | jq -c '{limit_hit, levels: [.levels[] | {dir: (.dir | split("/") | .[-1]), usage_bytes, limit_bytes, failcnt}], charged}')"
+	check_eq "oom explained: the limit hit is the parent's" "$(echo "$hit" | jq -r .limit_hit.dir)" "$p"
+	lim=$(cat "$p/memory.limit_in_bytes" 2>/dev/null || cat "$p/memory.max")
+	check_eq "oom explained: ... its limit, as the kernel's file has it" "$(echo "$hit" | jq -r .limit_hit.limit_bytes)" "$lim"
+	check "oom explained: ... its usage at the kill at it (within 2.25 MiB)" \
+		within_bytes "$(echo "$hit" | jq -r .limit_hit.usage_bytes)" "$lim" $((9 * MIB / 4))
+	check_eq "oom explained: the first level is the child's, no limit" \
+		"$(echo "$hit" | jq -r '.levels[0] | "\(.dir) \(.limit_bytes)"')" "$c null"
+	if [ "$(cg_version "$p")" = 1 ]; then
+		echo "# oom explained: the kernel's failcnt: parent $(cat "$p/memory.failcnt"), child $(cat "$c/memory.failcnt")"
+		check "oom explained: the kernel failed the parent's charge (failcnt), not the child's" \
+			eval '[ "$(cat "$p/memory.failcnt")" -gt 0 ] && [ "$(cat "$c/memory.failcnt")" = 0 ]'
+		check_ge "oom explained: ... the parent's failcnt at the kill, at most the kernel's now" \
+			"$(cat "$p/memory.failcnt")" "$(echo "$hit" | jq -r .levels[1].failcnt)"
+	else
+		k=$(awk '$1 == "oom" { print $2 }' "$p/memory.events.local")
+		echo "# oom explained: memory.events.local oom: parent $k, child $(awk '$1 == "oom" { print $2 }' "$c/memory.events.local")"
+		check "oom explained: the kernel's OOM was the parent's (memory.events.local)" \
+			eval '[ "$k" -gt 0 ] && [ "$(awk '"'"'$1 == "oom" { print $2 }'"'"' "$c/memory.events.local")" = 0 ]'
+	fi
+	k=$(kernel_unmapped "$c")
+	check "oom explained: the shmem no process maps within 2 MiB of the kernel's" \
+		within_bytes "$(echo "$hit" | jq -r .charged.shmem_unmapped_bytes)" "$k" $((2 * MIB))
+	check_ge "oom explained: RSS holds alloc's (more than 100 MiB)" "$(echo "$hit" | jq -r .charged.rss_bytes)" $((100 * MIB))
+	"$MEMPROBE" report "$out" > "$TMP/oom.txt"
+	check "oom explained: one line says it" \
+		grep -Eq "^  OOM at $p's 256\.0 MiB limit \(usage 25[0-9.]+ MiB\): RSS [0-9.]+ MiB; shmem (99|100)\.[0-9] MiB that no process maps" "$TMP/oom.txt"
+	rmdir "$c"; remove_cgroup "$p"
+	rm -f "$mnt/pool"; umount "$mnt"
+	check "oom explained: nothing left behind" no_leftovers
+}
+
+# Valid UTF-8 JSON whatever the kernel hands over: a command whose name
+# holds a byte that is not UTF-8 (a\xffb), in a cgroup whose name holds
+# another (\xfe). main wrote the bytes as they were: Python's json.load
+# refused the document, and report passed them on to text, markdown and
+# HTML. Now each is \udcXX in the JSON (Python's surrogateescape gives the
+# byte back: compared with /proc/PID/comm and the directory's name read
+# beside), \xNN for people, every output valid UTF-8, the document back
+# byte for byte, and a file holding the raw byte refused in one line.
+test_utf8() {
+	local cg name d=$TMP/utf8 out rp child i f rc
+	mkdir -p "$d/bin"
+	name=$(printf 'a\377b')
+	cp "$BIN/alloc" "$d/bin/$name"
+	cg=$(make_cgroup "$(printf 'utf8\376')" $((256 * MIB))) || { fail "utf8: make cgroup"; return; }
+	out=$d/rec.json
+	rm -f "$TMP/ready"
+	"$MEMPROBE" record --cgroup "$cg" --format json -o "$out" --ready-fd 3 3> "$TMP/ready" 2>/dev/null &
+	rp=$!
+	for i in $(seq 3000); do [ -s "$TMP/ready" ] && break; sleep 0.02; done
+	child=$(run_in_cgroup "$cg" "$d/bin/$name" 8)
+	for i in $(seq 3000); do [ "$(stat_key "$cg" anon)" -ge $((8 * MIB)) ] && break; sleep 0.02; done
+	cat "/proc/$child/comm" > "$d/comm"
+	kill -INT "$rp"; wait "$rp"
+	check "utf8: record exits 0" [ $? = 0 ]
+	if ! command -v python3 > /dev/null; then # the QEMU guests have none
+		check "utf8: the document holds no \\xff nor \\xfe byte (no python3 here)" \
+			eval '! LC_ALL=C grep -q "$(printf "[\377\376]")" "$out"'
+	else
+	check "utf8: the document is UTF-8 JSON (python3's json.load, strict)" \
+		python3 -c 'import json,sys; json.load(open(sys.argv[1], encoding="utf-8"))' "$out" 2>/dev/null
+	check "utf8: the command's name comes back byte for byte (surrogateescape), /proc's comm beside" \
+		python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+comm = open(sys.argv[2], "rb").read().rstrip(b"\n")
+names = [t["comm"].encode("utf-8", "surrogateescape") for c in d["attribution"]["categories"] for t in c["tasks"]]
+sys.exit(0 if comm == b"a\xffb" and comm in names else 1)' "$out" "$d/comm" 2>/dev/null
+	check "utf8: the cgroup's name too, its directory beside" \
+		python3 -c '
+import json, os, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+sys.exit(0 if d["target"]["dir"].encode("utf-8", "surrogateescape") == os.fsencode(sys.argv[2]) else 1)' "$out" "$cg" 2>/dev/null
+	fi
+	"$MEMPROBE" report "$out" --format json > "$d/back.json"
+	check "utf8: report --format json gives it back byte for byte" cmp -s "$out" "$d/back.json"
+	for f in text markdown csv html openmetrics; do
+		"$MEMPROBE" report "$out" --format "$f" > "$d/out.$f"
+		if command -v python3 > /dev/null; then
+			check "utf8: report --format $f is UTF-8" \
+				python3 -c 'import sys; open(sys.argv[1], "rb").read().decode("utf-8")' "$d/out.$f" 2>/dev/null
+		else
+			check "utf8: report --format $f holds no \\xff nor \\xfe byte" \
+				eval '! LC_ALL=C grep -q "$(printf "[\377\376]")" "$d/out.$f"'
+		fi
+	done
+	check "utf8: the text shows the byte as \\xff" grep -qF 'a\xffb' "$d/out.text"
+	sed "s/\\\\udcff/$(printf '\377')/" "$out" > "$d/raw.json"
+	"$MEMPROBE" report "$d/raw.json" > /dev/null 2> "$d/err"
+	rc=$?
+	check "utf8: a file holding the raw byte: refused, one line, exit 2" \
+		eval '[ $rc = 2 ] && [ "$(wc -l < "$d/err")" = 1 ] && grep -q "not UTF-8" "$d/err"'
+	kill -9 "$child"; wait "$child" 2>/dev/null
+	remove_cgroup "$cg"
+	check "utf8: nothing left behind" no_leftovers
+}
+
+# ---- real databases: copy-on-write, PostgreSQL, redis ----------------------
+
+# private_dirty PID: the process's Private_Dirty in bytes (smaps_rollup)
+private_dirty() {
+	awk '/^Private_Dirty:/ { print $2 * 1024; exit }' /proc/"$1"/smaps_rollup 2>/dev/null
+}
+
+# wait_file PATH: until PATH exists (up to 60 s); false if it never does
+wait_file() {
+	local i
+	for i in $(seq 1200); do [ -e "$1" ] && return 0; sleep 0.05; done
+	return 1
+}
+
+# cow_of FILE PID: the bytes copied on write by that process in a report
+cow_of() {
+	jqv "$1" "[.attribution.copy_on_write.by_task[]? | select(.pid == $2) | .bytes] | add // 0"
+}
+
+# A fork whose parent rewrites every page: the parent's copies on write,
+# against the child's Private_Dirty (the pages it no longer shares), read
+# beside. Runs in the kernel guests too (no database needed).
+test_cow() {
+	local out=$TMP/cow.json mp pid child pd0 pd1 got i
+	"$MEMPROBE" record --limit 256M --format json -o "$out" -- "$BIN/cow" 32 "$TMP/cow" 2>/dev/null &
+	mp=$!
+	wait_file "$TMP/cow.pid" || { fail "cow: the workload did not fork"; kill -INT "$mp"; wait "$mp"; return; }
+	child=$(cat "$TMP/cow.pid")
+	pid=$(children "$mp" | head -n 1)
+	pd0=$(private_dirty "$child")
+	kill -USR1 "$pid"
+	wait_file "$TMP/cow.done" || fail "cow: the parent did not rewrite its pages"
+	pd1=$(private_dirty "$child")
+	kill -USR1 "$pid"
+	wait "$mp"
+	got=$(cow_of "$out" "$pid")
+	echo "# copy-on-write: memprobe $got bytes for cow[$pid]; the child's Private_Dirty $pd0 -> $pd1 (+$((pd1 - pd0)))"
+	# not looked for (no kallsyms in a guest, say): skipped, said why; a
+	# document without the object fails below
+	if jq -e '.attribution.copy_on_write | .source == null and (.why | type == "string")' "$out" > /dev/null 2>&1; then
+		skip "cow: not looked for here: $(jqv "$out" .attribution.copy_on_write.why)"
+	else
+		check_within "cow: the parent's copies are the child's Private_Dirty growth (2%)" \
+			"$got" $((pd1 - pd0)) 0.02
+		check_ge "cow: ... at least the 32 MiB it rewrote" "$got" $((32 * MIB))
+		check "cow: the text says who copied how much" grep -Eq \
+			"^Copy-on-write: .* copied on write \(after a fork, .*: cow\[$pid\] copied 32\.[0-9] MiB" \
+			<<< "$("$MEMPROBE" report "$out")"
+		check_eq "cow: csv: the parent's row" \
+			"$("$MEMPROBE" report "$out" --format csv --table copy_on_write | grep "^$pid,cow," | cut -d, -f3 | tr -d '\r')" "$got"
+	fi
+	check "cow: nothing left behind" no_leftovers
+}
+
+# free_port: a TCP port on 127.0.0.1 nothing listens on now
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# backends_in DIR: how many processes of the cgroup have a PostgreSQL
+# client backend's title (a client's HOST(PORT)), read from /proc
+backends_in() {
+	local p n=0
+	for p in $(cat "$1/cgroup.procs"); do
+		tr '\0' ' ' 2>/dev/null < /proc/"$p"/cmdline | grep -Eq '^postgres: .*\(([0-9]+)\)' && n=$((n + 1))
+	done
+	echo "$n"
+}
+
+# mapping DIR NAME: how many processes of the cgroup map NAME with pages of
+# it resident (RssShmem), from /proc
+mapping() {
+	local p n=0
+	for p in $(cat "$1/cgroup.procs"); do
+		grep -q " $2\$" /proc/"$p"/maps 2>/dev/null &&
+			[ "$(awk '/^RssShmem:/ {print $2}' /proc/"$p"/status 2>/dev/null)" != 0 ] && n=$((n + 1))
+	done
+	echo "$n"
+}
+
+# PostgreSQL (Debian's postgresql, postgresql-contrib's pgbench) in a test
+# cgroup, probed under pgbench: the overhead's line groups its backends by
+# name and role, shared_buffers is one segment with its mappers, RssShmem is
+# never summed; each against /proc and memory.stat.
+test_postgres() {
+	local bin d cg port pg bench out=$TMP/pg.json n i sum shm mappers seg
+	bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+	if [ -z "$bin" ] || ! command -v pgbench > /dev/null || ! command -v pg_isready > /dev/null ||
+	   ! id postgres > /dev/null 2>&1 || ! command -v python3 > /dev/null; then
+		skip "postgres: no PostgreSQL here (scripts/deps.sh: postgresql, postgresql-contrib)"
+		return
+	fi
+	chmod 711 "$TMP" # the postgres user reaches its directory in it, reads nothing else
+	d=$TMP/pg; mkdir -m 700 "$d" && chown postgres: "$d"
+	setpriv --reuid postgres --regid postgres --init-groups "$bin/initdb" -D "$d/data" -A trust \
+		-U postgres --no-sync > "$TMP/pg-initdb.log" 2>&1 || { fail "postgres: initdb"; return; }
+	cg=$(make_cgroup pg $GIB) || { fail "postgres: make cgroup"; return; }
+	for i in 1 2 3; do
+		port=$(free_port)
+		pg=$(run_in_cgroup "$cg" setpriv --reuid postgres --regid postgres --init-groups \
+			"$bin/postgres" -D "$d/data" -k "$d" -p "$port" -c listen_addresses=127.0.0.1 \
+			-c shared_buffers=128MB -c max_connections=20 -c fsync=off)
+		for n in $(seq 300); do
+			pg_isready -q -h 127.0.0.1 -p "$port" && break
+			alive "$pg" || break
+			sleep 0.1
+		done
+		pg_isready -q -h 127.0.0.1 -p "$port" && break
+	done
+	pg_isready -q -h 127.0.0.1 -p "$port" || { fail "postgres: did not start"; remove_cgroup "$cg"; return; }
+	pgbench -h 127.0.0.1 -p "$port" -U postgres -i -s 5 -q postgres > "$TMP/pg-init.log" 2>&1
+	pgbench -h 127.0.0.1 -p "$port" -U postgres -S -c 8 -T 300 postgres > "$TMP/pg-bench.log" 2>&1 &
+	bench=$!
+	for i in $(seq 600); do [ "$(backends_in "$cg")" -ge 8 ] && break; sleep 0.05; done
+	"$MEMPROBE" probe --cgroup "$cg" --format json -o "$out" 2> "$TMP/pg-probe.err"
+	n=$(backends_in "$cg")
+	mappers=$(mapping "$cg" "/dev/zero (deleted)")
+	sum=0
+	for i in $(cat "$cg/cgroup.procs"); do sum=$((sum + $(awk '/^RssShmem:/ {print $2 * 1024}' /proc/"$i"/status 2>/dev/null || echo 0))); done
+	shm=$(awk '/^(total_)?shmem / { v = $2 } END { print v }' "$cg/memory.stat")
+	kill "$bench"; wait "$bench" 2>/dev/null
+	kill -INT "$pg"; for i in $(seq 300); do alive "$pg" || break; sleep 0.1; done
+	"$MEMPROBE" report "$out" > "$TMP/pg.txt"
+	echo "# postgres: $n backends, $mappers mappers of /dev/zero, RssShmem summed $sum, memory.stat shmem $shm"
+	echo "# $(sed -n 3p "$TMP/pg.txt")"
+	echo "# $(grep -E '^pinned|^  shared segment /dev/zero' "$TMP/pg.txt" | tr '\n' ' ')"
+	check_eq "postgres: the backends are one group of the overhead, their count /proc's" \
+		"$(jqv "$out" '[.overhead.groups[] | select(.comm == "postgres" and .role == "backend") | .processes] | join(" ")')" "$n"
+	check "postgres: the overhead's words name them so" \
+		grep -Eq "^overhead .*postgres ×$n \(backends\)" "$TMP/pg.txt"
+	check_eq "postgres: the groups, the probe's, reclaimed and unexplained add up to the overhead" \
+		"$(jqv "$out" '.overhead | ([.groups[].bytes] | add) + .probe_kernel_bytes + .reclaimed_bytes + .unexplained_bytes')" \
+		"$(jqv "$out" .overhead.bytes)"
+	seg='[.pinned.shared_segments[] | select(.name == "/dev/zero (deleted)")][0]'
+	check_le "postgres: shared_buffers is one segment, its mappers /proc's (within 1)" \
+		"$(jqv "$out" "$seg.mappers - $mappers | fabs")" 1
+	check_within "postgres: the segments' resident bytes are memory.stat's shmem, once (2%)" \
+		"$(jqv "$out" '[.pinned.shared_segments[].resident_bytes] | add')" "$(jqv "$out" .pinned.shmem_bytes)" 0.02
+	check_ge "postgres: RssShmem summed over the mappers is more than the shmem there is" "$sum" "$shm"
+	check_le "postgres: ... so the largest one's is given, no more than the cgroup's shmem" \
+		"$(jqv "$out" .pinned.rss_shmem_max_bytes)" "$(jqv "$out" .pinned.shmem_bytes)"
+	check "postgres: the text gives the largest RssShmem, not a sum" \
+		grep -Eq "^pinned at the probe's stop: .*RssShmem up to [0-9.]+ [KMG]i?B in one process" "$TMP/pg.txt"
+	check "postgres: the text names the segment and its mappers by role" \
+		grep -Eq "^  shared segment /dev/zero \(deleted\): .* by [0-9]+ processes: postgres ×$n \(backends\)" "$TMP/pg.txt"
+	if [ "$(jqv "$out" '[.overhead.groups[] | .categories[] | select(.category == "shmem") | .bytes] | add // 0')" -ge "$MIB" ]; then
+		check "postgres: shared memory said once, with who was charged" \
+			grep -Eq "^overhead .*; shared memory \(shmem\) [0-9.]+ MiB, charged to the first toucher of each page: postgres ×$n \(backends\)" "$TMP/pg.txt"
+	else
+		skip "postgres: shared_buffers did not grow during the probe"
+	fi
+	remove_cgroup "$cg"
+	rm -rf "$d"
+	check "postgres: nothing left behind" no_leftovers
+}
+
+# redis-server (Debian's) with a BGSAVE while its keys are rewritten: the
+# parent's copies on write against the saving child's Private_Dirty, read
+# beside.
+test_redis() {
+	local d cg port rp child out=$TMP/redis.json mp pd0 pd1 got i
+	for i in redis-server redis-cli redis-benchmark python3; do
+		command -v "$i" > /dev/null || { skip "redis: no $i here (scripts/deps.sh: redis-server, redis-tools)"; return; }
+	done
+	d=$TMP/redis; mkdir -p "$d"
+	cg=$(make_cgroup redis $((512 * MIB))) || { fail "redis: make cgroup"; return; }
+	for i in 1 2 3; do
+		port=$(free_port)
+		rp=$(run_in_cgroup "$cg" redis-server --port "$port" --bind 127.0.0.1 --save '' \
+			--appendonly no --dir "$d" --daemonize no)
+		for n in $(seq 300); do
+			[ "$(redis-cli -p "$port" ping 2>/dev/null)" = PONG ] && break
+			alive "$rp" || break
+			sleep 0.05
+		done
+		[ "$(redis-cli -p "$port" ping 2>/dev/null)" = PONG ] && break
+	done
+	[ "$(redis-cli -p "$port" ping 2>/dev/null)" = PONG ] || { fail "redis: did not start"; remove_cgroup "$cg"; return; }
+	redis-benchmark -p "$port" -t set -n 150000 -r 50000 -d 1000 -P 64 -c 4 -q > /dev/null 2>&1
+	"$MEMPROBE" record --cgroup "$cg" --duration 300 --format json -o "$out" --ready-fd 3 3> "$TMP/redis.ready" 2>/dev/null &
+	mp=$!
+	for i in $(seq 1200); do [ -s "$TMP/redis.ready" ] && break; sleep 0.05; done
+	# the save slowed (0.5 ms a key) so that it outlasts the rewrite
+	redis-cli -p "$port" config set rdb-key-save-delay 500 > /dev/null
+	redis-cli -p "$port" bgsave > /dev/null
+	for i in $(seq 600); do child=$(children "$rp" | head -n 1); [ -n "$child" ] && break; sleep 0.01; done
+	pd0=$(private_dirty "$child")
+	redis-benchmark -p "$port" -t set -n 100000 -r 50000 -d 1000 -P 64 -c 4 -q > /dev/null 2>&1
+	pd1=$(private_dirty "$child")
+	check "redis: the save outlasted the rewrite" alive "$child"
+	echo "# redis: BGSAVE child $child, Private_Dirty $pd0 -> $pd1; redis's own $(redis-cli -p "$port" info persistence | grep -E '^current_cow_size:' | tr -d '\r')"
+	kill -USR1 "$child" # the save ends without error
+	for i in $(seq 600); do redis-cli -p "$port" info persistence | grep -q '^rdb_bgsave_in_progress:0' && break; sleep 0.05; done
+	kill -INT "$mp"; wait "$mp"
+	kill "$rp"; wait "$rp" 2>/dev/null
+	got=$(cow_of "$out" "$rp")
+	"$MEMPROBE" report "$out" > "$TMP/redis.txt"
+	echo "# $(grep -E '^Copy-on-write' "$TMP/redis.txt")"
+	check_within "redis: the parent's copies are the saving child's Private_Dirty growth (5%)" \
+		"$got" $((pd1 - pd0)) 0.05
+	check "redis: the text says BGSAVE's cost in copies" grep -Eq \
+		"^Copy-on-write: [0-9.]+ MiB of pages copied on write \(after a fork, .*: redis-server\[$rp\] copied [0-9.]+ MiB" "$TMP/redis.txt"
+	echo "# redis: the parent's anon growth at the peak $(jqv "$out" "[.attribution.categories[] | select(.name == \"anon\") | .tasks[] | select(.pid == $rp) | .bytes] | add // 0"), its copies $got"
+	check_ge "redis: the parent's anon growth at the peak holds its copies (90%)" \
+		"$(jqv "$out" "[.attribution.categories[] | select(.name == \"anon\") | .tasks[] | select(.pid == $rp) | .bytes] | add // 0")" $((got * 9 / 10))
+	remove_cgroup "$cg"
+	check "redis: nothing left behind" no_leftovers
+}
+
+tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_limit record_pagetables record_threads record_slab live_pages_size record_probe_at record_follows_children record_faults record_churn record_ends record_daemon deploy_unit fleet_rules truth slab_churn driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget budget_cache pinned moved_out compare loader fills_host cow postgres redis no_bpf record_bounded record_saved container stacked_mount privileged_container in_place_permission anon_unmapped record_swarm pinned_moment unmapped_shmem thp oom_explained utf8"}
 for t in $tests; do
 	echo "# test_$t"
 	"test_$t"

@@ -132,6 +132,10 @@ struct mp_attr_snap {
 	size_t nprocs;
 	uint64_t stack_bytes;    /* the kernel stack size kernel_stack_bytes counts */
 	const char *stack_source; /* how it was found (struct mp_stack_size) */
+	bool have_usage;         /* usage_bytes was read */
+	uint64_t usage_bytes;    /* the cgroup's usage read right after the maps: the
+				  * vector's own moment (not differenced) */
+	uint64_t usage_ns;       /* when, CLOCK_MONOTONIC */
 };
 
 struct mp_attr;
@@ -150,6 +154,19 @@ struct mp_attr;
 #define MP_LIVE_PAGES_MIN 16384u
 #define MP_LIVE_PAGES_MAX 262144u
 uint32_t mp_attr_live_pages_for(uint64_t limit_bytes, uint64_t page_size);
+
+/*
+ * The entries of task_stats (and comms), a row per process: per CPU, so
+ * sized to MP_TASK_ROWS_BYTES of per-CPU values, 1024 to 2048 rows (2048
+ * on up to 7 CPUs, 1024 from 15; 590 KB on 2). 1024 was full with a
+ * thousand processes alive and the exited ones of the last wave not yet
+ * drained (384 flushes lost, 298 of 1169 MiB unattributed); the drain
+ * keeps the rest free.
+ */
+#define MP_TASK_ROWS_BYTES (2u << 20)
+#define MP_TASK_ROWS_MIN 1024u
+#define MP_TASK_ROWS_MAX 2048u
+uint32_t mp_attr_task_rows_for(int ncpus);
 
 /*
  * Plan hooks for the running kernel, load and attach. A hook the kernel lacks
@@ -191,6 +208,11 @@ const char *mp_attr_btf_source(const struct mp_attr *a);
  * or polling), rather than the sum a per-fault hook keeps in the totals? */
 bool mp_attr_faults_from_stat(const struct mp_attr *a);
 
+/* Are anon pages unmapped and still charged counted (the task rows'
+ * anon_unmapped_pages - anon_freed_pages): a memcg hook and the page free
+ * hook both attached? */
+bool mp_attr_anon_unmapped_counted(const struct mp_attr *a);
+
 /* Does this kernel keep a per-memcg count for category cat (enum mp_cat)?
  * When not, *why names the missing stat item. */
 bool mp_attr_cat_available(const struct mp_attr *a, int cat, const char **why);
@@ -221,6 +243,12 @@ const char *mp_attr_no_bpf(const struct mp_attr *a, const char **why);
  * reaches), "rounded" (the memcg tracepoints round byte items to pages). */
 const char *mp_attr_cat_polled_reason(const struct mp_attr *a, int cat);
 
+/* Are copies on write looked for (attr_cow.c)? Waits for kallsyms to be
+ * read; *period: the stacks' sample period, *fn: the function whose text
+ * tells a copy ("do_wp_page", "wp_page_copy"), *why: why not, "" when they
+ * are. Strings live as long as the session. */
+bool mp_attr_cow(struct mp_attr *a, uint32_t *period, const char **fn, const char **why);
+
 /* Read every map into snap (allocated; free with mp_attr_snap_free).
  * Returns 0 or -errno. */
 int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *snap);
@@ -249,6 +277,8 @@ struct mp_overhead_snaps {
 	bool have_base, have_peak, have_left;
 	uint64_t base_usage_bytes, peak_usage_bytes, left_usage_bytes;
 	int64_t peak_vector_sum;  /* what the peak vector's charges add up to */
+	bool anon_unmapped;       /* the vectors count anon unmapped and still charged */
+	long page_size;
 };
 
 /* Keep a vector taken now, at this usage: as the base when it is the first

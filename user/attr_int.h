@@ -26,7 +26,6 @@ struct mp_attr {
 	bool judged_all;
 	bool btf_custom;                 /* the BTF is --btf's file */
 	bool fault_tracepoint;           /* --fault-tracepoint: the counters rungs passed over */
-	bool no_stacks;                  /* --stack-sample 0: no page free hook either */
 	bool no_batch;                   /* the kernel has no batch map lookup (< 5.6) */
 	bool byte_exact;                 /* the BPF side reads byte items' counters
 					  * (cat_state_index: some category has one) */
@@ -62,10 +61,24 @@ struct mp_attr {
 	struct bpf_link *links[16];
 	int nlinks;
 	int ncpus;
+	long page_size;
 	struct ring_buffer *oom_rb;
 	void (*oom_cb)(const struct mp_oom_event *e, void *arg);
 	void *oom_arg;
+	/* copy-on-write (attr_cow.c): do_wp_page's text read from kallsyms in
+	 * a thread of its own after attaching; cow_why says why not, "" when
+	 * it was found */
+	pthread_t cow_thread;
+	bool cow_started, cow_joined;
+	uint32_t cow_period;
+	char cow_fn[32];
+	char cow_why[96];
 };
+
+/* Look for copies on write (attr_cow.c): start reading kallsyms for
+ * do_wp_page when the session allocates with stacks; join it. */
+void mp_attr_cow_start(struct mp_attr *a, uint32_t period);
+void mp_attr_cow_join(struct mp_attr *a);
 
 /* A process's faults at the first full snapshot in threads that had
  * exited and been released before it: /proc shows them only in the
@@ -157,6 +170,7 @@ struct mp_kfacts {
 	int64_t node_other_first;     /* the least node_stat_item that is no LRU
 				       * list and no byte-sized category's item */
 	uint64_t gfp_account;         /* __GFP_ACCOUNT */
+	uint64_t gfp_zero;            /* __GFP_ZERO */
 	bool mark_victim_has_task;    /* oom:mark_victim passes a task_struct * */
 	bool have_task_btf;           /* bpf_get_current_task_btf() exists */
 	bool kernel_btf;              /* the BTF is the running kernel's own (set by

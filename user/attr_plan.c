@@ -84,9 +84,11 @@ static const struct ladder {
 		{ RAW_TP, "raw tracepoint kmem:mm_page_alloc",
 		  { "mm_page_alloc" }, { PROG(raw_tp_mm_page_alloc) } },
 	} },
-	/* raw_tp first: the program reads nothing through the page and keys on
-	 * its address, a number there and a helper call away with tp_btf, on
-	 * every free of the machine (page_key in memprobe.bpf.c) */
+	/* raw_tp first: the program keys on the page's address, a number
+	 * there and a helper call away with tp_btf, on every free of the
+	 * machine (page_key in memprobe.bpf.c); it reads through the page only
+	 * for the target's tasks (anon_free). Needed with --stack-sample 0 too:
+	 * it counts the anon pages the target's tasks free. */
 	[MP_CONCERN_FREE] = { "free", "page free", {
 		{ RAW_TP, "raw tracepoint kmem:mm_page_free",
 		  { "mm_page_free" }, { PROG(raw_tp_mm_page_free) } },
@@ -241,6 +243,8 @@ static void learn_enum(const struct mp_btf *btf, const struct btf_type *t, const
 			 * bit 22, which BTF lacks (the default) */
 			if (strcmp(m, "___GFP_ACCOUNT_BIT") == 0)
 				k->gfp_account = 1ULL << e[i].val;
+			else if (strcmp(m, "___GFP_ZERO_BIT") == 0)
+				k->gfp_zero = 1ULL << e[i].val;
 		} else if (strcmp(name, "bpf_func_id") == 0) {
 			if (strcmp(m, "BPF_FUNC_get_current_task_btf") == 0)
 				k->have_task_btf = true;
@@ -376,6 +380,7 @@ static void learn_kernel(const struct mp_btf *btf, struct mp_kfacts *k)
 	k->memcg_item_first = k->memcg_item_end = k->node_other_first = -1;
 	for (int c = 0; c < MP_NR_CATS; c++)
 		k->cat_item_value[c] = -1;
+	k->gfp_zero = 1ULL << 8; /* ___GFP_ZERO from 2.6 to 6.9 */
 	for (uint32_t id = 1; id < n; id++) {
 		const struct btf_type *t = mp_btf_type(btf, id);
 		int kind = btf_kind(t);
@@ -583,15 +588,6 @@ static void plan(struct mp_attr *a, const struct mp_kfacts *k, bool all)
 		a->hooks[c].polled = false;
 		a->hooks[c].counters = false;
 		a->hooks[c].hook[0] = a->hooks[c].target[0] = a->hooks[c].missing[0] = '\0';
-		if (c == MP_CONCERN_FREE && a->no_stacks) {
-			/* frees are matched only against pages allocated with a
-			 * stack: without stacks the hook would run on every free
-			 * of the machine for nothing */
-			a->hooks[c].missing_reason = "not_needed";
-			snprintf(a->hooks[c].hook, sizeof(a->hooks[c].hook),
-				 "none needed (--stack-sample 0: no page to match)");
-			continue;
-		}
 		for (int i = 0; i < MAX_RUNGS && l->rungs[i].label; i++) {
 			if (!a->why_not[c][i][0])
 				judge(a, k, c, i);
@@ -700,6 +696,14 @@ static void set_pidns(struct mp_attr *a)
 	a->pidns = true;
 }
 
+uint32_t mp_attr_task_rows_for(int ncpus)
+{
+	uint64_t n = MP_TASK_ROWS_BYTES / ((uint64_t)(ncpus > 0 ? ncpus : 1) *
+					   sizeof(struct mp_task_stat));
+
+	return (uint32_t)MP_CLAMP(n, MP_TASK_ROWS_MIN, MP_TASK_ROWS_MAX);
+}
+
 static int open_skel(struct mp_attr *a, const struct mp_attr_opts *o, const struct mp_kfacts *k)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = o->btf_path);
@@ -725,6 +729,9 @@ static int open_skel(struct mp_attr *a, const struct mp_attr_opts *o, const stru
 		slots <<= 1;
 	bpf_map__set_max_entries(a->skel->maps.live_pages, live);
 	bpf_map__set_max_entries(a->skel->maps.live_filter, slots);
+	/* a row per process alive (the drain takes the exited ones), per CPU */
+	bpf_map__set_max_entries(a->skel->maps.task_stats, mp_attr_task_rows_for(a->ncpus));
+	bpf_map__set_max_entries(a->skel->maps.comms, mp_attr_task_rows_for(a->ncpus));
 	a->skel->rodata->live_filter_mask = slots - 1;
 	/* the memcg tracepoints pass pages; the functions, the item's unit */
 	if (a->chosen[MP_CONCERN_MEMCG] >= 0) {
@@ -745,14 +752,19 @@ static int open_skel(struct mp_attr *a, const struct mp_attr_opts *o, const stru
 	if (!a->byte_exact)
 		bpf_map__set_max_entries(a->skel->maps.byte_anchors, 1);
 	a->skel->rodata->gfp_account = k->gfp_account;
+	a->skel->rodata->gfp_zero = k->gfp_zero;
 	memcpy((void *)a->skel->rodata->lruvec_item_cat, k->lruvec_item_cat,
 	       sizeof(k->lruvec_item_cat));
 	memcpy((void *)a->skel->rodata->memcg_item_cat, k->memcg_item_cat,
 	       sizeof(k->memcg_item_cat));
-	for (int c = 0; c < MP_NR_CATS; c++)
+	for (int c = 0; c < MP_NR_CATS; c++) {
 		a->skel->rodata->cat_unit_bytes[c] = mp_cats[c].unit == MP_UNIT_BYTES ? 1 :
 						     mp_cats[c].unit == MP_UNIT_KIB ? 1024 :
 						     a->skel->rodata->page_size;
+		a->skel->rodata->cat_hpages[c] = mp_cats[c].unit == MP_UNIT_HPAGES;
+	}
+	/* a PMD maps a page of page-table entries' worth of pages */
+	a->skel->rodata->hpage_pmd_pages = a->skel->rodata->page_size / 8;
 	a->skel->rodata->mark_victim_has_task = k->mark_victim_has_task;
 	a->skel->rodata->have_task_btf = k->have_task_btf && k->kernel_btf;
 	set_pidns(a);
@@ -1056,8 +1068,8 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 	pthread_mutex_init(&a->gone_lock, NULL);
 	libbpf_set_print(quiet_print);
 	a->ncpus = libbpf_num_possible_cpus();
+	a->page_size = sysconf(_SC_PAGESIZE);
 	a->fault_tracepoint = o->fault_tracepoint;
-	a->no_stacks = o->stack_sample_period == 0 && !o->judge_all_rungs;
 	denied(NULL); /* a word that names nothing is a typo: say so */
 	if (errlen)
 		err[0] = '\0';
@@ -1086,6 +1098,7 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 	/* the per-CPU verdicts may be kept only while migrations are seen */
 	if (a->skel && a->hooks[MP_CONCERN_MIGRATE].hook[0] && !a->hooks[MP_CONCERN_MIGRATE].polled)
 		a->skel->bss->migrate_tp_live = true;
+	mp_attr_cow_start(a, o->stack_sample_period);
 	*out = a;
 	return 0;
 }
@@ -1174,6 +1187,14 @@ bool mp_attr_cat_bytes_read(const struct mp_attr *a, int cat)
 	return a->skel && a->skel->rodata->cat_state_index[cat] != MP_NO_STATE_INDEX;
 }
 
+bool mp_attr_anon_unmapped_counted(const struct mp_attr *a)
+{
+	const struct mp_hook *f = &a->hooks[MP_CONCERN_FREE], *m = &a->hooks[MP_CONCERN_MEMCG];
+
+	return a->skel && f->kind && !f->polled && m->kind && !m->polled &&
+	       !a->cat_polled[MP_CAT_ANON];
+}
+
 bool mp_attr_cat_polled(const struct mp_attr *a, int cat)
 {
 	return a->cat_polled[cat];
@@ -1205,6 +1226,7 @@ void mp_attr_stop(struct mp_attr *a)
 {
 	if (!a)
 		return;
+	mp_attr_cow_join(a);
 	ring_buffer__free(a->oom_rb);
 	for (int i = 0; i < a->nlinks; i++)
 		bpf_link__destroy(a->links[i]);

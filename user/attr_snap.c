@@ -338,6 +338,9 @@ static int snapshot(struct mp_attr *a, struct mp_attr_snap *s, bool stacks, bool
 	struct mp_cpu *before, *after;
 
 	memset(s, 0, sizeof(*s));
+	/* copies on write are looked for from the first snapshot on (the
+	 * start's): do_wp_page's text is known by then */
+	mp_attr_cow_join(a);
 	if (!a->skel) {
 		/* no BPF: the rows are /proc's, of this moment */
 		if (a->proc_rows && (ret = mp_attr_proc_snapshot(a, s, stacks))) {
@@ -366,6 +369,9 @@ static int snapshot(struct mp_attr *a, struct mp_attr_snap *s, bool stacks, bool
 	ret = read_tasks_and_slots(a, s, cap, tv, before, after);
 	if (ret == -EAGAIN && stacks)
 		ret = 0;
+	/* the usage at the vector's own moment, right after the slots */
+	s->have_usage = a->have_cg && !mp_cgroup_usage("", &a->cg, &s->usage_bytes);
+	s->usage_ns = mp_now_ns();
 	if (!ret) {
 		sum_totals(after, ncpu, &s->totals);
 		s->have_objcg_reserve = !mp_attr_objcg_reserve(a, &s->objcg_reserve_bytes);
@@ -458,18 +464,26 @@ void mp_overhead_keep_base(struct mp_overhead_snaps *o, struct mp_attr *a, uint6
 
 /* The vector's own measure of the usage: what its charges add up to (anon,
  * file, sock, kernel; kernel's itemised parts where the kernel keeps no
- * total), an offset apart from the usage counter. */
+ * total) and the anon pages unmapped but still charged, an offset apart
+ * from the usage counter. */
 static int64_t vector_sum(const struct mp_attr *a, const struct mp_attr_snap *s)
 {
+	bool unmapped = mp_attr_anon_unmapped_counted(a);
 	int64_t sum = 0;
 
-	for (size_t i = 0; i < s->ntasks; i++)
+	for (size_t i = 0; i < s->ntasks; i++) {
+		const struct mp_task_row *r = &s->tasks[i];
+
 		for (int k = 0; k < MP_NR_CATS; k++)
 			if (mp_cats[k].part == MP_PART_USAGE ? a->cat_ok[MP_CAT_KERNEL] ||
 							       k != MP_CAT_KERNEL
 							     : !a->cat_ok[MP_CAT_KERNEL] &&
 							       mp_cats[k].part == MP_PART_KERNEL)
-				sum += s->tasks[i].charge_bytes[k];
+				sum += r->charge_bytes[k];
+		if (unmapped)
+			sum += ((int64_t)r->anon_unmapped_pages - (int64_t)r->anon_freed_pages) *
+			       a->page_size;
+	}
 	return sum;
 }
 
@@ -510,6 +524,8 @@ static void take_peak_vector(struct mp_overhead_snaps *o, struct mp_attr *a, uin
 	mp_attr_snap_free(&o->peak);
 	o->peak = s;
 	o->have_peak = true;
+	o->anon_unmapped = mp_attr_anon_unmapped_counted(a);
+	o->page_size = a->page_size;
 	o->peak_vector_sum = sum;
 	o->peak_usage_bytes = usage;
 	pthread_mutex_unlock(&lock);

@@ -124,6 +124,26 @@ static int view_moved(struct mp_attr *a, const struct mp_attr_snap *s, struct mp
 	return 0;
 }
 
+/* The processes of s (the retained snapshot: every one counted; else the
+ * growth's) that have exited, drained or not: a row of a process alive at
+ * record's peak and gone by the end is the growth's, unmarked; the report
+ * says each share of one exited. */
+static int view_exited(const struct mp_attr_snap *s, struct mp_attr_input *in)
+{
+	uint32_t *e = calloc(s->ntasks + 1, sizeof(*e));
+	size_t n = 0;
+
+	if (!e)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->ntasks; i++)
+		if (s->tasks[i].tgid && (s->tasks[i].gone || pid_exiting(s->tasks[i].tgid)))
+			e[n++] = s->tasks[i].tgid;
+	qsort(e, n, sizeof(*e), cmp_u32);
+	in->exited = e;
+	in->nexited = n;
+	return 0;
+}
+
 /* Runs the kernel skipped, per loaded program (names live as long as a). */
 static int view_misses(struct mp_attr *a, struct mp_attr_input *in)
 {
@@ -171,13 +191,18 @@ int mp_attr_view_fill(struct mp_attr *a, struct mp_attr_input *in)
 	}
 	in->no_bpf_reason = mp_attr_no_bpf(a, &in->no_bpf_line);
 	in->page_size = sysconf(_SC_PAGESIZE);
+	in->anon_unmapped = mp_attr_anon_unmapped_counted(a);
 	in->frames = NULL;
 	in->nframes = 0;
 	in->progs = NULL;
 	in->nprogs = 0;
 	in->moved_out = NULL;
 	in->nmoved = 0;
-	if (view_frames(a, ps, in) || view_misses(a, in) || view_moved(a, in->growth, in))
+	in->exited = NULL;
+	in->nexited = 0;
+	in->cow = mp_attr_cow(a, &in->cow_period, &in->cow_fn, &in->cow_why);
+	if (view_frames(a, ps, in) || view_misses(a, in) || view_moved(a, in->growth, in) ||
+	    view_exited(in->retained ? in->retained : in->growth, in))
 		return -ENOMEM;
 	/* losses since the programs were loaded, as the recursion misses are:
 	 * the growth's span may end long before a map fills */
@@ -196,6 +221,9 @@ void mp_attr_view_release(struct mp_attr_input *in)
 	free((void *)in->frames);
 	free((void *)in->progs);
 	free((void *)in->moved_out);
+	free((void *)in->exited);
+	in->exited = NULL;
+	in->nexited = 0;
 	in->frames = NULL;
 	in->progs = NULL;
 	in->moved_out = NULL;

@@ -65,8 +65,13 @@ cJSON *mp_attribution_no_bpf(const char *why)
 }
 
 struct stack_view {
-	const struct mp_stack_row *row;
+	const struct mp_stack_row *row;      /* &sum, once the views are built */
+	struct mp_stack_row sum;             /* the rows of one process whose
+					      * trimmed frames are the same */
 	const struct mp_attr_frames *frames; /* NULL: unknown */
+	int nkey;                            /* frames shown; -1: no frames, merged
+					      * with none */
+	uint64_t shown;                      /* bit i: frames->ips[i] is shown */
 	char cls[64];
 };
 
@@ -78,6 +83,7 @@ struct build {
 	 * move the usage, so the usage's peak is no time to stop at */
 	const struct mp_attr_snap *ps;
 	struct stack_view *views;      /* ps's stacks, largest net first */
+	size_t nviews;                 /* ps's stacks, less those merged */
 	int64_t cat[MP_NR_CATS];       /* growth per category */
 	int64_t ret[MP_NR_CATS];       /* retained per category (0 without retained) */
 	bool avail[MP_NR_CATS];        /* kept by the kernel and, if polled, in memory.stat */
@@ -172,7 +178,7 @@ static int cmp_stack_desc(const void *a, const void *b)
 {
 	const struct stack_view *x = a, *y = b;
 
-	return x->row->pages < y->row->pages ? 1 : x->row->pages > y->row->pages ? -1 : 0;
+	return x->sum.pages < y->sum.pages ? 1 : x->sum.pages > y->sum.pages ? -1 : 0;
 }
 
 static int cmp_frames_id(const void *a, const void *b)
@@ -201,6 +207,71 @@ static const struct mp_attr_frames *find_frames(const struct mp_attr_frames *con
 	return NULL;
 }
 
+/* Order by process, then trimmed frames; the stacks without frames last. */
+static int cmp_stack_key(const void *a, const void *b)
+{
+	const struct stack_view *x = a, *y = b;
+
+	if (x->sum.tgid != y->sum.tgid)
+		return x->sum.tgid < y->sum.tgid ? -1 : 1;
+	if ((x->nkey < 0) != (y->nkey < 0))
+		return x->nkey < 0 ? 1 : -1;
+	if (x->nkey != y->nkey)
+		return x->nkey < y->nkey ? -1 : 1;
+	for (int i = 0, j = 0, k = 0; k < x->nkey; i++, j++, k++) {
+		while (!(x->shown >> i & 1))
+			i++;
+		while (!(y->shown >> j & 1))
+			j++;
+		if (x->frames->ips[i] != y->frames->ips[j])
+			return x->frames->ips[i] < y->frames->ips[j] ? -1 : 1;
+	}
+	return 0;
+}
+
+/* v's frames as they are shown (frames_json): the tracing frames dropped */
+static void view_key(const struct mp_ksyms *ks, struct stack_view *v)
+{
+	const struct mp_attr_frames *fr = v->frames;
+	int n = fr ? (fr->n < MP_STACK_DEPTH ? fr->n : MP_STACK_DEPTH) : 0;
+
+	_Static_assert(MP_STACK_DEPTH <= 64, "shown: one bit a frame");
+	v->nkey = fr && fr->n > 0 ? 0 : -1;
+	for (int i = 0; i < n; i++) {
+		if (mp_ksym_is_tracing(mp_ksyms_find(ks, fr->ips[i])))
+			continue;
+		v->shown |= 1ULL << i;
+		v->nkey++;
+	}
+}
+
+/*
+ * One row per process and frames as shown: a stack is keyed in the kernel
+ * with its tracing frames (a __traceiter_ frame on one call and not on
+ * another), which the document trims, so two keys can be one path; their
+ * counts are summed. Returns the views left.
+ */
+static size_t merge_views(struct stack_view *v, size_t n)
+{
+	size_t out = 0;
+
+	qsort(v, n, sizeof(*v), cmp_stack_key);
+	for (size_t i = 0; i < n; i++) {
+		struct stack_view *o = out ? &v[out - 1] : NULL;
+
+		if (o && o->nkey >= 0 && cmp_stack_key(o, &v[i]) == 0) {
+			o->sum.pages += v[i].sum.pages;
+			o->sum.alloc_pages += v[i].sum.alloc_pages;
+			o->sum.unaccounted_pages += v[i].sum.unaccounted_pages;
+			continue;
+		}
+		if (out != i)
+			v[out] = v[i];
+		out++;
+	}
+	return out;
+}
+
 /* ps's stacks with their frames and class, largest net bytes first. */
 static int build_views(struct build *b)
 {
@@ -220,8 +291,9 @@ static int build_views(struct build *b)
 	for (size_t i = 0; i < b->ps->nstacks; i++) {
 		struct stack_view *v = &b->views[i];
 
-		v->row = &b->ps->stacks[i];
-		v->frames = fr = find_frames(idx, in->nframes, v->row->stackid);
+		v->sum = b->ps->stacks[i];
+		v->frames = fr = find_frames(idx, in->nframes, v->sum.stackid);
+		view_key(in->ksyms, v);
 		if (fr && fr->n > 0 && in->ksyms)
 			mp_classify_stack(in->ksyms, fr->ips,
 					  fr->n < MP_STACK_DEPTH ? fr->n : MP_STACK_DEPTH,
@@ -230,7 +302,10 @@ static int build_views(struct build *b)
 			snprintf(v->cls, sizeof(v->cls), "other");
 	}
 	free(idx);
-	qsort(b->views, b->ps->nstacks, sizeof(*b->views), cmp_stack_desc);
+	b->nviews = merge_views(b->views, b->ps->nstacks);
+	qsort(b->views, b->nviews, sizeof(*b->views), cmp_stack_desc);
+	for (size_t i = 0; i < b->nviews; i++)
+		b->views[i].row = &b->views[i].sum;
 	return 0;
 }
 
@@ -294,7 +369,7 @@ static cJSON *top_stacks(const struct build *b, const char *cls)
 	cJSON *arr = cJSON_CreateArray();
 	int kept = 0;
 
-	for (size_t i = 0; i < b->ps->nstacks && kept < b->in->top; i++) {
+	for (size_t i = 0; i < b->nviews && kept < b->in->top; i++) {
 		if (strcmp(b->views[i].cls, cls) != 0 || b->views[i].row->alloc_pages == 0)
 			continue;
 		cJSON_AddItemToArray(arr, stack_json(b, &b->views[i]));
@@ -331,6 +406,40 @@ static bool moved_out(const struct mp_attr_input *in, uint32_t tgid)
 		if (in->moved_out[i] == tgid)
 			return true;
 	return false;
+}
+
+static int cmp_tgid(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* Has the process exited since the growth's snapshot (in->exited)? */
+static bool exited(const struct mp_attr_input *in, uint32_t tgid)
+{
+	return in->nexited && bsearch(&tgid, in->exited, in->nexited, sizeof(tgid), cmp_tgid);
+}
+
+/* The processes counted (a row in the retained snapshot, which spans the
+ * whole session: every process ever seen; else the growth's), and how
+ * many of them have exited: their rows are kept (drained from the maps,
+ * or read before they went), their shares marked exited. */
+static void add_process_rows(const struct build *b, cJSON *a)
+{
+	const struct mp_attr_snap *s = b->in->retained ? b->in->retained : b->g;
+	size_t counted = 0, gone = 0;
+
+	for (size_t i = 0; i < s->ntasks; i++) {
+		const struct mp_task_row *r = &s->tasks[i];
+
+		if (!r->tgid)
+			continue;
+		counted++;
+		gone += r->gone || exited(b->in, r->tgid);
+	}
+	cJSON_AddNumberToObject(a, "processes_counted", (double)counted);
+	cJSON_AddNumberToObject(a, "processes_exited", (double)gone);
 }
 
 /* rest: the "(rest)" entry, whose pid is null (tgid 0 is a real row's);
@@ -378,11 +487,13 @@ static cJSON *task_shares(const struct build *b, int cat)
 		}
 	qsort(sh, n, sizeof(*sh), cmp_share_desc);
 	for (size_t i = 0; i < n; i++) {
-		if ((int)i >= b->in->top)
+		if ((int)i >= b->in->top) {
 			rest += sh[i].bytes;
-		else
+		} else {
+			sh[i].gone |= exited(b->in, sh[i].tgid);
 			cJSON_AddItemToArray(arr, share_json(&sh[i], false,
 							     moved_out(b->in, sh[i].tgid)));
+		}
 	}
 	if (rest) {
 		struct task_share r = { 0, "(rest)", rest, source, false, 0 };
@@ -696,7 +807,8 @@ static void add_categories(const struct build *b, cJSON *a)
 		if (in->retained)
 			add_retained(b, o, b->avail[k] ? k : MP_NR_CATS, b->ret[k], b->ret_bound[k]);
 		cJSON_AddItemToObject(o, "tasks", task_shares(b, k));
-		if (k != MP_CAT_ANON && k != MP_CAT_FILE && k != MP_CAT_KERNEL)
+		if (k != MP_CAT_ANON && k != MP_CAT_FILE && k != MP_CAT_KERNEL &&
+		    mp_cats[k].unit != MP_UNIT_HPAGES)
 			cJSON_AddItemToObject(o, "top_stacks",
 					      top_stacks(b, class_of_cat(mp_cat_names[k])));
 		cJSON_AddItemToArray(arr, o);
@@ -835,6 +947,52 @@ static void add_page_alloc(const struct build *b, cJSON *a)
 	}
 }
 
+/*
+ * Pages copied on write (do_wp_page's copies: a page shared after a fork,
+ * or a private file page written the first time), per process:
+ * the pages of the sampled candidates whose stack went through it, times
+ * the sample period; null source (and why) when not looked for.
+ */
+static void add_cow(const struct build *b, cJSON *a)
+{
+	const struct mp_attr_input *in = b->in;
+	/* over the whole session where the input has it (record: to the end,
+	 * probe: to after its free): copies made after the peak cost too */
+	const struct mp_attr_snap *g = in->retained ? in->retained : b->g;
+	cJSON *o = cJSON_AddObjectToObject(a, "copy_on_write"), *by;
+	uint64_t ps = (uint64_t)in->page_size, total = 0;
+	struct task_share *sh;
+	size_t n = 0;
+
+	if (!in->cow) {
+		cJSON_AddNullToObject(o, "source");
+		cJSON_AddStringToObject(o, "why", in->cow_why && in->cow_why[0] ? in->cow_why :
+					"not looked for");
+		return;
+	}
+	sh = calloc(g->ntasks + 1, sizeof(*sh));
+	cJSON_AddStringToObject(o, "source", in->cow_fn && in->cow_fn[0] ? in->cow_fn :
+				"do_wp_page");
+	cJSON_AddNumberToObject(o, "sample_period", in->cow_period);
+	cJSON_AddStringToObject(o, "span", in->retained ? "the whole session" : in->span ? in->span : "");
+	mp_json_add_u64(o, "walks", g->totals.cow_walks);
+	for (size_t i = 0; sh && i < g->ntasks; i++) {
+		total += g->tasks[i].cow_pages;
+		if (g->tasks[i].cow_pages)
+			sh[n++] = (struct task_share){ g->tasks[i].tgid, g->tasks[i].comm,
+						       (int64_t)(g->tasks[i].cow_pages * ps),
+						       g->tasks[i].source, g->tasks[i].gone,
+						       g->tasks[i].host_tgid };
+	}
+	mp_json_add_u64(o, "bytes", total * ps);
+	by = cJSON_AddArrayToObject(o, "by_task");
+	if (sh)
+		qsort(sh, n, sizeof(*sh), cmp_share_desc);
+	for (size_t i = 0; i < n && (int)i < in->top; i++)
+		cJSON_AddItemToArray(by, share_json(&sh[i], false, moved_out(in, sh[i].tgid)));
+	free(sh);
+}
+
 /* Is views[i] the first (largest) stack of its class? */
 static bool first_of_class(const struct build *b, size_t i)
 {
@@ -851,14 +1009,14 @@ static void add_kernel_paths(const struct build *b, cJSON *a)
 	cJSON *arr = cJSON_AddArrayToObject(a, "kernel_paths");
 	uint64_t ps = (uint64_t)b->in->page_size;
 
-	for (size_t i = 0; i < b->ps->nstacks; i++) {
+	for (size_t i = 0; i < b->nviews; i++) {
 		int64_t net = 0;
 		uint64_t alloc = 0;
 		cJSON *o;
 
 		if (!first_of_class(b, i))
 			continue;
-		for (size_t j = i; j < b->ps->nstacks; j++) {
+		for (size_t j = i; j < b->nviews; j++) {
 			if (strcmp(b->views[j].cls, b->views[i].cls) == 0) {
 				net += b->views[j].row->pages;
 				alloc += b->views[j].row->alloc_pages;
@@ -882,9 +1040,20 @@ static void add_reconciliation(const struct build *b, cJSON *a)
 	bool have_kernel = b->avail[MP_CAT_KERNEL];
 	int64_t attributed = mp_attributed_bytes(b->cat, have_kernel);
 
+	/* anon pages unmapped and not yet freed: out of memory.stat's anon,
+	 * still in the usage (a munmap's or an exit's TLB batch; a pipe's or
+	 * a pin's pages) */
+	int64_t unmapped = ((int64_t)b->g->totals.anon_unmapped_pages -
+			    (int64_t)b->g->totals.anon_freed_pages) * b->in->page_size;
+
 	mp_json_add_s64(o, "measured_growth_bytes", b->in->measured_growth_bytes);
 	mp_json_add_s64(o, "attributed_bytes", attributed);
-	mp_json_add_s64(o, "unattributed_bytes", b->in->measured_growth_bytes - attributed);
+	if (b->in->anon_unmapped)
+		mp_json_add_s64(o, "anon_unmapped_bytes", unmapped);
+	else
+		cJSON_AddNullToObject(o, "anon_unmapped_bytes");
+	mp_json_add_s64(o, "unattributed_bytes", b->in->measured_growth_bytes - attributed -
+			(b->in->anon_unmapped ? unmapped : 0));
 	cJSON_AddStringToObject(o, "attributed_as", have_kernel ? "anon + file + kernel + sock" :
 				"anon + file + sock + the itemised kernel categories");
 	cJSON_AddStringToObject(o, "span", b->in->span ? b->in->span : "");
@@ -900,7 +1069,7 @@ static void add_not_charged(const struct build *b, cJSON *a)
 {
 	cJSON *arr = cJSON_AddArrayToObject(a, "not_charged");
 
-	for (size_t i = 0; i < b->ps->nstacks; i++) {
+	for (size_t i = 0; i < b->nviews; i++) {
 		const char *cls = b->views[i].cls;
 		uint64_t unacc = 0;
 		cJSON *o;
@@ -909,7 +1078,7 @@ static void add_not_charged(const struct build *b, cJSON *a)
 			continue;
 		if (!first_of_class(b, i))
 			continue;
-		for (size_t j = i; j < b->ps->nstacks; j++)
+		for (size_t j = i; j < b->nviews; j++)
 			if (strcmp(b->views[j].cls, cls) == 0)
 				unacc += b->views[j].row->unaccounted_pages;
 		if (!unacc)
@@ -1032,8 +1201,10 @@ cJSON *mp_report_attribution(const struct mp_attr_input *in)
 	add_page_faults(&b, a);
 	add_charges(&b, a);
 	add_page_alloc(&b, a);
+	add_cow(&b, a);
 	add_kernel_paths(&b, a);
 	add_reconciliation(&b, a);
+	add_process_rows(&b, a);
 	add_not_charged(&b, a);
 	add_events(&b, a);
 	free(b.views);

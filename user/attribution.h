@@ -68,13 +68,26 @@ struct mp_attr_input {
 	const struct mp_attr_prog_misses *progs; /* per program, in load order */
 	size_t nprogs;
 	long page_size;                    /* bytes: the BPF side counts pages */
+	bool anon_unmapped;                /* anon unmapped and still charged is counted
+					    * (the totals' anon_unmapped_pages -
+					    * anon_freed_pages): a page free hook */
 	const struct mp_ksyms *ksyms;      /* NULL: stacks unsymbolized (no_kallsyms) */
 	const uint32_t *moved_out;         /* processes counted in the target that live
 					    * outside it now, any order */
 	size_t nmoved;
+	const uint32_t *exited;            /* processes counted that have exited by
+					    * now (the growth's rows of them may be
+					    * unmarked), ascending */
+	size_t nexited;
 	const char *no_bpf_reason;         /* no BPF program runs: no_btf, refused,
 					    * load_failed; NULL: they run */
 	const char *no_bpf_line;           /* why, what would bring them, for people */
+
+	/* copy-on-write (attr_cow.c): looked for or not, and why */
+	bool cow;                          /* the tasks' cow_pages are counted */
+	uint32_t cow_period;               /* every cow_period-th candidate walked */
+	const char *cow_fn;                /* the function whose text tells a copy */
+	const char *cow_why;               /* why not, when not */
 
 	/* the snapshots (differences: start to ...) */
 	const struct mp_attr_snap *growth; /* counters from start to the peak */
@@ -97,8 +110,8 @@ struct mp_attr_input {
 /*
  * Build the "attribution" object: hooks, attribution_missing, categories
  * with growth, tasks and top stacks, page faults, memcg charges, page
- * allocations by order, kernel paths, reconciliation, not_charged, events
- * and events lost. Reads in only. Returns a new object (caller frees) or
+ * allocations by order, copy-on-write, kernel paths, reconciliation,
+ * not_charged, events and events lost. Reads in only. Returns a new object (caller frees) or
  * NULL when out of memory.
  */
 cJSON *mp_report_attribution(const struct mp_attr_input *in);

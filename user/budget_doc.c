@@ -98,6 +98,30 @@ bool mp_budget_zero(struct mp_rd *rd, const cJSON *doc, char *why, size_t len)
 	return mp_rd_ok(rd);
 }
 
+/* budget + per_gib * budget / GiB = room - work - allowance - margin, solved
+ * for budget, down to 1 MiB; 0 when nothing fits. */
+static uint64_t budget_of(uint64_t room, uint64_t work, uint64_t margin, uint64_t per_gib)
+{
+	double net;
+
+	if (room <= work + PROCESS_ALLOWANCE_BYTES + margin)
+		return 0;
+	net = (double)(room - work - PROCESS_ALLOWANCE_BYTES - margin);
+	return mp_round_down((uint64_t)(net / (1.0 + (double)per_gib / MP_GIB)), MP_MIB);
+}
+
+/* The page cache in usage_before: the probe's reading before its first
+ * chunk, or the target's as read when the probe began (older documents,
+ * or one unreadable then); false without either. */
+static bool page_cache(struct mp_rd *rd, const cJSON *p, uint64_t *v)
+{
+	const cJSON *pr = mp_rd_obj(rd, p, "probe", 0), *t = mp_rd_obj(rd, p, "target", 0);
+
+	*v = 0;
+	return mp_rd_u64(rd, pr, "file_before_bytes", MP_RD_NULL | MP_RD_ABSENT, v) ||
+	       mp_rd_u64(rd, t, "reclaimable_bytes", MP_RD_NULL | MP_RD_ABSENT, v);
+}
+
 cJSON *mp_budget_doc(const struct mp_host *h, const cJSON *p, const char *from_file,
 		     const uint64_t *margin_opt, char *err, size_t errlen)
 {
@@ -112,9 +136,10 @@ cJSON *mp_budget_doc(const struct mp_host *h, const cJSON *p, const char *from_f
 	const char *kind = mp_rd_str(&rd, t, "throttle_kind", MP_RD_NULL | MP_RD_ABSENT);
 	const char *ksrc = "overhead_bytes (no attribution: all of it counted as kernel cost)";
 	uint64_t thr = 0, soft = 0, pk = 0, work, room, budget = 0, per_gib = 0;
+	uint64_t cache = 0, soft_room, budget_soft;
 	int64_t spk = 0;
 	char ksrc_buf[160];
-	bool have_thr = false, have_soft;
+	bool have_thr = false, have_soft, have_cache, high;
 	cJSON *d, *f;
 
 	have_thr = mp_rd_u64(&rd, t, "throttle_bytes", MP_RD_NULL | MP_RD_ABSENT, &thr);
@@ -149,18 +174,23 @@ cJSON *mp_budget_doc(const struct mp_host *h, const cJSON *p, const char *from_f
 	 * the figures give it at usage_before, beside the usage they give. */
 	head = MP_MIN(head, limit - MP_MIN(limit, usage));
 	room = head;
-	if (have_thr && kind && !strcmp(kind, "memory.high"))
+	high = have_thr && kind && !strcmp(kind, "memory.high");
+	if (high)
 		room = MP_MIN(room, thr - MP_MIN(thr, usage));
 	work = over > 0 && (uint64_t)over > pk ? (uint64_t)over - pk : 0;
 	if (alloc)
 		per_gib = (uint64_t)((double)pk * MP_GIB / (double)alloc + 0.5);
-	if (room > work + PROCESS_ALLOWANCE_BYTES + margin) {
-		double net = (double)(room - work - PROCESS_ALLOWANCE_BYTES - margin);
-
-		/* budget + per_gib * budget / GiB = net, solved for budget */
-		budget = (uint64_t)(net / (1.0 + (double)per_gib / MP_GIB));
-		budget = mp_round_down(budget, MP_MIB);
-	}
+	budget = budget_of(room, work, margin, per_gib);
+	/* the page cache in the usage: counted as used (the hard headroom,
+	 * the budget's basis), or as room (the soft headroom: the kernel
+	 * reclaims it before an OOM kill, at the cost of the workload's
+	 * cache), both said; the same formula on the soft room */
+	have_cache = page_cache(&rd, p, &cache);
+	cache = MP_MIN(cache, usage);
+	soft_room = MP_MIN(head + cache, limit - MP_MIN(limit, usage - cache));
+	if (high)
+		soft_room = MP_MIN(soft_room, thr - MP_MIN(thr, usage - cache));
+	budget_soft = budget_of(soft_room, work, margin, per_gib);
 	err[0] = '\0';
 	if (!budget)
 		zero_why(limit, usage, head, room, work, PROCESS_ALLOWANCE_BYTES, margin, per_gib,
@@ -169,6 +199,11 @@ cJSON *mp_budget_doc(const struct mp_host *h, const cJSON *p, const char *from_f
 	d = mp_doc_new("budget", h);
 	cJSON_ReplaceItemInObject(d, "host", cJSON_Duplicate(mp_rd_obj(&rd, p, "host", 0), 1));
 	mp_json_add_u64(d, "budget_bytes", budget);
+	cJSON_AddStringToObject(d, "basis", high && room < head ? "memory.high" : "hard_headroom");
+	if (have_cache)
+		mp_json_add_u64(d, "budget_soft_bytes", budget_soft);
+	else
+		cJSON_AddNullToObject(d, "budget_soft_bytes");
 	cJSON_AddStringToObject(d, "source", from_file ? "file" : "probe");
 	mp_json_add_str_or_null(d, "from_file", from_file ? from_file : "");
 	cJSON_AddItemToObject(d, "target", cJSON_Duplicate(t, 1));
@@ -186,6 +221,13 @@ cJSON *mp_budget_doc(const struct mp_host *h, const cJSON *p, const char *from_f
 	else
 		cJSON_AddNullToObject(f, "soft_headroom_bytes");
 	mp_json_add_u64(f, "room_bytes", room);
+	if (have_cache) {
+		mp_json_add_u64(f, "page_cache_bytes", cache);
+		mp_json_add_u64(f, "soft_room_bytes", soft_room);
+	} else {
+		cJSON_AddNullToObject(f, "page_cache_bytes");
+		cJSON_AddNullToObject(f, "soft_room_bytes");
+	}
 	mp_json_add_u64(f, "probe_allocated_bytes", alloc);
 	mp_json_add_u64(f, "probe_kernel_bytes", pk);
 	cJSON_AddStringToObject(f, "kernel_cost_source", ksrc);
@@ -197,6 +239,8 @@ cJSON *mp_budget_doc(const struct mp_host *h, const cJSON *p, const char *from_f
 	cJSON_AddStringToObject(d, "derivation",
 				"budget = (room - workload_overhead - process_allowance - margin) / "
 				"(1 + kernel_per_gib / 2^30), rounded down to 1 MiB; room = "
-				"min(hard_headroom, effective_limit - usage, memory.high - usage)");
+				"min(hard_headroom, effective_limit - usage, memory.high - usage), "
+				"the page cache in usage counted as used; budget_soft: the same on "
+				"soft_room, the page cache counted as room");
 	return d;
 }

@@ -574,6 +574,8 @@ int mp_cgroup_file_bytes(const char *root, const struct mp_cgroup *cg, uint64_t 
 	return 0;
 }
 
+static void read_moment(const char *root, struct mp_cgroup *cg);
+
 /*
  * The throttling point: the lowest memory.high (v2) or soft limit (v1) from
  * cg up to the hierarchy's mount point, kept when below the effective limit.
@@ -611,6 +613,30 @@ static void read_throttle(const char *root, struct mp_cgroup *cg)
 	if (!cg->has_reclaimable)
 		cg->reclaimable_bytes = 0;
 	cg->soft_headroom_bytes = cg->headroom_bytes + cg->reclaimable_bytes;
+	read_moment(root, cg);
+}
+
+/* What memory.stat says of the moment the cgroup is read: the memory no
+ * process maps and the huge pages. */
+static void read_moment(const char *root, struct mp_cgroup *cg)
+{
+	static const int thp[3] = { MP_CAT_ANON_THP, MP_CAT_FILE_THP, MP_CAT_SHMEM_THP };
+	struct mp_cg_stat st;
+
+	cg->has_unmapped = false;
+	memset(cg->has_thp, 0, sizeof(cg->has_thp));
+	if (mp_cgroup_stat(root, cg, &st))
+		return;
+	cg->has_unmapped = st.have[MP_CAT_FILE] && st.have[MP_CAT_SHMEM] && st.have_file_mapped;
+	cg->file_mapped_bytes = st.file_mapped;
+	cg->file_unmapped_bytes = st.bytes[MP_CAT_FILE] > st.file_mapped ?
+				  st.bytes[MP_CAT_FILE] - st.file_mapped : 0;
+	cg->shmem_unmapped_bytes = st.bytes[MP_CAT_SHMEM] > st.file_mapped ?
+				   st.bytes[MP_CAT_SHMEM] - st.file_mapped : 0;
+	for (int i = 0; i < 3; i++) {
+		cg->has_thp[i] = st.have[thp[i]];
+		cg->thp_bytes[i] = st.bytes[thp[i]];
+	}
 }
 
 int mp_cgroup_read(const char *root, const struct mp_host *h, struct mp_cgroup *cg)
@@ -689,6 +715,33 @@ int mp_cgroup_read(const char *root, const struct mp_host *h, struct mp_cgroup *
 	if (cg->headroom_bytes > cg->effective_limit_bytes - MP_MIN(cg->usage_bytes, cg->effective_limit_bytes))
 		cg->headroom_bytes = cg->effective_limit_bytes - MP_MIN(cg->usage_bytes, cg->effective_limit_bytes);
 	read_throttle(root, cg);
+	return 0;
+}
+
+int mp_cgroup_limit_now(const char *root, const struct mp_host *h, const struct mp_cgroup *cg,
+			const struct mp_cg_stat *st, uint64_t *limit)
+{
+	char dir[PATH_MAX];
+	uint64_t v, least = h->mem_total_bytes;
+	int err;
+
+	if ((err = read_cg_u64(root, cg->dir, mp_cgroup_file(cg, "limit"), &v)))
+		return err;
+	strlcpy0(dir, cg->dir, sizeof(dir));
+	for (int n = 0; n < MP_MAX_LEVELS; n++) {
+		char *slash;
+
+		if (!read_cg_u64(root, dir, mp_cgroup_file(cg, "limit"), &v) && v < least)
+			least = v;
+		if (!strcmp(dir, cg->mount) || !(slash = strrchr(dir, '/')) || slash == dir)
+			break;
+		*slash = '\0';
+		if (strlen(dir) < strlen(cg->mount))
+			break;
+	}
+	if (st && st->have_hier_limit && st->hier_limit_bytes < least)
+		least = st->hier_limit_bytes;
+	*limit = least;
 	return 0;
 }
 
@@ -904,7 +957,14 @@ bool mp_cgroup_contains_self(const char *root, const struct mp_host *h,
 	       (self.dir[n] == '\0' || self.dir[n] == '/');
 }
 
+static int dir_id(const char *dir, uint64_t *id);
+
 int mp_cgroup_id(const struct mp_cgroup *cg, uint64_t *id)
+{
+	return dir_id(cg->dir, id);
+}
+
+static int dir_id(const char *dir, uint64_t *id)
 {
 	struct {
 		struct file_handle fh;
@@ -912,9 +972,60 @@ int mp_cgroup_id(const struct mp_cgroup *cg, uint64_t *id)
 	} h = { .fh.handle_bytes = sizeof(uint64_t) };
 	int mount_id;
 
-	if (name_to_handle_at(AT_FDCWD, cg->dir, &h.fh, &mount_id, 0))
+	if (name_to_handle_at(AT_FDCWD, dir, &h.fh, &mount_id, 0))
 		return -errno;
 	*id = h.id;
+	return 0;
+}
+
+/* dir or a directory below it, depth levels down at most, of that id */
+static int find_below(char *dir, size_t len, uint64_t id, int depth)
+{
+	size_t n = strlen(dir);
+	struct dirent *de;
+	uint64_t v = 0;
+	DIR *d;
+
+	if (!dir_id(dir, &v) && v == id)
+		return 0;
+	if (depth <= 0 || !(d = opendir(dir)))
+		return -ENOENT;
+	while ((de = readdir(d))) {
+		if (de->d_type != DT_DIR || de->d_name[0] == '.' ||
+		    snprintf(dir + n, len - n, "/%s", de->d_name) >= (int)(len - n))
+			continue;
+		if (!find_below(dir, len, id, depth - 1)) {
+			closedir(d);
+			return 0;
+		}
+		dir[n] = '\0';
+	}
+	closedir(d);
+	dir[n] = '\0';
+	return -ENOENT;
+}
+
+int mp_cgroup_dir_of_id(const struct mp_cgroup *cg, uint64_t id, char *out, size_t len)
+{
+	char dir[PATH_MAX];
+	uint64_t v = 0;
+	char *slash;
+
+	strlcpy0(dir, cg->dir, sizeof(dir));
+	for (;;) {
+		if (!dir_id(dir, &v) && v == id) {
+			strlcpy0(out, dir, len);
+			return 0;
+		}
+		if (!strcmp(dir, cg->mount) || strlen(dir) <= strlen(cg->mount) ||
+		    !(slash = strrchr(dir, '/')) || slash == dir)
+			break;
+		*slash = '\0';
+	}
+	strlcpy0(dir, cg->dir, sizeof(dir));
+	if (find_below(dir, sizeof(dir), id, 8))
+		return -ENOENT;
+	strlcpy0(out, dir, len);
 	return 0;
 }
 
@@ -969,6 +1080,13 @@ int mp_cgroup_stat(const char *root, const struct mp_cgroup *cg, struct mp_cg_st
 		if (!strcmp(key, v1 ? "total_pgfault" : "pgfault")) {
 			st->pgfault = v;
 			st->have_pgfault = true;
+		} else if (!strcmp(key, v1 ? "total_mapped_file" : "file_mapped")) {
+			st->file_mapped = v;
+			st->have_file_mapped = true;
+		}
+		if (v1 && !strcmp(key, "hierarchical_memory_limit")) {
+			st->hier_limit_bytes = v;
+			st->have_hier_limit = true;
 		}
 		for (int k = 0; k < MP_NR_CATS; k++) {
 			const char *want = v1 ? mp_cats[k].v1_key : mp_cats[k].name;

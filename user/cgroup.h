@@ -107,6 +107,14 @@ struct mp_cgroup {
 	bool has_reclaimable;
 	uint64_t reclaimable_bytes;   /* memory.stat inactive_file + active_file (v1: total_*) */
 	uint64_t soft_headroom_bytes; /* headroom_bytes + reclaimable_bytes */
+	/* memory no process maps (memory.stat file − file_mapped, and of it
+	 * shmem, at least shmem − file_mapped: pinned.h), when the kernel's
+	 * files have the keys */
+	bool has_unmapped;
+	uint64_t file_mapped_bytes, file_unmapped_bytes, shmem_unmapped_bytes;
+	/* transparent huge pages: anon_thp (v1 rss_huge), file_thp, shmem_thp */
+	bool has_thp[3];
+	uint64_t thp_bytes[3];
 };
 
 /* A cgroup on the path to the root that has a memory limit. */
@@ -124,6 +132,13 @@ struct mp_limit_level {
  */
 int mp_cgroup_limit_levels(const char *root, const struct mp_cgroup *cg,
 			   struct mp_limit_level *out, int max);
+
+/*
+ * The directory of the cgroup whose id (kernfs id, mp_cgroup_id's) is id,
+ * of cg's hierarchy: cg, one of its ancestors up to the mount, or one of
+ * its descendants (8 levels down at most). Returns 0, or -ENOENT.
+ */
+int mp_cgroup_dir_of_id(const struct mp_cgroup *cg, uint64_t id, char *out, size_t len);
 
 /* Read host facts under root. Returns 0 or -errno (only /proc/meminfo is required). */
 int mp_host_read(const char *root, struct mp_host *host);
@@ -194,6 +209,10 @@ struct mp_cg_stat {
 	uint64_t pgfault;        /* page faults, memory.stat "pgfault" (v1: total_pgfault) */
 	bool kernel_counter;     /* kernel is v1's memory.kmem.usage_in_bytes, a page
 				  * counter read as it is: no flush lag */
+	bool have_file_mapped;
+	uint64_t file_mapped;    /* memory.stat "file_mapped" (v1: total_mapped_file) */
+	bool have_hier_limit;
+	uint64_t hier_limit_bytes; /* v1 hierarchical_memory_limit (ancestors included) */
 };
 
 /*
@@ -203,6 +222,16 @@ struct mp_cg_stat {
  * memory.stat cannot be opened.
  */
 int mp_cgroup_stat(const char *root, const struct mp_cgroup *cg, struct mp_cg_stat *st);
+
+/*
+ * The effective limit now, as mp_cgroup_read finds it (the least limit from
+ * cg up to its hierarchy's root, v1's hierarchical_memory_limit from st when
+ * given, and MemTotal), reading the limit files alone: cheap enough for
+ * every sample of a recording, whose limit may change during it. Returns 0,
+ * or -errno when cg's own limit file cannot be read.
+ */
+int mp_cgroup_limit_now(const char *root, const struct mp_host *h, const struct mp_cgroup *cg,
+			const struct mp_cg_stat *st, uint64_t *limit);
 
 /* The cgroup's page cache the kernel can reclaim before an OOM kill:
  * memory.stat inactive_file + active_file (v1: total_inactive_file +

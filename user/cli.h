@@ -99,7 +99,8 @@ struct mp_cli_opt {
 			  "stacks for flame graphs), html (one page with charts) or "  \
 			  "openmetrics (Prometheus)"),                                 \
 	MP_CLI_OPT_OUTPUT, MP_CLI_OPT_BYTES,                                           \
-	MP_CLI_OPT_TABLE("categories, tasks, kernel_paths, hooks (record: timeline)"), \
+	MP_CLI_OPT_TABLE("categories, tasks, kernel_paths, hooks, overhead, "           \
+			 "copy_on_write, figures (record: timeline, oom_kills)"),        \
 	MP_CLI_OPT_STACK_SAMPLE, MP_CLI_OPT_FAULT_TRACEPOINT, MP_CLI_OPT_TOP
 /* The status line of the commands that run for a while (status.h). */
 #define MP_CLI_OPTS_STATUS                                                             \

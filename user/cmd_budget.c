@@ -11,6 +11,7 @@
 #include "cmd_probe.h"
 #include "doc.h"
 #include "render.h"
+#include "json.h"
 #include "util.h"
 
 #include <errno.h>
@@ -28,7 +29,7 @@ static const struct mp_cli_opt budget_opts[] = {
 	MP_CLI_OPT_CGROUP("budget for", NULL),
 	MP_CLI_OPT_PID("budget for the cgroup of this process"),
 	MP_CLI_OPT_LIMIT("budget for a stand-in container of this limit (16M at least)",
-			 "1G, when no --cgroup or --pid"),
+			 "1G; in a limited cgroup, that cgroup"),
 	MP_PROBE_OPTS(BUDGET_FORMAT),
 	OPT_FROM_ROW,
 	MP_CLI_OPT_HELP,
@@ -114,7 +115,7 @@ static cJSON *budget_of(const cJSON *probe, const char *from, const uint64_t *ma
 /* After a live probe: its document, printed and loaded back as a saved one is. */
 static cJSON *finish(cJSON *doc, uint64_t margin)
 {
-	char *text = cJSON_PrintUnformatted(doc), err[400];
+	char *text = mp_json_text(doc, 0), err[400];
 	cJSON *back = NULL, *b = NULL;
 	int kind;
 

@@ -10,6 +10,7 @@
 #include "compare.h"
 #include "doc.h"
 #include "render.h"
+#include "json.h"
 #include "util.h"
 
 #include <errno.h>
@@ -58,7 +59,7 @@ static const struct mp_cli_cmd compare_cmd = {
 /* The compare document printed, loaded back and rendered: *out. */
 static int render(const cJSON *cdoc, const char *format, char **out, size_t *len)
 {
-	char *text = cJSON_Print(cdoc), err[400];
+	char *text = mp_json_text(cdoc, 1), err[400];
 	cJSON *back = NULL;
 	int kind = 0, ret = MP_EXIT_RUNTIME;
 

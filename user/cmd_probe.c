@@ -49,18 +49,20 @@ struct probe_opts {
 	bool populate, fill_host, to_limit, reclaim_cache, fault_tracepoint;
 	enum mp_status_mode status_mode;
 	const char *cmd;            /* "probe", "budget": in messages */
-	char own_why[PATH_MAX + 256]; /* no target, in a container: why its own cgroup */
+	char own_why[2 * PATH_MAX + 600]; /* no target, in a container: why its own cgroup */
 };
 
 static const struct mp_cli_opt probe_opts_table[] = {
 	MP_CLI_OPT_CGROUP("probe", NULL),
 	MP_CLI_OPT_PID("probe the cgroup of this process"),
 	MP_CLI_OPT_LIMIT("probe a stand-in container of this limit, made under memprobe's own "
-			 "cgroup (16M at least)", "1G, when no --cgroup or --pid"),
+			 "cgroup (16M at least)",
+			 "1G; in a limited cgroup, that cgroup"),
 	MP_PROBE_OPTS("the report as text, json, markdown, csv, folded (kernel stacks for "
 		      "flame graphs), html (one page with charts) or openmetrics (Prometheus)"),
 	MP_CLI_OPT_BYTES,
-	MP_CLI_OPT_TABLE("categories, tasks, kernel_paths, hooks"),
+	MP_CLI_OPT_TABLE("categories, tasks, kernel_paths, hooks, overhead, copy_on_write, "
+			 "figures"),
 	MP_CLI_OPT_HELP,
 	{ 0 },
 };
@@ -164,26 +166,32 @@ static void take_snapshot(enum mp_probe_phase ph, void *arg)
 }
 
 /*
- * Inside a container: no target given, memprobe's own cgroup limited, and
- * no stand-in can be made beside it (the cgroup filesystem read-only, or
- * not memprobe's to write). Then the brief's own command: the container's
- * cgroup, probed from inside (probe.c). Elsewhere the --limit 1G stand-in
+ * Inside a container: no target given, and memprobe's own cgroup has a
+ * limit on its path below MemTotal (a container's, or any limited cgroup
+ * memprobe was started in). Then the brief's own command: that cgroup,
+ * probed from a child cgroup where one can be made, else from inside
+ * (probe.c). A --limit 1G stand-in there would have to fit under the
+ * limit, and a stand-in beside the workload measures nothing of it.
+ * Elsewhere (memprobe's own cgroup unlimited) the --limit 1G stand-in
  * stays the default. Fills o->own_why and says so.
  */
 static bool own_container(struct probe_opts *o, const struct mp_cgroup *self)
 {
-	char lim[32];
+	char lim[32], how[128];
 	int err;
 
-	if (o->limit_arg || !self->limited || mp_cgroup_fills_host(self) ||
-	    (err = mp_cgroup_writable(self)) == 0)
+	if (o->limit_arg || !self->limited || mp_cgroup_fills_host(self))
 		return false;
+	err = mp_cgroup_writable(self);
+	snprintf(how, sizeof(how), err ? "no stand-in can be made there either (%s)" :
+		 "--limit SIZE probes a stand-in instead", strerror(-err));
 	snprintf(o->own_why, sizeof(o->own_why), "no target given, and memprobe's own cgroup "
-		 "%s is limited but cannot hold a stand-in (%s): a container's; its own cgroup "
-		 "is probed, as the brief's probe did", self->dir, strerror(-err));
-	mp_cli_warn(o->cmd, "probing the container's own cgroup %s (%s, limit %s): memprobe "
-		    "cannot make a --limit stand-in there (%s)", self->dir, self->path,
-		    mp_fmt_bytes(self->effective_limit_bytes, lim, sizeof(lim)), strerror(-err));
+		 "%s is limited (%s, set by %s): a container's; its own cgroup is probed, as "
+		 "the brief's probe did; %s", self->dir,
+		 mp_fmt_bytes(self->effective_limit_bytes, lim, sizeof(lim)), self->effective_from,
+		 how);
+	mp_cli_warn(o->cmd, "probing the container's own cgroup %s (%s, limit %s): memprobe's "
+		    "own cgroup is limited; %s", self->dir, self->path, lim, how);
 	return true;
 }
 

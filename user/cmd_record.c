@@ -45,7 +45,7 @@ static const struct mp_cli_opt record_opts[] = {
 	MP_CLI_OPT_LIMIT("with -- CMD: the limit of the cgroup the command runs in (4M at least)",
 			 "no limit"),
 	{ "duration", 0, "SECONDS", "stop after this long (a command is stopped with SIGINT); "
-	  "SIGHUP stops nothing: it reopens the outputs",
+	  "SIGHUP stops nothing: it reopens the outputs (a command is not sent it)",
 	  "until SIGINT/SIGTERM or the command exits", OPT_DURATION },
 	{ "interval", 0, "MS", "a timeline sample every MS milliseconds", "100", OPT_INTERVAL },
 	{ "probe-at", 0, "SECONDS", "run a probe (memprobe probe) of the cgroup this long "
@@ -352,6 +352,35 @@ static bool cgroup_there(const struct rec *r)
 }
 
 /*
+ * A cgroup at --cgroup's path (as /proc/PID/cgroup shows one) in another
+ * hierarchy, where the memory hierarchy has none: a v1 systemd unit with
+ * memory accounting off has its pids and name=systemd cgroups and never a
+ * memory one, so --wait-cgroup would wait forever. That hierarchy's mount
+ * point into mnt; false if there is none (a cgroup still to come).
+ */
+static bool cgroup_elsewhere(const char *path, char *mnt, size_t len)
+{
+	FILE *f = path[0] == '/' ? fopen("/proc/self/mountinfo", "r") : NULL;
+	char line[4096], mp[PATH_MAX], fs[32], dir[2 * PATH_MAX];
+	bool found = false;
+
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		const char *sep = strstr(line, " - ");
+
+		if (!sep || sscanf(sep, " - %31s", fs) != 1 ||
+		    (strcmp(fs, "cgroup") && strcmp(fs, "cgroup2")) ||
+		    sscanf(line, "%*s %*s %*s %*s %4095s", mp) != 1)
+			continue;
+		snprintf(dir, sizeof(dir), "%s%s", strcmp(mp, "/") ? mp : "", path);
+		if ((found = is_dir(dir)))
+			snprintf(mnt, len, "%s", mp);
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
  * --wait-cgroup: until a memory cgroup is at --cgroup's path again (0), or
  * a stop signal (1), polled every interval (100 ms to 1 s). The live file
  * is removed meanwhile, no figures of a cgroup that is not there: it comes
@@ -433,6 +462,7 @@ int mp_cmd_record(int argc, char **argv)
 	int ret = 0, go_fd = -1, ee_fd = -1;
 	struct mp_out out = { 0 };
 	bool removed = false;
+	char mnt[PATH_MAX];
 
 	/* First: a stop asked for at any moment still gets a report. */
 	mp_cli_on_stop(on_signal);
@@ -441,6 +471,12 @@ int mp_cmd_record(int argc, char **argv)
 		return ret < 0 ? 0 : ret;
 	if ((ret = mp_cli_need_root("record")) || (ret = mp_cli_host("record", &r.host)))
 		return ret;
+	if (r.o.wait_cgroup && !cgroup_there(&r) && !is_dir(r.o.cgroup_path) &&
+	    cgroup_elsewhere(r.o.cgroup_path, mnt, sizeof(mnt)))
+		return mp_cli_bad("record", "--cgroup %s: a cgroup in %s, but not a memory cgroup "
+				  "(memory accounting off for it), so --wait-cgroup would wait "
+				  "forever; turn it on (systemd: MemoryAccounting=yes) or give a "
+				  "memory cgroup's path", r.o.cgroup_path, mnt);
 	if (r.o.wait_cgroup && !cgroup_there(&r) && !is_dir(r.o.cgroup_path)) {
 		fprintf(stderr, "memprobe record: --cgroup %s: no such memory cgroup yet; waiting "
 			"for it (--wait-cgroup)\n", r.o.cgroup_path);

@@ -28,7 +28,8 @@ static const struct mp_cli_opt report_opts[] = {
 			  "compare document"),
 	MP_CLI_OPT_OUTPUT,
 	MP_CLI_OPT_BYTES,
-	MP_CLI_OPT_TABLE("categories, tasks, kernel_paths, hooks (record: timeline)"),
+	MP_CLI_OPT_TABLE("categories, tasks, kernel_paths, hooks, overhead, copy_on_write, "
+			 "figures (record: timeline, oom_kills)"),
 	MP_CLI_OPT_HELP,
 	{ 0 },
 };

@@ -115,6 +115,7 @@ static void read_overhead(struct rows *rs, struct mp_rd *rd, const cJSON *o)
 	put_member(rs, rd, o, "probe_kernel_bytes", "overhead.probe_kernel_bytes", "bytes", true);
 	put_parts(rs, rd, mp_rd_arr(rd, o, "probe_kernel_parts", MP_RD_ABSENT | MP_RD_NULL),
 		  "overhead.probe_kernel_parts");
+	put_member(rs, rd, o, "reclaimed_bytes", "overhead.reclaimed_bytes", "bytes", true);
 	put_member(rs, rd, o, "unexplained_bytes", "overhead.unexplained_bytes", "bytes", true);
 }
 
@@ -161,6 +162,8 @@ static void read_attribution(struct rows *rs, struct mp_rd *rd, const cJSON *a, 
 		snprintf(id, sizeof(id), "growth.%.80s", name);
 		put_member(rs, rd, it, "growth_bytes", id, "bytes", true);
 	}
+	put_member(rs, rd, mp_rd_obj(rd, a, "reconciliation", MP_RD_ABSENT | MP_RD_NULL),
+		   "anon_unmapped_bytes", "reconciliation.anon_unmapped_bytes", "bytes", true);
 	pf = mp_rd_obj(rd, a, "page_faults", MP_RD_ABSENT | MP_RD_NULL);
 	put_member(rs, rd, pf, "total", "page_faults.total", "count", true);
 	if (probe)
@@ -170,6 +173,21 @@ static void read_attribution(struct rows *rs, struct mp_rd *rd, const cJSON *a, 
 			return;
 		if (strcmp(mp_rd_str(rd, it, "path", 0), "pagetables") == 0)
 			put_member(rs, rd, it, "bytes", "kernel_paths.pagetables", "bytes", true);
+	}
+}
+
+/* The pinned object's figures of its moment (the probe's stop, the peak). */
+static void read_pinned(struct rows *rs, struct mp_rd *rd, const cJSON *p)
+{
+	static const char *const names[] = {
+		"unevictable_bytes", "shmem_bytes", "shmem_unmapped_bytes", "file_unmapped_bytes",
+		"vm_lck_bytes", "vm_pin_bytes",
+	};
+	char id[96];
+
+	for (size_t i = 0; p && i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(id, sizeof(id), "pinned.%s", names[i]);
+		put_member(rs, rd, p, names[i], id, "bytes", false);
 	}
 }
 
@@ -185,6 +203,7 @@ static void read_report(struct rows *rs, struct mp_rd *rd, const cJSON *d, int k
 		read_nine(rs, rd, d, "");
 		read_overhead(rs, rd, mp_rd_obj(rd, d, "overhead", MP_RD_ABSENT | MP_RD_NULL));
 		read_attribution(rs, rd, a, true);
+		read_pinned(rs, rd, mp_rd_obj(rd, d, "pinned", MP_RD_ABSENT));
 		return;
 	}
 	peak = mp_rd_obj(rd, d, "peak", 0);
@@ -194,8 +213,12 @@ static void read_report(struct rows *rs, struct mp_rd *rd, const cJSON *d, int k
 		   "target.effective_limit_bytes", "bytes", false);
 	run = mp_rd_obj(rd, d, "run", 0);
 	put_member(rs, rd, run, "duration_ms", "run.duration_ms", "ms", false);
+	put_member(rs, rd, run, "timeline_samples_missed", "run.timeline_samples_missed",
+		   "count", false);
+	put_member(rs, rd, peak, "vector_usage_bytes", "peak.vector_usage_bytes", "bytes", false);
 	put_member(rs, rd, d, "oom_kill_counter_delta", "oom_kill_counter_delta", "count", false);
 	read_attribution(rs, rd, a, false);
+	read_pinned(rs, rd, mp_rd_obj(rd, d, "pinned", MP_RD_ABSENT));
 	/* --probe-at: its nine fields and overhead, where present */
 	p = mp_rd_obj(rd, d, "probe", MP_RD_ABSENT);
 	if (p && !cJSON_GetObjectItemCaseSensitive(p, "error")) {

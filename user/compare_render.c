@@ -8,6 +8,7 @@
  * document like any other, and may be damaged.
  */
 #include "compare.h"
+#include "json.h"
 #include "util.h"
 
 #include <errno.h>
@@ -290,7 +291,7 @@ void mp_compare_render(const cJSON *doc, const char *format, FILE *f, struct mp_
 	size_t w = 20;
 
 	if (strcmp(format, "json") == 0) {
-		char *s = cJSON_Print(doc);
+		char *s = mp_json_text(doc, 1);
 
 		if (!s) {
 			mp_rd_fail(rd, NULL, NULL, "out of memory printing it");
@@ -330,11 +331,22 @@ int mp_compare_render_mem(const cJSON *doc, const char *format, char **out, size
 			  char *err, size_t errlen)
 {
 	struct mp_rd rd = { .root = doc };
-	FILE *f = open_memstream(out, len);
+	cJSON *shown = NULL;
+	FILE *f;
 
-	if (!f)
+	/* as mp_render_mem: \xNN for a byte that is not UTF-8, but in json */
+	if (strcmp(format, "json") && mp_json_has_bad_utf8(doc)) {
+		if (!(shown = mp_json_display_copy(doc)))
+			return snprintf(err, errlen, "out of memory; free some and try again"),
+			       -ENOMEM;
+		doc = rd.root = shown;
+	}
+	if (!(f = open_memstream(out, len))) {
+		cJSON_Delete(shown);
 		return snprintf(err, errlen, "out of memory; free some and try again"), -ENOMEM;
+	}
 	mp_compare_render(doc, format, f, &rd);
+	cJSON_Delete(shown);
 	if (fclose(f) && mp_rd_ok(&rd))
 		snprintf(rd.err, sizeof(rd.err), "out of memory rendering it");
 	if (mp_rd_ok(&rd))

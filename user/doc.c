@@ -54,6 +54,29 @@ cJSON *mp_host_json(const struct mp_host *h)
 	return o;
 }
 
+static void add_or_null(cJSON *o, const char *name, bool have, uint64_t v)
+{
+	if (have)
+		mp_json_add_u64(o, name, v);
+	else
+		cJSON_AddNullToObject(o, name);
+}
+
+/* memory.stat as the cgroup was read: the memory no process maps (shmem
+ * at least, a tmpfs file whose writer left: "OOM-killed with low RSS")
+ * and the transparent huge pages; null where the kernel keeps no key */
+static void moment_json(cJSON *o, const struct mp_cgroup *cg)
+{
+	static const char *const thp[3] = { "anon_thp_bytes", "file_thp_bytes",
+					    "shmem_thp_bytes" };
+
+	add_or_null(o, "file_mapped_bytes", cg->has_unmapped, cg->file_mapped_bytes);
+	add_or_null(o, "shmem_unmapped_bytes", cg->has_unmapped, cg->shmem_unmapped_bytes);
+	add_or_null(o, "file_unmapped_bytes", cg->has_unmapped, cg->file_unmapped_bytes);
+	for (int i = 0; i < 3; i++)
+		add_or_null(o, thp[i], cg->has_thp[i], cg->thp_bytes[i]);
+}
+
 cJSON *mp_cgroup_json(const struct mp_cgroup *cg)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -91,6 +114,7 @@ cJSON *mp_cgroup_json(const struct mp_cgroup *cg)
 		cJSON_AddNullToObject(o, "reclaimable_bytes");
 		cJSON_AddNullToObject(o, "soft_headroom_bytes");
 	}
+	moment_json(o, cg);
 	return o;
 }
 

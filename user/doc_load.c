@@ -10,6 +10,7 @@
  * prints back as it was read.
  */
 #include "doc.h"
+#include "json.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -456,7 +457,125 @@ static size_t count_values(const char *t, size_t len)
 	return n;
 }
 
+static cJSON *load(const char *text, size_t len, int *kind, char *err, size_t errlen);
+
+static int hexv(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : (c | 0x20) >= 'a' && (c | 0x20) <= 'f' ?
+	       (c | 0x20) - 'a' + 10 : -1;
+}
+
+/* The value of the \uXXXX escape at t (t[0] the backslash), -1 if none. */
+static long u_escape(const char *t, size_t n)
+{
+	long v = 0;
+
+	if (n < 6 || t[1] != 'u')
+		return -1;
+	for (int i = 2; i < 6; i++) {
+		if (hexv(t[i]) < 0)
+			return -1;
+		v = v * 16 + hexv(t[i]);
+	}
+	return v;
+}
+
+/*
+ * t with each \udcXX (XX 80 to ff) of a string turned back into the byte
+ * memprobe wrote so (json.h: the kernel's bytes that are not UTF-8), for
+ * cJSON, which refuses a lone surrogate. A pair's low half (\ud83d\udc80)
+ * stays. NULL when there is none (t stands), or out of memory (*oom).
+ */
+static char *unescape_bytes(const char *t, size_t n, size_t *out_n, bool *oom)
+{
+	bool in_str = false, any = false;
+	size_t k = 0;
+	char *o;
+
+	*oom = false;
+	if (!memmem(t, n, "\\udc", 4) && !memmem(t, n, "\\uDC", 4) &&
+	    !memmem(t, n, "\\uDc", 4) && !memmem(t, n, "\\udC", 4))
+		return NULL;
+	if (!(o = malloc(n + 1)))
+		return *oom = true, NULL;
+	for (size_t i = 0; i < n; i++) {
+		long v;
+
+		if (t[i] == '"' || !in_str || t[i] != '\\' || i + 1 >= n) {
+			in_str ^= t[i] == '"';
+			o[k++] = t[i];
+			continue;
+		}
+		v = u_escape(t + i, n - i);
+		if (v >= 0xdc80 && v <= 0xdcff) {
+			o[k++] = (char)(v & 0xff);
+			any = true;
+			i += 5;
+			continue;
+		}
+		/* another escape, copied whole: a high surrogate with its pair */
+		size_t l = v >= 0xd800 && v <= 0xdbff && u_escape(t + i + 6, n - i - 6) >= 0 ? 12 :
+			   v >= 0 ? 6 : 2;
+
+		memcpy(o + k, t + i, l);
+		k += l;
+		i += l - 1;
+	}
+	o[k] = '\0';
+	*out_n = k;
+	if (!any) {
+		free(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* The offset of the first byte of t that is not part of valid UTF-8, or n. */
+static size_t utf8_bad_at(const char *t, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		size_t l = mp_utf8_len((const unsigned char *)t + i, n - i);
+
+		if (!l)
+			return i;
+		i += l;
+	}
+	return n;
+}
+
 cJSON *mp_doc_load(const char *text, size_t len, int *kind, char *err, size_t errlen)
+{
+	size_t bad, n2 = 0;
+	bool oom;
+	char *copy;
+	cJSON *doc;
+
+	/* the length alone refuses it (nothing past it is read); a NUL byte
+	 * is said as such, before any other byte is judged */
+	if (len > MP_DOC_MAX_BYTES || memchr(text, '\0', len))
+		return load(text, len, kind, err, errlen);
+	/* a document is UTF-8: memprobe writes the kernel's other bytes as
+	 * \udcXX (json.h), and turns those back into the bytes here */
+	if ((bad = utf8_bad_at(text, len)) < len) {
+		err[0] = '\0';
+		*kind = 0;
+		snprintf(err, errlen, "byte %zu (0x%02x) is not UTF-8: not a memprobe document "
+			 "(it writes such a byte as \\udc%02x); give a document memprobe wrote",
+			 bad, (unsigned char)text[bad], (unsigned char)text[bad]);
+		return NULL;
+	}
+	copy = unescape_bytes(text, len, &n2, &oom);
+	if (oom) {
+		*kind = -ENOMEM;
+		snprintf(err, errlen, "out of memory; free some and try again");
+		return NULL;
+	}
+	doc = load(copy ? copy : text, copy ? n2 : len, kind, err, errlen);
+	free(copy);
+	return doc;
+}
+
+static cJSON *load(const char *text, size_t len, int *kind, char *err, size_t errlen)
 {
 	struct lits l = { 0 };
 	struct rawify w = { .text = text, .l = &l, .err = err, .errlen = errlen };

@@ -15,18 +15,21 @@
 
 const char *mp_overhead_cat_name(int cat)
 {
-	return cat == MP_OVH_KERNEL_OTHER ? "kernel_other" : mp_cat_names[cat];
+	return cat == MP_OVH_KERNEL_OTHER ? "kernel_other" :
+	       cat == MP_OVH_ANON_UNMAPPED ? "anon_unmapped" :
+	       cat == MP_OVH_PAGE_CACHE ? "page_cache" : mp_cat_names[cat];
 }
 
 /*
- * The categories whose sum is the usage, each byte once: anon, file (shmem
- * is inside it), sock, and kernel as its itemised parts plus the rest
- * (kernel_other); without a kernel total, the itemised parts alone.
+ * The categories whose sum is the usage, each byte once: anon, file as
+ * shmem and the rest (page_cache), sock, and kernel as its itemised parts
+ * plus the rest (kernel_other); without a kernel total, the itemised parts
+ * alone.
  */
 static bool is_leaf(int k)
 {
-	return mp_cats[k].part == MP_PART_KERNEL ||
-	       (mp_cats[k].part == MP_PART_USAGE && k != MP_CAT_KERNEL);
+	return mp_cats[k].part == MP_PART_KERNEL || k == MP_CAT_SHMEM ||
+	       (mp_cats[k].part == MP_PART_USAGE && k != MP_CAT_KERNEL && k != MP_CAT_FILE);
 }
 
 static const struct mp_task_row *row_of(const struct mp_attr_snap *s, uint32_t tgid)
@@ -38,27 +41,30 @@ static const struct mp_task_row *row_of(const struct mp_attr_snap *s, uint32_t t
 }
 
 /* One process's growth per category: at - base, a row absent counting 0;
- * polled categories are 0 here (memory.stat has no per-process split). */
-static void task_growth(const struct mp_overhead_in *in, uint32_t tgid, int64_t g[MP_OVH_NR_CATS])
+ * polled categories are 0 here (memory.stat has no per-process split).
+ * *cow: its pages copied on write, in bytes. */
+static void task_growth(const struct mp_overhead_in *in, uint32_t tgid, int64_t g[MP_OVH_NR_CATS],
+			int64_t *cow)
 {
 	const struct mp_task_row *a = row_of(in->at, tgid), *b = row_of(in->base, tgid);
-	int64_t kernel = 0, parts = 0;
+	int64_t kernel = 0, parts = 0, file = 0;
 
 	memset(g, 0, sizeof(int64_t) * MP_OVH_NR_CATS);
 	for (int k = 0; k < MP_NR_CATS; k++) {
 		int64_t v = (a ? a->charge_bytes[k] : 0) - (b ? b->charge_bytes[k] : 0);
 
-		if (k == MP_CAT_KERNEL) {
-			kernel = v;
-			continue;
-		}
-		if (!is_leaf(k) || (in->polled[k] && !in->rows[k]))
-			continue;
 		/* /proc's RssFile of the probe is memprobe's own binary, whose
 		 * pages memprobe faulted in and its cgroup was charged for: no
 		 * cost of the allocation (1 MiB of a 476 MiB fill in a guest,
 		 * half the budget's kernel cost per GiB) */
-		if (k == MP_CAT_FILE && in->rows[k] && in->probe_pid && tgid == in->probe_pid)
+		if ((k == MP_CAT_FILE || k == MP_CAT_SHMEM) && in->rows[k] && in->probe_pid &&
+		    tgid == in->probe_pid)
+			continue;
+		if (k == MP_CAT_KERNEL || k == MP_CAT_FILE) {
+			*(k == MP_CAT_KERNEL ? &kernel : &file) = v;
+			continue;
+		}
+		if (!is_leaf(k) || (in->polled[k] && !in->rows[k]))
 			continue;
 		g[k] = v;
 		if (mp_cats[k].part == MP_PART_KERNEL)
@@ -67,6 +73,16 @@ static void task_growth(const struct mp_overhead_in *in, uint32_t tgid, int64_t 
 	/* a polled kernel part stays inside its process's kernel_other */
 	if (in->have_kernel_total && !in->polled[MP_CAT_KERNEL])
 		g[MP_OVH_KERNEL_OTHER] = kernel - parts;
+	/* unmapped by it and not yet freed in its context */
+	if (in->page_size)
+		g[MP_OVH_ANON_UNMAPPED] =
+			((a ? (int64_t)(a->anon_unmapped_pages - a->anon_freed_pages) : 0) -
+			 (b ? (int64_t)(b->anon_unmapped_pages - b->anon_freed_pages) : 0)) *
+			in->page_size;
+	if (!in->polled[MP_CAT_FILE] || in->rows[MP_CAT_FILE])
+		g[MP_OVH_PAGE_CACHE] = file - g[MP_CAT_SHMEM];
+	*cow = (int64_t)((a ? a->cow_pages : 0) - (b ? b->cow_pages : 0)) *
+	       (int64_t)in->cow_page_bytes;
 }
 
 /* memory.stat's growth of a polled category, 0 without both readings */
@@ -113,11 +129,27 @@ static int64_t stat_beyond(const struct mp_overhead_in *in, int k, int64_t rows,
 	return stat_growth(in, k) - rows - less_bytes;
 }
 
+/* The page cache's growth (file without its shmem) in memory.stat beyond
+ * what the rows explain, as stat_beyond does for a category. */
+static int64_t cache_beyond(const struct mp_overhead_in *in, int64_t rows)
+{
+	int64_t v = stat_growth(in, MP_CAT_FILE) - stat_growth(in, MP_CAT_SHMEM);
+	const struct mp_attr_snap *a = in->at, *b = in->base;
+
+	if (!in->rows[MP_CAT_FILE])
+		return v;
+	if (!a->stat_settled || !b->stat_settled || !a->have_stat || !b->have_stat ||
+	    !a->stat.have[MP_CAT_FILE] || !b->stat.have[MP_CAT_FILE])
+		return 0;
+	return v - rows;
+}
+
 /* The polled categories, as parts of pid 0 named "(memory.stat)" (with
  * /proc's rows, what memory.stat shows beyond them); a polled kernel
- * total's rest beyond every itemised part as kernel_other. */
+ * total's rest beyond every itemised part as kernel_other, a polled
+ * file's beyond shmem as page_cache. */
 static void add_polled(const struct mp_overhead_in *in, struct mp_overhead *o,
-		       int64_t kernel_parts, const int64_t rows[MP_NR_CATS],
+		       int64_t kernel_parts, const int64_t rows[MP_OVH_NR_CATS],
 		       int64_t anon_less)
 {
 	for (int k = 0; k < MP_NR_CATS; k++)
@@ -130,6 +162,9 @@ static void add_polled(const struct mp_overhead_in *in, struct mp_overhead *o,
 			if (mp_cats[k].part == MP_PART_KERNEL)
 				kernel_parts += v;
 		}
+	if (in->polled[MP_CAT_FILE])
+		add_part(o, 0, 0, "(memory.stat)", MP_OVH_PAGE_CACHE,
+			 cache_beyond(in, rows[MP_OVH_PAGE_CACHE]));
 	if (in->have_kernel_total && in->polled[MP_CAT_KERNEL])
 		add_part(o, 0, 0, "(memory.stat)", MP_OVH_KERNEL_OTHER,
 			 stat_growth(in, MP_CAT_KERNEL) - kernel_parts);
@@ -169,17 +204,101 @@ static bool probe_has_anon(const struct mp_overhead_in *in)
 	       (!in->polled[MP_CAT_ANON] || in->rows[MP_CAT_ANON]);
 }
 
+static const char *role_of(const struct mp_overhead_in *in, uint32_t pid)
+{
+	for (size_t i = 0; pid && i < in->nroles; i++)
+		if (in->roles[i].pid == pid)
+			return in->roles[i].role;
+	return "";
+}
+
+/* Add a process's (or a context's) growth to its group: the process's own
+ * where its name has no role, else its name and role's. */
+static void group_add(struct mp_overhead *o, const char *comm, const char *role, uint32_t pid,
+		      uint32_t host, const int64_t g[MP_OVH_NR_CATS], int64_t cow)
+{
+	struct mp_overhead_group *gr = NULL;
+
+	for (size_t i = 0; i < o->ngroups && !gr; i++)
+		if (!strcmp(o->groups[i].comm, comm) && !strcmp(o->groups[i].role, role) &&
+		    (role[0] || o->groups[i].pid == pid))
+			gr = &o->groups[i];
+	if (!gr) {
+		gr = &o->groups[o->ngroups++];
+		snprintf(gr->comm, sizeof(gr->comm), "%s", comm);
+		snprintf(gr->role, sizeof(gr->role), "%s", role);
+		gr->pid = pid;
+		gr->host_pid = host;
+	}
+	if (pid && gr->processes++ && gr->pid != pid)
+		gr->pid = 0; /* more than one: no pid */
+	for (int k = 0; k < MP_OVH_NR_CATS; k++) {
+		gr->cat_bytes[k] += g[k];
+		gr->bytes += g[k];
+	}
+	gr->cow_bytes += cow;
+}
+
+static int cmp_group_desc(const void *x, const void *y)
+{
+	const struct mp_overhead_group *a = x, *b = y;
+	int64_t ax = a->bytes < 0 ? -a->bytes : a->bytes, bx = b->bytes < 0 ? -b->bytes : b->bytes;
+
+	if (ax != bx)
+		return ax < bx ? 1 : -1;
+	return strcmp(a->comm, b->comm);
+}
+
+/* The polled parts (pid 0, "(memory.stat)") as one group; the other
+ * contexts' are grouped as they are counted. */
+static void group_polled(struct mp_overhead *o, size_t from)
+{
+	int64_t g[MP_OVH_NR_CATS] = { 0 };
+	bool any = false;
+
+	for (size_t i = from; i < o->nparts; i++) {
+		g[o->parts[i].cat] += o->parts[i].bytes;
+		any = true;
+	}
+	if (any)
+		group_add(o, "(memory.stat)", "", 0, 0, g, 0);
+}
+
+/*
+ * What the kernel reclaimed in the probe's own context to make room for
+ * it: the probe's page cache and reclaimable slab shrinking. The probe
+ * maps anonymous memory only: any of its page cache or dentries that goes
+ * is the workload's, freed by direct reclaim while the probe charged.
+ */
+static void take_reclaimed(struct mp_overhead *o)
+{
+	static const int rec[] = { MP_OVH_PAGE_CACHE, MP_CAT_SLAB_RECLAIMABLE };
+
+	for (size_t i = 0; i < sizeof(rec) / sizeof(rec[0]); i++) {
+		int k = rec[i];
+
+		if (o->probe_cat_bytes[k] >= 0)
+			continue;
+		o->reclaimed_cat_bytes[k] = o->probe_cat_bytes[k];
+		o->reclaimed_bytes += o->probe_cat_bytes[k];
+		o->probe_cat_bytes[k] = 0;
+	}
+}
+
 int mp_overhead_build(const struct mp_overhead_in *in, struct mp_overhead *o)
 {
-	size_t nb = in->base ? in->base->ntasks : 0, ntg;
-	uint32_t *tg = calloc(in->at->ntasks + nb + 1, sizeof(*tg));
-	int64_t sum = 0, kernel_parts = 0, rows[MP_NR_CATS] = { 0 };
+	size_t nb = in->base ? in->base->ntasks : 0, ntg, polled_from;
+	size_t nrows = in->at->ntasks + nb + 2;
+	uint32_t *tg = calloc(nrows, sizeof(*tg));
+	int64_t sum = 0, kernel_parts = 0, rows[MP_OVH_NR_CATS] = { 0 };
 	bool own = probe_has_anon(in);
 
 	memset(o, 0, sizeof(*o));
 	o->bytes = in->bytes;
-	o->parts = calloc((in->at->ntasks + nb + 1) * MP_OVH_NR_CATS, sizeof(*o->parts));
-	if (!tg || !o->parts) {
+	o->have_cow = in->cow_page_bytes > 0;
+	o->parts = calloc(nrows * MP_OVH_NR_CATS, sizeof(*o->parts));
+	o->groups = calloc(nrows, sizeof(*o->groups));
+	if (!tg || !o->parts || !o->groups) {
 		free(tg);
 		mp_overhead_free(o);
 		return -ENOMEM;
@@ -187,42 +306,107 @@ int mp_overhead_build(const struct mp_overhead_in *in, struct mp_overhead *o)
 	ntg = union_tgids(in, tg);
 	for (size_t i = 0; i < ntg; i++) {
 		const struct mp_task_row *r = row_of(in->at, tg[i]);
-		int64_t g[MP_OVH_NR_CATS];
+		int64_t g[MP_OVH_NR_CATS], cow;
 
 		if (!r)
 			r = row_of(in->base, tg[i]);
-		task_growth(in, tg[i], g);
+		task_growth(in, tg[i], g, &cow);
+		/* the probe's own pages unmapped, not yet uncharged (the peak
+		 * came while it freed): still its anon, what it allocated */
+		if (in->probe_pid && tg[i] == in->probe_pid) {
+			g[MP_CAT_ANON] += g[MP_OVH_ANON_UNMAPPED];
+			g[MP_OVH_ANON_UNMAPPED] = 0;
+		}
 		for (int k = 0; k < MP_OVH_NR_CATS; k++) {
 			if (k < MP_NR_CATS && mp_cats[k].part == MP_PART_KERNEL)
 				kernel_parts += g[k];
-			if (k < MP_NR_CATS)
-				rows[k] += g[k];
+			rows[k] += g[k];
 			if (in->probe_pid && tg[i] == in->probe_pid)
 				o->probe_cat_bytes[k] = g[k];
 			else
 				add_part(o, tg[i], r->host_tgid, r->comm, k, g[k]);
 		}
+		if (!in->probe_pid || tg[i] != in->probe_pid)
+			group_add(o, r->comm, role_of(in, tg[i]), tg[i], r->host_tgid, g, cow);
 	}
 	free(tg);
+	polled_from = o->nparts;
 	add_polled(in, o, kernel_parts, rows,
 		   in->probe_pid && !own ? (int64_t)in->allocated_bytes : 0);
+	group_polled(o, polled_from);
 	/* the probe's anon beyond what it allocated: THP rounding, or below 0
 	 * when the peak came before its last chunk was touched; never minus
 	 * the whole allocation for a row that does not carry it */
 	o->probe_cat_bytes[MP_CAT_ANON] -= own ? (int64_t)in->allocated_bytes : 0;
+	take_reclaimed(o);
 	for (int k = 0; k < MP_OVH_NR_CATS; k++)
 		o->probe_kernel_bytes += o->probe_cat_bytes[k];
 	qsort(o->parts, o->nparts, sizeof(*o->parts), cmp_part_desc);
+	qsort(o->groups, o->ngroups, sizeof(*o->groups), cmp_group_desc);
+	/* groups that came to nothing (processes that charged and freed
+	 * alike) are no group */
+	while (o->ngroups && !o->groups[o->ngroups - 1].bytes && !o->groups[o->ngroups - 1].cow_bytes)
+		o->ngroups--;
 	for (size_t i = 0; i < o->nparts; i++)
 		sum += o->parts[i].bytes;
-	o->unexplained_bytes = in->bytes - sum - o->probe_kernel_bytes;
+	o->unexplained_bytes = in->bytes - sum - o->probe_kernel_bytes - o->reclaimed_bytes;
 	return 0;
 }
 
 void mp_overhead_free(struct mp_overhead *o)
 {
 	free(o->parts);
+	free(o->groups);
 	memset(o, 0, sizeof(*o));
+}
+
+/* [{category, bytes}] of the non-zero ones of v, the largest (either
+ * sign) first */
+static cJSON *cat_list(const int64_t v[MP_OVH_NR_CATS])
+{
+	cJSON *arr = cJSON_CreateArray(), *e;
+	int by[MP_OVH_NR_CATS];
+
+	for (int k = 0; k < MP_OVH_NR_CATS; k++)
+		by[k] = k;
+	for (int i = 1; i < MP_OVH_NR_CATS; i++) /* insertion: stable, 14 items */
+		for (int j = i; j > 0 && llabs(v[by[j]]) > llabs(v[by[j - 1]]); j--) {
+			int t = by[j];
+
+			by[j] = by[j - 1];
+			by[j - 1] = t;
+		}
+	for (int i = 0; i < MP_OVH_NR_CATS; i++) {
+		int k = by[i];
+
+		if (!v[k])
+			continue;
+		e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "category", mp_overhead_cat_name(k));
+		mp_json_add_s64(e, "bytes", v[k]);
+		cJSON_AddItemToArray(arr, e);
+	}
+	return arr;
+}
+
+static cJSON *group_json(const struct mp_overhead *o, const struct mp_overhead_group *g)
+{
+	cJSON *e = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(e, "comm", g->comm);
+	cJSON_AddStringToObject(e, "role", g->role);
+	cJSON_AddNumberToObject(e, "processes", g->processes);
+	if (g->processes == 1 && g->pid)
+		mp_json_add_pid(e, g->pid, g->host_pid);
+	else
+		cJSON_AddNullToObject(e, "pid");
+	mp_json_add_s64(e, "bytes", g->bytes);
+	if (o->have_cow)
+		mp_json_add_s64(e, "copy_on_write_bytes", g->cow_bytes);
+	else
+		cJSON_AddNullToObject(e, "copy_on_write_bytes");
+	cJSON_AddItemToObject(e, "categories", cat_list(g->cat_bytes));
+	return e;
 }
 
 cJSON *mp_overhead_json(const struct mp_overhead *o, const char *at)
@@ -241,16 +425,13 @@ cJSON *mp_overhead_json(const struct mp_overhead *o, const char *at)
 		mp_json_add_s64(e, "bytes", o->parts[i].bytes);
 		cJSON_AddItemToArray(arr, e);
 	}
+	arr = cJSON_AddArrayToObject(j, "groups");
+	for (size_t i = 0; i < o->ngroups; i++)
+		cJSON_AddItemToArray(arr, group_json(o, &o->groups[i]));
 	mp_json_add_s64(j, "probe_kernel_bytes", o->probe_kernel_bytes);
-	arr = cJSON_AddArrayToObject(j, "probe_kernel_parts");
-	for (int k = 0; k < MP_OVH_NR_CATS; k++) {
-		if (!o->probe_cat_bytes[k])
-			continue;
-		e = cJSON_CreateObject();
-		cJSON_AddStringToObject(e, "category", mp_overhead_cat_name(k));
-		mp_json_add_s64(e, "bytes", o->probe_cat_bytes[k]);
-		cJSON_AddItemToArray(arr, e);
-	}
+	cJSON_AddItemToObject(j, "probe_kernel_parts", cat_list(o->probe_cat_bytes));
+	mp_json_add_s64(j, "reclaimed_bytes", o->reclaimed_bytes);
+	cJSON_AddItemToObject(j, "reclaimed_parts", cat_list(o->reclaimed_cat_bytes));
 	mp_json_add_s64(j, "unexplained_bytes", o->unexplained_bytes);
 	return j;
 }
@@ -262,6 +443,8 @@ static cJSON *explain(const struct mp_overhead_doc_in *d, int64_t bytes, uint64_
 	struct mp_overhead_in in = {
 		.bytes = bytes, .allocated_bytes = allocated, .probe_pid = d->probe_pid,
 		.base = &d->snaps->base, .at = at, .have_kernel_total = d->have_kernel_total,
+		.page_size = d->snaps->anon_unmapped ? d->snaps->page_size : 0,
+		.roles = d->roles, .nroles = d->nroles, .cow_page_bytes = d->cow_page_bytes,
 	};
 	struct mp_overhead o;
 	cJSON *j;
@@ -287,7 +470,9 @@ cJSON *mp_overhead_doc(const struct mp_overhead_doc_in *d)
 		cJSON_AddNullToObject(j, "left_after");
 	else
 		cJSON_AddItemToObject(j, "left_after", left);
-	mp_json_add_u64(j, "vector_usage_bytes", s->peak_usage_bytes);
+	/* the usage read with the vector, else the sampler's read before it */
+	mp_json_add_u64(j, "vector_usage_bytes",
+			s->peak.have_usage ? s->peak.usage_bytes : s->peak_usage_bytes);
 	mp_json_add_u64(j, "baseline_usage_bytes", s->base_usage_bytes);
 	mp_json_add_u64(j, "baseline_window_ns", d->baseline_ns);
 	cJSON_AddNumberToObject(j, "baseline_samples", d->baseline_samples);

@@ -4,12 +4,15 @@
  * split into the workload's growth by process and category, the probe's own
  * cost beyond its allocation, and what is left unexplained, so that
  *
- *   sum(parts) + probe_kernel_bytes + unexplained_bytes == bytes
+ *   sum(parts) + probe_kernel_bytes + reclaimed_bytes + unexplained_bytes == bytes
  *
- * exactly. Pure: built from two attribution vectors (snapshots of the BPF
- * per-task map, or without BPF of /proc's per-process counters: at the
- * baseline and at the moment explained) and the probe's figures; unit
- * tests build it from hand-made snapshots.
+ * exactly. The parts are also gathered into groups, a process each or, for
+ * processes of one name and role (proc_role.h), one for them all: what
+ * the text says ("postgres x32 (backends) anon 9.1 MiB"). Pure: built
+ * from two attribution vectors (snapshots of the BPF per-task map, or
+ * without BPF of /proc's per-process counters: at the baseline and at the
+ * moment explained) and the probe's figures; unit tests build it from
+ * hand-made snapshots.
  */
 #ifndef MEMPROBE_OVERHEAD_H
 #define MEMPROBE_OVERHEAD_H
@@ -20,11 +23,19 @@
 #include <stdint.h>
 
 #include "attr.h"
+#include "proc_role.h"
 
-/* The rest of kernel (MEMCG_KMEM) beyond its itemised parts: a category
- * index of its own, after enum mp_cat's. */
+/* The rest of kernel (MEMCG_KMEM) beyond its itemised parts, file
+ * without its shmem (the page cache), then the anon pages unmapped and
+ * still charged (out of memory.stat's anon, not yet freed: a munmap's TLB
+ * batch, pages a pipe or a pin holds), which the usage holds and no
+ * memory.stat category shows: category indices of their own, after enum
+ * mp_cat's. shmem is a part of its own, so that a shared segment
+ * (shared_buffers) is not read as each toucher's page cache. */
 #define MP_OVH_KERNEL_OTHER MP_NR_CATS
-#define MP_OVH_NR_CATS (MP_NR_CATS + 1)
+#define MP_OVH_PAGE_CACHE (MP_NR_CATS + 1)
+#define MP_OVH_ANON_UNMAPPED (MP_NR_CATS + 2)
+#define MP_OVH_NR_CATS (MP_NR_CATS + 3)
 
 struct mp_overhead_in {
 	int64_t bytes;                 /* what is explained */
@@ -38,6 +49,12 @@ struct mp_overhead_in {
 					* growth beyond theirs is a "(memory.stat)" part
 					* where both vectors' memory.stat was settled */
 	bool have_kernel_total;        /* the kernel keeps kernel (MEMCG_KMEM) per memcg */
+	long page_size;                /* bytes a page: anon unmapped is counted in pages;
+					* 0: not counted (no page free hook) */
+	const struct mp_proc_role *roles; /* the target's processes' roles; may be NULL */
+	size_t nroles;
+	uint64_t cow_page_bytes;       /* bytes per cow_pages unit (the page size);
+					* 0: copy-on-write not measured */
 };
 
 struct mp_overhead_part {
@@ -45,16 +62,40 @@ struct mp_overhead_part {
 	uint32_t host_pid;             /* the host's, where memprobe's pid namespace
 					* gives another; 0: the same */
 	char comm[16];
-	int cat;                       /* enum mp_cat, or MP_OVH_KERNEL_OTHER */
+	int cat;                       /* enum mp_cat, MP_OVH_KERNEL_OTHER or
+					* MP_OVH_ANON_UNMAPPED */
 	int64_t bytes;
+};
+
+/* The parts of one process, or of the processes of one name and role. */
+struct mp_overhead_group {
+	char comm[16];
+	char role[MP_ROLE_LEN];
+	uint32_t processes;            /* 0: other contexts, memory.stat */
+	uint32_t pid;                  /* the process's, when there is one */
+	uint32_t host_pid;             /* ... and the host's, where memprobe's pid
+					* namespace gives another; 0: the same */
+	int64_t bytes;                 /* the sum of its parts */
+	int64_t cat_bytes[MP_OVH_NR_CATS];
+	int64_t cow_bytes;             /* copied on write, inside its anon */
 };
 
 struct mp_overhead {
 	int64_t bytes;
 	struct mp_overhead_part *parts; /* the workload's, largest first, none zero */
 	size_t nparts;
+	struct mp_overhead_group *groups; /* the parts by process, or by name and role;
+					   * the largest (either sign) first */
+	size_t ngroups;
+	bool have_cow;
 	int64_t probe_kernel_bytes;
 	int64_t probe_cat_bytes[MP_OVH_NR_CATS]; /* its parts; anon: beyond allocated */
+	/* What the kernel reclaimed of the workload's memory in the probe's
+	 * own context, to make room for it (direct reclaim at the limit,
+	 * --reclaim-cache): the probe's page cache and reclaimable slab
+	 * shrinking, never its own. */
+	int64_t reclaimed_bytes;
+	int64_t reclaimed_cat_bytes[MP_OVH_NR_CATS];
 	int64_t unexplained_bytes;
 };
 
@@ -66,8 +107,9 @@ void mp_overhead_free(struct mp_overhead *o);
 const char *mp_overhead_cat_name(int cat);
 
 /*
- * The document's object: {bytes, at (when not NULL), parts,
- * probe_kernel_bytes, probe_kernel_parts, unexplained_bytes}. Caller frees.
+ * The document's object: {bytes, at (when not NULL), parts, groups,
+ * probe_kernel_bytes, probe_kernel_parts, reclaimed_bytes, reclaimed_parts,
+ * unexplained_bytes}. Caller frees.
  */
 cJSON *mp_overhead_json(const struct mp_overhead *o, const char *at);
 
@@ -81,6 +123,9 @@ struct mp_overhead_doc_in {
 	bool polled[MP_NR_CATS];
 	bool rows[MP_NR_CATS];
 	bool have_kernel_total;
+	const struct mp_proc_role *roles;
+	size_t nroles;
+	uint64_t cow_page_bytes;
 	uint64_t baseline_ns;          /* the baseline window, as sampled */
 	uint32_t baseline_samples;
 };

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/vfs.h>
 
 #ifndef TMPFS_MAGIC
@@ -23,8 +24,9 @@
 
 const char *const mp_pin_kind_names[MP_NR_PIN_KINDS] = { "shmem", "anon", "file" };
 
-/* memory.stat's unevictable and shmem; v1's hierarchical total_ keys, as
- * the target's children (the probe's cgroup) count too. */
+/* memory.stat's unevictable, shmem, file and file_mapped; v1's
+ * hierarchical total_ keys, as the target's children (the probe's cgroup)
+ * count too. */
 static void read_stat(const struct mp_cgroup *cg, struct mp_pinned *p)
 {
 	bool v1 = cg->version == 1;
@@ -43,9 +45,23 @@ static void read_stat(const struct mp_cgroup *cg, struct mp_pinned *p)
 		} else if (!strcmp(key, v1 ? "total_shmem" : "shmem")) {
 			p->shmem_bytes = v;
 			p->have_shmem = true;
+		} else if (!strcmp(key, v1 ? "total_cache" : "file")) {
+			p->file_bytes = v;
+			p->have_file = true;
+		} else if (!strcmp(key, v1 ? "total_mapped_file" : "file_mapped")) {
+			p->file_mapped_bytes = v;
+			p->have_file_mapped = true;
 		}
 	}
 	fclose(f);
+}
+
+bool mp_unmapped_bytes(uint64_t file, uint64_t shmem, uint64_t file_mapped,
+		       uint64_t *file_unmapped, uint64_t *shmem_unmapped)
+{
+	*file_unmapped = file > file_mapped ? file - file_mapped : 0;
+	*shmem_unmapped = shmem > file_mapped ? shmem - file_mapped : 0;
+	return true;
 }
 
 /* A shared mapping's pages are shmem when its file is: shared anonymous
@@ -140,19 +156,126 @@ static uint64_t task_pinned(const struct mp_pinned_task *t)
 	return t->vm_lck_bytes + t->vm_pin_bytes + t->rss_shmem_bytes;
 }
 
+/* The segment of (dev, ino), made when new; NULL when the table is full. */
+static struct mp_shm_seg *seg_of(struct mp_pinned *p, uint64_t dev, uint64_t ino,
+				 const char *name)
+{
+	struct mp_shm_seg *g;
+
+	for (size_t i = 0; i < p->nsegs; i++)
+		if (p->segs[i].dev == dev && p->segs[i].ino == ino)
+			return &p->segs[i];
+	if (p->nsegs == MP_MAX_SHM_SEGS)
+		return NULL;
+	g = &p->segs[p->nsegs++];
+	memset(g, 0, sizeof(*g));
+	g->dev = dev;
+	g->ino = ino;
+	snprintf(g->name, sizeof(g->name), "%.63s", name);
+	return g;
+}
+
+static int seg_add_pid(struct mp_shm_seg *g, uint32_t pid)
+{
+	for (size_t i = 0; i < g->npids; i++)
+		if (g->pids[i] == pid)
+			return 0;
+	if (g->npids == g->cap) {
+		size_t nc = g->cap ? g->cap * 2 : 16;
+		uint32_t *n = realloc(g->pids, nc * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		g->pids = n;
+		g->cap = nc;
+	}
+	g->pids[g->npids++] = pid;
+	return 0;
+}
+
+/*
+ * The shared shmem mappings of a process with RssShmem, from
+ * /proc/PID/maps (not smaps: one line a mapping). A segment's resident
+ * size is its file's allocated blocks, read once through
+ * /proc/PID/map_files (root only): the kernel's count of its pages.
+ */
+static int read_maps(struct mp_pinned *p, uint32_t pid)
+{
+	char path[96], line[PATH_MAX + 128], perms[8], name[PATH_MAX];
+	unsigned long lo, hi, off, ino;
+	unsigned int maj, min;
+	int ret = 0, at;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	if (!(f = fopen(path, "re")))
+		return 0;
+	while (!ret && fgets(line, sizeof(line), f)) {
+		struct mp_shm_seg *g;
+		struct stat st;
+
+		at = 0;
+		if (sscanf(line, "%lx-%lx %7s %lx %x:%x %lu %n", &lo, &hi, perms, &off, &maj, &min,
+			   &ino, &at) < 7 || !at || perms[3] != 's')
+			continue;
+		snprintf(name, sizeof(name), "%s", line + at);
+		name[strcspn(name, "\n")] = '\0';
+		if (!ino || !shmem_mapping(name))
+			continue;
+		if (!(g = seg_of(p, ((uint64_t)maj << 20) | min, ino, name))) {
+			p->segs_more++;
+			continue;
+		}
+		if (hi - lo > g->mapped_bytes)
+			g->mapped_bytes = hi - lo;
+		snprintf(path, sizeof(path), "/proc/%u/map_files/%lx-%lx", pid, lo, hi);
+		if (!g->have_resident && !stat(path, &st)) {
+			g->resident_bytes = (uint64_t)st.st_blocks * 512;
+			g->have_resident = true;
+		}
+		ret = seg_add_pid(g, pid);
+	}
+	fclose(f);
+	return ret;
+}
+
+static int add_role(struct mp_pinned *p, const struct mp_pinned_task *t)
+{
+	struct mp_proc_role *r;
+
+	if (p->nroles == p->roles_cap) {
+		size_t nc = p->roles_cap ? p->roles_cap * 2 : 32;
+		struct mp_proc_role *n = realloc(p->roles, nc * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		p->roles = n;
+		p->roles_cap = nc;
+	}
+	r = &p->roles[p->nroles++];
+	r->pid = t->pid;
+	snprintf(r->comm, sizeof(r->comm), "%s", t->comm);
+	mp_proc_role_read(t->pid, r->role, sizeof(r->role));
+	return 0;
+}
+
 static int add_pid(struct mp_pinned *p, uint32_t pid, size_t *cap)
 {
 	struct mp_pinned_task t;
+	int ret;
 
-	for (size_t i = 0; i < p->ntasks; i++)
-		if (p->tasks[i].pid == pid)
+	for (size_t i = 0; i < p->nroles; i++)
+		if (p->roles[i].pid == pid)
 			return 0;
 	if (!read_status(pid, &t))
 		return 0;
 	p->nprocs++;
 	p->vm_lck_bytes += t.vm_lck_bytes;
 	p->vm_pin_bytes += t.vm_pin_bytes;
-	p->rss_shmem_bytes += t.rss_shmem_bytes;
+	if (t.rss_shmem_bytes > p->rss_shmem_max_bytes)
+		p->rss_shmem_max_bytes = t.rss_shmem_bytes;
+	if ((ret = add_role(p, &t)) || (t.rss_shmem_bytes && (ret = read_maps(p, pid))))
+		return ret;
 	if (!task_pinned(&t))
 		return 0;
 	if (p->ntasks == *cap) {
@@ -202,8 +325,19 @@ int mp_pinned_read(const struct mp_cgroup *cg, const char *at, struct mp_pinned 
 	return ret;
 }
 
+const char *mp_pinned_role(const struct mp_pinned *p, uint32_t pid)
+{
+	for (size_t i = 0; p && i < p->nroles; i++)
+		if (p->roles[i].pid == pid)
+			return p->roles[i].role;
+	return "";
+}
+
 void mp_pinned_free(struct mp_pinned *p)
 {
 	free(p->tasks);
+	free(p->roles);
+	for (size_t i = 0; i < p->nsegs; i++)
+		free(p->segs[i].pids);
 	memset(p, 0, sizeof(*p));
 }

@@ -1158,6 +1158,17 @@ int mp_probe_run(const struct mp_host *h, const struct mp_cgroup *target,
 		read_peak(&r);
 	}
 	stop_sampler(&r);
+	if (res->completed && !res->f.probe_chunks) {
+		/* why no chunk fit, as it was then: not the headroom the target
+		 * was first read with (memprobe's start and the workload move it) */
+		struct mp_cgroup now = *target;
+
+		if (!mp_cgroup_read("", r.h, &now))
+			res->headroom_at_stop_bytes = r.cfg->reclaim_cache ? now.soft_headroom_bytes
+									  : now.headroom_bytes;
+		else
+			res->headroom_at_stop_bytes = target->headroom_bytes;
+	}
 	res->stop_reason = res->throttled ? "throttled" : res->interrupted ? "interrupted" :
 			   res->oom_killed ? "oom_killed" : res->killed_by_signal ? "killed" :
 			   res->completed ? "margin" : "error";

@@ -90,6 +90,8 @@ struct mp_probe_result {
 	uint64_t baseline_ns;          /* the baseline window, as sampled */
 	uint32_t baseline_samples;     /* usage reads in it */
 	uint64_t probe_limit_bytes;    /* the limit of the probe's own cgroup */
+	uint64_t headroom_at_stop_bytes; /* no chunk filled: the target's headroom (soft
+					  * with --reclaim-cache) read as it stopped */
 	uint64_t fill_ns;              /* from the go to the last chunk, wall clock */
 	bool completed;                /* stopped at the margin */
 	bool interrupted;              /* stopped by *cfg->stop */

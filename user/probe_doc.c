@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 void mp_probe_fields_json(cJSON *o, const struct mp_probe_fields *f)
 {
@@ -80,7 +81,7 @@ static void workload_ooms(cJSON *doc, const struct mp_probe_doc_in *in)
 }
 
 void mp_probe_overhead_json(cJSON *obj, struct mp_attr *attr, const struct mp_probe_result *res,
-			    const struct mp_overhead_snaps *ovh)
+			    const struct mp_overhead_snaps *ovh, const struct mp_pinned *pinned)
 {
 	struct mp_overhead_doc_in d = {
 		.overhead_bytes = mp_probe_overhead_bytes(&res->f),
@@ -88,6 +89,7 @@ void mp_probe_overhead_json(cJSON *obj, struct mp_attr *attr, const struct mp_pr
 		.allocated_bytes = res->f.allocated_bytes, .probe_pid = (uint32_t)res->child_pid,
 		.snaps = ovh, .baseline_ns = res->baseline_ns,
 		.baseline_samples = res->baseline_samples,
+		.roles = pinned ? pinned->roles : NULL, .nroles = pinned ? pinned->nroles : 0,
 	};
 	cJSON *o;
 
@@ -98,6 +100,13 @@ void mp_probe_overhead_json(cJSON *obj, struct mp_attr *attr, const struct mp_pr
 		d.rows[k] = mp_attr_cat_rows(attr, k);
 	}
 	d.have_kernel_total = mp_attr_cat_available(attr, MP_CAT_KERNEL, NULL);
+	{
+		uint32_t period;
+		const char *fn, *why;
+
+		if (mp_attr_cow(attr, &period, &fn, &why))
+			d.cow_page_bytes = (uint64_t)sysconf(_SC_PAGESIZE);
+	}
 	if ((o = mp_overhead_doc(&d)))
 		cJSON_AddItemToObject(obj, "overhead", o);
 }
@@ -140,16 +149,42 @@ static void probe_stop_json(cJSON *p, const struct mp_probe_doc_in *in)
 			res->f.allocated_bytes);
 }
 
+/*
+ * The fill went past its stop point: the target's peak above the usage it
+ * was to stop at (where that is the target's own). The bounds are checked
+ * before each chunk, so what the workload and the kernel add meanwhile
+ * (and in place no limit of the probe's own holds) can carry it over.
+ * Said on standard error and in the document's note.
+ */
+static void overshoot_note(cJSON *doc, const struct mp_probe_doc_in *in)
+{
+	const struct mp_probe_result *res = in->res;
+	char note[PATH_MAX + 400], b1[32], b2[32], b3[32];
+
+	if (!res->f.probe_chunks || strcmp(res->stop_at_from, in->target->dir) ||
+	    res->f.usage_peak_bytes <= res->stop_at_bytes)
+		return;
+	snprintf(note, sizeof(note), "the fill overshot its stop point: the target's peak %s is "
+		 "%s past the stop at %s (%s)%s", mp_fmt_bytes(res->f.usage_peak_bytes, b1,
+		 sizeof(b1)), mp_fmt_bytes(res->f.usage_peak_bytes - res->stop_at_bytes, b2,
+		 sizeof(b2)), mp_fmt_bytes(res->stop_at_bytes, b3, sizeof(b3)), res->stop_at_from,
+		 res->in_target ? "; in place no limit of the probe's own holds it: the bounds "
+		 "are checked before each chunk only" : "");
+	fprintf(stderr, "memprobe probe: %s\n", note);
+	cJSON_AddStringToObject(doc, "note", note);
+}
+
 cJSON *mp_probe_doc(const struct mp_probe_doc_in *in)
 {
 	const struct mp_probe_result *res = in->res;
-	char b1[32];
+	char b1[32], b2[32];
 
 	/* the header, then the brief's nine fields, then the rest */
 	cJSON *doc = mp_doc_new("probe", in->host);
 	mp_probe_fields_json(doc, &res->f);
 	/* the overhead explained, before the snapshots become differences */
-	mp_probe_overhead_json(doc, in->attr, res, in->ovh);
+	mp_probe_overhead_json(doc, in->attr, res, in->ovh,
+			       in->pinned && in->pinned->taken ? in->pinned : NULL);
 	cJSON_AddBoolToObject(doc, "interrupted", res->interrupted);
 	cJSON_AddBoolToObject(doc, "probe_oom_killed", res->oom_killed);
 	if (res->killed_by_signal)
@@ -209,11 +244,17 @@ cJSON *mp_probe_doc(const struct mp_probe_doc_in *in)
 		cJSON_AddItemToObject(doc, "pinned",
 				      mp_pinned_json(in->pinned, cJSON_GetObjectItemCaseSensitive(
 						     doc, "attribution"), in->top));
+	/* the headroom as the probe stopped, not as the target was first
+	 * read: memprobe's own start (BPF maps, in place charged there) and
+	 * the workload move it */
 	if (res->completed && !res->f.probe_chunks) {
 		fprintf(stderr, "memprobe probe: no room for a chunk: the target is within its margin "
-			"already (headroom %s)\n", mp_fmt_bytes(in->target->headroom_bytes, b1, sizeof(b1)));
+			"already (headroom %s as it stopped, margin %s)\n",
+			mp_fmt_bytes(res->headroom_at_stop_bytes, b1, sizeof(b1)),
+			mp_fmt_bytes(in->margin, b2, sizeof(b2)));
 		cJSON_AddStringToObject(doc, "note", "no room for a chunk: the target was within its margin already");
 	}
+	overshoot_note(doc, in);
 	if (res->killed_by_signal)
 		fprintf(stderr, "memprobe probe: the probe process was killed by signal %d (%s) "
 			"after %" PRIu64 " chunks, not by memprobe: the figures are partial\n",

@@ -17,9 +17,10 @@
 void mp_probe_fields_json(cJSON *obj, const struct mp_probe_fields *f);
 
 /* The "overhead" object (overhead.c) of a probe run into obj, from the
- * session's plan and the vectors kept while it ran; nothing without them. */
+ * session's plan and the vectors kept while it ran, its processes' roles
+ * from pinned (NULL: none); nothing without them. */
 void mp_probe_overhead_json(cJSON *obj, struct mp_attr *attr, const struct mp_probe_result *res,
-			    const struct mp_overhead_snaps *ovh);
+			    const struct mp_overhead_snaps *ovh, const struct mp_pinned *pinned);
 
 /* What the probe document is built from. */
 struct mp_probe_doc_in {

@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,7 +86,7 @@ static double recent_rate(const struct rec *r)
 static long next_wait_ms(const struct rec *r, uint64_t now)
 {
 	long due = r->next_timeline_ms > now ? (long)(r->next_timeline_ms - now) : 0;
-	uint64_t lim = r->cg.effective_limit_bytes, u = r->last.usage_bytes;
+	uint64_t lim = r->limit_now, u = r->last.usage_bytes;
 	double rate, room;
 
 	if (!r->have_prev) /* no rate yet: a second sample soon gives one */
@@ -122,6 +123,29 @@ static void read_sample(struct rec *r, struct sample *s)
 		r->faults_prev = faults;
 	}
 	r->t_prev_ms = s->t_ms;
+}
+
+/* The effective limit read at t_ms: a change from the last one kept. */
+static void note_limit(struct rec *r, uint64_t t_ms, uint64_t v)
+{
+	if (v == r->limit_now)
+		return;
+	if (r->nlimit_changes < MP_REC_LIMIT_CHANGES)
+		r->limit_changes[r->nlimit_changes++] =
+			(struct limit_change){ t_ms, r->limit_now, v };
+	else
+		r->limit_changes_more++;
+	r->limit_now = v;
+}
+
+/* The effective limit now into s (the last one read when unreadable). */
+static void read_limit(struct rec *r, struct sample *s)
+{
+	uint64_t v;
+
+	if (!mp_cgroup_limit_now("", &r->host, &r->cg, &s->stat, &v))
+		note_limit(r, s->t_ms, v);
+	s->limit_bytes = r->limit_now;
 }
 
 /*
@@ -161,16 +185,34 @@ static void snap_peak(struct rec *r)
 	r->peak_snap_due = false;
 }
 
+/*
+ * The pinned memory at the peak: memory.stat and every process's status
+ * (smaps where it locks memory), read at each new peak and again while
+ * the usage stays at it, so that what is pinned at the peak's usage
+ * (mlock after the touch, io_uring buffers registered, shmem handed over)
+ * is the peak's: read once a second, at the first peak only, a pool
+ * mlocked 100 ms after the start showed nothing locked. As the
+ * snapshots, no more than a ninth of the time (a thousand processes'
+ * status files), and no more than once an interval.
+ */
+static void read_pinned(struct rec *r, const struct sample *s)
+{
+	uint64_t t0 = mp_rec_now_ms(r), t1;
+
+	mp_pinned_read(&r->cg, "peak", &r->pinned);
+	t1 = mp_rec_now_ms(r);
+	r->pinned_ms = s->t_ms;
+	r->pinned.have_t = true;
+	r->pinned.t_ms = t0;
+	r->pinned_next_ms = t1 + MP_MAX(8 * (t1 - t0), (uint64_t)r->o.interval_ms);
+}
+
 /* A new peak: kept, with the maps as they are now. Under r->sample_lock. */
 static void keep_peak(struct rec *r, const struct sample *s)
 {
 	r->peak = *s;
-	/* every process's status (and smaps where it locks memory): at most
-	 * once a second while the usage keeps rising */
-	if (!r->pinned.taken || s->t_ms >= r->pinned_ms + 1000) {
-		mp_pinned_read(&r->cg, "peak", &r->pinned);
-		r->pinned_ms = s->t_ms;
-	}
+	if (!r->pinned.taken || mp_rec_now_ms(r) >= r->pinned_next_ms)
+		read_pinned(r, s);
 	if (r->attr && mp_rec_now_ms(r) >= r->peak_snap_next_ms)
 		snap_peak(r);
 	else if (r->attr)
@@ -189,29 +231,66 @@ static void peak_snap_late(struct rec *r, uint64_t usage)
 		r->peak_snap_due = false;
 }
 
+/*
+ * A timeline sample's lateness, counted and said (run.timeline_samples_*):
+ * one taken half an interval or more after it was due is late, and every
+ * whole interval it came after that is a sample missed. The loop runs
+ * SCHED_FIFO where it may; where it may not, hundreds of processes
+ * faulting at once kept it from the CPU for seconds.
+ */
+static void count_late(struct rec *r, const struct sample *s)
+{
+	uint64_t iv = (uint64_t)r->o.interval_ms, due = r->next_timeline_ms;
+
+	bool first = !r->have_tl_ms;
+
+	if (!first && s->t_ms - r->tl_ms > r->longest_gap_ms)
+		r->longest_gap_ms = s->t_ms - r->tl_ms;
+	r->tl_ms = s->t_ms;
+	r->have_tl_ms = true;
+	if (first || s->t_ms < due + iv / 2)
+		return;
+	r->samples_late++;
+	r->samples_missed += (s->t_ms - due) / iv;
+}
+
 static int take_sample_locked(struct rec *r, bool timeline)
 {
 	struct sample s = { 0 };
-	uint64_t lim = r->cg.effective_limit_bytes;
+	uint64_t lim;
 
 	if (read_usage(r, &s.usage_bytes))
 		return -ENOENT;
+	read_sample(r, &s);
+	/* the limit with the timeline's samples; the quick ones near it carry
+	 * the last read */
+	if (timeline)
+		read_limit(r, &s);
+	else
+		s.limit_bytes = r->limit_now;
+	lim = r->limit_now;
 	/* a rise half way to the limit before the next sample wakes the loop:
 	 * one too quick for two samples to show its rate */
 	if (r->attr)
 		mp_attr_wake_above(r->attr, s.usage_bytes < lim ?
 				   s.usage_bytes + (lim - s.usage_bytes) / 2 : lim);
-	read_sample(r, &s);
 	if (timeline) {
+		count_late(r, &s);
 		mp_tl_push(&r->tl, &s);
 		r->next_timeline_ms += (uint64_t)r->o.interval_ms;
 		if (r->next_timeline_ms <= s.t_ms) /* fell behind: no burst to catch up */
 			r->next_timeline_ms = s.t_ms + (uint64_t)r->o.interval_ms;
 	}
-	if (!r->have_last || s.usage_bytes > r->peak.usage_bytes)
+	if (!r->have_last || s.usage_bytes > r->peak.usage_bytes) {
 		keep_peak(r, &s);
-	else if (r->peak_snap_due)
-		peak_snap_late(r, s.usage_bytes);
+	} else {
+		if (r->peak_snap_due)
+			peak_snap_late(r, s.usage_bytes);
+		/* still at the peak: what is pinned there may have changed */
+		if (mp_at_peak(s.usage_bytes, r->peak.usage_bytes) &&
+		    mp_rec_now_ms(r) >= r->pinned_next_ms)
+			read_pinned(r, &s);
+	}
 	r->prev = r->last;
 	r->have_prev = r->have_last;
 	r->last = s;
@@ -267,6 +346,17 @@ static void on_oom(const struct mp_oom_event *e, void *arg)
 	memset(p, 0, sizeof(*p));
 	p->t_ms = kill_ms(r, e->ts_ns);
 	p->ev = *e;
+	/* the limit the kill met, read right after it: a change no timeline
+	 * sample has seen yet is one from the kill's moment */
+	{
+		struct mp_cg_stat st;
+		uint64_t v;
+
+		if (!mp_cgroup_stat("", &r->cg, &st) &&
+		    !mp_cgroup_limit_now("", &r->host, &r->cg, &st, &v))
+			note_limit(r, p->t_ms, v);
+		p->limit_bytes = r->limit_now;
+	}
 	/* the last sample before the kill (at most QUICK_MS old when the
 	 * usage neared the limit); not one the loop took after it, before
 	 * the event was read, with the victim's memory going */
@@ -291,8 +381,8 @@ static void status_line(struct rec *r)
 		if (k != MP_CAT_KERNEL && s->bpf_growth[k] > s->bpf_growth[top])
 			top = k;
 	mp_status_update(&r->status, s->t_ms, "%s  top: %s %s",
-			 mp_status_usage(usage, sizeof(usage), s->usage_bytes,
-					 r->cg.effective_limit_bytes, throttle),
+			 mp_status_usage(usage, sizeof(usage), s->usage_bytes, r->limit_now,
+					 throttle),
 			 mp_cat_names[top], mp_fmt_sbytes(s->bpf_growth[top], grown, sizeof(grown)));
 }
 
@@ -326,6 +416,7 @@ static void probe_stop(enum mp_probe_phase ph, void *arg)
 	pthread_mutex_lock(&r->sample_lock);
 	if (!read_usage(r, &s.usage_bytes) && s.usage_bytes > r->peak.usage_bytes) {
 		read_sample(r, &s);
+		s.limit_bytes = r->limit_now;
 		keep_peak(r, &s);
 	}
 	/* the probe holds its fill now: the peak's maps are these */
@@ -479,6 +570,7 @@ int mp_rec_baseline(struct rec *r, int *go_fd, int *ee_fd)
 		mp_attr_snapshot(r->attr, &r->start);
 	r->oom_kill_count0 = mp_cgroup_oom_kills(&r->cg);
 	r->have_kpeak0 = mp_rec_kernel_peak(r, &r->kpeak0);
+	r->limit_now = r->cg.effective_limit_bytes;
 	mp_probe_defaults(r->cg.effective_limit_bytes, &r->probe_chunk, &r->probe_margin);
 	take_sample(r, true);
 	if (!r->o.cmd)
@@ -546,21 +638,49 @@ static bool command_ended(struct rec *r, uint64_t t, uint64_t deadline_ms)
 
 /*
  * SIGHUP (logrotate's postrotate, systemctl reload) stops nothing: the
- * outputs are opened anew (cmd_record.c) and the recording goes on. A
- * command gets it too, as it would from a supervisor; should it die of
- * it, the recording ends as the command exited.
+ * outputs are opened anew (cmd_record.c) and the recording goes on. It is
+ * memprobe's alone, never passed on to a command: one that dies of it
+ * (most do) would end the workload a log rotation meant to leave alone. A
+ * terminal's hangup reaches the command by itself: it stays in memprobe's
+ * process group.
  */
 static void reopen(struct rec *r)
 {
 	mp_rec_reopen = 0;
-	if (r->o.cmd && r->child > 0)
-		kill(r->child, SIGHUP);
 	if (r->on_reopen)
 		r->on_reopen(r);
 }
 
+/*
+ * The loop runs SCHED_FIFO (priority 1) where memprobe may, as the probe's
+ * sampler does: 200 processes faulting at once on 2 CPUs left a normal
+ * thread without a sample for 1.9 s around the peak, and exited processes'
+ * rows undrained while the next ones filled the map. Its work is bounded
+ * (a sample reads a few files; snapshots take at most a ninth of the time),
+ * and SCHED_RESET_ON_FORK keeps the command, the probe and every thread
+ * memprobe makes from inheriting it. Returns whether it was set.
+ */
+static bool loop_realtime(bool on)
+{
+	struct sched_param sp = { .sched_priority = on ? 1 : 0 };
+
+	return sched_setscheduler(0, (on ? SCHED_FIFO : SCHED_OTHER) | SCHED_RESET_ON_FORK,
+				  &sp) == 0;
+}
+
+static void watch(struct rec *r, uint64_t deadline_ms);
+
 /* Sample until the recording ends; sets r->end_reason. */
 void mp_rec_watch(struct rec *r, uint64_t deadline_ms)
+{
+	bool rt = loop_realtime(true);
+
+	watch(r, deadline_ms);
+	if (rt) /* the report is built at a normal priority */
+		loop_realtime(false);
+}
+
+static void watch(struct rec *r, uint64_t deadline_ms)
 {
 	for (;;) {
 		long wait = next_wait_ms(r, mp_rec_now_ms(r));
@@ -634,7 +754,10 @@ void mp_rec_finish(struct rec *r)
 			fprintf(stderr, "memprobe record: the --probe-at probe failed: %s\n",
 				strerror(-r->probe_ret));
 	}
-	if (!r->pinned.taken)
+	/* still at the peak at the end: its pinned memory is of now too */
+	if (r->have_last && mp_at_peak(r->last.usage_bytes, r->peak.usage_bytes))
+		read_pinned(r, &r->last);
+	else if (!r->pinned.taken)
 		mp_pinned_read(&r->cg, "end", &r->pinned);
 	if (!r->attr)
 		return;

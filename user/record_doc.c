@@ -7,12 +7,14 @@
 #include "cgroup.h"
 #include "doc.h"
 #include "json.h"
+#include "oom_doc.h"
 #include "probe.h"
 #include "probe_doc.h"
 #include "util.h"
 
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 /* ---- the report ------------------------------------------------------------ */
 
@@ -20,7 +22,9 @@
  * OOM kills at their largest take an eighth of what the loader takes, the
  * attribution and the rest have the remainder, and mp_doc_adopt checks the
  * whole document against the loader's figures before it is written. */
-_Static_assert(MP_TL_MAX_VALUES + MP_REC_OOMS * (8 + MP_TL_SAMPLE_MAX_VALUES) <=
+_Static_assert(MP_TL_MAX_VALUES + MP_REC_OOMS * (9 + MP_TL_SAMPLE_MAX_VALUES +
+						  MP_OOM_DOC_MAX_VALUES) +
+	       6 + MP_REC_LIMIT_CHANGES * 4 <=
 	       MP_DOC_MAX_VALUES / 8, "record's bounded parts must fit the loader's bound");
 
 /* BPF's figures only where a memcg hook counted them */
@@ -33,6 +37,14 @@ static bool bpf_growth_kept(const struct rec *r)
 static cJSON *sample_json(const struct rec *r, const struct sample *s)
 {
 	return mp_tl_sample_json(s, bpf_growth_kept(r));
+}
+
+/* The peak's vector's moment in the recording's milliseconds. */
+static uint64_t vector_ms(const struct rec *r)
+{
+	uint64_t t0 = (uint64_t)r->t0.tv_sec * 1000000000ULL + (uint64_t)r->t0.tv_nsec;
+
+	return r->at_peak.usage_ns > t0 ? (r->at_peak.usage_ns - t0) / 1000000 : 0;
 }
 
 /* The peak: the kernel's counter where it speaks of the recording, else
@@ -56,8 +68,34 @@ static cJSON *peak_json(const struct rec *r, const struct sample *peak)
 	mp_json_add_u64(o, "t_ms", peak->t_ms);
 	if (have_kpeak)
 		mp_json_add_u64(o, "kernel_peak_bytes", kpeak);
+	/* the attribution's vector: when its maps were read, and the usage
+	 * read with them, which its reconciliation measures */
+	if (r->attr && r->have_peak_snap && r->at_peak.have_usage) {
+		mp_json_add_u64(o, "vector_t_ms", vector_ms(r));
+		mp_json_add_u64(o, "vector_usage_bytes", r->at_peak.usage_bytes);
+	}
 	cJSON_AddItemToObject(o, "sample", sample_json(r, peak));
 	return o;
+}
+
+/* The effective limit's changes during the recording, each at the first
+ * timeline sample that read it; and the limit at the end. */
+static void limit_changes_json(cJSON *doc, const struct rec *r)
+{
+	cJSON *o = cJSON_AddObjectToObject(doc, "limit"), *arr;
+
+	mp_json_add_u64(o, "start_bytes", r->cg.effective_limit_bytes);
+	mp_json_add_u64(o, "end_bytes", r->limit_now ? r->limit_now : r->cg.effective_limit_bytes);
+	arr = cJSON_AddArrayToObject(o, "changes");
+	for (size_t i = 0; i < r->nlimit_changes; i++) {
+		cJSON *c = cJSON_CreateObject();
+
+		mp_json_add_u64(c, "t_ms", r->limit_changes[i].t_ms);
+		mp_json_add_u64(c, "from_bytes", r->limit_changes[i].from_bytes);
+		mp_json_add_u64(c, "to_bytes", r->limit_changes[i].to_bytes);
+		cJSON_AddItemToArray(arr, c);
+	}
+	mp_json_add_u64(o, "changes_not_kept", r->limit_changes_more);
 }
 
 cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks)
@@ -81,6 +119,9 @@ cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks)
 	mp_json_add_u64(o, "duration_ms", r->have_last ? r->last.t_ms : 0);
 	cJSON_AddNumberToObject(o, "interval_ms", (double)r->o.interval_ms);
 	mp_json_add_u64(o, "timeline_samples_dropped", r->tl.dropped);
+	mp_json_add_u64(o, "timeline_samples_late", r->samples_late);
+	mp_json_add_u64(o, "timeline_samples_missed", r->samples_missed);
+	mp_json_add_u64(o, "timeline_longest_gap_ms", r->longest_gap_ms);
 	cJSON_AddBoolToObject(o, "interrupted", mp_rec_signals_seen > 0);
 	if (r->in_place) {
 		cJSON *pids = cJSON_AddArrayToObject(o, "command_pids");
@@ -123,12 +164,20 @@ cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks)
 			mp_json_add_u64(e, "usage_bytes", k->ev.usage_bytes);
 		else
 			cJSON_AddNullToObject(e, "usage_bytes");
+		/* the effective limit read right after the kill */
+		if (k->limit_bytes)
+			mp_json_add_u64(e, "limit_bytes", k->limit_bytes);
+		else
+			cJSON_AddNullToObject(e, "limit_bytes");
 		cJSON_AddItemToObject(e, "sample", sample_json(r, &k->at));
+		/* which limit, each level then, what no RSS shows */
+		mp_oom_explain(e, &r->cg, &k->ev, &k->at.stat, true, sysconf(_SC_PAGESIZE));
 		cJSON_AddItemToArray(arr, e);
 	}
 	/* a crash loop's kills between the first and the last kept */
 	mp_json_add_u64(doc, "oom_kills_not_listed", r->ooms_seen - r->nooms);
 	mp_json_add_u64(doc, "oom_kill_counter_delta", mp_cgroup_oom_kills(&r->cg) - r->oom_kill_count0);
+	limit_changes_json(doc, r);
 
 	if (r->probe_started && r->probe_ret) {
 		o = cJSON_AddObjectToObject(doc, "probe");
@@ -142,7 +191,8 @@ cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks)
 		mp_json_add_u64(o, "chunk_bytes", r->probe_chunk);
 		mp_json_add_u64(o, "margin_bytes", r->probe_margin);
 		/* over the probe's window, where .attribution spans the recording */
-		mp_probe_overhead_json(o, r->attr, &r->probe_res, &r->probe_ovh);
+		mp_probe_overhead_json(o, r->attr, &r->probe_res, &r->probe_ovh,
+				       r->pinned.taken ? &r->pinned : NULL);
 	}
 
 	if (r->attr && r->have_peak_snap && peak && first) {
@@ -150,7 +200,11 @@ cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks)
 		struct mp_attr_input in = {
 			.ksyms = ks, .growth = &r->at_peak, .retained = &r->end,
 			.paths = &r->end,
-			.measured_growth_bytes = (int64_t)peak->usage_bytes - (int64_t)first->usage_bytes,
+			/* the usage read with the vector: what it explains */
+			.measured_growth_bytes = (int64_t)(r->at_peak.have_usage ?
+				r->at_peak.usage_bytes : peak->usage_bytes) -
+				(int64_t)(r->start.have_usage ? r->start.usage_bytes :
+					  first->usage_bytes),
 			.start_stat = &start,
 			.top = r->o.top, .span = "from the start to the peak",
 		};

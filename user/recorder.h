@@ -28,6 +28,7 @@ struct mp_out;
 
 struct oom {
 	uint64_t t_ms;
+	uint64_t limit_bytes;               /* the effective limit read at the event (0: not read) */
 	struct mp_oom_event ev;
 	struct sample at;                   /* the last sample before it */
 };
@@ -47,8 +48,22 @@ struct rec_opts {
 	bool wait_cgroup;       /* --wait-cgroup: a removed cgroup is waited for */
 };
 
+/* A change of the effective limit during the recording. */
+struct limit_change {
+	uint64_t t_ms;          /* the first sample that read it */
+	uint64_t from_bytes, to_bytes;
+};
+#define MP_REC_LIMIT_CHANGES 64
+
 struct rec {
 	uint64_t next_drain_ms;   /* the next mp_attr_drain (exited processes' rows) */
+	/* The limit in force, read at each timeline sample and at an OOM kill:
+	 * a limit lowered during the recording (to just above the usage) is
+	 * what the workload met, not the one at the start. */
+	uint64_t limit_now;
+	struct limit_change limit_changes[MP_REC_LIMIT_CHANGES];
+	size_t nlimit_changes;
+	uint64_t limit_changes_more;        /* past the table */
 	struct rec_opts o;
 	bool report_on_stdout;              /* the command's stdout goes to stderr */
 	struct mp_host host;
@@ -70,6 +85,11 @@ struct rec {
 	struct mp_tl tl;                    /* the timeline: one sample per interval,
 					     * bounded (timeline.h) */
 	uint64_t next_timeline_ms;
+	/* timeline samples taken half an interval or more after they were
+	 * due, the intervals that got none, the longest gap between two */
+	uint64_t samples_late, samples_missed, longest_gap_ms;
+	uint64_t tl_ms;                     /* the last timeline sample's time */
+	bool have_tl_ms;
 	/* Every sample, the timeline's and the quick ones taken near the limit:
 	 * the peak and the vector before an OOM kill come from these. */
 	struct sample last, prev, peak;
@@ -84,7 +104,8 @@ struct rec {
 					     * snapshot: take one when the rise stops */
 	uint64_t peak_snap_next_ms;         /* no peak snapshot before then */
 	struct mp_pinned pinned;            /* at the peak (else at the end) */
-	uint64_t pinned_ms;                 /* when it was read */
+	uint64_t pinned_ms;                 /* the sample it was read at */
+	uint64_t pinned_next_ms;            /* no reading before then */
 	struct mp_lock lock;                /* --probe-at on an existing cgroup */
 	struct oom *ooms;                   /* the first MP_REC_OOMS / 2 kills, then a
 					     * ring of the last (mp_rec_oom()) */

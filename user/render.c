@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The renderer table, and the one way a document is printed (mp_emit). */
 #include "render.h"
+#include "json.h"
 #include "util.h"
 
 #include <errno.h>
@@ -8,6 +9,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,16 +82,28 @@ int mp_render_mem(const struct mp_renderer *r, const cJSON *doc, int kind, char 
 		  size_t *len, char *err, size_t errlen)
 {
 	struct mp_rd rd = { .root = doc };
+	cJSON *shown = NULL;
 	FILE *f;
 
 	*out = NULL;
 	*len = 0;
+	/* text for people gets \xNN for a byte that is not UTF-8; json keeps
+	 * the byte (its printing writes \udcXX) */
+	if (r != &mp_renderer_json && mp_json_has_bad_utf8(doc)) {
+		if (!(shown = mp_json_display_copy(doc))) {
+			snprintf(err, errlen, "out of memory; free some and try again");
+			return -ENOMEM;
+		}
+		doc = rd.root = shown;
+	}
 	f = open_memstream(out, len);
 	if (!f) {
+		cJSON_Delete(shown);
 		snprintf(err, errlen, "out of memory; free some and try again");
 		return -ENOMEM;
 	}
 	r->render(doc, kind, f, &rd);
+	cJSON_Delete(shown);
 	if (fclose(f) && mp_rd_ok(&rd))
 		snprintf(rd.err, sizeof(rd.err), "out of memory rendering it");
 	if (!mp_rd_ok(&rd)) {
@@ -116,7 +130,7 @@ void mp_doc_copy(const char *cmd, int kind, const cJSON *doc)
 	if (!path || !path[0])
 		return;
 	/* as --format json prints it (the loaded document: raw literals) */
-	if (!(text = cJSON_Print(doc)))
+	if (!(text = mp_json_text(doc, 1)))
 		return;
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		snprintf(p, sizeof(p), "%s/%s-%d-%u.json", path, mp_doc_kind_name(kind),
@@ -137,7 +151,7 @@ void mp_doc_copy(const char *cmd, int kind, const cJSON *doc)
  * newline), printed once: not copied again into a stream. */
 static int print_json(const cJSON *doc, char **out, size_t *len, char *err, size_t errlen)
 {
-	char *s = cJSON_Print(doc), *t;
+	char *s = mp_json_text(doc, 1), *t;
 
 	*len = s ? strlen(s) : 0;
 	if (!s || !(t = realloc(s, *len + 2))) {
@@ -247,7 +261,7 @@ static int rescue(const char *cmd, const struct mp_out *o, cJSON *doc, char *jso
 	char where[4200];
 	int err;
 
-	if (!json && doc && (json = cJSON_Print(doc))) {
+	if (!json && doc && (json = mp_json_text(doc, 1))) {
 		jlen = strlen(json);
 		json[jlen++] = '\n'; /* over the NUL: as --format json prints it */
 	} else if (!json) {
@@ -417,4 +431,43 @@ uint64_t mp_render_oom_usage(struct mp_rd *rd, const cJSON *kill, bool *at_kill)
 
 	*at_kill = mp_rd_u64(rd, kill, "usage_bytes", MP_RD_NULL | MP_RD_ABSENT, &v);
 	return *at_kill ? v : mp_rd_u64v(rd, mp_rd_obj(rd, kill, "sample", 0), "usage_bytes");
+}
+
+/* "at DIR's 256.0 MiB limit (usage 255.9 MiB)", or "with no level at its
+ * limit (the host's memory)" */
+static void oom_where(struct mp_rd *rd, const cJSON *hit, char *buf, size_t len)
+{
+	char b1[32], b2[32];
+
+	if (!hit) {
+		snprintf(buf, len, "with no level at its limit (the host's memory)");
+		return;
+	}
+	snprintf(buf, len, "at %s's %s limit (usage %s)", mp_rd_str(rd, hit, "dir", 0),
+		 mp_fmt_bytes(mp_rd_u64v(rd, hit, "limit_bytes"), b1, sizeof(b1)),
+		 mp_fmt_bytes(mp_rd_u64v(rd, hit, "usage_bytes"), b2, sizeof(b2)));
+}
+
+bool mp_render_oom_line(struct mp_rd *rd, const cJSON *kill, char *buf, size_t len)
+{
+	const cJSON *hit, *ch;
+	char where[PATH_MAX + 96], b[5][32];
+
+	if (!mp_rd_item(rd, kill, "limit_hit", MP_RD_ABSENT))
+		return false; /* an older document */
+	hit = mp_rd_obj(rd, kill, "limit_hit", MP_RD_NULL);
+	ch = mp_rd_obj(rd, kill, "charged", MP_RD_NULL);
+	oom_where(rd, hit, where, sizeof(where));
+	if (!ch) {
+		snprintf(buf, len, "OOM %s", where);
+		return true;
+	}
+	snprintf(buf, len, "OOM %s: RSS %s; shmem %s that no process maps, page cache %s, "
+		 "kernel %s, sock %s", where,
+		 mp_fmt_bytes(mp_rd_u64v(rd, ch, "rss_bytes"), b[0], sizeof(b[0])),
+		 mp_fmt_bytes(mp_rd_u64v(rd, ch, "shmem_unmapped_bytes"), b[1], sizeof(b[1])),
+		 mp_fmt_bytes(mp_rd_u64v(rd, ch, "page_cache_unmapped_bytes"), b[2], sizeof(b[2])),
+		 mp_fmt_bytes(mp_rd_u64v(rd, ch, "kernel_bytes"), b[3], sizeof(b[3])),
+		 mp_fmt_bytes(mp_rd_u64v(rd, ch, "sock_bytes"), b[4], sizeof(b[4])));
+	return true;
 }

@@ -166,11 +166,24 @@ void mp_text_features(const cJSON *doc, FILE *f, struct mp_rd *rd);
 void mp_text_probe(const cJSON *doc, FILE *f, struct mp_rd *rd);
 /* the throttling point and soft headroom lines of a cgroup object */
 void mp_text_soft(const cJSON *cg, FILE *f, struct mp_rd *rd, const char *indent);
+/*
+ * An OOM kill of record's oom_kills in one line: "OOM at DIR's 256.0 MiB
+ * limit (usage 255.9 MiB): RSS 100.2 MiB; shmem 150.0 MiB that no process
+ * maps, page cache 0 B, kernel 1.2 MiB, sock 0 B". False for a kill of an
+ * older document (no limit_hit).
+ */
+bool mp_render_oom_line(struct mp_rd *rd, const cJSON *kill, char *buf, size_t len);
+
+/* Memory no process maps and huge pages of a cgroup object (or pinned). */
+void mp_text_unmapped(const cJSON *o, FILE *f, struct mp_rd *rd, const char *indent);
 void mp_text_budget(const cJSON *doc, FILE *f, struct mp_rd *rd);
 void mp_env_budget(const cJSON *doc, FILE *f, struct mp_rd *rd);
 void mp_text_record(const cJSON *doc, FILE *f, struct mp_rd *rd);
 /* An "attribution" object, as probe and record print it. */
 void mp_text_attribution(const cJSON *a, FILE *f, struct mp_rd *rd);
+/* The overhead object in words (render_text_overhead.c), its shared
+ * segments from pinned (NULL: none); o NULL: nothing. */
+void mp_text_overhead(const cJSON *o, const cJSON *pinned, FILE *f, struct mp_rd *rd);
 /* The "pinned" section (render_text_pinned.c); NULL: none. */
 void mp_text_pinned(const cJSON *p, FILE *f, struct mp_rd *rd);
 

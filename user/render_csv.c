@@ -5,7 +5,9 @@
  * it holds a comma, a quote, CR or LF (quotes doubled). Byte counts are the
  * document's exact integers; an empty field is null or absent. --table
  * picks the table (struct mp_render_opts): categories (the default),
- * tasks, kernel_paths, hooks, and for record the timeline.
+ * tasks, kernel_paths, hooks, overhead (the overhead explained),
+ * copy_on_write, figures (the document's figures of its moment, one a
+ * row), and for record the timeline and the OOM kills.
  */
 #include "render.h"
 #include "util.h"
@@ -205,7 +207,7 @@ static void t_timeline(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	const cJSON *cats = mp_rd_obj(rd, doc, "category_sources", 0), *c, *s;
 	struct row r = { f, 0 };
 
-	fputs("t_ms,usage_bytes,faults_per_sec", f);
+	fputs("t_ms,usage_bytes,limit_bytes,faults_per_sec", f);
 	cJSON_ArrayForEach(c, cats) {
 		fputc(',', f);
 		r.n = 0;
@@ -223,6 +225,7 @@ static void t_timeline(const cJSON *doc, FILE *f, struct mp_rd *rd)
 		bg = mp_rd_obj(rd, s, "bpf_growth", MP_RD_ABSENT);
 		field_u(&r, rd, s, "t_ms", 0);
 		field_u(&r, rd, s, "usage_bytes", 0);
+		field_u(&r, rd, s, "limit_bytes", MP_RD_NULL | MP_RD_ABSENT);
 		field_u(&r, rd, s, "faults_per_sec", 0);
 		cJSON_ArrayForEach(c, cats) {
 			if (mp_rd_item(rd, st, c->string, MP_RD_ABSENT))
@@ -241,12 +244,186 @@ static void t_timeline(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	}
 }
 
+/* One figure: its path and its value (a number's literal, a string, true
+ * or false; empty for null). */
+static void figure(struct row *r, const char *path, const cJSON *it)
+{
+	field(r, path);
+	field(r, cJSON_IsRaw(it) || cJSON_IsString(it) ? it->valuestring :
+		 cJSON_IsTrue(it) ? "true" : cJSON_IsFalse(it) ? "false" : NULL);
+	end_row(r);
+}
+
+/* Every scalar member of o, named prefix.member, in the document's order. */
+static void figures_of(struct row *r, const char *prefix, const cJSON *o)
+{
+	const cJSON *it;
+	char path[160];
+
+	cJSON_ArrayForEach(it, o) {
+		if (cJSON_IsObject(it) || cJSON_IsArray(it) || !it->string)
+			continue;
+		snprintf(path, sizeof(path), "%s.%s", prefix, it->string);
+		figure(r, path, it);
+	}
+}
+
+/*
+ * The figures of the document's moment, one a row: the reconciliation
+ * (anon unmapped with it) and the processes counted, the peak and its
+ * vector, the timeline's late samples, the pinned object (memory no
+ * process maps), each OOM kill's limit hit and what no RSS showed.
+ */
+static void t_figures(const cJSON *doc, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *a = mp_rd_obj(rd, doc, "attribution", MP_RD_ABSENT), *it;
+	struct row r = { f, 0 };
+	char p[64];
+	int i = 0;
+
+	header(f, "figure,value");
+	figures_of(&r, "attribution.reconciliation", mp_rd_obj(rd, a, "reconciliation", MP_RD_ABSENT));
+	figures_of(&r, "attribution", a);
+	figures_of(&r, "peak", mp_rd_obj(rd, doc, "peak", MP_RD_ABSENT));
+	figures_of(&r, "run", mp_rd_obj(rd, doc, "run", MP_RD_ABSENT));
+	figures_of(&r, "pinned", mp_rd_obj(rd, doc, "pinned", MP_RD_ABSENT));
+	cJSON_ArrayForEach(it, mp_rd_arr(rd, doc, "oom_kills", MP_RD_ABSENT)) {
+		snprintf(p, sizeof(p), "oom_kills.%d", i);
+		figures_of(&r, p, it);
+		snprintf(p, sizeof(p), "oom_kills.%d.limit_hit", i);
+		figures_of(&r, p, mp_rd_obj(rd, it, "limit_hit", MP_RD_ABSENT | MP_RD_NULL));
+		snprintf(p, sizeof(p), "oom_kills.%d.charged", i++);
+		figures_of(&r, p, mp_rd_obj(rd, it, "charged", MP_RD_ABSENT | MP_RD_NULL));
+	}
+}
+
+/* One overhead object's rows: a row per category of each group, then what
+ * the kernel reclaimed, the probe's own, unexplained and the total, so
+ * that the bytes of one moment's rows but the total's add up to it. */
+static void overhead_rows(const cJSON *o, const char *at, FILE *f, struct mp_rd *rd)
+{
+	static const char *const tail[][2] = {
+		{ "reclaimed", "reclaimed_parts" }, { "probe", "probe_kernel_parts" },
+	};
+	const cJSON *g, *c;
+	struct row r = { f, 0 };
+	char n[24];
+
+	cJSON_ArrayForEach(g, mp_rd_arr(rd, o, "groups", MP_RD_ABSENT)) {
+		if (!mp_rd_is_obj(rd, g))
+			return;
+		cJSON_ArrayForEach(c, mp_rd_arr(rd, g, "categories", 0)) {
+			field(&r, at);
+			field(&r, "group");
+			field(&r, mp_rd_str(rd, g, "comm", 0));
+			field(&r, mp_rd_str(rd, g, "role", 0));
+			snprintf(n, sizeof(n), "%" PRIu64, mp_rd_u64v(rd, g, "processes"));
+			field(&r, n);
+			field_u(&r, rd, g, "pid", MP_RD_NULL);
+			field(&r, mp_rd_str(rd, c, "category", 0));
+			field_s(&r, rd, c, "bytes", 0);
+			if (!strcmp(mp_rd_str(rd, c, "category", 0), "anon"))
+				field_s(&r, rd, g, "copy_on_write_bytes", MP_RD_NULL);
+			else
+				field(&r, NULL);
+			end_row(&r);
+		}
+	}
+	for (size_t t = 0; t < 2; t++)
+		cJSON_ArrayForEach(c, mp_rd_arr(rd, o, tail[t][1], MP_RD_ABSENT)) {
+			field(&r, at);
+			field(&r, tail[t][0]);
+			for (int i = 0; i < 4; i++)
+				field(&r, NULL);
+			field(&r, mp_rd_str(rd, c, "category", 0));
+			field_s(&r, rd, c, "bytes", 0);
+			field(&r, NULL);
+			end_row(&r);
+		}
+	for (int t = 0; t < 2; t++) {
+		field(&r, at);
+		field(&r, t ? "total" : "unexplained");
+		for (int i = 0; i < 5; i++)
+			field(&r, NULL);
+		field_s(&r, rd, o, t ? "bytes" : "unexplained_bytes", 0);
+		field(&r, NULL);
+		end_row(&r);
+	}
+}
+
+/* The overhead explained (a probe's, record's --probe-at): at the peak,
+ * and left after; only the header without it. */
+static void t_overhead(const cJSON *doc, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *p = mp_rd_obj(rd, doc, "probe", MP_RD_ABSENT);
+	const cJSON *o = mp_rd_obj(rd, p && cJSON_IsObject(mp_rd_item(rd, p, "overhead", MP_RD_ABSENT))
+				   ? p : doc, "overhead", MP_RD_ABSENT), *l;
+
+	header(f, "at,kind,comm,role,processes,pid,category,bytes,copy_on_write_bytes");
+	if (!o)
+		return;
+	overhead_rows(o, "peak", f, rd);
+	if ((l = mp_rd_obj(rd, o, "left_after", MP_RD_NULL)))
+		overhead_rows(l, "left_after", f, rd);
+}
+
+/* record's OOM kills: the usage the hook read at the kill (else the last
+ * sample's) and the limit in force then (empty: not read). */
+static void t_oom_kills(const cJSON *doc, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *it;
+	struct row r = { f, 0 };
+	char b[32];
+
+	header(f, "t_ms,pid,comm,usage_bytes,usage_at_kill,limit_bytes");
+	cJSON_ArrayForEach(it, mp_rd_arr(rd, doc, "oom_kills", 0)) {
+		bool at_kill;
+		uint64_t u;
+
+		if (!mp_rd_is_obj(rd, it))
+			return;
+		u = mp_render_oom_usage(rd, it, &at_kill);
+		field_u(&r, rd, it, "t_ms", 0);
+		field_u(&r, rd, it, "pid", 0);
+		field(&r, mp_rd_str(rd, it, "comm", 0));
+		snprintf(b, sizeof(b), "%" PRIu64, u);
+		field(&r, b);
+		field(&r, at_kill ? "true" : "false");
+		field_u(&r, rd, it, "limit_bytes", MP_RD_NULL | MP_RD_ABSENT);
+		end_row(&r);
+	}
+}
+
+/* Pages copied on write after a fork, per process (empty when not looked
+ * for). */
+static void t_copy_on_write(const cJSON *doc, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *o = mp_rd_obj(rd, attribution(doc, rd), "copy_on_write", MP_RD_ABSENT), *t;
+	struct row r = { f, 0 };
+
+	header(f, "pid,comm,bytes");
+	if (!o)
+		return;
+	cJSON_ArrayForEach(t, mp_rd_arr(rd, o, "by_task", MP_RD_ABSENT)) {
+		if (!mp_rd_is_obj(rd, t))
+			return;
+		field_u(&r, rd, t, "pid", 0);
+		field(&r, mp_rd_str(rd, t, "comm", 0));
+		field_u(&r, rd, t, "bytes", 0);
+		end_row(&r);
+	}
+}
+
 static const struct csv_table tables[] = {
 	{ "categories", MP_DOC_PROBE | MP_DOC_RECORD, t_categories },
 	{ "tasks", MP_DOC_PROBE | MP_DOC_RECORD, t_tasks },
 	{ "kernel_paths", MP_DOC_PROBE | MP_DOC_RECORD, t_kernel_paths },
 	{ "hooks", MP_DOC_PROBE | MP_DOC_RECORD, t_hooks },
+	{ "overhead", MP_DOC_PROBE | MP_DOC_RECORD, t_overhead },
+	{ "copy_on_write", MP_DOC_PROBE | MP_DOC_RECORD, t_copy_on_write },
 	{ "timeline", MP_DOC_RECORD, t_timeline },
+	{ "oom_kills", MP_DOC_RECORD, t_oom_kills },
+	{ "figures", MP_DOC_PROBE | MP_DOC_RECORD, t_figures },
 };
 #define NR_TABLES (sizeof(tables) / sizeof(tables[0]))
 

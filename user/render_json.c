@@ -3,12 +3,13 @@
  * (cJSON's pretty form, a newline after). Numbers are the loaded raw
  * literals, so a saved document prints back byte for byte. */
 #include "render.h"
+#include "json.h"
 
 #include <stdlib.h>
 
 static void render_json(const cJSON *doc, int kind, FILE *f, struct mp_rd *rd)
 {
-	char *s = cJSON_Print(doc);
+	char *s = mp_json_text(doc, 1);
 
 	(void)kind;
 	if (!s) {

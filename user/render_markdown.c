@@ -7,9 +7,11 @@
  * controls replaced, so it cannot break a table or inject markup.
  */
 #include "render.h"
+#include "proc_role.h"
 #include "util.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <string.h>
 
 /* Text the workload chose, as a code span safe in a table cell. */
@@ -96,21 +98,48 @@ static void limit_rows(const cJSON *cg, FILE *f, struct mp_rd *rd)
 	limit_row(f, rd, "memory.high", cg, "high_bytes");
 }
 
-/* The overhead object (probe doc `overhead`, record's probe): its parts, and
- * their total as total names it: "overhead" at the peak, "left after" for
- * what stayed charged once the probe exited (as the text report says). */
-static void overhead_parts(const cJSON *o, const char *total, FILE *f, struct mp_rd *rd)
+/* Summary rows of the memory no process maps and the huge pages, of a
+ * cgroup object (limits) or a pinned one (probe, record), and the pinned
+ * figures; nothing in older documents. */
+static void moment_rows(const cJSON *o, bool pinned, FILE *f, struct mp_rd *rd)
+{
+	static const char *const thp[3][2] = {
+		{ "anon_thp_bytes", "anon" }, { "file_thp_bytes", "file" },
+		{ "shmem_thp_bytes", "shmem" },
+	};
+	uint64_t su, fu, v;
+	char b[32], b2[32];
+	int n = 0;
+
+	if (!o)
+		return;
+	if (mp_rd_u64(rd, o, "shmem_unmapped_bytes", MP_RD_NULL | MP_RD_ABSENT, &su) &&
+	    mp_rd_u64(rd, o, "file_unmapped_bytes", MP_RD_NULL | MP_RD_ABSENT, &fu))
+		fprintf(f, "| no process maps | shmem %s at least, page cache %s (shmem included) |\n",
+			mp_render_usize(su, b, sizeof(b)), mp_render_usize(fu, b2, sizeof(b2)));
+	for (int i = 0; i < 3; i++)
+		if (mp_rd_u64(rd, o, thp[i][0], MP_RD_NULL | MP_RD_ABSENT, &v))
+			fprintf(f, "%s%s %s", n++ ? ", " : "| huge pages | ", thp[i][1],
+				mp_render_usize(v, b, sizeof(b)));
+	if (n)
+		fputs(" |\n", f);
+	if (pinned && mp_rd_u64(rd, o, "vm_lck_bytes", MP_RD_ABSENT, &v))
+		fprintf(f, "| pinned (%s) | VmLck %s, VmPin %s |\n", mp_rd_str(rd, o, "at", 0),
+			mp_render_usize(v, b, sizeof(b)),
+			mp_render_usize(mp_rd_u64v(rd, o, "vm_pin_bytes"), b2, sizeof(b2)));
+}
+
+/* The probe's own rows, what the kernel reclaimed for it, unexplained and
+ * the total: the rest of an overhead table, whatever its first rows. */
+static void overhead_tail(const cJSON *o, const char *total, FILE *f, struct mp_rd *rd)
 {
 	const cJSON *it;
 	char b[32];
 
-	fputs("| part | category | bytes |\n|---|---|---:|\n", f);
-	cJSON_ArrayForEach(it, mp_rd_arr(rd, o, "parts", 0)) {
+	cJSON_ArrayForEach(it, mp_rd_arr(rd, o, "reclaimed_parts", MP_RD_ABSENT)) {
 		if (!mp_rd_is_obj(rd, it))
 			return;
-		fputs("| ", f);
-		who(f, it, rd);
-		fputs(" | ", f);
+		fputs("| reclaimed by the kernel to make room (the workload's) | ", f);
 		code(f, mp_rd_str(rd, it, "category", 0));
 		fprintf(f, " | %s |\n", mp_render_size(mp_rd_s64v(rd, it, "bytes"), b, sizeof(b)));
 	}
@@ -127,6 +156,68 @@ static void overhead_parts(const cJSON *o, const char *total, FILE *f, struct mp
 		mp_render_size(mp_rd_s64v(rd, o, "unexplained_bytes"), b, sizeof(b)));
 	fprintf(f, "| **%s** | | **%s** |\n\n", total,
 		mp_render_size(mp_rd_s64v(rd, o, "bytes"), b, sizeof(b)));
+}
+
+/* A group of the overhead (a process, or processes of one name and role):
+ * its name, its categories (copy-on-write inside anon), its bytes. */
+static void group_row(const cJSON *g, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *c;
+	uint64_t pid = 0, host = 0;
+	int64_t cow = 0;
+	char b[32], name[112];
+	int n = 0;
+
+	mp_rd_u64(rd, g, "pid", MP_RD_NULL, &pid);
+	mp_rd_u64(rd, g, "host_pid", MP_RD_ABSENT, &host);
+	mp_rd_s64(rd, g, "copy_on_write_bytes", MP_RD_NULL, &cow);
+	fputs("| ", f);
+	code(f, mp_proc_group_name_host(mp_rd_str(rd, g, "comm", 0), mp_rd_str(rd, g, "role", 0),
+					(unsigned)mp_rd_u64v(rd, g, "processes"), (uint32_t)pid,
+					(uint32_t)host, name, sizeof(name)));
+	fputs(" | ", f);
+	cJSON_ArrayForEach(c, mp_rd_arr(rd, g, "categories", 0)) {
+		if (!mp_rd_is_obj(rd, c))
+			return;
+		fputs(n++ ? ", " : "", f);
+		code(f, mp_rd_str(rd, c, "category", 0));
+		fprintf(f, " %s", mp_render_size(mp_rd_s64v(rd, c, "bytes"), b, sizeof(b)));
+		if (!strcmp(mp_rd_str(rd, c, "category", 0), "anon") && cow)
+			fprintf(f, " (%s copied on write)", mp_render_size(cow, b, sizeof(b)));
+	}
+	fprintf(f, " | %s |\n", mp_render_size(mp_rd_s64v(rd, g, "bytes"), b, sizeof(b)));
+}
+
+/* The overhead object (probe doc `overhead`, record's probe): its groups
+ * (older documents: its parts), and their total as total names it:
+ * "overhead" at the peak, "left after" for what stayed charged once the
+ * probe exited (as the text report says). */
+static void overhead_parts(const cJSON *o, const char *total, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *it, *groups = mp_rd_arr(rd, o, "groups", MP_RD_ABSENT);
+	char b[32];
+
+	if (groups) {
+		fputs("| who | categories | bytes |\n|---|---|---:|\n", f);
+		cJSON_ArrayForEach(it, groups) {
+			if (!mp_rd_is_obj(rd, it))
+				return;
+			group_row(it, f, rd);
+		}
+		overhead_tail(o, total, f, rd);
+		return;
+	}
+	fputs("| part | category | bytes |\n|---|---|---:|\n", f);
+	cJSON_ArrayForEach(it, mp_rd_arr(rd, o, "parts", 0)) {
+		if (!mp_rd_is_obj(rd, it))
+			return;
+		fputs("| ", f);
+		who(f, it, rd);
+		fputs(" | ", f);
+		code(f, mp_rd_str(rd, it, "category", 0));
+		fprintf(f, " | %s |\n", mp_render_size(mp_rd_s64v(rd, it, "bytes"), b, sizeof(b)));
+	}
+	overhead_tail(o, total, f, rd);
 }
 
 static void overhead(const cJSON *o, FILE *f, struct mp_rd *rd)
@@ -202,6 +293,7 @@ static void categories(const cJSON *a, FILE *f, struct mp_rd *rd)
 	int64_t measured = mp_rd_s64v(rd, rec, "measured_growth_bytes");
 	int64_t unattr = mp_rd_s64v(rd, rec, "unattributed_bytes");
 	double pct = measured ? 100.0 * (double)unattr / (double)measured : 0.0;
+	int64_t unmapped;
 	char b[32];
 
 	fprintf(f, "## Where the cgroup's growth went\n\nUsage %s%s %s.\n\n", measured >= 0 ? "+" : "",
@@ -211,10 +303,18 @@ static void categories(const cJSON *a, FILE *f, struct mp_rd *rd)
 	fprintf(f, "| **attributed** | %s | | %s |\n",
 		mp_render_size(mp_rd_s64v(rd, rec, "attributed_bytes"), b, sizeof(b)),
 		mp_rd_str(rd, rec, "attributed_as", 0));
+	if (mp_rd_s64(rd, rec, "anon_unmapped_bytes", MP_RD_NULL | MP_RD_ABSENT, &unmapped))
+		fprintf(f, "| **anon unmapped** | %s | | out of anon, still charged: being freed, "
+			"or held by a pipe or a pin |\n", mp_render_size(unmapped, b, sizeof(b)));
 	if (pct > -0.05 && pct < 0.05)
 		pct = 0.0;
-	fprintf(f, "| **unattributed** | %s | | %.1f%% of the growth |\n\n", mp_render_size(unattr, b, sizeof(b)),
-		pct);
+	/* no share of a growth near zero (as the text) */
+	if (measured >= (int64_t)MP_MIB)
+		fprintf(f, "| **unattributed** | %s | | %.1f%% of the growth |\n\n",
+			mp_render_size(unattr, b, sizeof(b)), pct);
+	else
+		fprintf(f, "| **unattributed** | %s | | no share: the growth is under 1 MiB |\n\n",
+			mp_render_size(unattr, b, sizeof(b)));
 	fputs("_file includes shmem; kernel includes pagetables, kernel_stack, slab, percpu, "
 	      "vmalloc and kernel_other._\n\n", f);
 }
@@ -292,6 +392,33 @@ static void hooks(const cJSON *a, FILE *f, struct mp_rd *rd)
 	fputc('\n', f);
 }
 
+/* Who paid for a fork's shared pages (as the text says it). */
+static void copy_on_write(const cJSON *a, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *o = mp_rd_obj(rd, a, "copy_on_write", MP_RD_ABSENT), *t;
+	char b[32];
+	int n = 0;
+
+	if (!o)
+		return;
+	if (!mp_rd_str(rd, o, "source", MP_RD_NULL)) {
+		fprintf(f, "Copy-on-write: not looked for (%s).\n\n", mp_rd_str(rd, o, "why", 0));
+		return;
+	}
+	fprintf(f, "Copy-on-write: %s of pages copied on write (after a fork, or at a "
+		"private file page's first write: `%s`'s copies, %s)",
+		mp_render_usize(mp_rd_u64v(rd, o, "bytes"), b, sizeof(b)),
+		mp_rd_str(rd, o, "source", 0), mp_rd_str(rd, o, "span", 0));
+	cJSON_ArrayForEach(t, mp_rd_arr(rd, o, "by_task", 0)) {
+		if (n == 3 || !mp_rd_is_obj(rd, t))
+			break;
+		fputs(n++ ? ", " : ": ", f);
+		who(f, t, rd);
+		fprintf(f, " copied %s", mp_render_usize(mp_rd_u64v(rd, t, "bytes"), b, sizeof(b)));
+	}
+	fputs(".\n\n", f);
+}
+
 static void attribution(const cJSON *a, FILE *f, struct mp_rd *rd)
 {
 	if (!mp_rd_item(rd, a, "hooks", MP_RD_ABSENT)) {
@@ -300,6 +427,7 @@ static void attribution(const cJSON *a, FILE *f, struct mp_rd *rd)
 	}
 	categories(a, f, rd);
 	faults(a, f, rd);
+	copy_on_write(a, f, rd);
 	kernel_paths(a, f, rd);
 	hooks(a, f, rd);
 }
@@ -340,8 +468,33 @@ static void md_probe(const cJSON *r, FILE *f, struct mp_rd *rd)
 		mp_render_usize(mp_rd_u64v(rd, p, "chunk_bytes"), b, sizeof(b)),
 		mp_render_usize(mp_rd_u64v(rd, p, "margin_bytes"), b2, sizeof(b2)),
 		mp_rd_str(rd, p, "thp", 0));
+	if (mp_rd_obj(rd, r, "pinned", MP_RD_ABSENT)) {
+		fputs("| | |\n|---|---|\n", f);
+		moment_rows(mp_rd_obj(rd, r, "pinned", MP_RD_ABSENT), true, f, rd);
+		fputc('\n', f);
+	}
 	overhead(mp_rd_obj(rd, r, "overhead", MP_RD_ABSENT), f, rd);
 	attribution(mp_rd_obj(rd, r, "attribution", 0), f, rd);
+}
+
+/* The effective limit's changes during the recording, a row each (the
+ * summary's limit row is the start's); documents before them have none. */
+static void limit_change_rows(const cJSON *doc, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *l = mp_rd_obj(rd, doc, "limit", MP_RD_ABSENT), *c;
+	const cJSON *changes = l ? mp_rd_arr(rd, l, "changes", 0) : NULL;
+	uint64_t more = 0;
+	char b[2][32];
+
+	cJSON_ArrayForEach(c, changes) {
+		if (!mp_rd_is_obj(rd, c))
+			return;
+		fprintf(f, "| limit changed | at %.1f s: %s → %s |\n", mp_rd_u64v(rd, c, "t_ms") / 1000.0,
+			mp_render_usize(mp_rd_u64v(rd, c, "from_bytes"), b[0], sizeof(b[0])),
+			mp_render_usize(mp_rd_u64v(rd, c, "to_bytes"), b[1], sizeof(b[1])));
+	}
+	if (l && mp_rd_u64(rd, l, "changes_not_kept", 0, &more) && more)
+		fprintf(f, "| limit changed | %" PRIu64 " more times |\n", more);
 }
 
 static void record_head(const cJSON *doc, FILE *f, struct mp_rd *rd)
@@ -373,9 +526,15 @@ static void record_head(const cJSON *doc, FILE *f, struct mp_rd *rd)
 		fprintf(f, " (killed by signal %d)", (int)v);
 	fputs(" |\n", f);
 	limit_rows(t, f, rd);
+	limit_change_rows(doc, f, rd);
 	if (mp_rd_u64(rd, pk, "usage_bytes", MP_RD_ABSENT, &v) && mp_rd_u64(rd, pk, "t_ms", 0, &t_ms))
 		fprintf(f, "| peak | %s at %.1f s (%s) |\n", mp_render_usize(v, b, sizeof(b)), t_ms / 1000.0,
 			mp_rd_str(rd, pk, "usage_source", 0));
+	if (mp_rd_u64(rd, run, "timeline_samples_late", MP_RD_ABSENT, &v) && v)
+		fprintf(f, "| timeline | %" PRIu64 " samples late, %" PRIu64 " missed (longest gap "
+			"%.1f s) |\n", v, mp_rd_u64v(rd, run, "timeline_samples_missed"),
+			mp_rd_u64v(rd, run, "timeline_longest_gap_ms") / 1000.0);
+	moment_rows(mp_rd_obj(rd, doc, "pinned", MP_RD_ABSENT), true, f, rd);
 	fprintf(f, "| OOM kills | %d |\n\n", cJSON_GetArraySize(mp_rd_arr(rd, doc, "oom_kills", 0)));
 }
 
@@ -386,18 +545,29 @@ static void record_events(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	char b[32];
 
 	if (cJSON_GetArraySize(kills)) {
-		fputs("## OOM kills\n\n| t (s) | task | usage |\n|---:|---|---:|\n", f);
+		fputs("## OOM kills\n\n| t (s) | task | usage | limit |\n|---:|---|---:|---:|\n", f);
 		cJSON_ArrayForEach(it, kills) {
 			bool at_kill;
-			uint64_t u;
+			uint64_t u, lim;
 
 			if (!mp_rd_is_obj(rd, it))
 				return;
 			u = mp_render_oom_usage(rd, it, &at_kill);
 			fprintf(f, "| %.1f | ", mp_rd_u64v(rd, it, "t_ms") / 1000.0);
 			who(f, it, rd);
-			fprintf(f, " | %s %s |\n", mp_render_usize(u, b, sizeof(b)),
+			fprintf(f, " | %s %s | ", mp_render_usize(u, b, sizeof(b)),
 				at_kill ? "at the kill" : "(last sample before it)");
+			/* the limit then (documents before it: none) */
+			if (mp_rd_u64(rd, it, "limit_bytes", MP_RD_NULL | MP_RD_ABSENT, &lim))
+				fputs(mp_render_usize(lim, b, sizeof(b)), f);
+			fputs(" |\n", f);
+		}
+		fputc('\n', f);
+		cJSON_ArrayForEach(it, kills) {
+			char line[PATH_MAX + 512];
+
+			if (mp_rd_is_obj(rd, it) && mp_render_oom_line(rd, it, line, sizeof(line)))
+				fprintf(f, "- %.1f s: %s\n", mp_rd_u64v(rd, it, "t_ms") / 1000.0, line);
 		}
 		fputc('\n', f);
 	}
@@ -436,11 +606,11 @@ static void record_timeline(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	const cJSON *tl = mp_rd_arr(rd, doc, "timeline", 0), *s;
 	const cJSON *last = cJSON_GetArrayItem(tl, cJSON_GetArraySize(tl) - 1);
 	size_t n = (size_t)cJSON_GetArraySize(tl), shown = 0;
-	uint64_t next = 0, end = 0, samples, total = 0, folded = 0;
-	char b[6][32];
+	uint64_t next = 0, end = 0, samples, total = 0, folded = 0, lim;
+	char b[7][32];
 
-	fputs("## Timeline\n\n| t (s) | usage | anon | file | kernel | faults/s | resolution |\n"
-	      "|---:|---:|---:|---:|---:|---:|---:|\n", f);
+	fputs("## Timeline\n\n| t (s) | usage | limit | anon | file | kernel | faults/s | "
+	      "resolution |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n", f);
 	if (last && mp_rd_is_obj(rd, last))
 		end = mp_rd_u64v(rd, last, "t_ms");
 	cJSON_ArrayForEach(s, tl) {
@@ -454,9 +624,15 @@ static void record_timeline(const cJSON *doc, FILE *f, struct mp_rd *rd)
 			continue;
 		shown++;
 		snprintf(b[5], sizeof(b[5]), ", %" PRIu64 " samples", samples);
-		fprintf(f, "| %.1f | %s | %s | %s | %s | %" PRIu64 " | %s%s |\n",
+		/* the limit in force (a folded row's: its last sample's); documents
+		 * before it: empty */
+		if (!mp_rd_u64(rd, s, "limit_bytes", MP_RD_NULL | MP_RD_ABSENT, &lim))
+			b[6][0] = '\0';
+		else
+			mp_render_usize(lim, b[6], sizeof(b[6]));
+		fprintf(f, "| %.1f | %s | %s | %s | %s | %s | %" PRIu64 " | %s%s |\n",
 			mp_rd_u64v(rd, s, "t_ms") / 1000.0,
-			mp_render_usize(mp_rd_u64v(rd, s, "usage_bytes"), b[0], sizeof(b[0])),
+			mp_render_usize(mp_rd_u64v(rd, s, "usage_bytes"), b[0], sizeof(b[0])), b[6],
 			mp_render_size(sample_cat(s, "anon", rd), b[1], sizeof(b[1])),
 			mp_render_size(sample_cat(s, "file", rd), b[2], sizeof(b[2])),
 			mp_render_size(sample_cat(s, "kernel", rd), b[3], sizeof(b[3])),
@@ -539,6 +715,7 @@ static void md_limits(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	code(f, mp_rd_str(rd, cg, "headroom_from", 0));
 	fputs(" |\n", f);
 	limits_soft(cg, f, rd);
+	moment_rows(cg, false, f, rd);
 	limits_host(mp_rd_obj(rd, doc, "host", 0), f, rd);
 }
 

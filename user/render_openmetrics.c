@@ -12,6 +12,7 @@
  * mp_openmetrics_write, so the names are one whichever way they are made.
  */
 #include "render.h"
+#include "json.h"
 #include "cgroup.h"
 #include "util.h"
 
@@ -25,40 +26,6 @@ struct om {
 	char *cg;            /* the cgroup label's value, escaped */
 };
 
-/* The length of the valid UTF-8 sequence at s (1 for ASCII), 0 when it is
- * none: Prometheus refuses a label value that is not UTF-8. */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n;
-	unsigned char lo = 0x80, hi = 0xbf;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	/* no overlong forms, no surrogates, nothing past U+10FFFF */
-	if (s[0] == 0xe0)
-		lo = 0xa0;
-	else if (s[0] == 0xed)
-		hi = 0x9f;
-	else if (s[0] == 0xf0)
-		lo = 0x90;
-	else if (s[0] == 0xf4)
-		hi = 0x8f;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return n;
-}
-
 /*
  * A label value as the format escapes it: \\, \" and \n. A byte that is
  * not UTF-8, or another control character, is written as the four
@@ -69,7 +36,7 @@ static void put_label_value(FILE *f, const char *s)
 	const unsigned char *p = (const unsigned char *)s;
 
 	while (*p) {
-		size_t n = utf8_len(p);
+		size_t n = mp_utf8_len(p, strlen((const char *)p));
 
 		if (*p == '\\')
 			fputs("\\\\", f);
@@ -186,16 +153,28 @@ static const char peak_help[] = "The cgroup's highest usage: limits the kernel's
  * the usage once the probe exited and the highest during it, as the text
  * report gives them (before and after apart are memprobe_probe_usage_*).
  */
+static const char effective_help[] = "The least memory limit from the cgroup up to the root, "
+				     "and MemTotal (a recording: the one in force at its last "
+				     "sample)";
+
 static void cgroup_metrics(struct om *m, const cJSON *cg, const cJSON *doc, int kind)
 {
 	const cJSON *probe = kind == MP_DOC_PROBE ? doc : NULL;
 	const cJSON *tl = kind == MP_DOC_RECORD ? mp_rd_arr(m->rd, doc, "timeline", 0) : NULL;
 	const cJSON *last = tl ? cJSON_GetArrayItem(tl, cJSON_GetArraySize(tl) - 1) : NULL;
+	uint64_t lim;
+	bool at_last;
 
 	gauge(m, "memprobe_limit_bytes", "The cgroup's own memory limit (memory.max, "
 	      "memory.limit_in_bytes); +Inf: none", cg, "limit_bytes", MP_RD_NULL, "+Inf");
-	gauge(m, "memprobe_effective_limit_bytes", "The least memory limit from the cgroup up "
-	      "to the root, and MemTotal", cg, "effective_limit_bytes", 0, NULL);
+	/* a record's: the limit in force at its last sample (a limit changed
+	 * during it is followed), the start's in documents before that. One
+	 * help for every kind: node_exporter refuses a family whose files
+	 * disagree on it. */
+	at_last = last && mp_rd_is_obj(m->rd, last) &&
+		  mp_rd_u64(m->rd, last, "limit_bytes", MP_RD_ABSENT | MP_RD_NULL, &lim);
+	gauge(m, "memprobe_effective_limit_bytes", effective_help, at_last ? last : cg,
+	      at_last ? "limit_bytes" : "effective_limit_bytes", 0, NULL);
 	/* the headroom helper's field: absent in older documents */
 	gauge(m, "memprobe_throttle_bytes", "Where the kernel starts throttling the cgroup: "
 	      "the lowest memory.high (v2) or soft limit (v1) on its path below the effective "
@@ -216,6 +195,15 @@ static void cgroup_metrics(struct om *m, const cJSON *cg, const cJSON *doc, int 
 	}
 	gauge(m, "memprobe_headroom_bytes", "The least room left on the cgroup's path: limit "
 	      "minus usage, and MemAvailable", cg, "headroom_bytes", 0, NULL);
+	/* limits: as the cgroup was read; probe and record: the pinned
+	 * object's moment (the stop, the peak); absent in older documents */
+	const cJSON *un = kind == MP_DOC_LIMITS ? cg : mp_rd_obj(m->rd, doc, "pinned", MP_RD_ABSENT);
+
+	if (un)
+		gauge(m, "memprobe_shmem_unmapped_bytes", "Shmem no process maps, at least: "
+		      "memory.stat shmem - file_mapped (limits now, a probe at its stop, a "
+		      "recording at its peak)", un, "shmem_unmapped_bytes",
+		      MP_RD_NULL | MP_RD_ABSENT, NULL);
 }
 
 struct cat_val {
@@ -224,6 +212,7 @@ struct cat_val {
 
 static const char *const part_names[] = {
 	[MP_PART_USAGE] = "usage", [MP_PART_FILE] = "file", [MP_PART_KERNEL] = "kernel",
+	[MP_PART_ANON] = "anon",
 };
 
 /* A family of categories: {cgroup, category} for the split (parts NULL),
@@ -311,9 +300,17 @@ static void growth_metrics(struct om *m, const cJSON *a)
 	one(m, "memprobe_measured_growth_bytes", "gauge", "The cgroup's usage growth over the "
 	    "attribution's span", mp_rd_obj(m->rd, a, "reconciliation", MP_RD_ABSENT),
 	    "measured_growth_bytes", MP_RD_ABSENT, true, NULL);
+	one(m, "memprobe_anon_unmapped_bytes", "gauge", "Anonymous memory unmapped and not yet "
+	    "freed over the attribution's span: out of memory.stat's anon, still charged",
+	    mp_rd_obj(m->rd, a, "reconciliation", MP_RD_ABSENT), "anon_unmapped_bytes",
+	    MP_RD_ABSENT | MP_RD_NULL, true, NULL);
 	one(m, "memprobe_page_faults_total", "counter", "The target's page faults over the "
 	    "attribution's span", mp_rd_obj(m->rd, a, "page_faults", MP_RD_ABSENT), "total",
 	    MP_RD_ABSENT, false, NULL);
+	one(m, "memprobe_copy_on_write_bytes", "gauge", "User pages copied on write after a "
+	    "fork (do_wp_page's copies) over the session; absent: not looked for",
+	    mp_rd_obj(m->rd, a, "copy_on_write", MP_RD_ABSENT), "bytes", MP_RD_ABSENT, false,
+	    NULL);
 }
 
 /* The brief's nine fields, in base units: the two _gib ones are the
@@ -363,6 +360,21 @@ static void counter_n(struct om *m, const char *name, const char *help, size_t n
 static const char oom_help[] = "OOM kills in the cgroup while memprobe watched (a probe: "
 			       "of the workload, the probe's own apart)";
 
+/* How often the effective limit changed during the recording (documents
+ * before it, and record --openmetrics's live file, say nothing). */
+static void limit_changes(struct om *m, const cJSON *doc)
+{
+	const cJSON *l = mp_rd_obj(m->rd, doc, "limit", MP_RD_ABSENT);
+	uint64_t more = 0;
+
+	if (!l)
+		return;
+	mp_rd_u64(m->rd, l, "changes_not_kept", 0, &more);
+	counter_n(m, "memprobe_limit_changes_total", "Changes of the effective limit during the "
+		  "recording", (size_t)cJSON_GetArraySize(mp_rd_arr(m->rd, l, "changes", 0)) +
+		  (size_t)more);
+}
+
 static void record_metrics(struct om *m, const cJSON *doc)
 {
 	const cJSON *tl = mp_rd_arr(m->rd, doc, "timeline", 0), *p;
@@ -375,6 +387,7 @@ static void record_metrics(struct om *m, const cJSON *doc)
 	      mp_rd_obj(m->rd, doc, "peak", 0), "usage_bytes", MP_RD_ABSENT, NULL);
 	one(m, "memprobe_oom_kills_total", "counter", oom_help, doc, "oom_kill_counter_delta", 0,
 	    false, NULL);
+	limit_changes(m, doc);
 	p = mp_rd_obj(m->rd, doc, "probe", MP_RD_ABSENT);
 	if (p && !mp_rd_item(m->rd, p, "error", MP_RD_ABSENT))
 		probe_metrics(m, p);

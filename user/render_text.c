@@ -5,6 +5,7 @@
 #include "util.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,38 @@ void mp_text_limits(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	fprintf(f, "  headroom            %s (%" PRIu64 " bytes), set by %s\n",
 		mp_fmt_bytes(head, b, sizeof(b)), head, mp_rd_str(rd, cg, "headroom_from", 0));
 	mp_text_soft(cg, f, rd, "  ");
+	mp_text_unmapped(cg, f, rd, "  ");
+}
+
+/* "  no process maps     shmem 200.0 MiB at least, page cache 200.3 MiB (shmem
+ * included)" and "  huge pages          anon 256.0 MiB, file 0 B, shmem 0 B":
+ * where the document has them (older ones do not) */
+void mp_text_unmapped(const cJSON *o, FILE *f, struct mp_rd *rd, const char *ind)
+{
+	static const char *const thp[3][2] = {
+		{ "anon_thp_bytes", "anon" }, { "file_thp_bytes", "file" },
+		{ "shmem_thp_bytes", "shmem" },
+	};
+	uint64_t su, fu, v;
+	char b[32], b2[32];
+	int n = 0;
+
+	if (mp_rd_u64(rd, o, "shmem_unmapped_bytes", MP_RD_NULL | MP_RD_ABSENT, &su) &&
+	    mp_rd_u64(rd, o, "file_unmapped_bytes", MP_RD_NULL | MP_RD_ABSENT, &fu))
+		fprintf(f, "%sno process maps     shmem %s at least, page cache %s (shmem "
+			"included)\n", ind, mp_fmt_bytes(su, b, sizeof(b)),
+			mp_fmt_bytes(fu, b2, sizeof(b2)));
+	for (int i = 0; i < 3; i++) {
+		if (!mp_rd_u64(rd, o, thp[i][0], MP_RD_NULL | MP_RD_ABSENT, &v))
+			continue;
+		if (n++)
+			fputs(", ", f);
+		else
+			fprintf(f, "%shuge pages          ", ind);
+		fprintf(f, "%s %s", thp[i][1], mp_fmt_bytes(v, b, sizeof(b)));
+	}
+	if (n)
+		fputc('\n', f);
 }
 
 /* The throttling point and the soft headroom, where the document has them
@@ -181,125 +214,11 @@ static void probe_verdicts(const cJSON *r, FILE *f, struct mp_rd *rd)
 				"while it ran (the probe, at oom_score_adj 1000, was the victim)\n", f);
 }
 
-/* ---- the overhead, explained (overhead.c's object) ------------------------------ */
-
-#define OVH_GROUPS 4   /* processes named; the rest are summed */
-#define OVH_CATS 4     /* categories named per process */
-
-/* MiB for the words; under 0.05 MiB either way is 0.0, never "-0.0" */
-static double mib(int64_t b)
+/* The overhead in words, when the document explains it (older ones do not);
+ * render_text_overhead.c. */
+static void probe_overhead(const cJSON *r, const cJSON *pinned, FILE *f, struct mp_rd *rd)
 {
-	return b > -(int64_t)MP_MIB / 20 && b < (int64_t)MP_MIB / 20 ? 0.0 : (double)b / MP_MIB;
-}
-
-/* too small to show as "0.1 MiB": left out of the words (never the sums) */
-static bool tiny(int64_t b)
-{
-	return b < (int64_t)MP_MIB / 20 && b > -(int64_t)MP_MIB / 20;
-}
-
-/* One process's parts: "comm[pid] anon 98.0 MiB, pagetables 0.2 MiB";
- * marks them used. Parts of one process are adjacent or not, in any order. */
-static void ovh_group(const cJSON *parts, int i0, bool *used, FILE *f, struct mp_rd *rd)
-{
-	const cJSON *p0 = cJSON_GetArrayItem(parts, i0);
-	uint64_t pid = mp_rd_u64v(rd, p0, "pid");
-	const char *comm = mp_rd_str(rd, p0, "comm", 0);
-	int64_t rest = 0;
-	int shown = 0, n = cJSON_GetArraySize(parts);
-	uint64_t host = 0;
-
-	/* in a container: the host's pid beside the container's */
-	if (pid && mp_rd_u64(rd, p0, "host_pid", MP_RD_ABSENT, &host) && host != pid)
-		fprintf(f, "%s[%" PRIu64 ", host %" PRIu64 "]", comm, pid, host);
-	else
-		fprintf(f, pid ? "%s[%" PRIu64 "]" : "%s", comm, pid);
-	for (int i = i0; i < n; i++) {
-		const cJSON *p = cJSON_GetArrayItem(parts, i);
-		int64_t b;
-
-		if (used[i] || mp_rd_u64v(rd, p, "pid") != pid ||
-		    strcmp(mp_rd_str(rd, p, "comm", 0), comm))
-			continue;
-		used[i] = true;
-		b = mp_rd_s64v(rd, p, "bytes");
-		if (shown < OVH_CATS && !tiny(b))
-			fprintf(f, "%s %s %.1f MiB", shown++ ? "," : "",
-				mp_rd_str(rd, p, "category", 0), mib(b));
-		else
-			rest += b;
-	}
-	if (!shown || !tiny(rest))
-		fprintf(f, "%s %s %.1f MiB", shown ? "," : "", shown ? "the rest" : "in all",
-			mib(rest));
-}
-
-/* Has the process of parts[i0] a part big enough for words? */
-static bool ovh_worth(const cJSON *parts, int i0, struct mp_rd *rd)
-{
-	const cJSON *p0 = cJSON_GetArrayItem(parts, i0), *p;
-	uint64_t pid = mp_rd_u64v(rd, p0, "pid");
-	const char *comm = mp_rd_str(rd, p0, "comm", 0);
-
-	cJSON_ArrayForEach(p, parts)
-		if (mp_rd_u64v(rd, p, "pid") == pid && !strcmp(mp_rd_str(rd, p, "comm", 0), comm) &&
-		    !tiny(mp_rd_s64v(rd, p, "bytes")))
-			return true;
-	return false;
-}
-
-/* "WHAT 100.0 MiB AT: benchmark[9927] anon 98.0 MiB, pagetables 0.2 MiB;
- * the probe's pagetables 1.8 MiB; unexplained 0.1 MiB" */
-static void ovh_line(const cJSON *o, const char *what, const char *at, FILE *f, struct mp_rd *rd)
-{
-	const cJSON *parts = mp_rd_arr(rd, o, "parts", 0);
-	const cJSON *kp = mp_rd_arr(rd, o, "probe_kernel_parts", 0), *p;
-	int n = cJSON_GetArraySize(parts), groups = 0;
-	bool used[n + 1];
-	int64_t rest = 0, others = 0;
-	const char *sep = ":";
-
-	memset(used, 0, sizeof(used));
-	fprintf(f, "%s %.1f MiB%s", what, mib(mp_rd_s64v(rd, o, "bytes")), at);
-	for (int i = 0; i < n && mp_rd_ok(rd); i++) {
-		if (used[i])
-			continue;
-		if (groups == OVH_GROUPS || !ovh_worth(parts, i, rd)) {
-			rest += mp_rd_s64v(rd, cJSON_GetArrayItem(parts, i), "bytes");
-			others++;
-			continue;
-		}
-		fprintf(f, "%s ", groups++ ? ";" : sep);
-		ovh_group(parts, i, used, f, rd);
-	}
-	if (others && !tiny(rest))
-		fprintf(f, "%s %" PRId64 " more parts %.1f MiB", groups++ ? ";" : sep, others,
-			mib(rest));
-	fprintf(f, "%s the probe's", groups ? ";" : sep);
-	groups = 0;
-	cJSON_ArrayForEach(p, kp)
-		if (!tiny(mp_rd_s64v(rd, p, "bytes")))
-			fprintf(f, "%s %s %.1f MiB", groups++ ? "," : "",
-				mp_rd_str(rd, p, "category", 0), mib(mp_rd_s64v(rd, p, "bytes")));
-	if (!groups)
-		fprintf(f, " kernel cost %.1f MiB", mib(mp_rd_s64v(rd, o, "probe_kernel_bytes")));
-	fprintf(f, "; unexplained %.1f MiB\n", mib(mp_rd_s64v(rd, o, "unexplained_bytes")));
-}
-
-/* The overhead in words, when the document explains it (older ones do not). */
-static void probe_overhead(const cJSON *r, FILE *f, struct mp_rd *rd)
-{
-	const cJSON *o = mp_rd_item(rd, r, "overhead", MP_RD_ABSENT), *l;
-
-	if (!o)
-		return;
-	if (!mp_rd_is_obj(rd, o))
-		return;
-	ovh_line(o, "overhead", " at the peak", f, rd);
-	l = mp_rd_item(rd, o, "left_after", MP_RD_NULL);
-	if (l && mp_rd_is_obj(rd, l))
-		ovh_line(l, "left after", "", f, rd);
-	fputc('\n', f);
+	mp_text_overhead(mp_rd_item(rd, r, "overhead", MP_RD_ABSENT), pinned, f, rd);
 }
 
 /* Where the probe aimed and why it stopped (absent in older documents). */
@@ -339,6 +258,7 @@ void mp_text_probe(const cJSON *r, FILE *f, struct mp_rd *rd)
 	};
 	const cJSON *t = mp_rd_obj(rd, r, "target", 0), *p = mp_rd_obj(rd, r, "probe", 0);
 	char b1[32], b2[32], b3[32];
+	bool in_target;
 
 	/* The brief's line first, exactly as the field team's probe printed it. */
 	fputc('{', f);
@@ -346,7 +266,7 @@ void mp_text_probe(const cJSON *r, FILE *f, struct mp_rd *rd)
 		fprintf(f, "%s\"%s\": %s", i ? ", " : "", nine[i], mp_rd_num(rd, r, nine[i], 0));
 	fputs("}\n\n", f);
 
-	probe_overhead(r, f, rd);
+	probe_overhead(r, mp_rd_obj(rd, r, "pinned", MP_RD_ABSENT), f, rd);
 	probe_verdicts(r, f, rd);
 	const char *why = mp_rd_str(rd, t, "chosen_why", MP_RD_ABSENT);
 
@@ -358,13 +278,17 @@ void mp_text_probe(const cJSON *r, FILE *f, struct mp_rd *rd)
 	fprintf(f, "limit      %s effective, set by %s\n",
 		mp_fmt_bytes(mp_rd_u64v(rd, t, "effective_limit_bytes"), b1, sizeof(b1)),
 		mp_rd_str(rd, t, "effective_limit_from", 0));
-	fprintf(f, "probe      %s chunks, %s margin, thp %s, in %s (limit %s)\n",
+	in_target = mp_rd_bool(rd, p, "in_target", 0);
+	fprintf(f, "probe      %s chunks, %s margin, thp %s, in %s (%s %s)\n",
 		mp_fmt_bytes(mp_rd_u64v(rd, p, "chunk_bytes"), b1, sizeof(b1)),
 		mp_fmt_bytes(mp_rd_u64v(rd, p, "margin_bytes"), b2, sizeof(b2)),
 		mp_rd_str(rd, p, "thp", 0), mp_rd_str(rd, p, "cgroup", 0),
+		in_target ? "aim, not a limit:" : "limit",
 		mp_fmt_bytes(mp_rd_u64v(rd, p, "limit_bytes"), b3, sizeof(b3)));
-	if (mp_rd_bool(rd, p, "in_target", 0)) /* no cgroup of its own: the limit above is its aim */
-		fprintf(f, "           in the target itself, without a limit of its own: %s\n",
+	/* no cgroup of its own: the figure above is its aim, enforced by nothing */
+	if (in_target)
+		fprintf(f, "           in the target itself, without a limit of its own (the "
+			"kernel enforces none; the bounds are checked before each chunk): %s\n",
 			mp_rd_str(rd, p, "in_target_why", 0));
 	probe_stop(t, p, f, rd);
 	mp_text_attribution(mp_rd_obj(rd, r, "attribution", 0), f, rd);
@@ -373,7 +297,43 @@ void mp_text_probe(const cJSON *r, FILE *f, struct mp_rd *rd)
 
 /* ---- record ---------------------------------------------------------------------- */
 
+/* The limit's changes during the recording (documents before them have
+ * none): " at the start; 306.0 MiB from 12.3 s", then the line's end. */
+static void record_limit_changes(const cJSON *doc, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *l = mp_rd_obj(rd, doc, "limit", MP_RD_ABSENT), *c;
+	const cJSON *changes = l ? mp_rd_arr(rd, l, "changes", 0) : NULL;
+	uint64_t more = 0;
+	char b[32];
+	int n = 0;
+
+	cJSON_ArrayForEach(c, changes) {
+		if (!mp_rd_is_obj(rd, c))
+			break;
+		fprintf(f, "%s%s from %.1f s", n++ ? ", " : " at the start; changed during the "
+			"recording: ", mp_fmt_bytes(mp_rd_u64v(rd, c, "to_bytes"), b, sizeof(b)),
+			mp_rd_u64v(rd, c, "t_ms") / 1000.0);
+	}
+	if (l && mp_rd_u64(rd, l, "changes_not_kept", 0, &more) && more)
+		fprintf(f, " and %" PRIu64 " more changes", more);
+	fputc('\n', f);
+}
+
 /* "memprobe record: DIR running CMD ARGS", how it ended, the peak. */
+/* "timeline: 3 samples late, 18 missed (longest gap 1.9 s)": said when
+ * the sampler did not get the CPU in time (older documents: nothing) */
+static void timeline_late(const cJSON *run, FILE *f, struct mp_rd *rd)
+{
+	uint64_t late, missed = 0, gap = 0;
+
+	if (!mp_rd_u64(rd, run, "timeline_samples_late", MP_RD_ABSENT, &late) || !late)
+		return;
+	mp_rd_u64(rd, run, "timeline_samples_missed", MP_RD_ABSENT, &missed);
+	mp_rd_u64(rd, run, "timeline_longest_gap_ms", MP_RD_ABSENT, &gap);
+	fprintf(f, "timeline: %" PRIu64 " sample%s late, %" PRIu64 " missed (longest gap %.1f s)\n",
+		late, late == 1 ? "" : "s", missed, gap / 1000.0);
+}
+
 static void record_head(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
 	const cJSON *run = mp_rd_obj(rd, doc, "run", 0), *pk = mp_rd_obj(rd, doc, "peak", 0);
@@ -392,9 +352,10 @@ static void record_head(const cJSON *doc, FILE *f, struct mp_rd *rd)
 		fprintf(f, " (exit status %d)", (int)v);
 	else if (mp_rd_u64(rd, run, "killed_by_signal", MP_RD_ABSENT, &v))
 		fprintf(f, " (killed by signal %d)", (int)v);
-	fprintf(f, "; limit %s effective\n",
+	fprintf(f, "; limit %s effective",
 		mp_fmt_bytes(mp_rd_u64v(rd, mp_rd_obj(rd, doc, "target", 0), "effective_limit_bytes"),
 			     b1, sizeof(b1)));
+	record_limit_changes(doc, f, rd);
 	if (mp_rd_item(rd, run, "in_place", MP_RD_ABSENT)) {
 		const cJSON *pids = mp_rd_arr(rd, run, "command_pids", 0);
 
@@ -406,6 +367,31 @@ static void record_head(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	    mp_rd_u64(rd, pk, "t_ms", 0, &t_ms))
 		fprintf(f, "peak %s at %.1f s (%s)\n", mp_fmt_bytes(v, b1, sizeof(b1)), t_ms / 1000.0,
 			mp_rd_str(rd, pk, "usage_source", 0));
+	timeline_late(run, f, rd);
+}
+
+/* "  OOM at DIR's 256.0 MiB limit ...: RSS ...; shmem ... that no process
+ * maps, ..." and each level's usage and limit at the kill */
+static void oom_explained(const cJSON *kill, FILE *f, struct mp_rd *rd)
+{
+	char line[PATH_MAX + 512], b1[32], b2[32];
+	const cJSON *l;
+	int n = 0;
+
+	if (!mp_render_oom_line(rd, kill, line, sizeof(line)))
+		return;
+	fprintf(f, "  %s\n", line);
+	cJSON_ArrayForEach(l, mp_rd_arr(rd, kill, "levels", 0)) {
+		uint64_t lim;
+		bool has = mp_rd_u64(rd, l, "limit_bytes", MP_RD_NULL, &lim);
+
+		fprintf(f, "%s%s %s of %s", n++ ? "; " : "  levels at the kill: ",
+			mp_rd_str(rd, l, "dir", 0),
+			mp_fmt_bytes(mp_rd_u64v(rd, l, "usage_bytes"), b1, sizeof(b1)),
+			has ? mp_fmt_bytes(lim, b2, sizeof(b2)) : "no limit");
+	}
+	if (n)
+		fputc('\n', f);
 }
 
 static void record_events(const cJSON *doc, FILE *f, struct mp_rd *rd)
@@ -418,12 +404,17 @@ static void record_events(const cJSON *doc, FILE *f, struct mp_rd *rd)
 		if (!mp_rd_is_obj(rd, it))
 			return;
 		bool at_kill;
-		uint64_t u = mp_render_oom_usage(rd, it, &at_kill);
+		uint64_t u = mp_render_oom_usage(rd, it, &at_kill), lim;
+		char b2[32];
 
-		fprintf(f, "OOM kill at %.1f s: %s[%u] (usage %s%s)\n",
+		fprintf(f, "OOM kill at %.1f s: %s[%u] (usage %s%s",
 			mp_rd_u64v(rd, it, "t_ms") / 1000.0, mp_rd_str(rd, it, "comm", 0),
 			(unsigned int)mp_rd_u64v(rd, it, "pid"), mp_fmt_bytes(u, b1, sizeof(b1)),
 			at_kill ? " at the kill" : ", last sample before it");
+		if (mp_rd_u64(rd, it, "limit_bytes", MP_RD_NULL | MP_RD_ABSENT, &lim))
+			fprintf(f, "; limit %s then", mp_fmt_bytes(lim, b2, sizeof(b2)));
+		fputs(")\n", f);
+		oom_explained(it, f, rd);
 	}
 	if (mp_rd_u64(rd, doc, "oom_kills_not_listed", MP_RD_ABSENT, &n) && n)
 		fprintf(f, "(and %" PRIu64 " OOM kills between the first and the last half of "
@@ -438,7 +429,7 @@ static void record_events(const cJSON *doc, FILE *f, struct mp_rd *rd)
 		fprintf(f, "probe: %s\n", s ? s : "");
 		cJSON_free(s);
 		cJSON_Delete(q);
-		probe_overhead(p, f, rd);
+		probe_overhead(p, mp_rd_obj(rd, doc, "pinned", MP_RD_ABSENT), f, rd);
 	}
 }
 
@@ -452,6 +443,7 @@ static void record_row(const cJSON *doc, const cJSON *s, FILE *f, struct mp_rd *
 	char b[5][32];
 	uint64_t n;
 	int64_t v[3];
+	uint64_t lim;
 
 	for (int j = 0; j < 3; j++) {
 		uint64_t u;
@@ -461,8 +453,15 @@ static void record_row(const cJSON *doc, const cJSON *s, FILE *f, struct mp_rd *
 		else
 			mp_rd_s64(rd, bg, cats[j], 0, &v[j]);
 	}
-	fprintf(f, "%8.1f %12s %12s %12s %12s %10" PRIu64 " %11s\n", mp_rd_u64v(rd, s, "t_ms") / 1000.0,
-		mp_fmt_bytes(mp_rd_u64v(rd, s, "usage_bytes"), b[0], sizeof(b[0])),
+	fprintf(f, "%8.1f %12s", mp_rd_u64v(rd, s, "t_ms") / 1000.0,
+		mp_fmt_bytes(mp_rd_u64v(rd, s, "usage_bytes"), b[0], sizeof(b[0])));
+	/* the limit in force beside the usage (a folded row's: its last
+	 * sample's; documents before it have no column) */
+	if (mp_rd_item(rd, doc, "limit", MP_RD_ABSENT))
+		fprintf(f, " %12s",
+			mp_rd_u64(rd, s, "limit_bytes", MP_RD_NULL | MP_RD_ABSENT, &lim) ?
+			mp_fmt_bytes(lim, b[0], sizeof(b[0])) : "-");
+	fprintf(f, " %12s %12s %12s %10" PRIu64 " %11s\n",
 		mp_fmt_sbytes(v[0], b[1], sizeof(b[1])), mp_fmt_sbytes(v[1], b[2], sizeof(b[2])),
 		mp_fmt_sbytes(v[2], b[3], sizeof(b[3])), mp_rd_u64v(rd, s, "faults_per_sec"),
 		mp_render_ms(mp_render_row_ms(rd, doc, s, &n), b[4], sizeof(b[4])));
@@ -494,7 +493,8 @@ void mp_text_record(const cJSON *doc, FILE *f, struct mp_rd *rd)
 
 	record_head(doc, f, rd);
 	record_events(doc, f, rd);
-	fprintf(f, "\n%8s %12s %12s %12s %12s %10s %11s\n", "t (s)", "usage", "anon", "file",
+	fprintf(f, "\n%8s %12s%s %12s %12s %12s %10s %11s\n", "t (s)", "usage",
+		mp_rd_item(rd, doc, "limit", MP_RD_ABSENT) ? "        limit" : "", "anon", "file",
 		"kernel", "faults/s", "resolution");
 	/* about 20 rows, whatever the length, evenly in time */
 	if (last && mp_rd_is_obj(rd, last))

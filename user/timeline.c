@@ -80,6 +80,7 @@ static void bucket_add(struct mp_tl_bucket *b, const struct sample *s)
 		b->from_ms = s->t_ms;
 	}
 	b->t_ms = s->t_ms;
+	b->limit_bytes = s->limit_bytes;
 	b->n++;
 	agg_add(&b->usage, (int64_t)s->usage_bytes);
 	agg_add(&b->faults, (int64_t)s->faults_per_sec);
@@ -93,6 +94,7 @@ static void bucket_add(struct mp_tl_bucket *b, const struct sample *s)
 static void bucket_merge(struct mp_tl_bucket *a, const struct mp_tl_bucket *b)
 {
 	a->t_ms = b->t_ms;
+	a->limit_bytes = b->limit_bytes;
 	a->n += b->n;
 	agg_merge(&a->usage, &b->usage);
 	agg_merge(&a->faults, &b->faults);
@@ -199,11 +201,19 @@ cJSON *mp_tl_sample_json(const struct sample *s, bool bpf)
 
 	add_u64(o, "t_ms", s->t_ms);
 	add_u64(o, "usage_bytes", s->usage_bytes);
+	/* the effective limit in force (record.c); 0: not read */
+	if (s->limit_bytes)
+		add_u64(o, "limit_bytes", s->limit_bytes);
+	else
+		cJSON_AddItemToObjectCS(o, "limit_bytes", cJSON_CreateNull());
 	add_u64(o, "faults_per_sec", s->faults_per_sec);
 	st = add_obj(o, "stat");
 	for (int k = 0; k < MP_NR_CATS; k++)
 		if (s->stat.have[k])
 			add_u64(st, mp_cat_names[k], s->stat.bytes[k]);
+	/* what processes map: an OOM kill's "no process maps" (oom_doc.c) */
+	if (s->stat.have_file_mapped)
+		add_u64(st, "file_mapped", s->stat.file_mapped);
 	/* BPF's figures only where a memcg hook counted them */
 	if (bpf) {
 		bg = add_obj(o, "bpf_growth");
@@ -254,6 +264,7 @@ static cJSON *agg_json(const struct mp_tl_bucket *b, enum stat_of w, bool bpf)
 static cJSON *bucket_json(const struct mp_tl_bucket *b, bool bpf, uint64_t interval_ms)
 {
 	struct sample last = { .t_ms = b->t_ms, .usage_bytes = (uint64_t)b->usage.last,
+			       .limit_bytes = b->limit_bytes,
 			       .faults_per_sec = (uint64_t)b->faults.last };
 	cJSON *o;
 

@@ -26,6 +26,7 @@
 struct sample {
 	uint64_t t_ms;
 	uint64_t usage_bytes;
+	uint64_t limit_bytes;               /* the effective limit in force (0: not read) */
 	uint64_t faults_per_sec;
 	struct mp_cg_stat stat;             /* from the kernel's files */
 	int64_t bpf_growth[MP_NR_CATS];     /* BPF: net bytes since the start */
@@ -53,6 +54,7 @@ struct mp_tl_agg {
 
 struct mp_tl_bucket {
 	uint64_t from_ms, t_ms; /* its first and last sample's */
+	uint64_t limit_bytes;   /* its last sample's effective limit */
 	uint64_t n;             /* samples folded into it */
 	struct mp_tl_agg usage, faults, stat[MP_NR_CATS], bpf[MP_NR_CATS];
 };
@@ -102,7 +104,7 @@ cJSON *mp_tl_sample_json(const struct sample *s, bool bpf);
  * document: each of its rows at its largest, every category in stat and in
  * bpf_growth.
  */
-#define MP_TL_SAMPLE_MAX_VALUES (4 + 2 * (1 + MP_NR_CATS))
+#define MP_TL_SAMPLE_MAX_VALUES (6 + 2 * (1 + MP_NR_CATS)) /* the limit, stat's file_mapped */
 #define MP_TL_FOLDED_MAX_VALUES (MP_TL_SAMPLE_MAX_VALUES + 3 + 3 * (4 + 2 * MP_NR_CATS))
 #define MP_TL_MAX_VALUES                                                   \
 	(1 + 16 + (1 + MP_TL_WINDOW) * MP_TL_SAMPLE_MAX_VALUES +            \

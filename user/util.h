@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 #include <stdio.h>
 
 #define MP_KIB (1024ULL)
@@ -138,6 +139,15 @@ const char *mp_bad_option(char **argv, char *buf, size_t len);
 static inline bool mp_at_peak(uint64_t usage, uint64_t peak)
 {
 	return usage + (peak >> 6) >= peak;
+}
+
+/* CLOCK_MONOTONIC in nanoseconds (bpf_ktime_get_ns()'s clock). */
+static inline uint64_t mp_now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
 }
 
 /* Round down to a multiple of align (a power of two). */

@@ -849,6 +849,7 @@ static void test_missing_ids(void)
 #define PTE_ALLOC_ONE 0xffffffff81348c20ULL
 #define PTE_ALLOC     0xffffffff815f95f0ULL /* __pte_alloc */
 #define ANON_PAGE     0xffffffff81602820ULL /* do_anonymous_page */
+#define TRACEITER     0xffffffff815c7a90ULL /* __traceiter_mm_page_alloc */
 #define ALLOC_SLAB    0xffffffff81646a90ULL /* allocate_slab */
 #define SLAB_ALLOC3   0xffffffff81646f30ULL /* ___slab_alloc */
 #define CACHE_ALLOC   0xffffffff81650630ULL /* kmem_cache_alloc_noprof */
@@ -1013,6 +1014,57 @@ static void test_kernel_paths_options(void)
 	cJSON_Delete(a);
 }
 
+/*
+ * One path keyed twice: the kernel keys a stack with its tracing frames,
+ * here __traceiter_mm_page_alloc on one call and not on the other, which
+ * the document trims; the rows of one process with the same frames shown
+ * are one row (before: two rows of 3 and 2 pages, frames alike).
+ */
+static void test_kernel_paths_traceiter(void)
+{
+	static const uint64_t with[] = {
+		BPF_PROG + 0x5ac, TRACE_RUN4 + 0x10d, TRACEITER + 0x4c, ALLOC_FROZEN + 8,
+		ALLOC_PAGES + 8, PTE_ALLOC_ONE + 0x19, PTE_ALLOC + 8, ANON_PAGE + 8,
+	};
+	static const uint64_t without[] = {
+		BPF_PROG + 0x5ac, TRACE_RUN4 + 0x10d, ALLOC_FROZEN + 8,
+		ALLOC_PAGES + 8, PTE_ALLOC_ONE + 0x19, PTE_ALLOC + 8, ANON_PAGE + 8,
+	};
+	struct mp_attr_frames fr[2];
+	const cJSON *p, *st;
+	struct fx f;
+	cJSON *a;
+
+	if (!fixture_ks)
+		return;
+	fx_init(&f);
+	add_task(&f, 100, "w");
+	add_task(&f, 200, "v");
+	set_frames(&fr[0], 21, with, 8);
+	set_frames(&fr[1], 22, without, 7);
+	f.in.frames = fr;
+	f.in.nframes = 2;
+	/*            id  tgid  net alloc unaccounted (pages) */
+	add_stack(&f, 21, 100, 3, 4, 1);
+	add_stack(&f, 22, 100, 2, 5, 0);
+	add_stack(&f, 21, 200, 4, 4, 0); /* another process: a row of its own */
+	a = mp_report_attribution(&f.in);
+	p = path_of(a, "kernel_paths", "pagetables");
+	CHECK_U64(nitems(p, "top_stacks"), 2, "traceiter: one row per process");
+	st = item(p, "top_stacks", 0);
+	CHECK_S64(jint(st, "pid"), 100, "traceiter: the merged row first (net 5 pages)");
+	CHECK_S64(jint(st, "bytes"), PG(3 + 2), "traceiter: net bytes summed");
+	CHECK_S64(jint(st, "alloc_bytes"), PG(4 + 5), "traceiter: allocated bytes summed");
+	CHECK_U64(nitems(st, "frames"), 5, "traceiter: the frames shown, traceiter trimmed");
+	CHECK_STR(sitem(st, "frames", 0), "__alloc_frozen_pages_noprof+0x8",
+		  "traceiter: innermost frame shown first");
+	CHECK_S64(jint(item(p, "top_stacks", 1), "bytes"), PG(4), "traceiter: pid 200's own row");
+	CHECK_S64(jint(p, "bytes"), PG(3 + 2 + 4), "traceiter: the path's net unchanged");
+	CHECK_S64(jint(path_of(a, "not_charged", "pagetables"), "alloc_bytes"), PG(1),
+		  "traceiter: unaccounted summed");
+	cJSON_Delete(a);
+}
+
 /* Numbers as a loaded document holds them: raw, their JSON text (doc.h). */
 static void rawify_numbers(cJSON *it)
 {
@@ -1170,6 +1222,47 @@ static void test_faults_charges_events(void)
 	cJSON_Delete(a);
 }
 
+/* Copies on write per process, the largest first, over the retained span
+ * (to the end) where there is one; not looked for: source null and why. */
+static void test_copy_on_write(void)
+{
+	struct mp_task_row end[2];
+	struct mp_attr_snap retained = { .tasks = end, .ntasks = 2 };
+	struct fx f;
+	const cJSON *o;
+	cJSON *a;
+
+	fx_init(&f);
+	add_task(&f, 100, "redis-server")->cow_pages = 30000;
+	add_task(&f, 101, "redis-rdb-bgsav")->cow_pages = 12;
+	f.growth.totals.cow_walks = 1;
+	memcpy(end, f.tasks, sizeof(end));
+	end[0].cow_pages = 40960; /* copies after the peak count too */
+	retained.totals.cow_walks = 41000;
+	f.in.retained = &retained;
+	f.in.cow = true;
+	f.in.cow_period = 1;
+	f.in.cow_fn = "do_wp_page";
+	f.in.cow_why = "";
+	a = mp_report_attribution(&f.in);
+	o = jobj(a, "copy_on_write");
+	CHECK_STR(jstr(o, "source"), "do_wp_page", "cow: its source");
+	CHECK_S64(jint(o, "bytes"), PG(40960 + 12), "cow: all processes' copies, to the end");
+	CHECK_S64(jint(o, "walks"), 41000, "cow: the walks");
+	CHECK_STR(jstr(item(o, "by_task", 0), "comm"), "redis-server", "cow: the parent first");
+	CHECK_S64(jint(item(o, "by_task", 0), "bytes"), PG(40960), "cow: ... its copies");
+	CHECK_S64(nitems(o, "by_task"), 2, "cow: two processes");
+	cJSON_Delete(a);
+	f.in.cow = false;
+	f.in.cow_why = "--stack-sample 0: no stacks walked";
+	a = mp_report_attribution(&f.in);
+	o = jobj(a, "copy_on_write");
+	CHECK(jnull(o, "source"), "cow: not looked for: source null");
+	CHECK_STR(jstr(o, "why"), "--stack-sample 0: no stacks walked", "cow: ... and why");
+	CHECK(!jobj(o, "bytes"), "cow: ... and no figure");
+	cJSON_Delete(a);
+}
+
 int main(void)
 {
 	fixture_ks = mp_ksyms_load(FIXTURES "/kallsyms-6.18");
@@ -1185,7 +1278,9 @@ int main(void)
 	test_missing_ids();
 	test_kernel_paths();
 	test_kernel_paths_options();
+	test_kernel_paths_traceiter();
 	test_faults_charges_events();
+	test_copy_on_write();
 	mp_ksyms_free(fixture_ks);
 	return unit_done("attribution");
 }

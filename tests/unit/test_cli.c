@@ -86,9 +86,9 @@ static void test_tables(void)
 	char buf[160];
 
 	mp_csv_table_names(MP_DOC_PROBE, buf, sizeof(buf));
-	CHECK_STR(buf, "categories, tasks, kernel_paths or hooks", "a probe's csv tables");
+	CHECK_STR(buf, "categories, tasks, kernel_paths, hooks, overhead, copy_on_write or figures", "a probe's csv tables");
 	mp_csv_table_names(MP_DOC_RECORD, buf, sizeof(buf));
-	CHECK_STR(buf, "categories, tasks, kernel_paths, hooks or timeline",
+	CHECK_STR(buf, "categories, tasks, kernel_paths, hooks, overhead, copy_on_write, timeline, oom_kills or figures",
 		  "a record's csv tables");
 	CHECK(mp_csv_table_check("unit", MP_DOC_PROBE, "csv", "timeline") == MP_EXIT_USAGE,
 	      "a probe's --table timeline taken");

@@ -593,6 +593,49 @@ static void test_files(void)
 	rmdir(dir);
 }
 
+/*
+ * A byte the kernel handed over that is not UTF-8 (a command's name, a
+ * cgroup's): written \udcXX, valid UTF-8 JSON; loaded back into the byte,
+ * the document printed back byte for byte; shown as \xNN to people; a
+ * file holding the raw byte refused in one line.
+ */
+static void test_utf8(void)
+{
+	char err[512], *out, *esc = broken(limits_doc, "/job's\",", "/j\\udcff" "b\xc3\xa9\xf0\x9f\x92\x80\",");
+	char *pair = broken(limits_doc, "/job's\",", "/j\\ud83d\\udc80\",");
+	char *raw = broken(limits_doc, "/job's\",", "/j\xff" "b\",");
+	cJSON *o = cJSON_CreateObject();
+	int kind;
+
+	cJSON_AddStringToObject(o, "comm", "a\xff\xc3(" "b\xc3\xa9");
+	out = mp_json_text(o, 0);
+	CHECK_STR(out, "{\"comm\":\"a\\udcff\\udcc3(b\xc3\xa9\"}",
+		  "the bytes that are not UTF-8 written \\udcXX, the rest as it is");
+	cJSON_free(out);
+	cJSON_Delete(o);
+	out = render(esc, "json", err, sizeof(err));
+	CHECK(out && !strcmp(out, esc), "\\udcff loaded into the byte and printed back: %s",
+	      out ? out : err);
+	free(out);
+	out = render(pair, "json", err, sizeof(err));
+	CHECK(out && strstr(out, "\"/j\xf0\x9f\x92\x80\""), "a surrogate pair is a character, "
+	      "not a byte: %s", out ? out : err);
+	free(out);
+	out = render(esc, "text", err, sizeof(err));
+	CHECK(out && strstr(out, "cgroup /j\\xff" "b\xc3\xa9\xf0\x9f\x92\x80 (v2)"),
+	      "text shows the byte as \\xff: %s", out ? out : err);
+	free(out);
+	out = render(esc, "markdown", err, sizeof(err));
+	CHECK(out && !strchr(out, '\xff'), "markdown holds no byte that is not UTF-8");
+	free(out);
+	CHECK(!mp_doc_load(raw, strlen(raw), &kind, err, sizeof(err)) &&
+	      strstr(err, "is not UTF-8") && !strchr(err, '\n'),
+	      "a raw byte that is not UTF-8: refused in one line (%s)", err);
+	free(esc);
+	free(pair);
+	free(raw);
+}
+
 int main(void)
 {
 	int saved;
@@ -609,6 +652,7 @@ int main(void)
 	test_bytes_range();
 	test_bounds();
 	test_files();
+	test_utf8();
 	/* its one-line messages are the command's to show: not here */
 	fflush(stderr);
 	saved = dup(2);

@@ -53,7 +53,7 @@ static int64_t part(const struct mp_overhead *o, uint32_t pid, int cat)
 
 static int64_t sum_identity(const struct mp_overhead *o)
 {
-	int64_t s = o->probe_kernel_bytes + o->unexplained_bytes;
+	int64_t s = o->probe_kernel_bytes + o->reclaimed_bytes + o->unexplained_bytes;
 
 	for (size_t i = 0; i < o->nparts; i++)
 		s += o->parts[i].bytes;
@@ -147,7 +147,9 @@ static void test_polled(void)
 	in.base = &base;
 	in.at = &at;
 	CHECK(mp_overhead_build(&in, &o) == 0, "polled: builds");
-	CHECK_S64(part(&o, 0, MP_CAT_FILE), 2 * MIB, "polled: file from memory.stat, pid 0");
+	CHECK_S64(part(&o, 0, MP_OVH_PAGE_CACHE), 2 * MIB,
+		  "polled: file from memory.stat, pid 0, as page_cache (no shmem key)");
+	CHECK_S64(part(&o, 0, MP_CAT_FILE), 0, "polled: file is no part: page_cache and shmem are");
 	CHECK_STR(o.parts[0].comm, "(memory.stat)", "polled: named as such");
 	CHECK_S64(part(&o, 0, MP_CAT_PERCPU), 0, "polled: a kernel part stays in kernel_other");
 	CHECK_S64(part(&o, 100, MP_OVH_KERNEL_OTHER), 8192, "polled: ... there");
@@ -292,6 +294,69 @@ static void test_peak_in_burst_and_doc(void)
 	CHECK(mp_overhead_doc(&d) == NULL, "doc: no peak vector: not measured");
 }
 
+/*
+ * A database's processes: three backends of one name and role grow anon
+ * and shmem (shared_buffers, charged to whichever touched a page first), a
+ * checkpointer page cache, one backend copies on write. The probe ran at
+ * the limit with --reclaim-cache: its page cache and reclaimable slab
+ * shrank, which is the workload's, reclaimed to make room.
+ */
+static void test_groups_and_reclaimed(void)
+{
+	static const struct mp_proc_role roles[] = {
+		{ 100, "postgres", "backend" }, { 101, "postgres", "backend" },
+		{ 102, "postgres", "backend" }, { 103, "postgres", "checkpointer" },
+	};
+	struct mp_overhead_in in = { .probe_pid = 200, .allocated_bytes = 500 * MIB,
+				     .have_kernel_total = true, .roles = roles, .nroles = 4,
+				     .cow_page_bytes = 4096 };
+	struct mp_attr_snap base, at;
+	struct mp_overhead o;
+
+	for (int i = 0; i < 4; i++)
+		rows[0][i] = row(100 + i, "postgres", 10 * MIB, 0, 0, 0, 0);
+	rows[0][4] = row(200, "memprobe-probe", 0, 0, 0, 0, 0);
+	rows[0][4].charge_bytes[MP_CAT_SLAB_RECLAIMABLE] = 0;
+	for (int i = 0; i < 3; i++) {
+		rows[1][i] = row(100 + i, "postgres", 11 * MIB, 0, 0, 0, 0);
+		rows[1][i].charge_bytes[MP_CAT_FILE] = 2 * MIB;
+		rows[1][i].charge_bytes[MP_CAT_SHMEM] = 2 * MIB;
+	}
+	rows[1][0].cow_pages = 256;
+	rows[1][3] = row(103, "postgres", 10 * MIB, 1 * MIB, 0, 0, 0);
+	rows[1][3].charge_bytes[MP_CAT_SHMEM] = 0;
+	rows[1][4] = row(200, "memprobe-probe", 500 * MIB, 0, 1 * MIB, 0, 0);
+	rows[1][4].charge_bytes[MP_CAT_FILE] = -100 * MIB;
+	rows[1][4].charge_bytes[MP_CAT_SHMEM] = 0;
+	rows[1][4].charge_bytes[MP_CAT_SLAB_RECLAIMABLE] = -4 * MIB;
+	rows[1][4].charge_bytes[MP_CAT_KERNEL] = 1 * MIB - 4 * MIB;
+	base = snap(rows[0], 5);
+	at = snap(rows[1], 5);
+	in.base = &base;
+	in.at = &at;
+	in.bytes = 3 * MIB + 6 * MIB + 1 * MIB + 1 * MIB - 104 * MIB + 12345;
+	CHECK(mp_overhead_build(&in, &o) == 0, "groups: builds");
+	CHECK_S64(sum_identity(&o), in.bytes, "groups: parts + probe + reclaimed + unexplained");
+	CHECK_S64(part(&o, 100, MP_CAT_SHMEM), 2 * MIB, "groups: shmem a part of its own");
+	CHECK_S64(part(&o, 100, MP_OVH_PAGE_CACHE), 0, "groups: ... not page cache");
+	CHECK_S64(part(&o, 103, MP_OVH_PAGE_CACHE), 1 * MIB, "groups: the checkpointer's cache");
+	CHECK(o.ngroups == 2, "groups: backends together, the checkpointer apart (got %zu)",
+	      o.ngroups);
+	CHECK_STR(o.groups[0].role, "backend", "groups: the backends first (largest)");
+	CHECK_U64(o.groups[0].processes, 3, "groups: three backends");
+	CHECK_U64(o.groups[0].pid, 0, "groups: no one pid for three");
+	CHECK_S64(o.groups[0].cat_bytes[MP_CAT_SHMEM], 6 * MIB, "groups: their shmem");
+	CHECK_S64(o.groups[0].cat_bytes[MP_CAT_ANON], 3 * MIB, "groups: their anon");
+	CHECK_S64(o.groups[0].cow_bytes, 256 * 4096, "groups: one backend's copies on write");
+	CHECK_U64(o.groups[1].pid, 103, "groups: one process keeps its pid");
+	CHECK_S64(o.reclaimed_bytes, -104 * MIB, "reclaimed: the probe's cache and slab shrinking");
+	CHECK_S64(o.reclaimed_cat_bytes[MP_OVH_PAGE_CACHE], -100 * MIB, "reclaimed: page cache");
+	CHECK_S64(o.reclaimed_cat_bytes[MP_CAT_SLAB_RECLAIMABLE], -4 * MIB, "reclaimed: slab");
+	CHECK_S64(o.probe_kernel_bytes, 1 * MIB, "reclaimed: not the probe's cost");
+	CHECK_S64(o.unexplained_bytes, 12345, "reclaimed: unexplained");
+	mp_overhead_free(&o);
+}
+
 int main(void)
 {
 	test_steady();
@@ -299,5 +364,6 @@ int main(void)
 	test_polled();
 	test_proc_rows();
 	test_peak_in_burst_and_doc();
+	test_groups_and_reclaimed();
 	return unit_done("overhead");
 }

@@ -45,8 +45,16 @@ int main(void)
 	struct mp_pinned p = {
 		.taken = true, .at = "peak", .have_unevictable = true,
 		.unevictable_bytes = 96 * MIB, .nprocs = 5, .vm_lck_bytes = 96 * MIB,
-		.vm_pin_bytes = 8 * MIB, .rss_shmem_bytes = 96 * MIB, .tasks = t, .ntasks = 3,
+		.vm_pin_bytes = 8 * MIB, .rss_shmem_max_bytes = 96 * MIB, .tasks = t, .ntasks = 3,
 	};
+	/* a shared segment of five mappers: three backends, a checkpointer,
+	 * and a process no longer read (no role) */
+	struct mp_proc_role roles[] = {
+		{ 20, "postgres", "backend" }, { 21, "postgres", "backend" },
+		{ 22, "postgres", "checkpointer" }, { 23, "postgres", "backend" },
+	};
+	uint32_t mappers[] = { 20, 21, 22, 23, 24 };
+	const cJSON *seg;
 	cJSON *a = cJSON_CreateObject(), *kp = cJSON_AddArrayToObject(a, "kernel_paths");
 	cJSON *nc = cJSON_AddArrayToObject(a, "not_charged"), *o, *tk, *d;
 
@@ -55,7 +63,26 @@ int main(void)
 	cJSON_AddItemToArray(nc, path("driver:nvidia", 4 * MIB));
 	cJSON_AddItemToArray(nc, path("pagetables", 1 * MIB));
 
+	p.roles = roles;
+	p.nroles = 4;
+	p.nsegs = 1;
+	p.segs[0] = (struct mp_shm_seg){ .name = "/dev/zero (deleted)", .mapped_bytes = 272 * MIB,
+					 .have_resident = true, .resident_bytes = 131 * MIB,
+					 .pids = mappers, .npids = 5 };
 	o = mp_pinned_json(&p, a, 2);
+	CHECK(!cJSON_GetObjectItem(o, "rss_shmem_bytes"), "RssShmem is not summed over mappers");
+	CHECK_U64(u64_of(o, "rss_shmem_max_bytes"), 96 * MIB, "the largest RssShmem of one");
+	seg = cJSON_GetArrayItem(cJSON_GetObjectItem(o, "shared_segments"), 0);
+	CHECK_U64(u64_of(o, "shared_segments_total"), 1, "one segment");
+	CHECK_STR(str_of(seg, "name"), "/dev/zero (deleted)", "its name");
+	CHECK_U64(u64_of(seg, "resident_bytes"), 131 * MIB, "its resident bytes, once");
+	CHECK_U64(u64_of(seg, "mappers"), 5, "its mappers");
+	CHECK_U64(cJSON_GetArraySize(cJSON_GetObjectItem(seg, "mapper_groups")), 2,
+		  "mappers by name and role (the unread one left out)");
+	CHECK_STR(str_of(cJSON_GetArrayItem(cJSON_GetObjectItem(seg, "mapper_groups"), 0), "role"),
+		  "backend", "the backends first");
+	CHECK_U64(u64_of(cJSON_GetArrayItem(cJSON_GetObjectItem(seg, "mapper_groups"), 0),
+			 "processes"), 3, "three backends");
 	CHECK_STR(str_of(o, "at"), "peak", "at");
 	CHECK_U64(u64_of(o, "unevictable_bytes"), 96 * MIB, "unevictable");
 	CHECK(cJSON_IsNull(cJSON_GetObjectItem(o, "shmem_bytes")), "no shmem key: null");
@@ -75,6 +102,7 @@ int main(void)
 	cJSON_Delete(o);
 
 	p.ntasks = 3;
+	p.nsegs = 0;
 	o = mp_pinned_json(&p, NULL, 10);
 	tk = cJSON_GetObjectItem(o, "tasks");
 	CHECK_STR(str_of(cJSON_GetArrayItem(tk, 2), "category"), "pinned", "VmPin alone");
