@@ -34,6 +34,28 @@ static bool bpf_growth_kept(const struct rec *r)
 	       mp_attr_hooks(r->attr)[MP_CONCERN_MEMCG].hook[0];
 }
 
+/*
+ * v1 keeps no slab key: a kernel part's floor is minus kernel (kmem) at the
+ * start. But BPF's baseline is a moment before the first sample, and both
+ * readings of kmem come after it: a part freed in that moment (its growth
+ * negative at the first sample, read beside that sample's kmem) was held at
+ * the baseline on top of what the first sample's kmem shows, and kmem holds
+ * every part. A 6.1 guest's cgroup churning sockets read below its floor
+ * so. The start's kernel is at least kmem less the most negative part.
+ */
+static void v1_kernel_at_baseline(const struct sample *first, struct mp_cg_stat *start)
+{
+	int64_t least = 0;
+
+	if (!first->stat.kernel_counter || !start->have[MP_CAT_KERNEL])
+		return;
+	for (int k = 0; k < MP_NR_CATS; k++)
+		if (mp_cats[k].part == MP_PART_KERNEL && first->bpf_growth[k] < least)
+			least = first->bpf_growth[k];
+	if ((int64_t)first->stat.bytes[MP_CAT_KERNEL] - least > (int64_t)start->bytes[MP_CAT_KERNEL])
+		start->bytes[MP_CAT_KERNEL] = (uint64_t)((int64_t)first->stat.bytes[MP_CAT_KERNEL] - least);
+}
+
 static cJSON *sample_json(const struct rec *r, const struct sample *s)
 {
 	return mp_tl_sample_json(s, bpf_growth_kept(r));
@@ -218,6 +240,7 @@ cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks)
 				start.bytes[k] = r->start.stat.bytes[k];
 			start.have[k] |= r->start.stat.have[k];
 		}
+		v1_kernel_at_baseline(first, &start);
 		cJSON_AddItemToObject(doc, "attribution", mp_attr_view_report(r->attr, &in));
 	} else {
 		cJSON_AddItemToObject(doc, "attribution", mp_attribution_no_bpf(
