@@ -3,16 +3,19 @@
  * --format html: a probe or record document as one self-contained page: no
  * network, no script, style sheet or font from outside (the style is
  * inline, the charts inline SVG with a viewBox, so the page scales to a
- * phone and prints). The summary, a bar chart of the growth by category,
- * for record a stacked area chart of the timeline with the limit (and
- * memory.high, the throttling point) as lines and OOM kills marked, then
- * the tables; and the document itself in <script type="application/json"
+ * phone and prints). The summary, for probe the peak's bar (before, the
+ * allocation, the overhead's pieces) and the overhead's parts at their own
+ * scale, a bar chart of the growth by category (diverging: a shrink left of
+ * zero), for record a stacked area chart of the timeline with the limit
+ * (and memory.high, the throttling point) as lines and OOM kills marked,
+ * then the tables (the facts the text also says: render_html_facts.c); and the document itself in <script type="application/json"
  * id="memprobe-report">, every '<' in it written \u003c so no "</script>"
  * can end it early, for a program to read the page back.
  *
  * The SVG elements carry classes and data attributes (class="series"
- * data-category="anon", "bar", "limit-line", "high-line", "throttle-line",
- * "oom-mark") that the tests query and that are kept stable.
+ * data-category="anon", "bar", "alloc", "overhead" data-part, "limit-line",
+ * "high-line", "throttle-line", "oom-mark") that the tests query and that
+ * are kept stable (docs/report-format.md lists them).
  */
 #include "render_html.h"
 #include "proc_role.h"
