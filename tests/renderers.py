@@ -62,6 +62,16 @@ document.addEventListener('DOMContentLoaded', function () {
         });
         boxes.push({ b: b, t: t.textContent });
       });
+      // the OOM marks' triangles and the peak's dot: no text under them
+      Array.prototype.forEach.call(svg.querySelectorAll('.oom-mark path, .peak-mark circle'),
+        function (m) {
+          var b = m.getBBox();
+          boxes.forEach(function (o) {
+            if (b.x < o.b.x + o.b.width - 1 && o.b.x < b.x + b.width - 1 &&
+                b.y < o.b.y + o.b.height - 1 && o.b.y < b.y + b.height - 1)
+              over.push(o.t + ' / a mark');
+          });
+        });
       return [svg.getAttribute('class'), cut, over];
     }),
     scroll_width: document.documentElement.scrollWidth,

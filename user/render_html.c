@@ -83,7 +83,8 @@ static const char style[] =
 	"code{font:.9em ui-monospace,Menlo,Consolas,monospace;overflow-wrap:anywhere}\n"
 	"table.summary th{width:34%;font-weight:600}\n"
 	"svg.chart{width:100%;height:auto;display:block}\n"
-	"svg text{font:12px system-ui,sans-serif;fill:var(--fg)}\n"
+	"svg text{font:12px system-ui,sans-serif;fill:var(--fg);paint-order:stroke;stroke:#fff;"
+	"stroke-width:3px;stroke-linejoin:round}\n"
 	"svg .axis{stroke:#8a93a3;stroke-width:1}\n"
 	"svg .grid{stroke:var(--line);stroke-width:1}\n"
 	"svg .limit-line{stroke:#c0392b;stroke-width:2}\n"
@@ -411,8 +412,14 @@ static int tl_read(const cJSON *doc, struct tl *tl, struct mp_rd *rd)
 
 #define PH 260 /* the timeline plot's height */
 
+#define MAX_SPANS 64
+
 struct plot {
 	double t_max, y_top;
+	/* where the OOM marks, the peak's dot and its label are: no limit's
+	 * label there */
+	double span_lo[MAX_SPANS], span_hi[MAX_SPANS];
+	int spans;
 };
 
 static double px(const struct plot *p, double t)
@@ -426,18 +433,44 @@ static double py(const struct plot *p, double v)
 }
 
 /* A horizontal line at a limit; one far above the data (a 24 GiB host's
- * MemTotal over a 100 MiB workload) is drawn along the top, said so. */
+ * MemTotal over a 100 MiB workload) is drawn along the top, said so. Its
+ * label under the line: above it is the OOM marks' row. */
+#define CHAR_W17 10.7 /* a character's width at a phone's 17px, at most */
+
+static void span_add(struct plot *p, double lo, double hi)
+{
+	if (p->spans < MAX_SPANS) {
+		p->span_lo[p->spans] = lo;
+		p->span_hi[p->spans++] = hi;
+	}
+}
+
+/* The first x from the left where a label w wide meets no mark. */
+static double label_x(const struct plot *p, double w)
+{
+	for (double x = PADL + 4; x + w <= W - PADR; x += 16) {
+		int i = 0;
+
+		while (i < p->spans && (p->span_hi[i] < x - 4 || p->span_lo[i] > x + w + 4))
+			i++;
+		if (i == p->spans)
+			return x;
+	}
+	return PADL + 4;
+}
+
 static void hline(FILE *f, const struct plot *p, const char *cls, const char *label, uint64_t v)
 {
 	bool above = (double)v > p->y_top;
 	double y = above ? PADT : py(p, (double)v);
-	char b[32];
+	char b[32], text[96];
 
+	snprintf(text, sizeof(text), "%s %s%s", label, mp_fmt_bytes(v, b, sizeof(b)),
+		 above ? " (above the chart)" : "");
 	fprintf(f, "<g class=\"%s-g\"><line class=\"%s\" data-bytes=\"%" PRIu64 "\"%s x1=\"%d\" "
-		"x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/><text x=\"%d\" y=\"%.1f\">%s %s%s</text></g>\n",
-		cls, cls, v, above ? " data-off-scale=\"true\"" : "", PADL, W - PADR, y, y, PADL + 4,
-		above ? y + 14 : y - 4, label, mp_fmt_bytes(v, b, sizeof(b)),
-		above ? " (above the chart)" : "");
+		"x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/><text x=\"%.1f\" y=\"%.1f\">%s</text></g>\n",
+		cls, cls, v, above ? " data-off-scale=\"true\"" : "", PADL, W - PADR, y, y,
+		label_x(p, CHAR_W17 * (double)strlen(text)), y + 14, text);
 }
 
 /* A chart figure back to bytes: 2^64 and beyond (a hand-made document's
@@ -589,6 +622,43 @@ static void peak_read(const cJSON *doc, struct plot *p, struct mp_rd *rd)
 		p->t_max = (double)t;
 }
 
+/* The peak's label: beside its dot, on the side where it fits; clear of
+ * the OOM labels' rows, above the dot where it would meet them. */
+static double peak_label(const struct plot *p, uint64_t v, uint64_t t, const char *b, bool *left)
+{
+	double x = px(p, (double)t), y = py(p, (double)v) + 28;
+
+	*left = label_left(x + 4, strlen(b) + 5);
+	if (y > PADT + PH - 8 - 15 * OOM_ROWS)
+		y = py(p, (double)v) - 10 < PADT + 12 ? PADT + 12 : py(p, (double)v) - 10;
+	return y;
+}
+
+/* Where the marks and the peak's label are (struct plot's spans). */
+static void mark_spans(const cJSON *doc, struct plot *p, struct mp_rd *rd)
+{
+	const cJSON *pk = mp_rd_obj(rd, doc, "peak", 0), *it;
+	uint64_t v, t;
+	char b[32];
+	bool left;
+
+	if (mp_rd_u64(rd, pk, "usage_bytes", MP_RD_ABSENT, &v) && mp_rd_u64(rd, pk, "t_ms", 0, &t)) {
+		double x = px(p, (double)t), w = CHAR_W17 * (double)(strlen(mp_fmt_bytes(v, b,
+								sizeof(b))) + 5);
+
+		peak_label(p, v, t, b, &left);
+		span_add(p, left ? x - 8 - w : x - 8, left ? x + 8 : x + 8 + w);
+	}
+	cJSON_ArrayForEach(it, mp_rd_arr(rd, doc, "oom_kills", 0)) {
+		double x;
+
+		if (!mp_rd_is_obj(rd, it))
+			return;
+		x = px(p, (double)mp_rd_u64v(rd, it, "t_ms"));
+		span_add(p, x - 8, x + 8);
+	}
+}
+
 static void peak_mark(const cJSON *doc, FILE *f, const struct plot *p, struct mp_rd *rd)
 {
 	const cJSON *pk = mp_rd_obj(rd, doc, "peak", 0);
@@ -602,11 +672,7 @@ static void peak_mark(const cJSON *doc, FILE *f, const struct plot *p, struct mp
 		return;
 	mp_fmt_bytes(v, b, sizeof(b));
 	x = px(p, (double)t);
-	y = py(p, (double)v) + 28;
-	left = label_left(x + 4, strlen(b) + 5);
-	/* clear of the OOM labels' rows, above the point where it would meet them */
-	if (y > PADT + PH - 8 - 15 * OOM_ROWS)
-		y = py(p, (double)v) - 10 < PADT + 12 ? PADT + 12 : py(p, (double)v) - 10;
+	y = peak_label(p, v, t, b, &left);
 	fprintf(f, "<g class=\"peak-mark\" data-bytes=\"%" PRIu64 "\" data-t-ms=\"%" PRIu64 "\">"
 		"<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#1d2330\"/><text x=\"%.1f\" "
 		"y=\"%.1f\" text-anchor=\"%s\">peak %s</text></g>\n", v, t, x, py(p, (double)v),
@@ -643,6 +709,8 @@ static void timeline_chart(const cJSON *doc, FILE *f, struct mp_rd *rd)
 			p.y_top = l;
 	}
 	p.y_top = p.y_top > 0 ? p.y_top * 1.05 : 1;
+	p.spans = 0;
+	mark_spans(doc, &p, rd);
 	fputs("<section><h2>Timeline</h2>\n", f);
 	fprintf(f, "<svg class=\"chart timeline\" viewBox=\"0 0 %d %d\" role=\"img\" "
 		"aria-label=\"usage over time by category\">\n", W, PADT + PH + PADB);
