@@ -168,6 +168,16 @@ static void overhead_parts(const cJSON *o, const char *total, FILE *f, struct mp
 		fprintf(f, "</td><td class=\"n\">%s</td></tr>\n",
 			mp_render_size(mp_rd_s64v(rd, it, "bytes"), b, sizeof(b)));
 	}
+	/* what the kernel reclaimed of the workload's memory (0 or below): in
+	 * the sum, so in the table */
+	cJSON_ArrayForEach(it, mp_rd_arr(rd, o, "reclaimed_parts", MP_RD_ABSENT)) {
+		if (!mp_rd_is_obj(rd, it))
+			return;
+		fputs("<tr><td>reclaimed by the kernel to make room</td><td>", f);
+		mp_html_esc(f, mp_rd_str(rd, it, "category", 0));
+		fprintf(f, "</td><td class=\"n\">%s</td></tr>\n",
+			mp_render_size(mp_rd_s64v(rd, it, "bytes"), b, sizeof(b)));
+	}
 	fprintf(f, "<tr><td>the probe's kernel memory, in all</td><td></td><td class=\"n\">%s"
 		"</td></tr>\n", mp_render_size(mp_rd_s64v(rd, o, "probe_kernel_bytes"), b, sizeof(b)));
 	fprintf(f, "<tr><td>unexplained</td><td></td><td class=\"n\">%s</td></tr>\n",
