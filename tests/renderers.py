@@ -34,6 +34,46 @@ document.addEventListener('DOMContentLoaded', function () {
     bar_bytes: q('svg .bar').map(function (e) { return e.getAttribute('data-bytes'); }),
     limit_lines: q('svg .limit-line').length,
     oom_pids: q('svg .oom-mark').map(function (e) { return e.getAttribute('data-pid'); }),
+    facts: q('[data-field]').map(function (e) {
+      return [e.getAttribute('data-field'), e.getAttribute('data-value'),
+              e.classList.contains('not-measured'), e.textContent];
+    }),
+    usage: q('svg.usage rect').map(function (e) {
+      return [e.getAttribute('class'), e.getAttribute('data-part'),
+              e.getAttribute('data-bytes'), e.getBBox().width];
+    }),
+    diverging: q('svg.chart[data-zero-x] g').map(function (e) {
+      var b = e.querySelector('rect').getBBox();
+      return [e.getAttribute('class'), e.getAttribute('data-category'),
+              Number(e.getAttribute('data-bytes')), b.x, b.width,
+              Number(e.ownerSVGElement.getAttribute('data-zero-x'))];
+    }),
+    labels: q('svg.chart').map(function (svg) {
+      var vb = svg.viewBox.baseVal, cut = [], over = [], boxes = [];
+      Array.prototype.forEach.call(svg.querySelectorAll('text'), function (t) {
+        var b = t.getBBox();
+        if (b.x < -0.5 || b.x + b.width > vb.width + 0.5 || b.y < -0.5 ||
+            b.y + b.height > vb.height + 0.5)
+          cut.push(t.textContent);
+        boxes.forEach(function (o) {
+          if (b.x < o.b.x + o.b.width - 1 && o.b.x < b.x + b.width - 1 &&
+              b.y < o.b.y + o.b.height - 1 && o.b.y < b.y + b.height - 1)
+            over.push(o.t + ' / ' + t.textContent);
+        });
+        boxes.push({ b: b, t: t.textContent });
+      });
+      // the OOM marks' triangles and the peak's dot: no text under them
+      Array.prototype.forEach.call(svg.querySelectorAll('.oom-mark path, .peak-mark circle'),
+        function (m) {
+          var b = m.getBBox();
+          boxes.forEach(function (o) {
+            if (b.x < o.b.x + o.b.width - 1 && o.b.x < b.x + b.width - 1 &&
+                b.y < o.b.y + o.b.height - 1 && o.b.y < b.y + b.height - 1)
+              over.push(o.t + ' / a mark');
+          });
+        });
+      return [svg.getAttribute('class'), cut, over];
+    }),
     scroll_width: document.documentElement.scrollWidth,
     inner_width: window.innerWidth,
     errors: window.__errors,
@@ -51,7 +91,9 @@ document.addEventListener('DOMContentLoaded', function () {
 
 
 def say(ok, what, got=None, want=None):
-    if ok:
+    if ok and got is not None and len(repr(got)) <= 100:
+        print("ok %s: got %r, want %r" % (what, got, want))
+    elif ok:
         print("ok", what)
     else:
         BAD.append(what)
@@ -300,21 +342,122 @@ def check_dom(doc, path, narrow):
     eq("dom: the bars' bytes are the document's", r["bar_bytes"],
        [str(c["growth_bytes"]) for c in drawn])
     if doc["kind"] == "probe":
-        want = [c for c in ("anon", "file", "kernel", "sock")
-                if any(k["name"] == c and k["growth_bytes"] > 0 for k in cats)]
-        eq("dom: the usage bar has one series per category that grew", r["series"], want)
+        check_usage_bar(doc, r["usage"])
         eq("dom: a limit line", r["limit_lines"], 1)
     if doc["kind"] == "record":
-        want = [c for c in ("anon", "file", "kernel", "sock")
-                if any((sample_cat(s, c) or 0) > 0 for s in doc["timeline"])]
+        want = [c for c in ("anon", "shmem", "file", "kernel", "sock")
+                if any(timeline_series(s, c) > 0 for s in doc["timeline"])]
         eq("dom: the timeline has one series per non-zero category", r["series"], want)
         eq("dom: a limit line", r["limit_lines"], 1)
         eq("dom: an OOM mark per OOM kill", r["oom_pids"],
            [str(k["pid"]) for k in doc["oom_kills"]])
+    check_facts(doc, r["facts"])
+    eq("dom: the growth bars drawn about a zero line, shrinks included",
+       [(c, b) for cls, c, b, x, w, z in r["diverging"] if cls.split()[0] == "bar"],
+       [(c["name"], c["growth_bytes"]) for c in cats if c["growth_bytes"]])
+    check_diverging(r["diverging"])
+    for cls, cut, over in r["labels"]:
+        eq("dom: svg.%s: no label cut at the chart's edge" % cls.replace(" ", "."), cut, [])
+        eq("dom: svg.%s: no label over another" % cls.replace(" ", "."), over, [])
     if narrow:
         say(r["scroll_width"] <= r["inner_width"],
             "dom: at a %dpx window the page does not scroll sideways" % r["inner_width"],
             r["scroll_width"], "<= %d" % r["inner_width"])
+
+
+def timeline_series(s, cat):
+    """The timeline's stacked figure: file without its shmem (drawn apart)."""
+    v = sample_cat(s, cat) or 0
+    if cat == "file":
+        v -= sample_cat(s, "shmem") or 0
+    return max(v, 0)
+
+
+def doc_path(doc, path):
+    """A data-field's member: "pinned.shared_segments.0.resident_bytes"."""
+    v = doc
+    for k in path.split("."):
+        v = v[int(k)] if isinstance(v, list) else v[k]
+    return v
+
+
+# the facts the text report says that the page must say too, where the
+# document has them (older documents lack some)
+WANT_FACTS = {
+    "probe": ["target.headroom_bytes", "target.soft_headroom_bytes", "probe.margin_bytes",
+              "probe.aim", "probe.stop_reason", "attribution.page_faults.total",
+              "pinned.unevictable_bytes", "pinned.shmem_bytes", "pinned.shmem_unmapped_bytes",
+              "pinned.drivers", "attribution.events_lost.total", "attribution.not_charged"],
+    "record": ["attribution.page_faults.total", "attribution.events_lost.total",
+               "attribution.not_charged"],
+}
+
+
+def check_facts(doc, facts):
+    """Every data-field the page shows is the document's own value; null
+    reads "not measured", never a number."""
+    seen = {f[0] for f in facts}
+    for path in WANT_FACTS[doc["kind"]]:
+        try:
+            doc_path(doc, path)
+        except (KeyError, IndexError, TypeError):
+            continue
+        say(any(f == path or f.startswith(path + ".") for f in seen),
+            "dom: the page shows %s" % path, sorted(seen), path)
+    if doc["kind"] == "record":
+        for i, k in enumerate(doc["oom_kills"]):
+            for key in ("rss_bytes", "shmem_unmapped_bytes", "page_cache_unmapped_bytes",
+                        "kernel_bytes", "sock_bytes"):
+                p = "oom_kills.%d.charged.%s" % (i, key)
+                say(p in seen, "dom: the page shows %s" % p, None, p)
+    bad = []
+    for path, value, nm, text in facts:
+        try:
+            want = doc_path(doc, path)
+        except (KeyError, IndexError, TypeError):
+            want = None  # an OOM's charged: null, its members read as not measured
+        if isinstance(want, list):
+            want = len(want)  # "none" lists: their length
+        if path == "attribution.not_charged" and nm:  # no page allocation hook
+            want = doc["attribution"].get("page_alloc", {}).get("kernel_pages_by_order", 0)
+        if want is None:
+            ok = nm and value is None and "not measured" in text
+        else:
+            ok = not nm and value == (str(want) if not isinstance(want, bool) else str(want).lower())
+        if not ok:
+            bad.append((path, value, nm, want))
+    eq("dom: %d facts, each the document's value (null: not measured)" % len(facts), bad, [])
+
+
+def check_usage_bar(doc, segs):
+    """The peak's bar: the usage before, the probe's allocation, then the
+    overhead's pieces, each its own segment, at least 3 px wide."""
+    got = {(c.split()[0], p): int(float(b)) for c, p, b, w in segs}
+    o = doc.get("overhead")
+    want = {("base", None): doc["usage_before_bytes"], ("alloc", None): doc["allocated_bytes"]}
+    if o:
+        pieces = {"workload": sum(p["bytes"] for p in o["parts"]),
+                  "probe-kernel": o["probe_kernel_bytes"], "unexplained": o["unexplained_bytes"]}
+        if "reclaimed_bytes" in o:
+            pieces["reclaimed"] = o["reclaimed_bytes"]
+    else:
+        pieces = {"overhead": doc["overhead_bytes"]}
+    want.update({("overhead", k): v for k, v in pieces.items() if v})
+    eq("dom: the usage bar: before, allocation and the overhead's pieces, exact", got, want)
+    eq("dom: the overhead's pieces sum to overhead_bytes",
+       sum(v for (c, p), v in got.items() if c == "overhead"), doc["overhead_bytes"])
+    thin = [(c, p, w) for c, p, b, w in segs if float(b) and w < 2.99]
+    eq("dom: every non-zero segment of the usage bar at least 3 px wide", thin, [])
+
+
+def check_diverging(rows):
+    """A shrink's bar left of zero, growth's right of it, none thinner than 3."""
+    wrong = [(cls, cat, b, round(x, 1), round(w, 1), z) for cls, cat, b, x, w, z in rows
+             if (b < 0 and x + w > z + 0.5) or (b > 0 and x < z - 0.5) or (b and w < 2.99)]
+    neg = [(cat, b) for cls, cat, b, x, w, z in rows if b < 0]
+    print("# %d diverging bars, %d negative: %r" % (len(rows), len(neg), neg[:4]))
+    eq("dom: %d bars, each on its side of zero (%d negative drawn left)" % (len(rows), len(neg)),
+       wrong, [])
 
 
 def inject(page, out):

@@ -2590,6 +2590,49 @@ test_renderers() {
 	check "renderers: nothing left behind" no_leftovers
 }
 
+# The HTML page of documents of real runs (tests/fixtures/html), in
+# Chromium: each fact the text report says shown with the document's own
+# value (null: "not measured"), the usage bar's segments and the overhead's
+# pieces exact, each bar on its side of zero, no label cut or over another
+# (renderers.py dom), at 1000 and 380 px. A renderer test: no BPF needed.
+test_html_fixtures() {
+	local d=$TMP/renderers fx bcg k pid
+	PY=/usr/bin/python3
+	RENDERERS_PY=$(dirname "$0")/renderers.py
+	fx=$(dirname "$0")/fixtures/html
+	mkdir -p "$d"
+	if [ ! -d "$fx" ]; then
+		skip "html fixtures: no $fx here"; return
+	fi
+	# null is not measured, never 0; a task in a container has both pids
+	jq '.pinned.shmem_bytes = null | .pinned.drivers = null | .target.soft_headroom_bytes = null' \
+		"$fx/probe-pinned.json" > "$d/fx-null.json"
+	"$MEMPROBE" report "$d/fx-null.json" --format html -o "$d/fx-null.html"
+	check_eq "html: null figures read not measured (shmem, drivers, soft headroom)" \
+		"$(grep -oE 'data-field="(pinned.shmem_bytes|pinned.drivers|target.soft_headroom_bytes)" class="not-measured"' "$d/fx-null.html" | wc -l)" 3
+	pid=$(jqv "$fx/record-oom.json" '.attribution.categories[0].tasks[0].pid')
+	jq '.attribution.categories[0].tasks[0].host_pid = 4242' "$fx/record-oom.json" > "$d/fx-host.json"
+	"$MEMPROBE" report "$d/fx-host.json" --format html -o "$d/fx-host.html"
+	check_eq "html: a task's host pid beside its container pid" \
+		"$(grep -o "\[$pid, host 4242\]" "$d/fx-host.html" | head -n 1)" "[$pid, host 4242]"
+	# the overhead's table lists what the kernel reclaimed: its rows sum to the total
+	"$MEMPROBE" report "$fx/probe-reclaim-cache.json" --format html --bytes -o "$d/fx-rec.html"
+	check_eq "html: the overhead table's reclaimed rows are the document's reclaimed_parts" \
+		"$(grep -o '<tr><td>reclaimed by the kernel to make room</td><td>[a-z_]*</td><td class="n">-*[0-9]*' "$d/fx-rec.html" | head -n 2 | sed 's/.*<td>\([a-z_]*\)<.*"n">/\1 /' | tr '\n' ,)" \
+		"$(jq -r '.overhead.reclaimed_parts[] | "\(.category) \(.bytes)"' "$fx/probe-reclaim-cache.json" | tr '\n' ,)"
+	if [ ! -x /usr/bin/chromium ]; then
+		skip "html fixtures in a browser: no /usr/bin/chromium (scripts/deps.sh --tests installs it)"
+		return
+	fi
+	bcg=$(make_cgroup html-fx 2G) || { fail "html fixtures: make browser cgroup"; return; }
+	for k in probe-pinned probe-reclaim-cache record-oom record-early-oom; do
+		"$MEMPROBE" report "$fx/$k.json" --format html -o "$d/fx-$k.html"
+		html_checks "$fx/$k.json" "$d/fx-$k.html" "fx-$k" "$bcg"
+	done
+	remove_cgroup "$bcg"
+	check "html fixtures: nothing left behind" no_leftovers
+}
+
 # overhead_checks FILE PID MODE BURST_MIB: the overhead object of a probe of
 # the stand-in benchmark (PID), steady or bursty
 overhead_checks() {
@@ -4606,7 +4649,7 @@ test_redis() {
 	check "redis: nothing left behind" no_leftovers
 }
 
-tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_limit record_pagetables record_threads record_slab live_pages_size record_probe_at record_follows_children record_faults record_churn record_ends record_daemon deploy_unit fleet_rules truth slab_churn driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget budget_cache pinned moved_out compare loader fills_host cow postgres redis no_bpf record_bounded record_saved container stacked_mount privileged_container in_place_permission anon_unmapped record_swarm pinned_moment unmapped_shmem thp oom_explained utf8"}
+tests=${*:-"rules limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_limit record_pagetables record_threads record_slab live_pages_size record_probe_at record_follows_children record_faults record_churn record_ends record_daemon deploy_unit fleet_rules truth slab_churn driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers html_fixtures overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget budget_cache pinned moved_out compare loader fills_host cow postgres redis no_bpf record_bounded record_saved container stacked_mount privileged_container in_place_permission anon_unmapped record_swarm pinned_moment unmapped_shmem thp oom_explained utf8"}
 for t in $tests; do
 	echo "# test_$t"
 	"test_$t"

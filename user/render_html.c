@@ -3,32 +3,36 @@
  * --format html: a probe or record document as one self-contained page: no
  * network, no script, style sheet or font from outside (the style is
  * inline, the charts inline SVG with a viewBox, so the page scales to a
- * phone and prints). The summary, a bar chart of the growth by category,
- * for record a stacked area chart of the timeline with the limit (and
- * memory.high, the throttling point) as lines and OOM kills marked, then
- * the tables; and the document itself in <script type="application/json"
+ * phone and prints). The summary, for probe the peak's bar (before, the
+ * allocation, the overhead's pieces) and the overhead's parts at their own
+ * scale, a bar chart of the growth by category (diverging: a shrink left of
+ * zero), for record a stacked area chart of the timeline with the limit
+ * (and memory.high, the throttling point) as lines and OOM kills marked,
+ * then the tables (the facts the text also says: render_html_facts.c); and the document itself in <script type="application/json"
  * id="memprobe-report">, every '<' in it written \u003c so no "</script>"
  * can end it early, for a program to read the page back.
  *
  * The SVG elements carry classes and data attributes (class="series"
- * data-category="anon", "bar", "limit-line", "high-line", "throttle-line",
- * "oom-mark") that the tests query and that are kept stable.
+ * data-category="anon", "bar", "alloc", "overhead" data-part, "limit-line",
+ * "high-line", "throttle-line", "oom-mark") that the tests query and that
+ * are kept stable (docs/report-format.md lists them).
  */
-#include "render.h"
+#include "render_html.h"
+#include "proc_role.h"
 #include "util.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define W 720   /* the charts' viewBox width */
-#define PADL 78 /* left of the plot: the y labels */
+#define W MP_HTML_W
+#define PADL 104 /* left of the plot: the y labels, at a phone's 17px too */
 #define PADR 12
 #define PADT 14
 #define PADB 28
 
 /* Text into HTML, element content or a quoted attribute. */
-static void esc(FILE *f, const char *s)
+void mp_html_esc(FILE *f, const char *s)
 {
 	for (; s && *s; s++) {
 		unsigned char c = (unsigned char)*s;
@@ -45,10 +49,10 @@ static void esc(FILE *f, const char *s)
 }
 
 /* A category's colour, the same in both charts and the legend. */
-static const char *colour(const char *cat)
+const char *mp_html_colour(const char *cat)
 {
 	static const char *const map[][2] = {
-		{ "anon", "#4e79a7" }, { "file", "#59a14f" }, { "shmem", "#8cd17d" },
+		{ "anon", "#4e79a7" }, { "file", "#59a14f" }, { "page_cache", "#59a14f" }, { "shmem", "#8cd17d" },
 		{ "kernel", "#f28e2b" }, { "pagetables", "#e15759" }, { "sec_pagetables", "#ff9d9a" },
 		{ "kernel_stack", "#b6992d" }, { "slab_reclaimable", "#9c755f" },
 		{ "slab_unreclaimable", "#d4a6c8" }, { "percpu", "#76b7b2" }, { "sock", "#b07aa1" },
@@ -79,7 +83,8 @@ static const char style[] =
 	"code{font:.9em ui-monospace,Menlo,Consolas,monospace;overflow-wrap:anywhere}\n"
 	"table.summary th{width:34%;font-weight:600}\n"
 	"svg.chart{width:100%;height:auto;display:block}\n"
-	"svg text{font:12px system-ui,sans-serif;fill:var(--fg)}\n"
+	"svg text{font:12px system-ui,sans-serif;fill:var(--fg);paint-order:stroke;stroke:#fff;"
+	"stroke-width:3px;stroke-linejoin:round}\n"
 	"svg .axis{stroke:#8a93a3;stroke-width:1}\n"
 	"svg .grid{stroke:var(--line);stroke-width:1}\n"
 	"svg .limit-line{stroke:#c0392b;stroke-width:2}\n"
@@ -114,7 +119,7 @@ static void row_size(FILE *f, const char *label, uint64_t v, const char *extra)
 	char b[32];
 
 	row_start(f, label);
-	esc(f, mp_render_usize(v, b, sizeof(b)));
+	mp_html_esc(f, mp_render_usize(v, b, sizeof(b)));
 	fprintf(f, "%s</td></tr>\n", extra ? extra : "");
 }
 
@@ -127,9 +132,9 @@ static void limit_rows(const cJSON *cg, FILE *f, struct mp_rd *rd)
 		const char *kind = mp_rd_str(rd, cg, "throttle_kind", MP_RD_NULL | MP_RD_ABSENT);
 
 		row_start(f, "throttling point");
-		esc(f, mp_render_usize(v, (char[32]){ 0 }, 32));
+		mp_html_esc(f, mp_render_usize(v, (char[32]){ 0 }, 32));
 		fputs(" (", f);
-		esc(f, kind ? kind : "throttle");
+		mp_html_esc(f, kind ? kind : "throttle");
 		fputs(")</td></tr>\n", f);
 	}
 	if (mp_rd_u64(rd, cg, "high_bytes", MP_RD_NULL | MP_RD_ABSENT, &v))
@@ -148,10 +153,10 @@ static void overhead_parts(const cJSON *o, const char *total, FILE *f, struct mp
 	cJSON_ArrayForEach(it, mp_rd_arr(rd, o, "parts", 0)) {
 		if (!mp_rd_is_obj(rd, it))
 			return;
-		fputs("<tr><td><code>", f);
-		esc(f, mp_rd_str(rd, it, "comm", 0));
-		fprintf(f, "[%" PRIu64 "]</code></td><td>", mp_rd_u64v(rd, it, "pid"));
-		esc(f, mp_rd_str(rd, it, "category", 0));
+		fputs("<tr><td>", f);
+		mp_html_who(f, it, rd);
+		fputs("</td><td>", f);
+		mp_html_esc(f, mp_rd_str(rd, it, "category", 0));
 		fprintf(f, "</td><td class=\"n\">%s</td></tr>\n",
 			mp_render_size(mp_rd_s64v(rd, it, "bytes"), b, sizeof(b)));
 	}
@@ -159,7 +164,17 @@ static void overhead_parts(const cJSON *o, const char *total, FILE *f, struct mp
 		if (!mp_rd_is_obj(rd, it))
 			return;
 		fputs("<tr><td>the probe's kernel memory</td><td>", f);
-		esc(f, mp_rd_str(rd, it, "category", 0));
+		mp_html_esc(f, mp_rd_str(rd, it, "category", 0));
+		fprintf(f, "</td><td class=\"n\">%s</td></tr>\n",
+			mp_render_size(mp_rd_s64v(rd, it, "bytes"), b, sizeof(b)));
+	}
+	/* what the kernel reclaimed of the workload's memory (0 or below): in
+	 * the sum, so in the table */
+	cJSON_ArrayForEach(it, mp_rd_arr(rd, o, "reclaimed_parts", MP_RD_ABSENT)) {
+		if (!mp_rd_is_obj(rd, it))
+			return;
+		fputs("<tr><td>reclaimed by the kernel to make room</td><td>", f);
+		mp_html_esc(f, mp_rd_str(rd, it, "category", 0));
 		fprintf(f, "</td><td class=\"n\">%s</td></tr>\n",
 			mp_render_size(mp_rd_s64v(rd, it, "bytes"), b, sizeof(b)));
 	}
@@ -211,8 +226,87 @@ static uint64_t magnitude(int64_t v)
 	return v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
 }
 
-/* One bar per category row with growth (the text report's rows), scaled to
- * the largest; a negative growth is a bar of its size, marked. */
+/* A label of at most 22 characters, the rest as "…" (the full one in the
+ * row's <title>), so that no label runs into the bars, at a phone's 17px
+ * too. */
+static void short_label(FILE *f, const char *s)
+{
+	char b[96];
+	size_t n = strlen(s);
+
+	if (n <= 22) {
+		mp_html_esc(f, s);
+		return;
+	}
+	snprintf(b, sizeof(b), "%.21s", s);
+	while (strlen(b) && ((unsigned char)b[strlen(b) - 1] & 0xc0) == 0x80)
+		b[strlen(b) - 1] = 0; /* not in the middle of a UTF-8 character */
+	if (strlen(b) && ((unsigned char)b[strlen(b) - 1] & 0xc0) == 0xc0)
+		b[strlen(b) - 1] = 0;
+	mp_html_esc(f, b);
+	fputs("…", f);
+}
+
+#define BAR_X 230          /* the bars start right of the labels */
+#define BAR_ROOM (W - 330) /* the bars' width; 100 right of them for the value */
+#define BAR_MIN 3.0        /* a non-zero bar is never thinner than this */
+
+/*
+ * Diverging bars: zero where the largest shrink leaves room for it, a
+ * negative bar drawn to zero's left (−75 MiB must not look like +74 MiB),
+ * a positive one to its right, both on one scale; a non-zero bar at least
+ * BAR_MIN wide; the value right of the bar, or right of zero for a shrink
+ * (where no bar is), so no label overlaps another or leaves the chart.
+ */
+void mp_html_bars(FILE *f, const char *cls, const char *row, const char *aria,
+		  const struct mp_html_bar *bars, int n)
+{
+	uint64_t pos = 0, neg = 0;
+	double zx, scale;
+	char b[32];
+
+	for (int i = 0; i < n; i++) {
+		uint64_t m = magnitude(bars[i].bytes);
+
+		if (bars[i].bytes < 0 && m > neg)
+			neg = m;
+		if (bars[i].bytes > 0 && m > pos)
+			pos = m;
+	}
+	/* a shrink's bar, however small, stays clear of the labels */
+	scale = (double)(BAR_ROOM - 2 * BAR_MIN) / (double)(pos + neg ? pos + neg : 1);
+	zx = BAR_X + (neg ? BAR_MIN + scale * (double)neg : 0);
+	fprintf(f, "<svg class=\"chart %s\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"%s\" "
+		"data-zero-x=\"%.1f\">\n", cls, W, PADT + 26 * n + 6, aria, zx);
+	for (int i = 0; i < n; i++) {
+		int64_t g = bars[i].bytes;
+		double bw = scale * (double)magnitude(g), x;
+		int y = PADT + 26 * i;
+
+		bw = g && bw < BAR_MIN ? BAR_MIN : bw;
+		x = g < 0 ? zx - bw : zx;
+		fprintf(f, "<g class=\"%s%s\"", row, g < 0 ? " negative" : "");
+		if (bars[i].category) {
+			fputs(" data-category=\"", f);
+			mp_html_esc(f, bars[i].category);
+			fputc('"', f);
+		}
+		fprintf(f, " data-bytes=\"%" PRId64 "\"><title>", g);
+		mp_html_esc(f, bars[i].label);
+		fprintf(f, " %s</title><text x=\"%d\" y=\"%d\" text-anchor=\"end\">", mp_fmt_sbytes(g, b,
+			sizeof(b)), BAR_X - 6, y + 15);
+		short_label(f, bars[i].label);
+		fprintf(f, "</text><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"20\" fill=\"%s\"%s/>"
+			"<text class=\"value\" x=\"%.1f\" y=\"%d\">%s</text></g>\n", x, y, bw,
+			bars[i].fill, g < 0 ? " fill-opacity=\"0.55\" stroke=\"#5b6475\" "
+			"stroke-dasharray=\"3 2\"" : "", (g < 0 ? zx : zx + bw) + 6, y + 15,
+			mp_render_size(g, b, sizeof(b)));
+	}
+	fprintf(f, "<line class=\"zero\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>\n</svg>\n", zx,
+		zx, PADT - 4, PADT + 26 * n);
+}
+
+/* One bar per category row with growth (the text report's rows). */
 /* A category's growth as the bars draw it: none for a count below what
  * the kernel allows (below_floor: no figure, the table says why). */
 static int64_t bar_growth(struct mp_rd *rd, const cJSON *it)
@@ -225,55 +319,46 @@ static int64_t bar_growth(struct mp_rd *rd, const cJSON *it)
 static void bar_chart(const cJSON *a, FILE *f, struct mp_rd *rd)
 {
 	const cJSON *cats = mp_rd_arr(rd, a, "categories", MP_RD_ABSENT), *it;
-	uint64_t max = 1;
-	int n = 0, y, h;
-	char b[32];
+	struct mp_html_bar *bars = calloc((size_t)cJSON_GetArraySize(cats) + 1, sizeof(*bars));
+	int n = 0;
+	bool neg = false;
 
+	if (!bars) {
+		mp_rd_fail(rd, NULL, "categories", "out of memory");
+		return;
+	}
 	cJSON_ArrayForEach(it, cats) {
 		int64_t g;
 
 		if (!mp_rd_is_obj(rd, it))
-			return;
+			goto out;
 		g = bar_growth(rd, it);
-		n += g != 0;
-		if (magnitude(g) > max)
-			max = magnitude(g);
+		if (!g)
+			continue;
+		bars[n++] = (struct mp_html_bar){ .label = mp_rd_str(rd, it, "name", 0), .bytes = g };
+		bars[n - 1].fill = mp_html_colour(bars[n - 1].label);
+		bars[n - 1].category = bars[n - 1].label;
+		neg |= g < 0;
 	}
 	fputs("<section><h2>Growth by category</h2>\n", f);
 	if (!n) {
 		fputs("<p>No category grew.</p></section>\n", f);
-		return;
+		goto out;
 	}
-	h = PADT + 26 * n + 6;
-	fprintf(f, "<svg class=\"chart bars\" viewBox=\"0 0 %d %d\" role=\"img\" "
-		"aria-label=\"growth by category\">\n", W, h);
-	y = PADT;
-	cJSON_ArrayForEach(it, cats) {
-		const char *name = mp_rd_str(rd, it, "name", 0);
-		int64_t g = bar_growth(rd, it);
-		double bw = (double)(W - 180 - 110) * (double)magnitude(g) / (double)max;
-
-		if (!g)
-			continue;
-		fprintf(f, "<g class=\"bar%s\" data-category=\"", g < 0 ? " negative" : "");
-		esc(f, name);
-		fprintf(f, "\" data-bytes=\"%" PRId64 "\"><text x=\"174\" y=\"%d\" "
-			"text-anchor=\"end\">", g, y + 15);
-		esc(f, name);
-		fprintf(f, "</text><rect x=\"180\" y=\"%d\" width=\"%.1f\" height=\"20\" fill=\"%s\"%s/>"
-			"<text x=\"%.1f\" y=\"%d\">%s</text></g>\n", y, bw < 1 ? 1 : bw, colour(name),
-			g < 0 ? " fill-opacity=\"0.45\"" : "", 180 + (bw < 1 ? 1 : bw) + 6, y + 15,
-			mp_render_size(g, b, sizeof(b)));
-		y += 26;
-	}
-	fputs("</svg>\n<p class=\"sub\">Net growth of each memory.stat category over the span; "
-	      "file includes shmem, kernel includes pagetables, kernel_stack, slab, percpu, "
-	      "vmalloc and kernel_other.</p></section>\n", f);
+	mp_html_bars(f, "bars", "bar", "growth by category", bars, n);
+	fprintf(f, "<p class=\"sub\">Net growth of each memory.stat category over the span%s; "
+		"file includes shmem, kernel includes pagetables, kernel_stack, slab, percpu, "
+		"vmalloc and kernel_other.</p></section>\n", neg ? ", a shrink drawn left of zero, "
+		"dashed" : "");
+out:
+	free(bars);
 }
 
-/* The timeline's stacked series: disjoint, so they add up to the usage. */
-static const char *const series[] = { "anon", "file", "kernel", "sock" };
-#define NR_SERIES 4
+/* The timeline's stacked series: disjoint, so they add up to the usage;
+ * shmem apart from file (the page cache drawn without it): a shared
+ * segment is not page cache. */
+static const char *const series[] = { "anon", "shmem", "file", "kernel", "sock" };
+#define NR_SERIES 5
 #define MAX_POINTS 2000 /* the timeline has at most 3073 rows (timeline.h): every Nth drawn */
 
 struct tl {
@@ -327,6 +412,9 @@ static int tl_read(const cJSON *doc, struct tl *tl, struct mp_rd *rd)
 		tl->folded += mx != NULL;
 		for (int k = 0; k < NR_SERIES; k++) {
 			tl->v[j * NR_SERIES + k] = sample_cat(s, series[k], rd);
+			if (!strcmp(series[k], "file")) /* shmem is drawn on its own */
+				tl->v[j * NR_SERIES + k] = tl->v[j * NR_SERIES + k] > tl->v[j * NR_SERIES + 1]
+					? tl->v[j * NR_SERIES + k] - tl->v[j * NR_SERIES + 1] : 0;
 			sum += tl->v[j * NR_SERIES + k];
 			tl->drawn[k] |= tl->v[j * NR_SERIES + k] > 0;
 		}
@@ -343,8 +431,14 @@ static int tl_read(const cJSON *doc, struct tl *tl, struct mp_rd *rd)
 
 #define PH 260 /* the timeline plot's height */
 
+#define MAX_SPANS 64
+
 struct plot {
 	double t_max, y_top;
+	/* where the OOM marks, the peak's dot and its label are: no limit's
+	 * label there */
+	double span_lo[MAX_SPANS], span_hi[MAX_SPANS];
+	int spans;
 };
 
 static double px(const struct plot *p, double t)
@@ -358,18 +452,44 @@ static double py(const struct plot *p, double v)
 }
 
 /* A horizontal line at a limit; one far above the data (a 24 GiB host's
- * MemTotal over a 100 MiB workload) is drawn along the top, said so. */
+ * MemTotal over a 100 MiB workload) is drawn along the top, said so. Its
+ * label under the line: above it is the OOM marks' row. */
+#define CHAR_W17 10.7 /* a character's width at a phone's 17px, at most */
+
+static void span_add(struct plot *p, double lo, double hi)
+{
+	if (p->spans < MAX_SPANS) {
+		p->span_lo[p->spans] = lo;
+		p->span_hi[p->spans++] = hi;
+	}
+}
+
+/* The first x from the left where a label w wide meets no mark. */
+static double label_x(const struct plot *p, double w)
+{
+	for (double x = PADL + 4; x + w <= W - PADR; x += 16) {
+		int i = 0;
+
+		while (i < p->spans && (p->span_hi[i] < x - 4 || p->span_lo[i] > x + w + 4))
+			i++;
+		if (i == p->spans)
+			return x;
+	}
+	return PADL + 4;
+}
+
 static void hline(FILE *f, const struct plot *p, const char *cls, const char *label, uint64_t v)
 {
 	bool above = (double)v > p->y_top;
 	double y = above ? PADT : py(p, (double)v);
-	char b[32];
+	char b[32], text[96];
 
+	snprintf(text, sizeof(text), "%s %s%s", label, mp_fmt_bytes(v, b, sizeof(b)),
+		 above ? " (above the chart)" : "");
 	fprintf(f, "<g class=\"%s-g\"><line class=\"%s\" data-bytes=\"%" PRIu64 "\"%s x1=\"%d\" "
-		"x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/><text x=\"%d\" y=\"%.1f\">%s %s%s</text></g>\n",
-		cls, cls, v, above ? " data-off-scale=\"true\"" : "", PADL, W - PADR, y, y, PADL + 4,
-		above ? y + 14 : y - 4, label, mp_fmt_bytes(v, b, sizeof(b)),
-		above ? " (above the chart)" : "");
+		"x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/><text x=\"%.1f\" y=\"%.1f\">%s</text></g>\n",
+		cls, cls, v, above ? " data-off-scale=\"true\"" : "", PADL, W - PADR, y, y,
+		label_x(p, CHAR_W17 * (double)strlen(text)), y + 14, text);
 }
 
 /* A chart figure back to bytes: 2^64 and beyond (a hand-made document's
@@ -412,7 +532,7 @@ static void areas(FILE *f, const struct tl *tl, const struct plot *p)
 		if (!tl->drawn[k])
 			continue;
 		fprintf(f, "<path class=\"series\" data-category=\"%s\" fill=\"%s\" "
-			"fill-opacity=\"0.85\" d=\"", series[k], colour(series[k]));
+			"fill-opacity=\"0.85\" d=\"", series[k], mp_html_colour(series[k]));
 		for (size_t i = 0; i < tl->n; i++) {
 			double up = 0;
 
@@ -441,24 +561,57 @@ static void areas(FILE *f, const struct tl *tl, const struct plot *p)
 	fputs("\"/>\n", f);
 }
 
+#define OOM_ROWS 4     /* label rows above the time axis */
+#define CHAR_W 7.5     /* a label character's width at the charts' 12px, at most */
+
+/* A label's side of its mark: right of it where it fits, else left, so
+ * none is cut at the chart's edge ("OOM kill: redis-server[28099]" was). */
+static bool label_left(double x, size_t chars)
+{
+	return x + 4 + CHAR_W * (double)chars > W - PADR;
+}
+
+/*
+ * Each kill a dashed line and a triangle; its label on the first of
+ * OOM_ROWS rows where it overlaps no other label, else none (its <title>
+ * says it): hundreds of kills draw as marks, never as a smear of text.
+ */
 static void oom_marks(const cJSON *doc, FILE *f, const struct plot *p, struct mp_rd *rd)
 {
+	double end[OOM_ROWS];
 	const cJSON *it;
+	char label[96];
 
+	for (int r = 0; r < OOM_ROWS; r++)
+		end[r] = -1e9;
 	cJSON_ArrayForEach(it, mp_rd_arr(rd, doc, "oom_kills", 0)) {
-		double x;
+		double x, from, w;
+		int row = 0;
+		bool left;
 
 		if (!mp_rd_is_obj(rd, it))
 			return;
 		x = px(p, (double)mp_rd_u64v(rd, it, "t_ms"));
+		snprintf(label, sizeof(label), "OOM kill: %.48s[%" PRIu64 "]",
+			 mp_rd_str(rd, it, "comm", 0), mp_rd_u64v(rd, it, "pid"));
+		w = CHAR_W * (double)strlen(label);
+		left = label_left(x, strlen(label));
+		from = left ? x - 4 - w : x + 4;
+		while (row < OOM_ROWS && from < end[row] + 8)
+			row++;
 		fprintf(f, "<g class=\"oom-mark\" data-pid=\"%" PRIu64 "\" data-t-ms=\"%" PRIu64 "\">"
-			"<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>"
-			"<path d=\"M%.1f,%d l-6,-10 h12 z\"/><text x=\"%.1f\" y=\"%d\" "
-			"text-anchor=\"end\">OOM kill: ", mp_rd_u64v(rd, it, "pid"),
-			mp_rd_u64v(rd, it, "t_ms"), x, x, PADT, PADT + PH, x, PADT + 10, x - 4,
-			PADT + PH - 8);
-		esc(f, mp_rd_str(rd, it, "comm", 0));
-		fprintf(f, "[%" PRIu64 "]</text></g>\n", mp_rd_u64v(rd, it, "pid"));
+			"<title>", mp_rd_u64v(rd, it, "pid"), mp_rd_u64v(rd, it, "t_ms"));
+		mp_html_esc(f, label);
+		fprintf(f, "</title><line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>"
+			"<path d=\"M%.1f,%d l-6,-10 h12 z\"/>", x, x, PADT, PADT + PH, x, PADT + 10);
+		if (row < OOM_ROWS) {
+			end[row] = from + w;
+			fprintf(f, "<text class=\"oom-label\" x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">",
+				left ? x - 4 : x + 4, PADT + PH - 8 - 15 * row, left ? "end" : "start");
+			mp_html_esc(f, label);
+			fputs("</text>", f);
+		}
+		fputs("</g>\n", f);
 	}
 }
 
@@ -467,7 +620,8 @@ static void legend(FILE *f, const struct tl *tl)
 	fputs("<ul class=\"legend\">", f);
 	for (int k = 0; k < NR_SERIES; k++)
 		if (tl->drawn[k])
-			fprintf(f, "<li><i style=\"background:%s\"></i>%s</li>", colour(series[k]),
+			fprintf(f, "<li><i style=\"background:%s\"></i>%s</li>", mp_html_colour(series[k]),
+				!strcmp(series[k], "file") ? "file (page cache, without shmem)" :
 				series[k]);
 	fputs("<li><i style=\"background:#1d2330;height:2px\"></i>usage</li>"
 	      "<li><i style=\"background:#c0392b;height:3px\"></i>limit</li>"
@@ -487,20 +641,61 @@ static void peak_read(const cJSON *doc, struct plot *p, struct mp_rd *rd)
 		p->t_max = (double)t;
 }
 
+/* The peak's label: beside its dot, on the side where it fits; clear of
+ * the OOM labels' rows, above the dot where it would meet them. */
+static double peak_label(const struct plot *p, uint64_t v, uint64_t t, const char *b, bool *left)
+{
+	double x = px(p, (double)t), y = py(p, (double)v) + 28;
+
+	*left = label_left(x + 4, strlen(b) + 5);
+	if (y > PADT + PH - 8 - 15 * OOM_ROWS)
+		y = py(p, (double)v) - 10 < PADT + 12 ? PADT + 12 : py(p, (double)v) - 10;
+	return y;
+}
+
+/* Where the marks and the peak's label are (struct plot's spans). */
+static void mark_spans(const cJSON *doc, struct plot *p, struct mp_rd *rd)
+{
+	const cJSON *pk = mp_rd_obj(rd, doc, "peak", 0), *it;
+	uint64_t v, t;
+	char b[32];
+	bool left;
+
+	if (mp_rd_u64(rd, pk, "usage_bytes", MP_RD_ABSENT, &v) && mp_rd_u64(rd, pk, "t_ms", 0, &t)) {
+		double x = px(p, (double)t), w = CHAR_W17 * (double)(strlen(mp_fmt_bytes(v, b,
+								sizeof(b))) + 5);
+
+		peak_label(p, v, t, b, &left);
+		span_add(p, left ? x - 8 - w : x - 8, left ? x + 8 : x + 8 + w);
+	}
+	cJSON_ArrayForEach(it, mp_rd_arr(rd, doc, "oom_kills", 0)) {
+		double x;
+
+		if (!mp_rd_is_obj(rd, it))
+			return;
+		x = px(p, (double)mp_rd_u64v(rd, it, "t_ms"));
+		span_add(p, x - 8, x + 8);
+	}
+}
+
 static void peak_mark(const cJSON *doc, FILE *f, const struct plot *p, struct mp_rd *rd)
 {
 	const cJSON *pk = mp_rd_obj(rd, doc, "peak", 0);
 	uint64_t v, t;
+	double x, y;
+	bool left;
 	char b[32];
 
 	if (!mp_rd_u64(rd, pk, "usage_bytes", MP_RD_ABSENT, &v) ||
 	    !mp_rd_u64(rd, pk, "t_ms", 0, &t))
 		return;
+	mp_fmt_bytes(v, b, sizeof(b));
+	x = px(p, (double)t);
+	y = peak_label(p, v, t, b, &left);
 	fprintf(f, "<g class=\"peak-mark\" data-bytes=\"%" PRIu64 "\" data-t-ms=\"%" PRIu64 "\">"
 		"<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#1d2330\"/><text x=\"%.1f\" "
-		"y=\"%.1f\" text-anchor=\"end\">peak %s</text></g>\n", v, t, px(p, (double)t),
-		py(p, (double)v), px(p, (double)t) - 8, py(p, (double)v) + 28,
-		mp_fmt_bytes(v, b, sizeof(b)));
+		"y=\"%.1f\" text-anchor=\"%s\">peak %s</text></g>\n", v, t, x, py(p, (double)v),
+		left ? x - 8 : x + 8, y, left ? "end" : "start", b);
 }
 
 /* A limit, memory.high or throttling point worth a line: set, and not
@@ -533,6 +728,8 @@ static void timeline_chart(const cJSON *doc, FILE *f, struct mp_rd *rd)
 			p.y_top = l;
 	}
 	p.y_top = p.y_top > 0 ? p.y_top * 1.05 : 1;
+	p.spans = 0;
+	mark_spans(doc, &p, rd);
 	fputs("<section><h2>Timeline</h2>\n", f);
 	fprintf(f, "<svg class=\"chart timeline\" viewBox=\"0 0 %d %d\" role=\"img\" "
 		"aria-label=\"usage over time by category\">\n", W, PADT + PH + PADB);
@@ -564,9 +761,13 @@ out:
 
 /*
  * The probe's usage at the peak as one stacked bar against the limit: the
- * usage before, then the growth of the disjoint categories (series[]),
- * then what no category holds; the limit, memory.high and the throttling
- * point as vertical lines.
+ * usage before, the probe's allocation, then the overhead (peak − before
+ * − allocated) in its own pieces — the workload's growth, the probe's
+ * kernel memory, unexplained — each at least BAR_MIN wide; what went down
+ * (the kernel's reclaim of the workload's cache, a negative piece) on a
+ * thin row under the bar, leftwards. The limit, memory.high and the
+ * throttling point as vertical lines; the figures in the legend below,
+ * where no label can be cut. Then the overhead's parts at their own scale.
  */
 struct hbar {
 	double top; /* bytes at the right edge */
@@ -575,16 +776,23 @@ struct hbar {
 
 static double hx(const struct hbar *hb, double v)
 {
-	return PADR + (W - 2 * PADR) * (v > hb->top ? 1.0 : v / hb->top);
+	return PADR + (W - 2 * PADR) * (v <= 0 ? 0.0 : v > hb->top ? 1.0 : v / hb->top);
 }
 
-static void hseg(FILE *f, const struct hbar *hb, const char *cls, const char *cat, double from,
-		 double bytes, const char *fill)
+/* A segment from..from+bytes (bytes < 0: leftwards), at least BAR_MIN wide. */
+static double hseg(FILE *f, const struct hbar *hb, const char *cls, const char *part, double from,
+		   double bytes, const char *fill, int y, int h)
 {
-	fprintf(f, "<rect class=\"%s\"%s%s%s data-bytes=\"%" PRIu64 "\" x=\"%.1f\" y=\"%d\" "
-		"width=\"%.1f\" height=\"34\" fill=\"%s\"/>\n", cls, cat ? " data-category=\"" : "",
-		cat ? cat : "", cat ? "\"" : "", to_u64(bytes), hx(hb, from), hb->y,
-		hx(hb, from + bytes) - hx(hb, from), fill);
+	double x0 = hx(hb, bytes < 0 ? from + bytes : from), x1 = hx(hb, bytes < 0 ? from :
+								   from + bytes);
+
+	if (x1 - x0 < BAR_MIN)
+		x1 = x0 + BAR_MIN;
+	fprintf(f, "<rect class=\"%s\"%s%s%s data-bytes=\"%.0f\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
+		"height=\"%d\" fill=\"%s\"%s/>\n", cls, part ? " data-part=\"" : "", part ? part : "",
+		part ? "\"" : "", bytes, x0, y, x1 - x0, h, fill, bytes < 0 ?
+		" fill-opacity=\"0.55\" stroke=\"#5b6475\" stroke-dasharray=\"3 2\"" : "");
+	return bytes;
 }
 
 static void vline(FILE *f, const struct hbar *hb, const char *cls, const char *label, uint64_t v,
@@ -592,84 +800,196 @@ static void vline(FILE *f, const struct hbar *hb, const char *cls, const char *l
 {
 	double x = hx(hb, (double)v);
 	char b[32];
+	bool left;
 
+	mp_fmt_bytes(v, b, sizeof(b));
+	left = label_left(x, strlen(label) + strlen(b) + 1);
 	fprintf(f, "<g class=\"%s-g\"><line class=\"%s\" data-bytes=\"%" PRIu64 "\"%s x1=\"%.1f\" "
-		"x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/><text x=\"%.1f\" y=\"%d\" text-anchor=\"end\">%s %s"
+		"x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/><text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">%s %s"
 		"</text></g>\n", cls, cls, v, (double)v > hb->top ? " data-off-scale=\"true\"" : "",
-		x, x, hb->y - 6, hb->y + 40, x - 4, hb->y + 56 + 16 * row, label,
-		mp_fmt_bytes(v, b, sizeof(b)));
+		x, x, hb->y - 6, hb->y + 50, left ? x - 4 : x + 4, hb->y + 66 + 16 * row,
+		left ? "end" : "start", label, b);
+}
+
+/* The overhead's pieces as the document has them (older documents: one). */
+struct piece {
+	const char *part, *words, *fill;
+	double bytes;
+};
+
+static int pieces(const cJSON *r, struct piece *pc, struct mp_rd *rd)
+{
+	const cJSON *o = mp_rd_obj(rd, r, "overhead", MP_RD_ABSENT), *it;
+	double work = 0;
+	int n = 0;
+
+	if (!o) {
+		pc[0] = (struct piece){ "overhead", "overhead", "#e15759",
+					(double)mp_rd_s64v(rd, r, "overhead_bytes") };
+		return 1;
+	}
+	cJSON_ArrayForEach(it, mp_rd_arr(rd, o, "parts", 0))
+		if (mp_rd_is_obj(rd, it))
+			work += (double)mp_rd_s64v(rd, it, "bytes");
+	pc[n++] = (struct piece){ "workload", "the workload's growth", "#76b7b2", work };
+	pc[n++] = (struct piece){ "probe-kernel", "the probe's kernel memory", "#f28e2b",
+				  (double)mp_rd_s64v(rd, o, "probe_kernel_bytes") };
+	if (mp_rd_item(rd, o, "reclaimed_bytes", MP_RD_ABSENT))
+		pc[n++] = (struct piece){ "reclaimed", "reclaimed by the kernel", "#59a14f",
+					  (double)mp_rd_s64v(rd, o, "reclaimed_bytes") };
+	pc[n++] = (struct piece){ "unexplained", "unexplained", "#bab0ac",
+				  (double)mp_rd_s64v(rd, o, "unexplained_bytes") };
+	return n;
+}
+
+static void probe_legend(FILE *f, double before, double alloc, double ovh, const struct piece *pc,
+			 int n)
+{
+	char b[32];
+
+	fprintf(f, "<ul class=\"legend\"><li><i style=\"background:#c9ced6\"></i>usage before %s</li>",
+		mp_fmt_bytes(to_u64(before), b, sizeof(b)));
+	fprintf(f, "<li><i style=\"background:#4e79a7\"></i>the probe's allocation %s</li>",
+		mp_fmt_bytes(to_u64(alloc), b, sizeof(b)));
+	fprintf(f, "<li><b>overhead %s:</b></li>", mp_fmt_sbytes((int64_t)ovh, b, sizeof(b)));
+	for (int i = 0; i < n; i++)
+		if (pc[i].bytes != 0)
+			fprintf(f, "<li><i style=\"background:%s%s\"></i>%s %s</li>", pc[i].fill,
+				pc[i].bytes < 0 ? ";opacity:.55" : "", pc[i].words,
+				mp_fmt_sbytes((int64_t)pc[i].bytes, b, sizeof(b)));
+	fputs("</ul>\n", f);
+}
+
+/* One row of the inset per group (older documents: per part), per part of
+ * the probe's kernel memory and of the reclaim, and the unexplained. */
+static int inset_rows(const cJSON *o, struct mp_html_bar *bars, char (*names)[96], int max,
+		      struct mp_rd *rd)
+{
+	const cJSON *groups = mp_rd_arr(rd, o, "groups", MP_RD_ABSENT), *it, *list;
+	static const char *const kinds[2][2] = { { "probe_kernel_parts", "the probe's " },
+						 { "reclaimed_parts", "reclaimed " } };
+	int n = 0;
+
+	list = groups ? groups : mp_rd_arr(rd, o, "parts", 0);
+	cJSON_ArrayForEach(it, list) {
+		const cJSON *c0 = groups ? cJSON_GetArrayItem(mp_rd_arr(rd, it, "categories", 0), 0) :
+				  it;
+		uint64_t pid = 0;
+
+		if (n == max || !mp_rd_is_obj(rd, it) || !c0 || !mp_rd_is_obj(rd, c0))
+			break;
+		mp_rd_u64(rd, it, "pid", MP_RD_NULL, &pid);
+		if (groups)
+			mp_proc_group_name(mp_rd_str(rd, it, "comm", 0), mp_rd_str(rd, it, "role", 0),
+					   (unsigned)mp_rd_u64v(rd, it, "processes"), (uint32_t)pid,
+					   names[n], sizeof(names[n]));
+		else
+			snprintf(names[n], sizeof(names[n]), "%s %s", mp_rd_str(rd, it, "comm", 0),
+				 mp_rd_str(rd, it, "category", 0));
+		bars[n] = (struct mp_html_bar){ names[n], mp_rd_s64v(rd, it, "bytes"),
+			mp_html_colour(mp_rd_str(rd, c0, "category", 0)), NULL };
+		n++;
+	}
+	for (int k = 0; k < 2; k++)
+		cJSON_ArrayForEach(it, mp_rd_arr(rd, o, kinds[k][0], MP_RD_ABSENT)) {
+			if (n == max || !mp_rd_is_obj(rd, it))
+				break;
+			snprintf(names[n], sizeof(names[n]), "%s%s", kinds[k][1],
+				 mp_rd_str(rd, it, "category", 0));
+			bars[n] = (struct mp_html_bar){ names[n], mp_rd_s64v(rd, it, "bytes"),
+				mp_html_colour(mp_rd_str(rd, it, "category", 0)), NULL };
+			n++;
+		}
+	if (n < max)
+		bars[n++] = (struct mp_html_bar){ "unexplained", mp_rd_s64v(rd, o, "unexplained_bytes"),
+						  "#bab0ac", NULL };
+	return n;
+}
+
+#define INSET_MAX 16
+
+/* The overhead's parts at their own scale: a few MiB of page tables beside
+ * a GiB allocation would be a hairline on the bar above. */
+static void overhead_inset(const cJSON *o, FILE *f, struct mp_rd *rd)
+{
+	struct mp_html_bar bars[INSET_MAX];
+	char names[INSET_MAX][96];
+	int n;
+
+	if (!o)
+		return;
+	n = inset_rows(o, bars, names, INSET_MAX, rd);
+	fputs("<h3>The overhead's parts, at their own scale</h3>\n", f);
+	mp_html_bars(f, "overhead-parts", "part", "the overhead's parts", bars, n);
+	fputs("<p class=\"sub\">The workload's processes by name and role, the probe's own kernel "
+	      "memory, what the kernel reclaimed of the workload's memory to make room, and what "
+	      "no vector holds; a shrink is drawn left of zero, dashed.</p>\n", f);
 }
 
 static void probe_chart(const cJSON *r, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *t = mp_rd_obj(rd, r, "target", 0), *it;
-	const cJSON *cats = mp_rd_arr(rd, mp_rd_obj(rd, r, "attribution", 0), "categories", 0);
+	const cJSON *t = mp_rd_obj(rd, r, "target", 0);
 	uint64_t limit = mp_rd_u64v(rd, t, "effective_limit_bytes"), high = 0, thr = 0;
-	double before = (double)mp_rd_u64v(rd, r, "usage_before_bytes"), at = before, top;
-	double peak = (double)mp_rd_u64v(rd, r, "usage_peak_bytes");
+	double before = (double)mp_rd_u64v(rd, r, "usage_before_bytes");
+	double alloc = (double)mp_rd_u64v(rd, r, "allocated_bytes"), at, down, top;
+	double peak = (double)mp_rd_u64v(rd, r, "usage_peak_bytes"), ovh = 0;
 	struct hbar hb = { .y = 24 };
-	bool drawn[NR_SERIES] = { false };
+	struct piece pc[4];
+	int n = pieces(r, pc, rd);
 
 	mp_rd_u64(rd, t, "high_bytes", MP_RD_NULL | MP_RD_ABSENT, &high);
 	mp_rd_u64(rd, t, "throttle_bytes", MP_RD_NULL | MP_RD_ABSENT, &thr);
-	top = before;
-	cJSON_ArrayForEach(it, cats) {
-		if (!mp_rd_is_obj(rd, it))
-			return;
-		for (int k = 0; k < NR_SERIES; k++)
-			if (!strcmp(mp_rd_str(rd, it, "name", 0), series[k]) &&
-			    mp_rd_s64v(rd, it, "growth_bytes") > 0)
-				top += (double)mp_rd_s64v(rd, it, "growth_bytes");
+	top = before + alloc;
+	for (int i = 0; i < n; i++) {
+		top += pc[i].bytes > 0 ? pc[i].bytes : 0;
+		ovh += pc[i].bytes;
 	}
 	top = peak > top ? peak : top;
 	hb.top = (in_scale((double)limit, top) && (double)limit > top ? (double)limit : top) * 1.05;
 	if (hb.top <= 0)
 		hb.top = 1;
 	fputs("<section><h2>The usage at the peak, against the limit</h2>\n", f);
-	fprintf(f, "<svg class=\"chart usage\" viewBox=\"0 0 %d 120\" role=\"img\" "
-		"aria-label=\"usage at the peak by category\">\n", W);
-	hseg(f, &hb, "base", NULL, 0, before, "#c9ced6");
-	for (int k = 0; k < NR_SERIES; k++)
-		cJSON_ArrayForEach(it, cats) {
-			int64_t g;
-
-			if (!mp_rd_is_obj(rd, it) || strcmp(mp_rd_str(rd, it, "name", 0), series[k]))
-				continue;
-			g = mp_rd_s64v(rd, it, "growth_bytes");
-			if (g <= 0)
-				continue;
-			hseg(f, &hb, "series", series[k], at, (double)g, colour(series[k]));
-			at += (double)g;
-			drawn[k] = true;
-		}
-	if (peak > at)
-		hseg(f, &hb, "rest", NULL, at, peak - at, "#e9ecf1");
-	fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"end\">peak %s</text>\n", hx(&hb, peak),
-		hb.y - 8, mp_fmt_bytes(to_u64(peak), (char[32]){ 0 }, 32));
+	fprintf(f, "<svg class=\"chart usage\" viewBox=\"0 0 %d 136\" role=\"img\" "
+		"aria-label=\"usage at the peak: before, the probe's allocation, the overhead\">\n", W);
+	hseg(f, &hb, "base", NULL, 0, before, "#c9ced6", hb.y, 34);
+	hseg(f, &hb, "alloc", NULL, before, alloc, "#4e79a7", hb.y, 34);
+	at = before + alloc;
+	for (int i = 0; i < n; i++)
+		if (pc[i].bytes > 0)
+			at += hseg(f, &hb, "overhead", pc[i].part, at, pc[i].bytes, pc[i].fill, hb.y, 34);
+	down = at;
+	for (int i = 0; i < n; i++)
+		if (pc[i].bytes < 0)
+			down += hseg(f, &hb, "overhead negative", pc[i].part, down, pc[i].bytes,
+				     pc[i].fill, hb.y + 38, 10);
+	/* above the bar, ending at the peak; starting there when it is near the left */
+	fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">peak %s</text>\n", hx(&hb, peak),
+		hb.y - 8, hx(&hb, peak) < 16 * CHAR_W ? "start" : "end",
+		mp_fmt_bytes(to_u64(peak), (char[32]){ 0 }, 32));
 	vline(f, &hb, "limit-line", "limit", limit, 0);
 	if (high)
 		vline(f, &hb, "high-line", "memory.high", high, 1);
 	if (thr)
 		vline(f, &hb, "throttle-line", "throttling point", thr, 2);
-	fputs("</svg>\n<ul class=\"legend\"><li><i style=\"background:#c9ced6\"></i>usage before"
-	      "</li>", f);
-	for (int k = 0; k < NR_SERIES; k++)
-		if (drawn[k])
-			fprintf(f, "<li><i style=\"background:%s\"></i>%s</li>", colour(series[k]),
-				series[k]);
-	fputs("<li><i style=\"background:#e9ecf1\"></i>in no category</li></ul></section>\n", f);
+	fputs("</svg>\n", f);
+	probe_legend(f, before, alloc, ovh, pc, n);
+	overhead_inset(mp_rd_obj(rd, r, "overhead", MP_RD_ABSENT), f, rd);
+	fputs("</section>\n", f);
 }
 
 /* ---- the tables ------------------------------------------------------------------- */
 
-static void who(FILE *f, const cJSON *tk, struct mp_rd *rd)
+/* In a container, the host's pid beside the container's. */
+void mp_html_who(FILE *f, const cJSON *tk, struct mp_rd *rd)
 {
-	uint64_t pid = 0;
+	uint64_t pid = 0, host = 0;
 
 	fputs("<code>", f);
-	esc(f, mp_rd_str(rd, tk, "comm", 0));
+	mp_html_esc(f, mp_rd_str(rd, tk, "comm", 0));
 	mp_rd_u64(rd, tk, "pid", MP_RD_NULL, &pid);
-	if (pid)
+	if (pid && mp_rd_u64(rd, tk, "host_pid", MP_RD_NULL | MP_RD_ABSENT, &host) && host != pid)
+		fprintf(f, "[%" PRIu64 ", host %" PRIu64 "]", pid, host);
+	else if (pid)
 		fprintf(f, "[%" PRIu64 "]", pid);
 	fputs("</code>", f);
 }
@@ -680,9 +1000,9 @@ static void categories_table(const cJSON *a, FILE *f, struct mp_rd *rd)
 	char b1[32], b2[32], cell[48], note[128];
 
 	fputs("<section><h2>Where the cgroup's growth went</h2>\n<p>Usage ", f);
-	esc(f, mp_render_size(mp_rd_s64v(rd, rec, "measured_growth_bytes"), b1, sizeof(b1)));
+	mp_html_esc(f, mp_render_size(mp_rd_s64v(rd, rec, "measured_growth_bytes"), b1, sizeof(b1)));
 	fputs(" ", f);
-	esc(f, mp_rd_str(rd, rec, "span", 0));
+	mp_html_esc(f, mp_rd_str(rd, rec, "span", 0));
 	fputs(".</p>\n<div class=\"wrap\"><table class=\"categories\"><tr><th>category</th>"
 	      "<th class=\"n\">growth</th><th class=\"n\">left after</th><th>top tasks</th></tr>\n",
 	      f);
@@ -698,24 +1018,24 @@ static void categories_table(const cJSON *a, FILE *f, struct mp_rd *rd)
 			continue;
 		mp_render_cat_growth(rd, it, mp_render_size, cell, sizeof(cell), note, sizeof(note));
 		fputs("<tr><td>", f);
-		esc(f, mp_rd_str(rd, it, "name", 0));
+		mp_html_esc(f, mp_rd_str(rd, it, "name", 0));
 		fputs("</td><td class=\"n\">", f);
-		esc(f, cell);
+		mp_html_esc(f, cell);
 		fprintf(f, "</td><td class=\"n\">%s</td><td>",
 			mp_render_cat_left(rd, it, mp_render_size, b2, sizeof(b2)));
-		esc(f, note);
+		mp_html_esc(f, note);
 		cJSON_ArrayForEach(tk, mp_rd_arr(rd, it, "tasks", 0)) {
 			if (n++ >= 3 || !mp_rd_is_obj(rd, tk))
 				break;
 			fputs(n > 1 ? ", " : "", f);
-			who(f, tk, rd);
+			mp_html_who(f, tk, rd);
 			fprintf(f, " %s", mp_render_size(mp_rd_s64v(rd, tk, "bytes"), b1, sizeof(b1)));
 		}
 		fputs("</td></tr>\n", f);
 	}
 	fprintf(f, "<tr><th>attributed</th><td class=\"n\">%s</td><td></td><td>",
 		mp_render_size(mp_rd_s64v(rd, rec, "attributed_bytes"), b1, sizeof(b1)));
-	esc(f, mp_rd_str(rd, rec, "attributed_as", 0));
+	mp_html_esc(f, mp_rd_str(rd, rec, "attributed_as", 0));
 	fprintf(f, "</td></tr>\n<tr><th>unattributed</th><td class=\"n\">%s</td><td></td><td></td>"
 		"</tr></table></div></section>\n",
 		mp_render_size(mp_rd_s64v(rd, rec, "unattributed_bytes"), b1, sizeof(b1)));
@@ -735,7 +1055,7 @@ static void paths_table(const cJSON *a, FILE *f, struct mp_rd *rd)
 		if (!mp_rd_is_obj(rd, it))
 			return;
 		fputs("<tr><td>", f);
-		esc(f, mp_rd_str(rd, it, "path", 0));
+		mp_html_esc(f, mp_rd_str(rd, it, "path", 0));
 		fprintf(f, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td>",
 			mp_render_size(mp_rd_s64v(rd, it, "bytes"), b1, sizeof(b1)),
 			mp_render_usize(mp_rd_u64v(rd, it, "alloc_bytes"), b2, sizeof(b2)));
@@ -746,7 +1066,7 @@ static void paths_table(const cJSON *a, FILE *f, struct mp_rd *rd)
 					break;
 				fputs(i > 1 ? "<br>" : "", f);
 				fputs("<code>", f);
-				esc(f, mp_rd_elem_str(rd, fr));
+				mp_html_esc(f, mp_rd_elem_str(rd, fr));
 				fputs("</code>", f);
 			}
 		fputs("</td></tr>\n", f);
@@ -756,7 +1076,7 @@ static void paths_table(const cJSON *a, FILE *f, struct mp_rd *rd)
 
 static void hooks_table(const cJSON *a, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *it, *lost;
+	const cJSON *it;
 
 	fputs("<section><h2>Hooks</h2>\n<div class=\"wrap\"><table class=\"hooks\"><tr>"
 	      "<th>concern</th><th>hook</th><th>missing</th></tr>\n", f);
@@ -767,11 +1087,11 @@ static void hooks_table(const cJSON *a, FILE *f, struct mp_rd *rd)
 			return;
 		hook = mp_rd_str(rd, it, "hook", MP_RD_NULL);
 		fputs("<tr><td>", f);
-		esc(f, mp_rd_str(rd, it, "concern", 0));
+		mp_html_esc(f, mp_rd_str(rd, it, "concern", 0));
 		fputs("</td><td>", f);
-		esc(f, hook ? hook : "none");
+		mp_html_esc(f, hook ? hook : "none");
 		fputs("</td><td>", f);
-		esc(f, mp_rd_str(rd, it, "missing", MP_RD_ABSENT));
+		mp_html_esc(f, mp_rd_str(rd, it, "missing", MP_RD_ABSENT));
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table></div>\n", f);
@@ -779,14 +1099,10 @@ static void hooks_table(const cJSON *a, FILE *f, struct mp_rd *rd)
 		if (!mp_rd_is_obj(rd, it))
 			return;
 		fputs("<p class=\"sub\">attribution missing: ", f);
-		esc(f, mp_rd_str(rd, it, "message", 0));
+		mp_html_esc(f, mp_rd_str(rd, it, "message", 0));
 		fputs("</p>\n", f);
 	}
-	/* none without a BPF session (attribution_missing says why) */
-	lost = mp_rd_obj(rd, a, "events_lost", MP_RD_ABSENT);
-	if (lost)
-		fprintf(f, "<p class=\"sub\">events lost: %" PRIu64 "</p>",
-			mp_rd_u64v(rd, lost, "total"));
+	mp_html_lost(a, f, rd);
 	fputs("</section>\n", f);
 }
 
@@ -807,11 +1123,13 @@ static void oom_table(const cJSON *doc, FILE *f, struct mp_rd *rd)
 			return;
 		u = mp_render_oom_usage(rd, it, &at_kill);
 		fprintf(f, "<tr><td class=\"n\">%.1f</td><td>", mp_rd_u64v(rd, it, "t_ms") / 1000.0);
-		who(f, it, rd);
+		mp_html_who(f, it, rd);
 		fprintf(f, "</td><td class=\"n\">%s %s</td></tr>\n", mp_render_usize(u, b, sizeof(b)),
 			at_kill ? "at the kill" : "(last sample before it)");
 	}
-	fputs("</table></div></section>\n", f);
+	fputs("</table></div>\n", f);
+	mp_html_oom_vectors(doc, f, rd);
+	fputs("</section>\n", f);
 }
 
 /* ---- the page --------------------------------------------------------------------- */
@@ -847,27 +1165,27 @@ static void page_head(const cJSON *doc, int kind, FILE *f, struct mp_rd *rd)
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 	      "<meta name=\"generator\" content=\"memprobe\">\n", f);
 	fprintf(f, "<title>memprobe %s: ", k);
-	esc(f, dir);
+	mp_html_esc(f, dir);
 	fprintf(f, "</title>\n%s</head>\n<body class=\"%s\">\n<h1>memprobe %s</h1>\n<p class=\"sub\">"
 		"<code>", style, k, k);
-	esc(f, dir);
+	mp_html_esc(f, dir);
 	fputs("</code><br>host <code>", f);
-	esc(f, mp_rd_str(rd, h, "hostname", 0));
+	mp_html_esc(f, mp_rd_str(rd, h, "hostname", 0));
 	fputs("</code>, kernel <code>", f);
-	esc(f, mp_rd_str(rd, h, "kernel_release", 0));
+	mp_html_esc(f, mp_rd_str(rd, h, "kernel_release", 0));
 	fputs("</code>, cgroup ", f);
-	esc(f, mp_rd_str(rd, h, "cgroup_mode", 0));
+	mp_html_esc(f, mp_rd_str(rd, h, "cgroup_mode", 0));
 	fputs(", memprobe ", f);
-	esc(f, mp_rd_str(rd, mp_rd_obj(rd, doc, "generator", 0), "version", 0));
+	mp_html_esc(f, mp_rd_str(rd, mp_rd_obj(rd, doc, "generator", 0), "version", 0));
 	fputs(", ", f);
-	esc(f, mp_rd_str(rd, doc, "created", 0));
+	mp_html_esc(f, mp_rd_str(rd, doc, "created", 0));
 	fputs("</p>\n", f);
 }
 
 static void note(FILE *f, const char *text)
 {
 	fputs("<p class=\"note\">", f);
-	esc(f, text);
+	mp_html_esc(f, text);
 	fputs("</p>\n", f);
 }
 
@@ -887,7 +1205,9 @@ static void probe_summary(const cJSON *r, FILE *f, struct mp_rd *rd)
 		note(f, "The probe was OOM-killed.");
 	fputs("<section><h2>Summary</h2>\n<table class=\"summary\">\n", f);
 	limit_rows(mp_rd_obj(rd, r, "target", 0), f, rd);
+	mp_html_probe_facts(r, f, rd);
 	nine_rows(r, f, rd);
+	mp_html_faults_row(mp_rd_obj(rd, r, "attribution", 0), f, rd);
 	fputs("</table></section>\n", f);
 	overhead(mp_rd_obj(rd, r, "overhead", MP_RD_ABSENT), f, rd);
 }
@@ -904,13 +1224,13 @@ static void record_summary(const cJSON *doc, FILE *f, struct mp_rd *rd)
 		row_start(f, "command");
 		fputs("<code>", f);
 		cJSON_ArrayForEach(a, cmd) {
-			esc(f, mp_rd_elem_str(rd, a));
+			mp_html_esc(f, mp_rd_elem_str(rd, a));
 			fputc(' ', f);
 		}
 		fputs("</code></td></tr>\n", f);
 	}
 	row_start(f, "ended by");
-	esc(f, mp_rd_str(rd, run, "ended_by", 0));
+	mp_html_esc(f, mp_rd_str(rd, run, "ended_by", 0));
 	fprintf(f, " after %.1f s", mp_rd_u64v(rd, run, "duration_ms") / 1000.0);
 	if (mp_rd_u64(rd, run, "exit_status", MP_RD_ABSENT, &v))
 		fprintf(f, " (exit status %d)", (int)v);
@@ -922,6 +1242,7 @@ static void record_summary(const cJSON *doc, FILE *f, struct mp_rd *rd)
 		row_size(f, "peak", v, NULL);
 	fprintf(f, "<tr><th>OOM kills</th><td>%d</td></tr>\n",
 		cJSON_GetArraySize(mp_rd_arr(rd, doc, "oom_kills", 0)));
+	mp_html_faults_row(mp_rd_obj(rd, doc, "attribution", 0), f, rd);
 	if (p && !mp_rd_str(rd, p, "error", MP_RD_ABSENT)) {
 		fputs("<tr><th colspan=\"2\">the probe (--probe-at)</th></tr>\n", f);
 		nine_rows(p, f, rd);
@@ -952,7 +1273,9 @@ static void render_html(const cJSON *doc, int kind, FILE *f, struct mp_rd *rd)
 	if (bpf) {
 		categories_table(a, f, rd);
 		paths_table(a, f, rd);
+		mp_html_not_charged(a, f, rd);
 	}
+	mp_html_pinned(mp_rd_obj(rd, doc, "pinned", MP_RD_NULL | MP_RD_ABSENT), f, rd);
 	hooks_table(a, f, rd);
 	embed(doc, f, rd);
 	fputs("</body></html>\n", f);
