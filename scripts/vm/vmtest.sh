@@ -477,7 +477,7 @@ details=''
 # the rest (renderers, the CLI, the loader, the databases) run on the host.
 kernel_tests="probe_real hooks truth targets record_pagetables record_slab slab_churn
 	record_oom oom_explained anon_unmapped thp live_pages_size record_faults overhead
-	no_bpf container in_place_permission budget"
+	no_bpf container in_place_permission budget driver headroom_high headroom_root"
 vm_tests=${MEMPROBE_VMTEST_TESTS:-$kernel_tests}
 [ "$vm_tests" != all ] || vm_tests=''
 mt0=$(date +%s)
