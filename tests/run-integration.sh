@@ -3529,6 +3529,18 @@ test_no_bpf() {
 		"$(jqv "$rec" '[.attribution.categories[].tasks[] | select(.comm == "alloc") | .moved_out // false] | any')" false
 	check_eq "no BPF record: its cmdline" \
 		"$(jqv "$rec" '[.attribution.processes.top[] | select(.comm == "alloc") | .cmdline][0]')" "$BIN/alloc 200"
+	# an OOM kill with no hook: the cgroup's oom_kill counter's, named by
+	# the command killed (it was in oom_kill_counter_delta alone, no
+	# renderer but openmetrics said it)
+	"${NOBPF[@]}" "$MEMPROBE" record --limit 128M --format json -o "$rec" -- "$BIN/alloc" 400 \
+		> /dev/null 2>&1
+	check_eq "no BPF record OOM: exit 137, the command's" "$?" 137
+	check_eq "no BPF record OOM: the kill listed, as many as the kernel's counter" \
+		"$(jqv "$rec" '"\(.oom_kills | length) \(.oom_kill_counter_delta) \(.run.ended_by)"')" "1 1 oom_kill"
+	check_eq "no BPF record OOM: its victim the command" \
+		"$(jqv "$rec" '.oom_kills[0] | "\(.comm) \(.pid > 0) \(.limit_bytes) \(.levels | length)"')" "alloc true $((128 * MIB)) 0"
+	check "no BPF record OOM: the text says it, and that no hook read the levels" \
+		eval '"$MEMPROBE" report "$rec" | grep -A1 "^OOM kill at" | grep -q "not read, no OOM hook"'
 	check "no BPF: nothing left behind" no_leftovers
 }
 

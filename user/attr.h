@@ -314,6 +314,10 @@ void mp_attr_wake_above(struct mp_attr *a, uint64_t bytes);
 int mp_attr_poll_oom(struct mp_attr *a, int timeout_ms,
 		     void (*cb)(const struct mp_oom_event *e, void *arg), void *arg);
 
+/* Does an OOM hook report the target's kills (false: a is NULL, or the
+ * kills are only the cgroup's oom_kill counter's)? */
+bool mp_attr_oom_hooked(const struct mp_attr *a);
+
 /*
  * Move the rows of processes that have exited out of the maps, into the
  * session (attr_drain.c), so that a recording of processes that come and go

@@ -713,6 +713,11 @@ void mp_attr_wake_above(struct mp_attr *a, uint64_t bytes)
 		a->skel->bss->wake_above_pages = bytes / a->skel->rodata->page_size;
 }
 
+bool mp_attr_oom_hooked(const struct mp_attr *a)
+{
+	return a && a->skel && !a->hooks[MP_CONCERN_OOM].polled;
+}
+
 int mp_attr_poll_oom(struct mp_attr *a, int timeout_ms,
 		     void (*cb)(const struct mp_oom_event *e, void *arg), void *arg)
 {

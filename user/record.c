@@ -366,6 +366,51 @@ static void on_oom(const struct mp_oom_event *e, void *arg)
 		p->at = r->prev;
 }
 
+/*
+ * Without an OOM hook (no BPF: a container's root), the kills are the
+ * cgroup's oom_kill counter's: each new one is a kill of the moment it was
+ * seen, its victim not named (the command's, once it is seen killed by
+ * SIGKILL: command_ended). Before, such a kill was in
+ * oom_kill_counter_delta alone, and no renderer but openmetrics said it.
+ */
+static void oom_from_counter(struct rec *r)
+{
+	uint64_t n, now_ns;
+	struct timespec ts;
+
+	if (mp_attr_oom_hooked(r->attr))
+		return;
+	n = mp_cgroup_oom_kills(&r->cg);
+	n = n > r->oom_kill_count0 ? n - r->oom_kill_count0 : 0;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	while (r->ooms_seen < n) {
+		struct mp_oom_event e = { .ts_ns = now_ns };
+
+		snprintf(e.comm, sizeof(e.comm), "(not named)");
+		on_oom(&e, r);
+		if (r->ooms_seen == 0) /* no memory to keep it: counted alone */
+			break;
+	}
+}
+
+/* The command killed by SIGKILL after a kill only the counter saw: the
+ * command is its victim. */
+static void name_polled_victim(struct rec *r, pid_t pid)
+{
+	struct oom *k;
+	const char *base;
+
+	if (!r->nooms || !WIFSIGNALED(r->child_status) || WTERMSIG(r->child_status) != SIGKILL)
+		return;
+	k = (struct oom *)mp_rec_oom(r, r->nooms - 1);
+	if (k->ev.pid || strcmp(k->ev.comm, "(not named)"))
+		return;
+	k->ev.pid = (uint32_t)pid;
+	base = strrchr(r->o.cmd[0], '/');
+	snprintf(k->ev.comm, sizeof(k->ev.comm), "%s", base ? base + 1 : r->o.cmd[0]);
+}
+
 /* "   3.2s  usage 412.0 MiB (40% of 1.00 GiB)  top: anon 300.0 MiB": the
  * category that grew most (kernel is the sum of the others, not one). */
 static void status_line(struct rec *r)
@@ -614,6 +659,8 @@ static bool command_ended(struct rec *r, uint64_t t, uint64_t deadline_ms)
 		 * the command first, as ^C reaches the terminal's foreground
 		 * group) is why it ended, not the command's own exit */
 		sig = r->stop_signal ? r->stop_signal : mp_rec_signal;
+		oom_from_counter(r);
+		name_polled_victim(r, r->child);
 		r->child_exited = true;
 		r->child = 0;
 		r->end_reason = r->nooms && WIFSIGNALED(r->child_status) ? "oom_kill" :
@@ -701,6 +748,7 @@ static void watch(struct rec *r, uint64_t deadline_ms)
 			r->end_reason = "cgroup removed";
 			return;
 		}
+		oom_from_counter(r);
 		if (mp_rec_reopen)
 			reopen(r);
 		/* a quick sample: the peak and the OOM vector only; but a stop
@@ -759,6 +807,7 @@ void mp_rec_finish(struct rec *r)
 		read_pinned(r, &r->last);
 	else if (!r->pinned.taken)
 		mp_pinned_read(&r->cg, "end", &r->pinned);
+	oom_from_counter(r);
 	if (!r->attr)
 		return;
 	mp_attr_poll_oom(r->attr, 0, on_oom, r);

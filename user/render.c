@@ -457,7 +457,11 @@ bool mp_render_oom_line(struct mp_rd *rd, const cJSON *kill, char *buf, size_t l
 		return false; /* an older document */
 	hit = mp_rd_obj(rd, kill, "limit_hit", MP_RD_NULL);
 	ch = mp_rd_obj(rd, kill, "charged", MP_RD_NULL);
-	oom_where(rd, hit, where, sizeof(where));
+	if (!hit && !cJSON_GetArraySize(mp_rd_arr(rd, kill, "levels", MP_RD_ABSENT)))
+		/* no hook read the levels: the kill is the oom_kill counter's */
+		snprintf(where, sizeof(where), "(which level's limit: not read, no OOM hook)");
+	else
+		oom_where(rd, hit, where, sizeof(where));
 	if (!ch) {
 		snprintf(buf, len, "OOM %s", where);
 		return true;
