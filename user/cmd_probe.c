@@ -217,6 +217,14 @@ static int probe_target(struct probe_opts *o, const struct mp_host *host,
 					  "memprobe's own cgroup; give a smaller --limit",
 					  o->limit_arg ? o->limit_arg : "1G");
 		target->effective_limit_bytes = o->limit; /* for the size checks */
+		/* a budget of an empty stand-in is no job's: an entrypoint that
+		 * evals it must know (a new user's budget gave 955 MiB, said
+		 * nowhere that it was of a 1 GiB stand-in) */
+		if (!o->limit_arg)
+			mp_cli_warn(o->cmd, "no target given: a %s stand-in container under "
+				    "memprobe's own (unlimited) cgroup, with nothing else in it; "
+				    "give --cgroup PATH or --pid PID of the job's cgroup to measure it",
+				    "1 GiB");
 		return 0;
 	}
 	if ((ret = mp_resolve_target(o->cmd, "", host, o->cgroup_path, o->pid, target)))
