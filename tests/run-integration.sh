@@ -2521,7 +2521,7 @@ test_renderers() {
 	"$MEMPROBE" report "$d/ovh.json" --format html -o "$d/ovh.html"
 	check "renderers: html has the throttling point and the overhead's parts" \
 		eval 'grep -q "<th>throttling point</th><td>190.7 MiB (soft_limit)" "$d/ovh.html" &&
-		grep -q "<td>the probe.s kernel memory</td><td>pagetables</td>" "$d/ovh.html"'
+		grep -q "<td>the probe.s own cost</td><td>pagetables</td>" "$d/ovh.html"'
 	check_eq "renderers: html: the overhead tables' totals: overhead, then left after" \
 		"$(grep -o '<tr><th>[a-z ]*</th><td></td><th class="n">' "$d/ovh.html" | sed 's/<\/th>.*//; s/.*<th>//' | tr '\n' ,)" \
 		"overhead,left after,"

@@ -163,7 +163,7 @@ static void overhead_parts(const cJSON *o, const char *total, FILE *f, struct mp
 	cJSON_ArrayForEach(it, mp_rd_arr(rd, o, "probe_kernel_parts", MP_RD_ABSENT)) {
 		if (!mp_rd_is_obj(rd, it))
 			return;
-		fputs("<tr><td>the probe's kernel memory</td><td>", f);
+		fputs("<tr><td>the probe's own cost</td><td>", f);
 		mp_html_esc(f, mp_rd_str(rd, it, "category", 0));
 		fprintf(f, "</td><td class=\"n\">%s</td></tr>\n",
 			mp_render_size(mp_rd_s64v(rd, it, "bytes"), b, sizeof(b)));
@@ -178,7 +178,7 @@ static void overhead_parts(const cJSON *o, const char *total, FILE *f, struct mp
 		fprintf(f, "</td><td class=\"n\">%s</td></tr>\n",
 			mp_render_size(mp_rd_s64v(rd, it, "bytes"), b, sizeof(b)));
 	}
-	fprintf(f, "<tr><td>the probe's kernel memory, in all</td><td></td><td class=\"n\">%s"
+	fprintf(f, "<tr><td>the probe's own cost, in all</td><td></td><td class=\"n\">%s"
 		"</td></tr>\n", mp_render_size(mp_rd_s64v(rd, o, "probe_kernel_bytes"), b, sizeof(b)));
 	fprintf(f, "<tr><td>unexplained</td><td></td><td class=\"n\">%s</td></tr>\n",
 		mp_render_size(mp_rd_s64v(rd, o, "unexplained_bytes"), b, sizeof(b)));
@@ -832,7 +832,7 @@ static int pieces(const cJSON *r, struct piece *pc, struct mp_rd *rd)
 		if (mp_rd_is_obj(rd, it))
 			work += (double)mp_rd_s64v(rd, it, "bytes");
 	pc[n++] = (struct piece){ "workload", "the workload's growth", "#76b7b2", work };
-	pc[n++] = (struct piece){ "probe-kernel", "the probe's kernel memory", "#f28e2b",
+	pc[n++] = (struct piece){ "probe-kernel", "the probe's own cost", "#f28e2b",
 				  (double)mp_rd_s64v(rd, o, "probe_kernel_bytes") };
 	if (mp_rd_item(rd, o, "reclaimed_bytes", MP_RD_ABSENT))
 		pc[n++] = (struct piece){ "reclaimed", "reclaimed by the kernel", "#59a14f",
@@ -861,7 +861,7 @@ static void probe_legend(FILE *f, double before, double alloc, double ovh, const
 }
 
 /* One row of the inset per group (older documents: per part), per part of
- * the probe's kernel memory and of the reclaim, and the unexplained. */
+ * the probe's own cost and of the reclaim, and the unexplained. */
 static int inset_rows(const cJSON *o, struct mp_html_bar *bars, char (*names)[96], int max,
 		      struct mp_rd *rd)
 {

@@ -146,11 +146,11 @@ static void overhead_tail(const cJSON *o, const char *total, FILE *f, struct mp_
 	cJSON_ArrayForEach(it, mp_rd_arr(rd, o, "probe_kernel_parts", MP_RD_ABSENT)) {
 		if (!mp_rd_is_obj(rd, it))
 			return;
-		fputs("| the probe's kernel memory | ", f);
+		fputs("| the probe's own cost | ", f);
 		code(f, mp_rd_str(rd, it, "category", 0));
 		fprintf(f, " | %s |\n", mp_render_size(mp_rd_s64v(rd, it, "bytes"), b, sizeof(b)));
 	}
-	fprintf(f, "| the probe's kernel memory, in all | | %s |\n",
+	fprintf(f, "| the probe's own cost, in all | | %s |\n",
 		mp_render_size(mp_rd_s64v(rd, o, "probe_kernel_bytes"), b, sizeof(b)));
 	fprintf(f, "| unexplained | | %s |\n",
 		mp_render_size(mp_rd_s64v(rd, o, "unexplained_bytes"), b, sizeof(b)));
