@@ -3849,7 +3849,7 @@ test_container() {
 		eval '(. "$D/budget.env" && [ "${MEMPROBE_BUDGET_KERNEL_PER_GIB_BYTES:-0}" -gt 0 ])'
 	# record -- CMD, in place
 	out=$D/record.json
-	check_eq "container v$v: record -- CMD runs it in place, until it exits ($(head -c 400 "$D/record.err" | tr '\n' ' '))" \
+	check_eq "container v$v: record -- CMD runs it in place, until it exits ($(tail -c 600 "$D/record.err" | tr '\n' ' '))" \
 		"$(cat "$D/record.rc") $(jqv "$out" '"\(.run.in_place) \(.run.ended_by) \(.target.path) \(.target.created_by_memprobe)"')" "0 true command exited / false"
 	check_ge "container v$v: its process tree: the shell and its two allocs" "$(jqv "$out" '.run.command_pids | length')" 3
 	# above the lowest sample: the workload's 32 MiB bursts come and go

@@ -557,7 +557,8 @@ static void command_tree(struct rec *r)
 	if (!roots)
 		return;
 	roots[0] = (uint32_t)r->child;
-	memcpy(roots + 1, r->cmd_pids, r->ncmd_pids * sizeof(*roots));
+	if (r->ncmd_pids) /* none yet: cmd_pids is NULL, no source for memcpy */
+		memcpy(roots + 1, r->cmd_pids, r->ncmd_pids * sizeof(*roots));
 	if (!mp_proc_of_tree("", roots, r->ncmd_pids + 1, 0, 0, &now)) {
 		for (size_t i = 0; i < now.n; i++) {
 			size_t j = 0;
