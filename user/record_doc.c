@@ -120,9 +120,40 @@ static void limit_changes_json(cJSON *doc, const struct rec *r)
 	mp_json_add_u64(o, "changes_not_kept", r->limit_changes_more);
 }
 
+/* The kills kept, each with its sample and its explanation (oom_doc.c). */
+static void oom_kills_json(cJSON *doc, const struct rec *r)
+{
+	cJSON *arr;
+
+	arr = cJSON_AddArrayToObject(doc, "oom_kills");
+	for (size_t i = 0; i < r->nooms; i++) {
+		const struct oom *k = mp_rec_oom(r, i);
+		cJSON *e = cJSON_CreateObject();
+
+		mp_json_add_u64(e, "t_ms", k->t_ms);
+		mp_json_add_pid(e, k->ev.pid, k->ev.host_pid != k->ev.pid ? k->ev.host_pid : 0);
+		cJSON_AddStringToObject(e, "comm", k->ev.comm);
+		cJSON_AddNumberToObject(e, "trigger_pid", k->ev.trigger_pid);
+		/* the kernel's figure at the kill; the sample is the sampler's last */
+		if (k->ev.usage_bytes)
+			mp_json_add_u64(e, "usage_bytes", k->ev.usage_bytes);
+		else
+			cJSON_AddNullToObject(e, "usage_bytes");
+		/* the effective limit read right after the kill */
+		if (k->limit_bytes)
+			mp_json_add_u64(e, "limit_bytes", k->limit_bytes);
+		else
+			cJSON_AddNullToObject(e, "limit_bytes");
+		cJSON_AddItemToObject(e, "sample", sample_json(r, &k->at));
+		/* which limit, each level then, what no RSS shows */
+		mp_oom_explain(e, &r->cg, &k->ev, &k->at.stat, true, sysconf(_SC_PAGESIZE));
+		cJSON_AddItemToArray(arr, e);
+	}
+}
+
 cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks)
 {
-	cJSON *doc = mp_doc_new("record", &r->host), *o, *arr;
+	cJSON *doc = mp_doc_new("record", &r->host), *o;
 	const struct sample *peak = r->have_last ? &r->peak : NULL;
 	const struct sample *first = mp_tl_first(&r->tl);
 
@@ -172,30 +203,7 @@ cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks)
 
 	cJSON_AddItemToObject(doc, "peak", peak_json(r, peak));
 
-	arr = cJSON_AddArrayToObject(doc, "oom_kills");
-	for (size_t i = 0; i < r->nooms; i++) {
-		const struct oom *k = mp_rec_oom(r, i);
-		cJSON *e = cJSON_CreateObject();
-
-		mp_json_add_u64(e, "t_ms", k->t_ms);
-		mp_json_add_pid(e, k->ev.pid, k->ev.host_pid != k->ev.pid ? k->ev.host_pid : 0);
-		cJSON_AddStringToObject(e, "comm", k->ev.comm);
-		cJSON_AddNumberToObject(e, "trigger_pid", k->ev.trigger_pid);
-		/* the kernel's figure at the kill; the sample is the sampler's last */
-		if (k->ev.usage_bytes)
-			mp_json_add_u64(e, "usage_bytes", k->ev.usage_bytes);
-		else
-			cJSON_AddNullToObject(e, "usage_bytes");
-		/* the effective limit read right after the kill */
-		if (k->limit_bytes)
-			mp_json_add_u64(e, "limit_bytes", k->limit_bytes);
-		else
-			cJSON_AddNullToObject(e, "limit_bytes");
-		cJSON_AddItemToObject(e, "sample", sample_json(r, &k->at));
-		/* which limit, each level then, what no RSS shows */
-		mp_oom_explain(e, &r->cg, &k->ev, &k->at.stat, true, sysconf(_SC_PAGESIZE));
-		cJSON_AddItemToArray(arr, e);
-	}
+	oom_kills_json(doc, r);
 	/* a crash loop's kills between the first and the last kept */
 	mp_json_add_u64(doc, "oom_kills_not_listed", r->ooms_seen - r->nooms);
 	mp_json_add_u64(doc, "oom_kill_counter_delta", mp_cgroup_oom_kills(&r->cg) - r->oom_kill_count0);
