@@ -2636,7 +2636,7 @@ test_html_fixtures() {
 # overhead_checks FILE PID MODE BURST_MIB: the overhead object of a probe of
 # the stand-in benchmark (PID), steady or bursty
 overhead_checks() {
-	local out=$1 pid=$2 mode=$3 burst=$4 over unexp bound anon want tol
+	local out=$1 pid=$2 mode=$3 burst=$4 floor_mib=${5:-8} over unexp bound anon want tol
 	over=$(jqv "$out" .overhead_bytes)
 	unexp=$(jqv "$out" .overhead.unexplained_bytes)
 	echo "# $mode: overhead $over unexplained $unexp (peak - vector usage $(jqv "$out" '.usage_peak_bytes - .overhead.vector_usage_bytes')) parts $(jq -c '[.overhead.parts[] | select((.bytes | fabs) >= 65536) | [.comm, .category, .bytes]]' "$out") probe $(jq -c .overhead.probe_kernel_parts "$out")"
@@ -2659,8 +2659,8 @@ overhead_checks() {
 	# unexplained under load (38 MiB on 6.1: a whole TLB batch); what is
 	# left is the usage's move between the kernel's exact peak counter
 	# and the sampled vector (0.5 ms apart, a burst touched at 3 MiB/ms)
-	bound=$(jqv "$out" "[(.overhead_bytes / 20 | floor), $((8 * MIB))] | max")
-	check_le "overhead $mode: unexplained within max(5%, 8 MiB)" \
+	bound=$(jqv "$out" "[(.overhead_bytes / 20 | floor), $((floor_mib * MIB))] | max")
+	check_le "overhead $mode: unexplained within max(5%, $floor_mib MiB)" \
 		"$(jqv "$out" '.overhead.unexplained_bytes | fabs')" "$bound"
 	anon=$(jqv "$out" "[.overhead.parts[] | select(.pid == $pid and .category == \"anon\") | .bytes] | add // null")
 	# the benchmark grows 10 MiB/s from the baseline's low (in its window)
@@ -3503,7 +3503,10 @@ test_no_bpf() {
 	if "${NOBPF[@]}" "$MEMPROBE" probe --cgroup "$cg" --format json -o "$out" 2>/dev/null; then
 		check_eq "no BPF bench: the nine fields' formula, exact" "$(jqv "$out" .overhead_bytes)" \
 			"$(jqv "$out" '.usage_peak_bytes - .usage_before_bytes - .allocated_bytes')"
-		overhead_checks "$out" "$pid" bursty 80
+		# without BPF no free hook counts a burst being freed at the peak
+		# (anon_unmapped): the bound before that hook, 16 MiB (9.4 MiB
+		# seen against 8 on a loaded host)
+		overhead_checks "$out" "$pid" bursty 80 16
 	else
 		fail "no BPF bench: probe exits 0"
 	fi
