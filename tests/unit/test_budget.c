@@ -111,15 +111,38 @@ static void test_negative_kernel(void)
 	if (b) {
 		rd = (struct mp_rd){ .root = b };
 		CHECK_U64(budget_in(b, NULL, "budget_bytes"), NEG_BUDGET, "budget_bytes");
-		CHECK_U64(budget_in(b, "figures", "probe_kernel_bytes"), 0,
-			  "figures.probe_kernel_bytes (negative: 0)");
-		CHECK_U64(budget_in(b, "figures", "kernel_per_gib_bytes"), 0, "kernel_per_gib_bytes");
-		CHECK_U64(budget_in(b, "figures", "workload_overhead_bytes"), 3145728,
-			  "workload_overhead_bytes (the whole overhead)");
+		/* the probe's file shrinking (the reclaim) is no kernel cost: its
+		 * page tables are */
+		CHECK_U64(budget_in(b, "figures", "probe_kernel_bytes"), 12288,
+			  "figures.probe_kernel_bytes (its page tables, not its file's -1060864)");
+		CHECK_U64(budget_in(b, "figures", "workload_overhead_bytes"), 3145728 - 12288,
+			  "workload_overhead_bytes (the overhead less the page tables)");
 		CHECK_STR(mp_rd_str(&rd, mp_rd_obj(&rd, b, "figures", 0), "kernel_cost_source", 0),
-			  "overhead.probe_kernel_bytes (negative, -1048576: counted as 0)",
-			  "kernel_cost_source");
+			  "overhead.probe_kernel_parts, less its user memory", "kernel_cost_source");
 		cJSON_Delete(b);
+	}
+	/* kernel parts that are negative themselves count as 0 */
+	{
+		cJSON *parts = cJSON_GetObjectItem(cJSON_GetObjectItem(p, "overhead"),
+						   "probe_kernel_parts");
+		cJSON *pt = cJSON_GetArrayItem(parts, 0);
+
+		cJSON_ReplaceItemInObject(pt, "bytes", cJSON_CreateRaw("-4096"));
+		b = mp_budget_doc(&h, p, NEG_FIXTURE, NULL, err, sizeof(err));
+		CHECK(b != NULL, "a negative kernel part refused: %s", err);
+		if (b) {
+			rd = (struct mp_rd){ .root = b };
+			CHECK_U64(budget_in(b, "figures", "probe_kernel_bytes"), 0,
+				  "figures.probe_kernel_bytes (negative: 0)");
+			CHECK_U64(budget_in(b, "figures", "kernel_per_gib_bytes"), 0,
+				  "kernel_per_gib_bytes");
+			CHECK_U64(budget_in(b, "figures", "workload_overhead_bytes"), 3145728,
+				  "workload_overhead_bytes (the whole overhead)");
+			CHECK_STR(mp_rd_str(&rd, mp_rd_obj(&rd, b, "figures", 0), "kernel_cost_source", 0),
+				  "overhead.probe_kernel_parts, less its user memory (negative, -4096: "
+				  "counted as 0)", "kernel_cost_source");
+			cJSON_Delete(b);
+		}
 	}
 
 	/* without the overhead object: the attribution's kernel rows of
