@@ -11,6 +11,7 @@
 #include "cgroup.h"
 #include "compare.h"
 #include "doc.h"
+#include "json.h"
 #include "render.h"
 
 #include <errno.h>
@@ -60,7 +61,9 @@ static void adopt_again(const cJSON *doc, int kind)
 }
 
 /* Compare docs[0..n) and render the compare document every way; the
- * compare document is printed and loaded back, as memprobe compare does. */
+ * compare document is printed (mp_json_text: a byte that is not UTF-8,
+ * from a document's \udcXX, written back as \udcXX) and loaded back, as
+ * memprobe compare does. */
 static void compare(const cJSON *const *docs, const int *kinds, int n)
 {
 	static const char *const names[] = { "a.json", "b.json" };
@@ -71,7 +74,7 @@ static void compare(const cJSON *const *docs, const int *kinds, int n)
 	c = mp_compare_doc(docs, kinds, names, n, 10.0, &host, err, sizeof(err));
 	if (!c)
 		return;
-	text = cJSON_Print(c);
+	text = mp_json_text(c, 1);
 	cJSON_Delete(c);
 	if (!text)
 		return;
