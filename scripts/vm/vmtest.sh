@@ -33,7 +33,7 @@
 # One initramfs (mkinitramfs.sh) serves every kernel: build/memprobe (static,
 # no library copied for it), build/tests/bin/* (the integration tests' workloads),
 # bash, jq, stress-ng, setpriv, pgrep, pkill, getconf, tests/run-integration.sh,
-# tests/lib.sh. Each kernel boots (boot.sh) with cgroup2; kernels whose
+# tests/integration/*.sh, tests/lib.sh. Each kernel boots (boot.sh) with cgroup2; kernels whose
 # config has the v1 memory controller (5.10, 6.1) boot a second time with it
 # mounted at /sys/fs/cgroup/memory instead. What the guest sends lands in
 # build/vmtest/KERNEL/{v2,v1}/ (probe.json, limits*.json, integration.log,
@@ -428,6 +428,9 @@ set -- -o "$work/initrd.gz" -i "$repo/tests/vm/payload.sh" \
 	-f "$memprobe:/memprobe/build/memprobe" \
 	-f "$repo/tests/run-integration.sh:/memprobe/tests/run-integration.sh" \
 	-f "$repo/tests/lib.sh:/memprobe/tests/lib.sh"
+for f in "$repo"/tests/integration/*.sh; do
+	set -- "$@" -f "$f:/memprobe/tests/integration/${f##*/}"
+done
 # memprobe is static (issue 13): the image carries no library for it, so
 # every guest proves it runs on a kernel and a root it was not built on
 # (the other tools below still bring theirs; test_static runs it alone).

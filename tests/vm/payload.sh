@@ -2,7 +2,7 @@
 # tests/vm/payload.sh: the guest side of scripts/vm/vmtest.sh, run as
 # /etc/init.user (busybox sh) in the initramfs that vmtest.sh builds with
 # scripts/vm/mkinitramfs.sh. The image holds /memprobe/build/memprobe (static:
-# no library of its own), /memprobe/tests/{run-integration.sh,lib.sh}, and
+# no library of its own), /memprobe/tests/{run-integration.sh,lib.sh,integration/*.sh}, and
 # bash, jq, stress-ng, procps's pgrep and util-linux's setpriv for the
 # integration tests.
 #
