@@ -8,6 +8,7 @@
 #include "attr.h"
 #include "cgroup.h"
 #include "compare.h"
+#include "out.h"
 #include "util.h"
 
 #include <errno.h>

@@ -12,6 +12,7 @@
 #include "doc.h"
 #include "render.h"
 #include "json.h"
+#include "out.h"
 #include "util.h"
 
 #include <errno.h>

@@ -8,6 +8,7 @@
 #include "attr.h"
 #include "json.h"
 #include "render.h"
+#include "out.h"
 #include "util.h"
 
 #include <dirent.h>

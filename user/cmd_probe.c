@@ -19,6 +19,7 @@
 #include "probe_doc.h"
 #include "render.h"
 #include "status.h"
+#include "out.h"
 #include "util.h"
 
 #include <errno.h>

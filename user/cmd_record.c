@@ -12,6 +12,7 @@
 #include "lock.h"
 #include "probe.h"
 #include "render.h"
+#include "out.h"
 #include "util.h"
 #include <errno.h>
 #include <fcntl.h>

@@ -9,6 +9,7 @@
 #include "compare.h"
 #include "doc.h"
 #include "render.h"
+#include "out.h"
 #include "util.h"
 
 #include <errno.h>

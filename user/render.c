@@ -2,6 +2,7 @@
 /* The renderer table, and the one way a document is printed (mp_emit). */
 #include "render.h"
 #include "json.h"
+#include "out.h"
 #include "util.h"
 
 #include <errno.h>

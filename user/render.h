@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "doc.h"
+#include "out.h" /* struct mp_out: mp_emit_save commits it */
 #include "util.h"
 
 struct mp_renderer {

@@ -14,6 +14,7 @@
 #include "render.h"
 #include "json.h"
 #include "cgroup.h"
+#include "out.h"
 #include "util.h"
 
 #include <errno.h>

@@ -23,6 +23,7 @@
 #include "json.h"
 #include "record.h"
 #include "unit.h"
+#include "out.h"
 #include "util.h"
 
 /* overhead.probe_kernel_bytes -1048576 (left_after's -8192), overhead 3 MiB,
