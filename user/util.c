@@ -221,3 +221,31 @@ const char *mp_bad_option(char **argv, char *buf, size_t len)
 		snprintf(buf, len, "%s", argv[optind - 1]);
 	return buf;
 }
+
+int mp_root_path(char *buf, size_t len, const char *root, const char *path)
+{
+	return mp_path(buf, len, "%s%s", root ? root : "", path);
+}
+
+void mp_strlcpy(char *dst, const char *src, size_t len)
+{
+	size_t n = strlen(src);
+
+	if (n > len - 1)
+		n = len - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+bool mp_list_has(const char *list, const char *want)
+{
+	size_t n = strlen(want);
+	const char *p = list;
+
+	while ((p = strstr(p, want))) {
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0' || p[n] == '\n'))
+			return true;
+		p += n;
+	}
+	return false;
+}

@@ -61,6 +61,18 @@ int mp_appendf(char *buf, size_t len, const char *fmt, ...)
 int mp_path(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* root + path: the readers take a root prefixed to every absolute path
+ * they open ("" or NULL: the live system), so that unit tests run them on
+ * trees captured from real machines. -ENAMETOOLONG on truncation. */
+int mp_root_path(char *buf, size_t len, const char *root, const char *path);
+
+/* Copy with truncation, always NUL-terminated. */
+void mp_strlcpy(char *dst, const char *src, size_t len);
+
+/* Is want one of the comma-separated words of list (mount options, a
+ * cgroup's controllers), the list ending at NUL or a newline? */
+bool mp_list_has(const char *list, const char *want);
+
 /* Is pid a live memprobe (its comm is memprobe), not a pid since reused by
  * another program? What a killed memprobe left is reaped by this test. */
 bool mp_pid_is_memprobe(long pid);
