@@ -195,12 +195,6 @@ struct mp_rung_info {
 /* Fill *out with rung i of concern. Returns 0, or -ENOENT past the last rung. */
 int mp_attr_rung(const struct mp_attr *a, int concern, int i, struct mp_rung_info *out);
 
-/* The --btf option of command cmd: 0 when path will do (libbpf parses it as
- * BTF, raw or an ELF's .BTF, and it holds a kernel's functions), else one
- * line on stderr ("memprobe CMD: --btf PATH: problem; fix") and
- * MP_EXIT_USAGE. Parses the file. */
-int mp_attr_btf_opt(const char *cmd, const char *path);
-
 /* Where the BTF used for CO-RE came from: a path. */
 const char *mp_attr_btf_source(const struct mp_attr *a);
 

@@ -8,6 +8,7 @@
 #include "attr.h"
 #include "cgroup.h"
 #include "compare.h"
+#include "kernel_btf.h" /* mp_kbtf_check: --btf */
 #include "out.h"
 #include "util.h"
 
@@ -180,9 +181,13 @@ static int shared_opt(const struct mp_cli_cmd *cmd, struct mp_cli *c, int id, co
 				   "give a whole number (0 turns stacks off)", &v);
 		c->stack_sample = (uint32_t)v;
 		return ret;
-	case MP_OPT_BTF:
+	case MP_OPT_BTF: {
+		char problem[128];
+		const char *fix = mp_kbtf_check(arg, problem, sizeof(problem));
+
 		c->btf = arg;
-		return mp_attr_btf_opt(cmd->name, arg);
+		return fix ? mp_cli_bad(cmd->name, "--btf %s: %s; %s", arg, problem, fix) : 0;
+	}
 	case MP_OPT_QUIET:
 	case MP_OPT_PROGRESS: {
 		enum mp_status_mode m = id == MP_OPT_QUIET ? MP_STATUS_QUIET : MP_STATUS_FORCE;

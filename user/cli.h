@@ -176,7 +176,7 @@ struct mp_cli {
 /*
  * Parse argv (argv[0] the command's name) against cmd's table: the shared
  * options into c, a command's own through cmd->opt(ctx, ...). Checks what
- * needs no other option: counts, --btf (mp_attr_btf_opt), an unknown
+ * needs no other option: counts, --btf (mp_kbtf_check), an unknown
  * option, a word left over, a target option given twice. Returns 0,
  * MP_CLI_HELP, or the exit status (a line said).
  */
