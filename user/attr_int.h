@@ -102,20 +102,6 @@ void mp_attr_fault_counters(struct mp_attr *a, struct mp_attr_snap *s, size_t ca
  * Called with gone_lock held. */
 void mp_attr_add_gone(struct mp_attr *a, struct mp_attr_snap *s, size_t cap, bool stacks);
 
-/* s's row of tgid, made (zeroed) if it has none and fewer than cap rows;
- * NULL when full. mp_attr_task_row_new makes one without looking. */
-struct mp_task_row *mp_attr_task_row(struct mp_attr_snap *s, size_t cap, uint32_t tgid);
-struct mp_task_row *mp_attr_task_row_new(struct mp_attr_snap *s, size_t cap, uint32_t tgid);
-
-/* Sort s's task rows by process again (after rows were appended). */
-void mp_attr_snap_sort(struct mp_attr_snap *s);
-
-/* A snapshot's row of a process, or of a (stack, process): by bisection,
- * the rows sorted as every snapshot leaves them; NULL when it has none. */
-const struct mp_task_row *mp_attr_snap_task(const struct mp_attr_snap *s, uint32_t tgid);
-const struct mp_stack_row *mp_attr_snap_stack(const struct mp_attr_snap *s,
-					      const struct mp_stack_row *k);
-
 /*
  * The /proc path (attr_proc.c). Start it where no program runs and a
  * cgroup (or a process tree) is known; a snapshot's task rows, made from
