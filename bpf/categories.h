@@ -4,8 +4,9 @@
  * that knows a category is expanded from this table: enum mp_cat
  * (memprobe.h), the item-to-category tables the BPF side indexes by the
  * item's value (learnt from the kernel's BTF by kernel_btf.c; cat_of in
- * memprobe.bpf.c), mp_cat_names and the BTF item check (kernel_btf.c) and
- * the v2/v1 memory.stat keys (mp_cats in cgroup.c).
+ * memprobe.bpf.c), the BTF item check (kernel_btf.c), and mp_cat_names
+ * and the v2/v1 memory.stat keys (mp_cats in vocab.c, beside each
+ * category's meaning and colour).
  *
  * One line per category, in enum mp_cat order:
  *

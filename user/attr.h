@@ -16,24 +16,13 @@
 #include "cgroup.h"
 #include "memprobe.h"
 #include "procstat.h"
+#include "vocab.h" /* enum mp_concern, mp_cat_names */
 
-/* Names of enum mp_cat, as memory.stat spells them. */
-extern const char *const mp_cat_names[MP_NR_CATS];
 /* Names of enum mp_lost. */
 extern const char *const mp_lost_names[MP_NR_LOST];
 
 /* What a hook is chosen for: one ladder of hooks each. */
-enum mp_concern {
-	MP_CONCERN_FAULTS,
-	MP_CONCERN_ALLOC,
-	MP_CONCERN_FREE,
-	MP_CONCERN_MIGRATE,
-	MP_CONCERN_COMM,
-	MP_CONCERN_OOM,
-	MP_CONCERN_MEMCG,
-	MP_CONCERN_CHARGE,
-	MP_NR_CONCERNS,
-};
+/* enum mp_concern, its ids and names: vocab.h */
 
 /*
  * One concern (page faults, page allocation, ...) and the hook chosen for

@@ -21,12 +21,6 @@
 
 #include "util.h"
 
-const char *const mp_cat_names[MP_NR_CATS] = {
-#define MP_CAT_NAME(id, name, ...) [MP_CAT_##id] = name,
-	MP_CATEGORIES(MP_CAT_NAME)
-#undef MP_CAT_NAME
-};
-
 /* One rung of a ladder: one or two programs and what they need. */
 enum rung_kind { TP_BTF, RAW_TP, FENTRY, KPROBE, POLL };
 
@@ -54,14 +48,12 @@ struct rung {
  * mp_concern order.
  */
 static const struct ladder {
-	const char *id;        /* struct mp_hook's concern */
-	const char *concern;
-	struct rung rungs[MAX_RUNGS];
+	struct rung rungs[MAX_RUNGS]; /* the concern's id and name: mp_concerns */
 } ladders[MP_NR_CONCERNS] = {
 	/* The kernel counts faults per task and per memcg: read at the
 	 * snapshots, they cost nothing per fault. The exit hook keeps exited
 	 * threads' counts. --fault-tracepoint passes over these two rungs. */
-	[MP_CONCERN_FAULTS] = { "faults", "page faults", {
+	[MP_CONCERN_FAULTS] = { {
 		{ TP_BTF, "the kernel's fault counters (tracepoint sched:sched_process_exit "
 		  "for exited threads)", { "sched_process_exit" },
 		  { PROG(tp_sched_process_exit) }, .counters = true },
@@ -79,7 +71,7 @@ static const struct ladder {
 		{ POLL, "polling memory.stat pgfault (the cgroup's total only)",
 		  { 0 }, { 0 }, "memory.stat pgfault" },
 	} },
-	[MP_CONCERN_ALLOC] = { "alloc", "page allocation", {
+	[MP_CONCERN_ALLOC] = { {
 		{ TP_BTF, "tracepoint kmem:mm_page_alloc",
 		  { "mm_page_alloc" }, { PROG(tp_mm_page_alloc) } },
 		{ RAW_TP, "raw tracepoint kmem:mm_page_alloc",
@@ -90,31 +82,31 @@ static const struct ladder {
 	 * machine (page_key in memprobe.bpf.c); it reads through the page only
 	 * for the target's tasks (anon_free). Needed with --stack-sample 0 too:
 	 * it counts the anon pages the target's tasks free. */
-	[MP_CONCERN_FREE] = { "free", "page free", {
+	[MP_CONCERN_FREE] = { {
 		{ RAW_TP, "raw tracepoint kmem:mm_page_free",
 		  { "mm_page_free" }, { PROG(raw_tp_mm_page_free) } },
 		{ TP_BTF, "tracepoint kmem:mm_page_free",
 		  { "mm_page_free" }, { PROG(tp_mm_page_free) } },
 	} },
-	[MP_CONCERN_MIGRATE] = { "migrate", "cgroup migrations", {
+	[MP_CONCERN_MIGRATE] = { {
 		{ TP_BTF, "tracepoint cgroup:cgroup_attach_task",
 		  { "cgroup_attach_task" }, { PROG(tp_cgroup_attach_task) } },
 		{ RAW_TP, "raw tracepoint cgroup:cgroup_attach_task",
 		  { "cgroup_attach_task" }, { PROG(raw_tp_cgroup_attach_task) } },
 	} },
-	[MP_CONCERN_COMM] = { "comm", "process names", {
+	[MP_CONCERN_COMM] = { {
 		{ TP_BTF, "tracepoint sched:sched_process_exec",
 		  { "sched_process_exec" }, { PROG(tp_sched_process_exec) } },
 		{ RAW_TP, "raw tracepoint sched:sched_process_exec",
 		  { "sched_process_exec" }, { PROG(raw_tp_sched_process_exec) } },
 	} },
-	[MP_CONCERN_OOM] = { "oom", "OOM kills", {
+	[MP_CONCERN_OOM] = { {
 		{ RAW_TP, "raw tracepoint oom:mark_victim",
 		  { "mark_victim" }, { PROG(raw_tp_mark_victim) } },
 		{ POLL, "polling the cgroup's oom_kill counter (no victim names)",
 		  { 0 }, { 0 }, "oom_kill counter" },
 	} },
-	[MP_CONCERN_MEMCG] = { "memcg", "memcg stat updates", {
+	[MP_CONCERN_MEMCG] = { {
 		{ TP_BTF, "tracepoint memcg:mod_memcg_state + mod_memcg_lruvec_state",
 		  { "mod_memcg_state", "mod_memcg_lruvec_state" },
 		  { PROG(tp_mod_memcg_state), PROG(tp_mod_memcg_lruvec_state) } },
@@ -130,7 +122,7 @@ static const struct ladder {
 		{ POLL, "polling memory.stat (the cgroup's totals only)",
 		  { 0 }, { 0 }, "memory.stat" },
 	} },
-	[MP_CONCERN_CHARGE] = { "charge", "memcg charge", {
+	[MP_CONCERN_CHARGE] = { {
 		/* one program per kind, its function set at open (prepare_progs) */
 		{ FENTRY, "fentry try_charge_memcg",
 		  { "try_charge_memcg" }, { PROG(fentry_try_charge) } },
@@ -308,8 +300,8 @@ static void plan(struct mp_attr *a, const struct mp_kfacts *k, bool all)
 		char tried[sizeof(a->hooks[c].missing) - 32] = "";
 
 		a->chosen[c] = -1;
-		a->hooks[c].concern = l->id;
-		a->hooks[c].name = l->concern;
+		a->hooks[c].concern = mp_concerns[c].id;
+		a->hooks[c].name = mp_concerns[c].name;
 		a->hooks[c].kind = NULL;
 		a->hooks[c].missing_reason = NULL;
 		a->hooks[c].polled = false;

@@ -761,27 +761,6 @@ int mp_cgroup_dir_of_id(const struct mp_cgroup *cg, uint64_t id, char *out, size
 	return 0;
 }
 
-const struct mp_cat_info mp_cats[MP_NR_CATS] = {
-#define MP_CAT_INFO(id, name_, v1, unit_, part_, T, E, ...)			\
-	[MP_CAT_##id] = {							\
-		.name = name_, .v1_key = v1, .unit = MP_UNIT_##unit_,		\
-		.part = MP_PART_##part_, .item_type = #T, .item = #E,		\
-		__VA_OPT__(MP_CAT_ALT(__VA_ARGS__))				\
-	},
-#define MP_CAT_ALT(T, E) .alt_type = #T, .alt_item = #E,
-	MP_CATEGORIES(MP_CAT_INFO)
-#undef MP_CAT_ALT
-#undef MP_CAT_INFO
-};
-
-bool mp_core_name_eq(const char *name, const char *flavoured)
-{
-	size_t n = strlen(name);
-
-	return !strncmp(name, flavoured, n) &&
-	       (!flavoured[n] || !strncmp(flavoured + n, "___", 3));
-}
-
 int mp_cgroup_stat(const char *root, const struct mp_cgroup *cg, struct mp_cg_stat *st)
 {
 	int v1 = cg->version == 1;

@@ -20,26 +20,7 @@
 #include <linux/types.h>
 #include "host.h" /* struct mp_host: where the hierarchies are mounted */
 #include "memprobe.h" /* enum mp_cat */
-
-/* What user space knows of a category, from bpf/categories.h. */
-struct mp_cat_info {
-	const char *name;        /* memory.stat's key on v2, and the reports' name */
-	const char *v1_key;      /* v1's hierarchical key; NULL: v1 has none */
-	enum mp_unit unit;       /* of the kernel's item */
-	enum mp_cat_part part;   /* what it is a part of */
-	const char *item_type;   /* the kernel's stat item: enum type, enumerator */
-	const char *item;
-	const char *alt_type;    /* another kernel's item, or NULL */
-	const char *alt_item;
-};
-
-/* By enum mp_cat. Item names may carry a CO-RE flavour (a ___suffix, not
- * in the kernel's name: mp_core_name_eq). */
-extern const struct mp_cat_info mp_cats[MP_NR_CATS];
-
-/* Is name (from the kernel's BTF) the CO-RE name flavoured, which may carry
- * a ___suffix that CO-RE ignores? */
-bool mp_core_name_eq(const char *name, const char *flavoured);
+#include "vocab.h" /* mp_cats: memory.stat's keys */
 
 /* The v1 "unlimited" value on x86-64: PAGE_COUNTER_MAX pages in bytes,
  * rounded down to a page (mm/page_counter.c, include/linux/page_counter.h). */

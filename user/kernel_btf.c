@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 
 #include "btf_scan.h"
-#include "cgroup.h" /* mp_cats, mp_core_name_eq */
+#include "vocab.h" /* mp_cats, mp_core_name_eq */
 
 /* libbpf's messages, shown only with MEMPROBE_DEBUG (2: its debug lines too). */
 static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list ap)

@@ -20,6 +20,7 @@
 #include "render_html.h"
 #include "proc_role.h"
 #include "util.h"
+#include "vocab.h" /* mp_vocab_colour */
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -48,21 +49,11 @@ void mp_html_esc(FILE *f, const char *s)
 	}
 }
 
-/* A category's colour, the same in both charts and the legend. */
+/* A category's colour, the same in both charts and the legend: the
+ * vocabulary's (vocab.h). */
 const char *mp_html_colour(const char *cat)
 {
-	static const char *const map[][2] = {
-		{ "anon", "#4e79a7" }, { "file", "#59a14f" }, { "page_cache", "#59a14f" }, { "shmem", "#8cd17d" },
-		{ "kernel", "#f28e2b" }, { "pagetables", "#e15759" }, { "sec_pagetables", "#ff9d9a" },
-		{ "kernel_stack", "#b6992d" }, { "slab_reclaimable", "#9c755f" },
-		{ "slab_unreclaimable", "#d4a6c8" }, { "percpu", "#76b7b2" }, { "sock", "#b07aa1" },
-		{ "vmalloc", "#edc948" }, { "kernel_other", "#bab0ac" },
-	};
-
-	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-		if (strcmp(map[i][0], cat) == 0)
-			return map[i][1];
-	return "#79706e";
+	return mp_vocab_colour(cat);
 }
 
 static const char style[] =
