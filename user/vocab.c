@@ -2,7 +2,7 @@
 /*
  * The reports' vocabulary (vocab.h): the concerns, the memory.stat
  * categories (expanded from bpf/categories.h) with their meanings and
- * colours. One place for a name, so the ladders, the documents, the
+ * colours, the overhead's parts, the pinned kinds. One place for a name, so the ladders, the documents, the
  * renderers and the tests cannot spell it two ways.
  */
 #include "vocab.h"
@@ -57,12 +57,25 @@ static const struct {
 	[MP_CAT_SHMEM_THP] = { "shmem transparent huge pages (inside shmem)", NULL },
 };
 
-/* Names a chart draws that are no category. */
-static const struct {
-	const char *name, *colour;
-} other_colours[] = {
-	{ "page_cache", "#59a14f" },   /* file, as a budget names it */
-	{ "kernel_other", "#bab0ac" }, /* kernel less the categories inside it */
+const struct mp_term mp_overhead_parts[MP_OVH_NR_CATS - MP_NR_CATS] = {
+#define MP_OVH_TERM(ID, id_, meaning_, colour_)					\
+	[MP_OVH_##ID - MP_NR_CATS] = { .id = id_, .name = id_, .meaning = meaning_,	\
+				       .colour = colour_ },
+	MP_OVERHEAD_PARTS(MP_OVH_TERM)
+#undef MP_OVH_TERM
+};
+
+const struct mp_term mp_pin_kinds[MP_NR_PIN_KINDS] = {
+#define MP_PIN_TERM(ID, id_, meaning_)						\
+	[MP_PIN_##ID] = { .id = id_, .name = id_, .meaning = meaning_ },
+	MP_PIN_KINDS(MP_PIN_TERM)
+#undef MP_PIN_TERM
+};
+
+const char *const mp_pin_kind_names[MP_NR_PIN_KINDS] = {
+#define MP_PIN_NAME(ID, id_, ...) [MP_PIN_##ID] = id_,
+	MP_PIN_KINDS(MP_PIN_NAME)
+#undef MP_PIN_NAME
 };
 
 const char *mp_cat_meaning(int cat)
@@ -75,9 +88,9 @@ const char *mp_vocab_colour(const char *name)
 	for (int c = 0; c < MP_NR_CATS; c++)
 		if (cat_terms[c].colour && !strcmp(mp_cat_names[c], name))
 			return cat_terms[c].colour;
-	for (size_t i = 0; i < sizeof(other_colours) / sizeof(other_colours[0]); i++)
-		if (!strcmp(other_colours[i].name, name))
-			return other_colours[i].colour;
+	for (int i = 0; i < MP_OVH_NR_CATS - MP_NR_CATS; i++)
+		if (mp_overhead_parts[i].colour && !strcmp(mp_overhead_parts[i].id, name))
+			return mp_overhead_parts[i].colour;
 	return "#79706e";
 }
 

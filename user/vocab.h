@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The reports' vocabulary (vocab.c): the memory.stat categories and the
- * concerns hooks are chosen for, each with its name as documents spell
+ * The reports' vocabulary (vocab.c): the memory.stat categories, the
+ * concerns hooks are chosen for, the overhead's parts and the pinned kinds, each with its name as documents spell
  * it, a one-line meaning and the charts' colour. Attribution, the
  * renderers and the tests take the names from here; docs/report.schema.json
  * lists the concerns too, and tests/unit/test_vocab.c holds it to this list.
@@ -45,12 +45,60 @@ enum mp_concern {
 	MP_NR_CONCERNS,
 };
 
+/*
+ * The overhead's parts that are no category (overhead.c): indices of their
+ * own after enum mp_cat's. X(ID, id, meaning, colour): MP_OVH_<ID>, the
+ * overhead object's category, what it holds, the charts' colour (NULL:
+ * grey).
+ */
+#define MP_OVERHEAD_PARTS(X)							\
+	X(KERNEL_OTHER, "kernel_other",						\
+	  "kernel memory (kmem) none of its itemised categories holds", "#bab0ac") \
+	X(PAGE_CACHE, "page_cache",						\
+	  "file less shmem: the page cache proper", "#59a14f")			\
+	X(ANON_UNMAPPED, "anon_unmapped",					\
+	  "anon no process maps any more and still charged (a munmap's TLB "	\
+	  "batch, pages a pipe or a pin holds)", NULL)
+
+enum mp_ovh_part {
+	MP_OVH_BEFORE_PARTS_ = MP_NR_CATS - 1,
+#define MP_OVH_ENUM(ID, ...) MP_OVH_##ID,
+	MP_OVERHEAD_PARTS(MP_OVH_ENUM)
+#undef MP_OVH_ENUM
+	MP_OVH_NR_CATS, /* the categories and the parts */
+};
+
+/*
+ * What the locked bytes of a mapping are (smaps; pinned.c), in the pinned
+ * object's order. X(ID, id, meaning): MP_PIN_<ID>, the pinned object's
+ * name (its tasks' category, its *_bytes), what it holds.
+ */
+#define MP_PIN_KINDS(X)								\
+	X(SHMEM, "shmem", "locked shared memory: shmem, tmpfs, SysV segments")	\
+	X(ANON, "anon", "locked anonymous memory: mlock'd heaps and stacks")	\
+	X(FILE, "file", "locked pages of files mapped from disk")
+
+enum mp_pin_kind {
+#define MP_PIN_ENUM(ID, ...) MP_PIN_##ID,
+	MP_PIN_KINDS(MP_PIN_ENUM)
+#undef MP_PIN_ENUM
+	MP_NR_PIN_KINDS,
+};
+
 /* One word of the vocabulary. */
 struct mp_term {
 	const char *id;       /* as documents spell it */
 	const char *name;     /* for people */
 	const char *meaning;  /* one line */
+	const char *colour;   /* the charts'; NULL: none of its own */
 };
+
+/* By MP_OVH_<ID> - MP_NR_CATS. */
+extern const struct mp_term mp_overhead_parts[MP_OVH_NR_CATS - MP_NR_CATS];
+
+/* By enum mp_pin_kind; mp_pin_kind_names[k] is mp_pin_kinds[k].id. */
+extern const struct mp_term mp_pin_kinds[MP_NR_PIN_KINDS];
+extern const char *const mp_pin_kind_names[MP_NR_PIN_KINDS];
 
 /* By enum mp_concern. */
 extern const struct mp_term mp_concerns[MP_NR_CONCERNS];
@@ -78,7 +126,7 @@ extern const char *const mp_cat_names[MP_NR_CATS];
 const char *mp_cat_meaning(int cat);
 
 /* The charts' colour of a category, or of another name a chart draws
- * (page_cache, kernel_other); a grey for any other name. */
+ * (an overhead part: page_cache, kernel_other); a grey for any other name. */
 const char *mp_vocab_colour(const char *name);
 
 /* Is name (from the kernel's BTF) the CO-RE name flavoured, which may carry
