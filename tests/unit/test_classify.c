@@ -117,7 +117,7 @@ static void test_host(void)
 	FILE *f;
 
 	if (!ks) {
-		printf("skip: /proc/kallsyms unreadable with addresses\n");
+		SKIP("/proc/kallsyms unreadable with addresses");
 		return;
 	}
 	for (int w = 0; w < N(walk); w++) {
@@ -138,7 +138,7 @@ static void test_host(void)
 	if (n == N(walk))
 		CHECK_STR(stack_class(ks, ips, n), "pagetables", "the host's page-table stack");
 	else
-		printf("skip: the host's kallsyms lacks the page-table path (%d)\n", n);
+		SKIP("the host's kallsyms lacks the page-table path (%d)", n);
 	mp_ksyms_free(ks);
 }
 
@@ -189,7 +189,7 @@ int main(void)
 		}
 		if (f)
 			fclose(f);
-		CHECK(n == 7, "stack symbols found: %d", n);
+		CHECK_EQ_INT(n, 7, "stack symbols found: %d", n);
 		CHECK_STR(mp_classify_stack(ks, st, n, buf, sizeof(buf)), "pagetables",
 			  "page-table stack with BPF frames on top");
 		free(st);

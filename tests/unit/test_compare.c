@@ -155,7 +155,8 @@ static void test_render(void)
 	for (size_t i = 0; c && i < sizeof(formats) / sizeof(formats[0]); i++) {
 		int ret = mp_compare_render_mem(c, formats[i], &out, &len, err, sizeof(err));
 
-		CHECK(ret == 0 && len > 0, "%s renders: %s", formats[i], ret ? err : "");
+		CHECK_EQ_INT(ret, 0, "%s renders: %s", formats[i], ret ? err : "");
+		CHECK_GT_INT(len, 0, "%s renders: %s", formats[i], ret ? err : "");
 		if (!ret && strcmp(formats[i], "markdown") == 0)
 			CHECK(strstr(out, "| figure | [1] box<br>6.18.0<br>v2 |") &&
 			      strstr(out, "| `growth.anon` | 100 B | **300 B (+200 B, ×3.000)** |"),
