@@ -382,11 +382,11 @@ test_record_opts() {
 	expect_bad "probe --limit 3M" "$MEMPROBE" probe --limit 3M
 	# the report on standard output: the command's output goes to stderr
 	"$MEMPROBE" record --limit 64M --format json -- sh -c 'echo from-the-command' > "$out" 2> "$TMP/err"
-	check "record: the report on stdout is not mixed with the command's output" jq -e .run "$out" > /dev/null
+	check "record: the report on stdout is not mixed with the command's output" eval 'jq -e .run "$out" > /dev/null'
 	check "record: ... which went to stderr" grep -q "^from-the-command$" "$TMP/err"
 	# the same with -o naming standard output (/dev/fd/1, /dev/stdout)
 	"$MEMPROBE" record --limit 64M --format json -o /dev/fd/1 -- sh -c 'echo from-the-command' > "$out" 2> "$TMP/err"
-	check "record -o /dev/fd/1: the report is not mixed with the command's output" jq -e .run "$out" > /dev/null
+	check "record -o /dev/fd/1: the report is not mixed with the command's output" eval 'jq -e .run "$out" > /dev/null'
 	check "record -o /dev/fd/1: ... which went to stderr" grep -q "^from-the-command$" "$TMP/err"
 	# --ready-fd is memprobe's alone: the reader's end of file comes with
 	# "ready", not when the command (which would inherit it) ends

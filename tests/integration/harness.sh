@@ -34,3 +34,11 @@ ok - x"
 	l=$(one_check check_eq x "$(head -c 400 /dev/zero | tr '\0' y)" y)
 	check_match "checks: a long got cut at 300 characters" "$l" -x "not ok - x (got 'y\{300\}\.\.\.', want 'y')"
 }
+
+# A check whose line ends in "> /dev/null" sends its own "ok"/"not ok"
+# line there: counted, never seen (record's two "not mixed" checks did).
+# The redirection belongs inside: check WHAT eval 'CMD > /dev/null'.
+test_checks_seen() {
+	check_empty "checks: no check's own line sent to /dev/null" \
+		"$(grep -nE '\bcheck(_[a-z]+)? ".*[^2&]> ?/dev/null[[:space:]]*$' "$(dirname "${BASH_SOURCE[0]}")"/*.sh)"
+}
