@@ -152,11 +152,10 @@ int main(void)
 	if (ks) {
 		const struct mp_ksym *s = mp_ksyms_find(ks, 0xffffffff81348c20ULL + 0x19);
 
-		CHECK(s && strcmp(s->name, "pte_alloc_one") == 0, "find pte_alloc_one+0x19: %s",
-		      s ? s->name : "(none)");
+		CHECK_EQ_STR(s ? s->name : NULL, "pte_alloc_one", "find pte_alloc_one+0x19");
 		CHECK(s && !s->module, "core symbol has no module");
 		s = mp_ksyms_find(ks, 0xffffffffc0025950ULL + 0x5ac);
-		CHECK(s && s->module && strcmp(s->module, "bpf") == 0, "BPF program is [bpf]");
+		CHECK_EQ_STR(s ? s->module : NULL, "bpf", "BPF program is [bpf]");
 		CHECK(mp_ksym_is_tracing(s), "BPF program frames are tracing frames");
 		CHECK(mp_ksyms_find(ks, 0x1000) == NULL, "below every symbol: none");
 

@@ -34,7 +34,8 @@ static void test_read(void)
 	CHECK_U64(r.pin_bytes, 0, "pinned: VmPin");
 	CHECK_U64(r.threads, 1, "pinned: threads");
 	CHECK_U64(r.kernel_stack_bytes, 16384, "pinned: one stack");
-	CHECK(r.have_anon_huge && r.anon_huge_bytes == 0, "pinned: smaps_rollup read, no THP");
+	CHECK(r.have_anon_huge, "pinned: smaps_rollup read");
+	CHECK_EQ_INT(r.anon_huge_bytes, 0, "pinned: no THP");
 	CHECK(strstr(r.cmdline, "pinned 16 /dev/shm/memprobe-fixture-") != NULL,
 	      "pinned: cmdline joined by spaces: '%s'", r.cmdline);
 	CHECK_EQ_INT(r.source, MP_PROC_SRC_PROC, "pinned: the source is /proc");
@@ -88,8 +89,8 @@ static void test_stack_size(void)
 	mp_proc_stack_size(true, 3 * 8192, 3, &s);
 	CHECK_U64(s.bytes, 8192, "stack: 8 KiB where that is what divides");
 	mp_proc_stack_size(true, 4 * 16384 + 4096, 4, &s);
-	CHECK(s.bytes == 16384 && strstr(s.source, "THREAD_SIZE"),
-	      "stack: not a power of two (a thread charged elsewhere): the arch's, said");
+	CHECK_EQ_INT(s.bytes, 16384, "stack: not a power of two (a thread charged elsewhere): the arch's");
+	CHECK(strstr(s.source, "THREAD_SIZE"), "stack: ... said: %s", s.source);
 	mp_proc_stack_size(false, 0, 0, &s);
 	CHECK(strstr(s.source, "THREAD_SIZE") != NULL, "stack: no kernel_stack key (v1): the arch's");
 }
@@ -149,7 +150,8 @@ static void test_track(void)
 	CHECK_U64(t.seen.n, 3, "track: a pid reused is a new row");
 	CHECK(t.seen.rows[0].gone && t.seen.rows[0].exited, "track: the old one exited");
 	CHECK_U64(t.seen.rows[0].rss_anon_bytes, 7 * MIB, "track: ... with its last figures");
-	CHECK(!t.seen.rows[2].gone && t.seen.rows[2].rss_anon_bytes == 2 * MIB, "track: the new one");
+	CHECK(!t.seen.rows[2].gone, "track: the new one");
+	CHECK_EQ_INT(t.seen.rows[2].rss_anon_bytes, 2 * MIB, "track: the new one's anon");
 	mp_proc_set_free(&s);
 	mp_proc_track_free(&t);
 }
