@@ -176,19 +176,23 @@ test_record_slab() {
 test_record_probe_at() {
 	local cg out=$TMP/rec-probe.json pid
 	cg=$(make_cgroup recprobe $GIB) || { fail "record --probe-at: make cgroup"; return; }
-	pid=$(run_in_cgroup "$cg" stress-ng --vm 1 --vm-bytes $((GIB * 3 / 10)) --vm-keep --vm-method write64 --timeout 60s)
-	sleep 1
-	# a probe still filling at the end of the recording stops there: 1 GiB
-	# takes about 7 s in a TCG guest (10 s and more on a loaded host), so
-	# the duration leaves it time
-	"$MEMPROBE" record --cgroup "$cg" --duration 16 --probe-at 1 --format json -o "$out" 2>/dev/null
+	pid=$(run_in_cgroup "$cg" stress-ng --vm 1 --vm-bytes $((GIB * 3 / 10)) --vm-keep --vm-method write64 --timeout 600s)
+	wait_usage "$cg" $((GIB / 4)) || fail "record --probe-at: stress-ng did not fill"
+	# the recording is stopped once the probe has ended, a state: its
+	# cgroup came and went (a fixed 16 s duration left a probe on a loaded
+	# host 480 of its 650 MB short)
+	"$MEMPROBE" record --cgroup "$cg" --duration 600 --probe-at 1 --format json -o "$out" 2>/dev/null &
+	local rp=$! i
+	for i in $(seq 6000); do compgen -G "$cg/memprobe-probe-*" > /dev/null && break; alive "$rp" || break; sleep 0.02; done
+	for i in $(seq 12000); do compgen -G "$cg/memprobe-probe-*" > /dev/null || break; sleep 0.05; done
+	kill -INT "$rp"; wait "$rp"
 	check_eq "record --probe-at: exits 0" "$?" 0
 	echo "# probe $(jq -c '.probe | {usage_before_bytes, allocated_bytes, usage_peak_bytes, probe_chunks}' "$out")"
 	check_eq "record --probe-at: the nine fields in the report" "$(jq -c '.probe | [keys_unsorted[0:9][]]' "$out")" '["cgroup_limit_bytes","usage_before_bytes","allocated_bytes","allocated_gib","usage_peak_bytes","usage_after_bytes","overhead_bytes","overhead_gib","probe_chunks"]'
 	check_eq "record --probe-at: the probe filled to its margin" "$(jqv "$out" .probe.completed)" true
 	check_gt "record --probe-at: the probe filled to its margin" "$(jqv "$out" .probe.allocated_bytes)" "$((400 * MIB))"
 	check "record --probe-at: stress-ng survives" kill -0 "$pid"
-	check_eq "record --probe-at: ended by the duration" "$(jqv "$out" .run.ended_by)" duration
+	check_eq "record --probe-at: ended by the signal sent after the probe" "$(jqv "$out" .run.ended_by)" SIGINT
 	# the sampler goes on while the probe fills: each new peak's snapshot
 	# waited up to 2.5 s for memory.stat to agree with a usage still
 	# climbing (a 1.6 s hole in the timeline, no OOM watch meanwhile)
