@@ -131,37 +131,6 @@ static cJSON *finish(cJSON *doc, uint64_t margin)
 	return b;
 }
 
-/* A saved report, whole (NUL-terminated); NULL with errno set. A probe
- * report is a few MiB at most: a file past 256 MiB is not one. */
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "re");
-	size_t cap = 1 << 20, n;
-	char *buf = NULL, *nb;
-
-	*len = 0;
-	if (!f)
-		return NULL;
-	while ((nb = cap <= 256 * MP_MIB ? realloc(buf, cap + 1) : NULL)) {
-		buf = nb;
-		n = fread(buf + *len, 1, cap - *len, f);
-		*len += n;
-		if (*len < cap) {
-			if (ferror(f))
-				break;
-			buf[*len] = '\0';
-			fclose(f);
-			return buf;
-		}
-		cap *= 2;
-	}
-	if (!nb)
-		errno = EFBIG;
-	free(buf);
-	fclose(f);
-	return NULL;
-}
-
 /* A word of argv that is one of the probe form's options but not the
  * --from form's (say --thp): "unknown option" would mislead, it is known,
  * only not with --from. NULL when there is none. */
@@ -192,9 +161,8 @@ static int budget_from(int argc, char **argv)
 	struct mp_out out = { 0 };
 	struct mp_cli c;
 	uint64_t margin;
-	char err[400], *text;
+	char err[512];
 	cJSON *doc = NULL, *b = NULL;
-	size_t len;
 	int ret, kind = 0;
 	const char *probe_opt = probe_only_option(argc, argv);
 
@@ -212,11 +180,11 @@ static int budget_from(int argc, char **argv)
 				  "file, or none for standard output", c.out);
 	if (o.margin_arg && (ret = mp_cli_size("budget", "--margin", o.margin_arg, &margin)))
 		return ret;
-	if (!(text = slurp(o.from, &len)))
-		return mp_cli_bad("budget", "--from %s: cannot read it (%s); give a saved probe "
-				  "report", o.from, strerror(errno));
-	doc = mp_doc_load(text, len, &kind, err, sizeof(err));
-	free(text);
+	/* report's loader: a FIFO, a directory or a device refused, not waited
+	 * on or read; - is standard input */
+	doc = mp_doc_load_file(o.from, &kind, err, sizeof(err));
+	if (!doc && kind == -ENOMEM) /* not the file's fault: a failure */
+		return mp_cli_fail("budget", "--from %s: %s", o.from, err);
 	if (!doc) /* the loader's problem carries its fix */
 		return mp_cli_bad("budget", "--from %s: %s", o.from, err);
 	if (kind != MP_DOC_PROBE) {
