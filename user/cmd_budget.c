@@ -8,6 +8,7 @@
 #include "budget_doc.h"
 #include "cgroup.h"
 #include "cli.h"
+#include "cmd_budget.h"
 #include "cmd_probe.h"
 #include "doc.h"
 #include "render.h"

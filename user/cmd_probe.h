@@ -57,7 +57,7 @@ int mp_probe_opt(void *ctx, int id, const char *arg);
 int mp_probe_main(const struct mp_cli_cmd *cmd, cJSON *(*finish)(cJSON *doc, uint64_t margin),
 		  int argc, char **argv);
 
-/* `memprobe budget ...`: returns the process exit status. */
-int mp_cmd_budget(int argc, char **argv);
+/* `memprobe probe ...`: returns the process exit status. */
+int mp_cmd_probe(int argc, char **argv);
 
 #endif

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* memprobe record: the command, its options and its target. */
-#include "recorder.h"
+#include "cmd_record.h"
 #include "record.h"
 #include "attr.h"
 #include "cgroup.h"

@@ -131,7 +131,4 @@ struct mp_probe_result {
 int mp_probe_run(const struct mp_host *h, const struct mp_cgroup *target,
 		 const struct mp_probe_cfg *cfg, struct mp_probe_result *res);
 
-/* `memprobe probe ...`: returns the process exit status. */
-int mp_cmd_probe(int argc, char **argv);
-
 #endif

@@ -2,7 +2,7 @@
 /*
  * The recorder: the probe's attribution over a running workload or a
  * command, with a timeline, the peak, per-process shares and OOM kills.
- * Its state is struct rec (recorder.h); the record command (cmd_record.c)
+ * Its state is struct rec (record.h); the record command (cmd_record.c)
  * drives it and record_doc.c makes its document.
  *
  * One loop: wait for OOM events on the ring buffer for one interval (that is
@@ -10,7 +10,7 @@
  * BPF whole-target counters (one per-CPU array lookup). The per-process and
  * per-stack maps are read only at a new peak and at the end.
  */
-#include "recorder.h"
+#include "record.h"
 #include "attr.h"
 #include "cgroup.h"
 #include "probe.h"
