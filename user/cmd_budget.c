@@ -93,7 +93,8 @@ static int budget_exit(int ret)
 			   "more room", zero_why);
 }
 
-/* A loaded probe document into a budget document; NULL with a line said. */
+/* A loaded probe document into a budget document; NULL with a line said.
+ * from: the --from file, or NULL for a live probe. */
 static cJSON *budget_of(const cJSON *probe, const char *from, const uint64_t *margin)
 {
 	struct mp_host h;
@@ -111,25 +112,6 @@ static cJSON *budget_of(const cJSON *probe, const char *from, const uint64_t *ma
 	else /* err is "" or why the budget is 0 */
 		snprintf(zero_why, sizeof(zero_why), "%s", err);
 	return d;
-}
-
-/* After a live probe: its document, printed and loaded back as a saved one is. */
-static cJSON *finish(cJSON *doc, uint64_t margin)
-{
-	char *text = mp_json_text(doc, 0), err[400];
-	cJSON *back = NULL, *b = NULL;
-	int kind;
-
-	cJSON_Delete(doc);
-	if (text)
-		back = mp_doc_load(text, strlen(text), &kind, err, sizeof(err));
-	cJSON_free(text);
-	if (back)
-		b = budget_of(back, NULL, &margin);
-	else
-		fprintf(stderr, "memprobe budget: the probe's document does not load (a bug)\n");
-	cJSON_Delete(back);
-	return b;
 }
 
 /* A word of argv that is one of the probe form's options but not the
@@ -208,10 +190,35 @@ static int budget_from(int argc, char **argv)
 	return budget_exit(ret);
 }
 
+/*
+ * A live probe's budget: probe's run and document (cmd_probe.c), the
+ * document made in place what --from would load of it (mp_doc_adopt, as
+ * mp_emit does before rendering), then the budget of it emitted as the
+ * probe's report would be (saved whole should it not be written).
+ */
+static int budget_probe(int argc, char **argv)
+{
+	struct mp_probe_report r;
+	char err[512];
+	cJSON *b = NULL;
+	int ret = mp_probe_document(&budget_cmd, argc, argv, &r), kind;
+
+	if (ret || !r.doc)
+		return ret;
+	if (mp_doc_adopt(r.doc, &kind, err, sizeof(err)))
+		mp_cli_warn("budget", "the probe's document does not load (a bug): %s", err);
+	else
+		b = budget_of(r.doc, NULL, &r.margin);
+	cJSON_Delete(r.doc);
+	ret = b ? mp_emit_save("budget", b, r.format, &r.out, r.out_arg) : MP_EXIT_RUNTIME;
+	mp_out_abort(&r.out);
+	return !ret && r.killed ? MP_EXIT_RUNTIME : ret;
+}
+
 int mp_cmd_budget(int argc, char **argv)
 {
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
 		if (!strcmp(argv[i], "--from") || !strncmp(argv[i], "--from=", 7))
 			return budget_from(argc, argv);
-	return budget_exit(mp_probe_main(&budget_cmd, finish, argc, argv));
+	return budget_exit(budget_probe(argc, argv));
 }

@@ -417,13 +417,8 @@ static int fill(const struct probe_opts *o, const struct mp_host *host,
 	return 0;
 }
 
-int mp_cmd_probe(int argc, char **argv)
-{
-	return mp_probe_main(&probe_cmd, NULL, argc, argv);
-}
-
-int mp_probe_main(const struct mp_cli_cmd *cmd, cJSON *(*finish)(cJSON *doc, uint64_t margin),
-		  int argc, char **argv)
+int mp_probe_document(const struct mp_cli_cmd *cmd, int argc, char **argv,
+		      struct mp_probe_report *r)
 {
 	struct probe_opts o;
 	struct mp_host host;
@@ -434,10 +429,9 @@ int mp_probe_main(const struct mp_cli_cmd *cmd, cJSON *(*finish)(cJSON *doc, uin
 	bool target_created = false;
 	struct mp_lock lock = { .fd = -1 };
 	uint64_t target_oom0 = 0;
-	cJSON *doc = NULL;
-	struct mp_out out = { 0 };
 	int ret, err;
 
+	*r = (struct mp_probe_report){ 0 };
 	/* First: a stop asked for at any moment still gets a report. */
 	mp_cli_on_stop(on_signal);
 	ret = parse_opts(cmd, argc, argv, &o);
@@ -448,7 +442,7 @@ int mp_probe_main(const struct mp_cli_cmd *cmd, cJSON *(*finish)(cJSON *doc, uin
 	if ((ret = probe_target(&o, &host, &target, &lock)) ||
 	    (ret = probe_sizes(&o, &host, &target)) || (ret = probe_reap(&o, &host, &target)))
 		goto out;
-	if ((ret = mp_out_open(&out, o.out))) {
+	if ((ret = mp_out_open(&r->out, o.out))) {
 		ret = mp_cli_out_bad(o.cmd, o.out, ret);
 		goto out;
 	}
@@ -464,7 +458,7 @@ int mp_probe_main(const struct mp_cli_cmd *cmd, cJSON *(*finish)(cJSON *doc, uin
 	if ((ret = fill(&o, &host, &target, &sn, &res)))
 		goto out;
 
-	doc = mp_probe_doc(&(struct mp_probe_doc_in){
+	r->doc = mp_probe_doc(&(struct mp_probe_doc_in){
 		.host = &host, .target = &target, .target_created = target_created, .res = &res,
 		.target_why = o.own_why[0] ? o.own_why : NULL,
 		.chunk = o.chunk, .margin = o.margin, .thp = o.thp, .threads = o.threads,
@@ -473,18 +467,11 @@ int mp_probe_main(const struct mp_cli_cmd *cmd, cJSON *(*finish)(cJSON *doc, uin
 		.freed = &sn.freed, .ovh = &sn.ovh, .target_oom0 = target_oom0,
 		.reclaim_cache = o.reclaim_cache, .pinned = &sn.pinned,
 	});
-	if (finish && !(doc = finish(doc, o.margin))) {
-		ret = MP_EXIT_RUNTIME;
-		goto out;
-	}
-	/* rendered and committed, or the JSON document saved whole */
-	ret = mp_emit_save(o.cmd, doc, o.format, &out, o.out);
-	doc = NULL; /* mp_emit_save freed it */
-	if (!ret && res.killed_by_signal) {
-		ret = MP_EXIT_RUNTIME; /* the measurement did not happen as asked */
-	}
+	r->format = o.format;
+	r->out_arg = o.out;
+	r->margin = o.margin;
+	r->killed = res.killed_by_signal != 0; /* the measurement did not happen as asked */
 out:
-	cJSON_Delete(doc);
 	mp_attr_snap_free(&sn.start);
 	mp_attr_snap_free(&sn.stop);
 	mp_attr_snap_free(&sn.freed);
@@ -494,7 +481,24 @@ out:
 	if (target_created && (err = mp_cgroup_remove(&target)))
 		fprintf(stderr, "memprobe %s: could not remove %s: %s\n", o.cmd, target.dir,
 			strerror(-err));
-	mp_out_abort(&out);
 	mp_lock_release(&lock);
+	if (!ret && !r->doc) /* the document could not be built */
+		ret = mp_cli_fail(o.cmd, "out of memory building the report: the measurement "
+				  "is lost; give memprobe more memory");
+	if (ret)
+		mp_out_abort(&r->out);
 	return ret;
+}
+
+int mp_cmd_probe(int argc, char **argv)
+{
+	struct mp_probe_report r;
+	int ret = mp_probe_document(&probe_cmd, argc, argv, &r);
+
+	if (ret || !r.doc)
+		return ret;
+	/* rendered and committed, or the JSON document saved whole */
+	ret = mp_emit_save(probe_cmd.name, r.doc, r.format, &r.out, r.out_arg);
+	mp_out_abort(&r.out);
+	return !ret && r.killed ? MP_EXIT_RUNTIME : ret;
 }
