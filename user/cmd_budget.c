@@ -102,13 +102,13 @@ static cJSON *budget_of(const cJSON *probe, const char *from, const uint64_t *ma
 	cJSON *d;
 
 	if (mp_host_read("", &h)) {
-		fprintf(stderr, "memprobe budget: cannot read /proc/meminfo\n");
+		mp_cli_warn("budget", "cannot read /proc/meminfo");
 		return NULL;
 	}
 	d = mp_budget_doc(&h, probe, from, margin, err, sizeof(err));
 	if (!d) /* err is "problem; fix" */
-		fprintf(stderr, "memprobe budget: %s%s: %s\n",
-			from ? "--from " : "the probe report", from ? from : "", err);
+		mp_cli_warn("budget", "%s%s: %s", from ? "--from " : "the probe report",
+			    from ? from : "", err);
 	else /* err is "" or why the budget is 0 */
 		snprintf(zero_why, sizeof(zero_why), "%s", err);
 	return d;

@@ -390,8 +390,16 @@ static void show_progress(const struct mp_probe_progress *p, void *arg)
 			 p->last || !p->chunks ? "" : mp_status_eta(eta, sizeof(eta), left, rate));
 }
 
+/* The engine's lines while it runs, said as the command's (arg: its name);
+ * mp_cli_warn puts them on a line of their own below a status line. */
+static void say_warning(const char *line, void *arg)
+{
+	mp_cli_warn(arg, "%s", line);
+}
+
 /* The fill (probe.c), with a snapshot at each phase and the status line.
- * Returns 0 (also when a signal stopped it: the report says so) or 1. */
+ * Returns 0 (also when a signal stopped it: the report says so) or 1, its
+ * problem said. */
 static int fill(const struct probe_opts *o, const struct mp_host *host,
 		const struct mp_cgroup *target, struct snaps *sn, struct mp_probe_result *res)
 {
@@ -405,6 +413,7 @@ static int fill(const struct probe_opts *o, const struct mp_host *host,
 		.to_limit = o->to_limit, .reclaim_cache = o->reclaim_cache,
 		.stop = &g_stop_signal, .on_phase = take_snapshot, .arg = sn,
 		.on_progress = show_progress, .progress_arg = &fs,
+		.on_warn = say_warning, .warn_arg = (void *)o->cmd,
 	};
 	int ret;
 
@@ -412,9 +421,9 @@ static int fill(const struct probe_opts *o, const struct mp_host *host,
 	mp_status_begin(&fs.st, o->status_mode, STDERR_FILENO);
 	ret = mp_probe_run(host, target, &cfg, res);
 	mp_status_clear(&fs.st); /* before anything else is printed: the report */
-	if (ret && !res->interrupted)
-		return MP_EXIT_RUNTIME;
-	return 0;
+	if (ret)
+		mp_cli_warn(o->cmd, "%s", res->err[0] ? res->err : strerror(-ret));
+	return ret && !res->interrupted ? MP_EXIT_RUNTIME : 0;
 }
 
 int mp_probe_document(const struct mp_cli_cmd *cmd, int argc, char **argv,
@@ -479,8 +488,7 @@ out:
 	mp_pinned_free(&sn.pinned);
 	mp_attr_stop(sn.attr);
 	if (target_created && (err = mp_cgroup_remove(&target)))
-		fprintf(stderr, "memprobe %s: could not remove %s: %s\n", o.cmd, target.dir,
-			strerror(-err));
+		mp_cli_warn(o.cmd, "could not remove %s: %s", target.dir, strerror(-err));
 	mp_lock_release(&lock);
 	if (!ret && !r->doc) /* the document could not be built */
 		ret = mp_cli_fail(o.cmd, "out of memory building the report: the measurement "

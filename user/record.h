@@ -136,6 +136,11 @@ struct rec {
 	void (*on_reopen)(struct rec *r);
 	struct mp_out *out;
 	struct mp_overhead_snaps probe_ovh; /* its overhead's vectors (its thread's) */
+	/* a line for the user while it records (the --probe-at probe's), said
+	 * by the command; NULL: unsaid. The recorder writes nothing itself. */
+	void (*on_warn)(struct rec *r, const char *line);
+	/* the problem of the mp_rec_* call that failed, for the command to say */
+	char err[PATH_MAX + 512];
 };
 
 /* OOM kills kept with their samples: the first half of these, and the
@@ -154,12 +159,19 @@ extern volatile sig_atomic_t mp_rec_reopen;
 uint64_t mp_rec_now_ms(const struct rec *r);
 /* The kernel's peak counter of the cgroup, where it keeps one. */
 bool mp_rec_kernel_peak(const struct rec *r, uint64_t *v);
-void mp_rec_start_attr(struct rec *r);
+/* The BPF session (or /proc's rows); why: "" or the line to say (attribution
+ * off and why, or what runs instead of BPF): it degrades, never fails. */
+void mp_rec_start_attr(struct rec *r, char *why, size_t len);
 int mp_rec_start_command(struct rec *r, int *go_fd, int *exec_err_fd);
+/* The baseline, then the command let go: 0, or 127/126 with r->err ("CMD:
+ * command not found"). The caller has begun r->status (mp_status_begin). */
 int mp_rec_baseline(struct rec *r, int *go_fd, int *ee_fd);
 void mp_rec_watch(struct rec *r, uint64_t deadline_ms);
+/* The end: the --probe-at probe joined (r->probe_ret, r->probe_res.err
+ * say how it failed), the last snapshots. */
 void mp_rec_finish(struct rec *r);
-void mp_rec_cleanup(struct rec *r);
+/* Everything undone: 0, or -errno with r->err when its cgroup stays. */
+int mp_rec_cleanup(struct rec *r);
 /* The document but its timeline; then mp_rec_add_timeline adds it (once
  * the kernel's symbols, which only the attribution needs, are freed). */
 cJSON *mp_rec_build_report(struct rec *r, struct mp_ksyms *ks);
