@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* memprobe: where a memory cgroup's memory goes. */
 #include "cli.h"
+#include "cmd_budget.h"
 #include "cmd_compare.h"
 #include "cmd_limits.h"
-#include "cmd_report.h"
 #include "cmd_probe.h"
-#include "probe.h"
-#include "record.h"
+#include "cmd_record.h"
+#include "cmd_report.h"
 #include "util.h"
 
 #include <stdio.h>

@@ -16,12 +16,13 @@
 #include <unistd.h>
 
 #include "budget_doc.h"
+#include "cmd_budget.h"
 #include "cmd_compare.h"
 #include "cmd_probe.h"
 #include "cmd_report.h"
 #include "doc.h"
 #include "json.h"
-#include "record.h"
+#include "cmd_record.h"
 #include "unit.h"
 #include "out.h"
 #include "util.h"
