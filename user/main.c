@@ -35,8 +35,7 @@ static const struct cmd cmds[] = {
 	{ "budget", mp_cmd_budget,
 	  "the bytes a workload may allocate, for an entrypoint's eval: probe, then budget" },
 	{ "report", mp_cmd_report,
-	  "render a saved json report again as text, json, markdown, csv, folded\n"
-	  "           (flame graph stacks), html (a page with charts) or openmetrics" },
+	  "render a saved json report again in another --format (report --help)" },
 	{ "compare", mp_cmd_compare,
 	  "probe or record reports side by side: differences, ratios, per GiB" },
 	{ "help", do_help, "this list; memprobe help COMMAND: the options of COMMAND" },

@@ -1283,6 +1283,7 @@ static void render_html(const cJSON *doc, int kind, FILE *f, struct mp_rd *rd)
 
 const struct mp_renderer mp_renderer_html = {
 	.name = "html",
+	.about = "one page with charts",
 	.kinds = MP_DOC_PROBE | MP_DOC_RECORD,
 	.render = render_html,
 };

@@ -7,6 +7,7 @@
  * controls replaced, so it cannot break a table or inject markup.
  */
 #include "render.h"
+#include "compare.h"
 #include "proc_role.h"
 #include "util.h"
 
@@ -725,12 +726,13 @@ static void render_markdown(const cJSON *doc, int kind, FILE *f, struct mp_rd *r
 	case MP_DOC_LIMITS: md_limits(doc, f, rd); break;
 	case MP_DOC_PROBE: md_probe(doc, f, rd); break;
 	case MP_DOC_RECORD: md_record(doc, f, rd); break;
+	case MP_DOC_COMPARE: mp_compare_render(doc, "markdown", f, rd); break;
 	default: mp_rd_fail(rd, NULL, "kind", "no markdown for it"); break;
 	}
 }
 
 const struct mp_renderer mp_renderer_markdown = {
 	.name = "markdown",
-	.kinds = MP_DOC_LIMITS | MP_DOC_PROBE | MP_DOC_RECORD,
+	.kinds = MP_DOC_LIMITS | MP_DOC_PROBE | MP_DOC_RECORD | MP_DOC_COMPARE,
 	.render = render_markdown,
 };

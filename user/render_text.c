@@ -2,6 +2,7 @@
 /* --format text: each kind of document for people (attribution's in
  * render_text_attr.c). Everything is read from the document. */
 #include "render.h"
+#include "compare.h"
 #include "util.h"
 
 #include <inttypes.h>
@@ -548,9 +549,13 @@ static void render_text(const cJSON *doc, int kind, FILE *f, struct mp_rd *rd)
 {
 	char *text = NULL;
 	size_t len = 0;
-	FILE *m = open_memstream(&text, &len);
+	FILE *m;
 
-	if (!m) {
+	if (kind == MP_DOC_COMPARE) { /* its columns, as compare prints them */
+		mp_compare_render(doc, "text", f, rd);
+		return;
+	}
+	if (!(m = open_memstream(&text, &len))) {
 		mp_rd_fail(rd, NULL, "text", "out of memory");
 		return;
 	}
