@@ -105,25 +105,21 @@ static void limit_rows(const cJSON *cg, FILE *f, struct mp_rd *rd)
  * figures; nothing in older documents. */
 static void moment_rows(const cJSON *o, bool pinned, FILE *f, struct mp_rd *rd)
 {
-	static const char *const thp[3][2] = {
-		{ "anon_thp_bytes", "anon" }, { "file_thp_bytes", "file" },
-		{ "shmem_thp_bytes", "shmem" },
-	};
-	uint64_t su, fu, v;
+	struct mp_view_moment m;
 	char b[32], b2[32];
-	int n = 0;
+	uint64_t v;
 
 	if (!o)
 		return;
-	if (mp_rd_u64(rd, o, "shmem_unmapped_bytes", MP_RD_NULL | MP_RD_ABSENT, &su) &&
-	    mp_rd_u64(rd, o, "file_unmapped_bytes", MP_RD_NULL | MP_RD_ABSENT, &fu))
+	mp_view_moment(o, rd, &m);
+	if (m.unmapped)
 		fprintf(f, "| no process maps | shmem %s at least, page cache %s (shmem included) |\n",
-			mp_render_usize(su, b, sizeof(b)), mp_render_usize(fu, b2, sizeof(b2)));
-	for (int i = 0; i < 3; i++)
-		if (mp_rd_u64(rd, o, thp[i][0], MP_RD_NULL | MP_RD_ABSENT, &v))
-			fprintf(f, "%s%s %s", n++ ? ", " : "| huge pages | ", thp[i][1],
-				mp_render_usize(v, b, sizeof(b)));
-	if (n)
+			mp_render_usize(m.shmem_unmapped, b, sizeof(b)),
+			mp_render_usize(m.file_unmapped, b2, sizeof(b2)));
+	for (int i = 0; i < m.nhuge; i++)
+		fprintf(f, "%s%s %s", i ? ", " : "| huge pages | ", m.huge[i].kind,
+			mp_render_usize(m.huge[i].bytes, b, sizeof(b)));
+	if (m.nhuge)
 		fputs(" |\n", f);
 	if (pinned && mp_rd_u64(rd, o, "vm_lck_bytes", MP_RD_ABSENT, &v))
 		fprintf(f, "| pinned (%s) | VmLck %s, VmPin %s |\n", mp_rd_str(rd, o, "at", 0),

@@ -38,6 +38,24 @@ static bool cat_row(const cJSON *it, struct mp_rd *rd, mp_view_size_fn size,
 	return true;
 }
 
+void mp_view_moment(const cJSON *o, struct mp_rd *rd, struct mp_view_moment *m)
+{
+	static const char *const thp[3][2] = {
+		{ "anon_thp_bytes", "anon" }, { "file_thp_bytes", "file" },
+		{ "shmem_thp_bytes", "shmem" },
+	};
+
+	memset(m, 0, sizeof(*m));
+	m->unmapped = mp_rd_u64(rd, o, "shmem_unmapped_bytes", MP_RD_NULL | MP_RD_ABSENT,
+				&m->shmem_unmapped) &&
+		      mp_rd_u64(rd, o, "file_unmapped_bytes", MP_RD_NULL | MP_RD_ABSENT,
+				&m->file_unmapped);
+	for (int i = 0; i < 3; i++)
+		if (mp_rd_u64(rd, o, thp[i][0], MP_RD_NULL | MP_RD_ABSENT,
+			      &m->huge[m->nhuge].bytes))
+			m->huge[m->nhuge++].kind = thp[i][1];
+}
+
 int mp_view_cats(const cJSON *a, struct mp_rd *rd, mp_view_size_fn size, struct mp_view_cats *v)
 {
 	const cJSON *rec = mp_rd_obj(rd, a, "reconciliation", 0), *cats, *it;

@@ -58,6 +58,19 @@ struct mp_view_cats {
 int mp_view_cats(const cJSON *a, struct mp_rd *rd, mp_view_size_fn size, struct mp_view_cats *v);
 void mp_view_cats_free(struct mp_view_cats *v);
 
+/* What a cgroup (or the pinned object) holds that no process maps, and
+ * its huge pages, at one moment: the rows text and markdown print. */
+struct mp_view_moment {
+	bool unmapped;             /* both unmapped figures given (not null) */
+	uint64_t shmem_unmapped, file_unmapped;
+	int nhuge;                 /* the huge page kinds given, in order */
+	struct {
+		const char *kind;  /* "anon", "file", "shmem" */
+		uint64_t bytes;
+	} huge[3];
+};
+void mp_view_moment(const cJSON *o, struct mp_rd *rd, struct mp_view_moment *m);
+
 /* A percentage as the tables print it: within ±0.05 (which "%.1f" would
  * print as "-0.0" or "0.0") it is 0. */
 double mp_view_pct(double pct);
