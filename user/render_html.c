@@ -142,6 +142,37 @@ static void limit_rows(const cJSON *cg, FILE *f, struct mp_rd *rd)
 		row_size(f, "memory.high", v, NULL);
 }
 
+/* The overhead table's rows after its parts (views.h), and its end. */
+static void overhead_tail(const cJSON *o, const char *total, FILE *f, struct mp_rd *rd)
+{
+	struct mp_view_overhead_tail t;
+	char b[32];
+
+	if (mp_view_overhead_tail(o, rd, &t))
+		return;
+	for (int i = 0; i < t.nprobe; i++) {
+		fputs("<tr><td>the probe's own cost</td><td>", f);
+		mp_html_esc(f, t.probe[i].category);
+		fprintf(f, "</td><td class=\"n\">%s</td></tr>\n",
+			mp_render_size(t.probe[i].bytes, b, sizeof(b)));
+	}
+	/* what the kernel reclaimed of the workload's memory (0 or below): in
+	 * the sum, so in the table */
+	for (int i = 0; i < t.nreclaimed; i++) {
+		fputs("<tr><td>reclaimed by the kernel to make room</td><td>", f);
+		mp_html_esc(f, t.reclaimed[i].category);
+		fprintf(f, "</td><td class=\"n\">%s</td></tr>\n",
+			mp_render_size(t.reclaimed[i].bytes, b, sizeof(b)));
+	}
+	fprintf(f, "<tr><td>the probe's own cost, in all</td><td></td><td class=\"n\">%s"
+		"</td></tr>\n", mp_render_size(t.probe_kernel, b, sizeof(b)));
+	fprintf(f, "<tr><td>unexplained</td><td></td><td class=\"n\">%s</td></tr>\n",
+		mp_render_size(t.unexplained, b, sizeof(b)));
+	fprintf(f, "<tr><th>%s</th><td></td><th class=\"n\">%s</th></tr></table></div>\n",
+		total, mp_render_size(t.total, b, sizeof(b)));
+	mp_view_overhead_tail_free(&t);
+}
+
 /* The overhead object: who and what it is made of; total names the sum
  * ("overhead" at the peak, "left after" once the probe exited). */
 static void overhead_parts(const cJSON *o, const char *total, FILE *f, struct mp_rd *rd)
@@ -161,30 +192,7 @@ static void overhead_parts(const cJSON *o, const char *total, FILE *f, struct mp
 		fprintf(f, "</td><td class=\"n\">%s</td></tr>\n",
 			mp_render_size(mp_rd_s64v(rd, it, "bytes"), b, sizeof(b)));
 	}
-	cJSON_ArrayForEach(it, mp_rd_arr(rd, o, "probe_kernel_parts", MP_RD_ABSENT)) {
-		if (!mp_rd_is_obj(rd, it))
-			return;
-		fputs("<tr><td>the probe's own cost</td><td>", f);
-		mp_html_esc(f, mp_rd_str(rd, it, "category", 0));
-		fprintf(f, "</td><td class=\"n\">%s</td></tr>\n",
-			mp_render_size(mp_rd_s64v(rd, it, "bytes"), b, sizeof(b)));
-	}
-	/* what the kernel reclaimed of the workload's memory (0 or below): in
-	 * the sum, so in the table */
-	cJSON_ArrayForEach(it, mp_rd_arr(rd, o, "reclaimed_parts", MP_RD_ABSENT)) {
-		if (!mp_rd_is_obj(rd, it))
-			return;
-		fputs("<tr><td>reclaimed by the kernel to make room</td><td>", f);
-		mp_html_esc(f, mp_rd_str(rd, it, "category", 0));
-		fprintf(f, "</td><td class=\"n\">%s</td></tr>\n",
-			mp_render_size(mp_rd_s64v(rd, it, "bytes"), b, sizeof(b)));
-	}
-	fprintf(f, "<tr><td>the probe's own cost, in all</td><td></td><td class=\"n\">%s"
-		"</td></tr>\n", mp_render_size(mp_rd_s64v(rd, o, "probe_kernel_bytes"), b, sizeof(b)));
-	fprintf(f, "<tr><td>unexplained</td><td></td><td class=\"n\">%s</td></tr>\n",
-		mp_render_size(mp_rd_s64v(rd, o, "unexplained_bytes"), b, sizeof(b)));
-	fprintf(f, "<tr><th>%s</th><td></td><th class=\"n\">%s</th></tr></table></div>\n",
-		total, mp_render_size(mp_rd_s64v(rd, o, "bytes"), b, sizeof(b)));
+	overhead_tail(o, total, f, rd);
 }
 
 static void overhead(const cJSON *o, FILE *f, struct mp_rd *rd)

@@ -131,29 +131,26 @@ static void moment_rows(const cJSON *o, bool pinned, FILE *f, struct mp_rd *rd)
  * the total: the rest of an overhead table, whatever its first rows. */
 static void overhead_tail(const cJSON *o, const char *total, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *it;
+	struct mp_view_overhead_tail t;
 	char b[32];
 
-	cJSON_ArrayForEach(it, mp_rd_arr(rd, o, "reclaimed_parts", MP_RD_ABSENT)) {
-		if (!mp_rd_is_obj(rd, it))
-			return;
+	if (mp_view_overhead_tail(o, rd, &t))
+		return;
+	for (int i = 0; i < t.nreclaimed; i++) {
 		fputs("| reclaimed by the kernel to make room (the workload's) | ", f);
-		code(f, mp_rd_str(rd, it, "category", 0));
-		fprintf(f, " | %s |\n", mp_render_size(mp_rd_s64v(rd, it, "bytes"), b, sizeof(b)));
+		code(f, t.reclaimed[i].category);
+		fprintf(f, " | %s |\n", mp_render_size(t.reclaimed[i].bytes, b, sizeof(b)));
 	}
-	cJSON_ArrayForEach(it, mp_rd_arr(rd, o, "probe_kernel_parts", MP_RD_ABSENT)) {
-		if (!mp_rd_is_obj(rd, it))
-			return;
+	for (int i = 0; i < t.nprobe; i++) {
 		fputs("| the probe's own cost | ", f);
-		code(f, mp_rd_str(rd, it, "category", 0));
-		fprintf(f, " | %s |\n", mp_render_size(mp_rd_s64v(rd, it, "bytes"), b, sizeof(b)));
+		code(f, t.probe[i].category);
+		fprintf(f, " | %s |\n", mp_render_size(t.probe[i].bytes, b, sizeof(b)));
 	}
 	fprintf(f, "| the probe's own cost, in all | | %s |\n",
-		mp_render_size(mp_rd_s64v(rd, o, "probe_kernel_bytes"), b, sizeof(b)));
-	fprintf(f, "| unexplained | | %s |\n",
-		mp_render_size(mp_rd_s64v(rd, o, "unexplained_bytes"), b, sizeof(b)));
-	fprintf(f, "| **%s** | | **%s** |\n\n", total,
-		mp_render_size(mp_rd_s64v(rd, o, "bytes"), b, sizeof(b)));
+		mp_render_size(t.probe_kernel, b, sizeof(b)));
+	fprintf(f, "| unexplained | | %s |\n", mp_render_size(t.unexplained, b, sizeof(b)));
+	fprintf(f, "| **%s** | | **%s** |\n\n", total, mp_render_size(t.total, b, sizeof(b)));
+	mp_view_overhead_tail_free(&t);
 }
 
 /* A group of the overhead (a process, or processes of one name and role):

@@ -38,6 +38,50 @@ static bool cat_row(const cJSON *it, struct mp_rd *rd, mp_view_size_fn size,
 	return true;
 }
 
+/* The {category, bytes} objects of o's array name (absent: none) into *out. */
+static int parts(const cJSON *o, const char *name, struct mp_rd *rd, struct mp_view_part **out,
+		 int *n)
+{
+	const cJSON *arr = mp_rd_arr(rd, o, name, MP_RD_ABSENT), *it;
+
+	*n = 0;
+	if (!(*out = calloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(**out)))) {
+		mp_rd_fail(rd, arr, NULL, "out of memory");
+		return -1;
+	}
+	cJSON_ArrayForEach(it, arr) {
+		if (!mp_rd_is_obj(rd, it))
+			return -1;
+		(*out)[*n].category = mp_rd_str(rd, it, "category", 0);
+		(*out)[(*n)++].bytes = mp_rd_s64v(rd, it, "bytes");
+	}
+	return mp_rd_ok(rd) ? 0 : -1;
+}
+
+int mp_view_overhead_tail(const cJSON *o, struct mp_rd *rd, struct mp_view_overhead_tail *t)
+{
+	memset(t, 0, sizeof(*t));
+	if (parts(o, "reclaimed_parts", rd, &t->reclaimed, &t->nreclaimed) ||
+	    parts(o, "probe_kernel_parts", rd, &t->probe, &t->nprobe)) {
+		mp_view_overhead_tail_free(t);
+		return -1;
+	}
+	t->probe_kernel = mp_rd_s64v(rd, o, "probe_kernel_bytes");
+	t->unexplained = mp_rd_s64v(rd, o, "unexplained_bytes");
+	t->total = mp_rd_s64v(rd, o, "bytes");
+	if (mp_rd_ok(rd))
+		return 0;
+	mp_view_overhead_tail_free(t);
+	return -1;
+}
+
+void mp_view_overhead_tail_free(struct mp_view_overhead_tail *t)
+{
+	free(t->reclaimed);
+	free(t->probe);
+	memset(t, 0, sizeof(*t));
+}
+
 void mp_view_moment(const cJSON *o, struct mp_rd *rd, struct mp_view_moment *m)
 {
 	static const char *const thp[3][2] = {

@@ -58,6 +58,23 @@ struct mp_view_cats {
 int mp_view_cats(const cJSON *a, struct mp_rd *rd, mp_view_size_fn size, struct mp_view_cats *v);
 void mp_view_cats_free(struct mp_view_cats *v);
 
+/* The end of an overhead table, whatever its first rows (parts or groups):
+ * what the kernel reclaimed of the workload's to make room (0 or below, in
+ * the sum), the probe's own kernel parts, their sum, the unexplained rest
+ * and the total. */
+struct mp_view_part {
+	const char *category;
+	int64_t bytes;
+};
+struct mp_view_overhead_tail {
+	struct mp_view_part *reclaimed, *probe;
+	int nreclaimed, nprobe;
+	int64_t probe_kernel, unexplained, total;
+};
+/* 0, or -1 with rd's error said; free with mp_view_overhead_tail_free. */
+int mp_view_overhead_tail(const cJSON *o, struct mp_rd *rd, struct mp_view_overhead_tail *t);
+void mp_view_overhead_tail_free(struct mp_view_overhead_tail *t);
+
 /* What a cgroup (or the pinned object) holds that no process maps, and
  * its huge pages, at one moment: the rows text and markdown print. */
 struct mp_view_moment {
