@@ -15,7 +15,7 @@
 # One file a rendering: golden/NAME.VARIANT (stdout, then "[exit N]" and
 # stderr when it did not exit 0). A difference prints the diff and fails;
 # --update (make golden-update) writes them all anew. The last line is
-# "golden: N passed, N failed", which tests/run-unit.sh sums.
+# "golden: N passed, N failed, 0 skipped", which tests/run-unit.sh sums.
 cd "$(dirname "$0")/.." || exit 1
 mp=${MEMPROBE:-build/memprobe}
 gold=tests/fixtures/golden
@@ -62,5 +62,5 @@ for doc in tests/fixtures/*.json tests/fixtures/html/*.json $gold/in/*.json test
 	done
 done
 [ "$passed" -gt 0 ] || failed=$((failed + 1))
-echo "golden: $passed passed, $failed failed"
+echo "golden: $passed passed, $failed failed, 0 skipped"
 [ "$failed" -eq 0 ]
