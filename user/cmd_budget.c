@@ -23,7 +23,7 @@
 
 enum { OPT_FROM = MP_PROBE_OPT_NEXT };
 
-#define BUDGET_FORMAT "the budget as text, json, or env (shell assignments for eval)"
+#define BUDGET_FORMAT "the budget as {budget}"
 #define OPT_FROM_ROW { "from", 0, "FILE", "no probe: the budget from a saved probe report "    \
 		       "(probe --format json), with --margin, --format and -o only", NULL, OPT_FROM }
 

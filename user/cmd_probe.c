@@ -59,8 +59,7 @@ static const struct mp_cli_opt probe_opts_table[] = {
 	MP_CLI_OPT_LIMIT("probe a stand-in container of this limit, made under memprobe's own "
 			 "cgroup (16M at least)",
 			 "1G; in a limited cgroup, that cgroup"),
-	MP_PROBE_OPTS("the report as text, json, markdown, csv, folded (kernel stacks for "
-		      "flame graphs), html (one page with charts) or openmetrics (Prometheus)"),
+	MP_PROBE_OPTS("the report as {probe}"),
 	MP_CLI_OPT_BYTES,
 	MP_CLI_OPT_TABLE("categories, tasks, kernel_paths, hooks, overhead, copy_on_write, "
 			 "figures"),

@@ -437,6 +437,7 @@ static void render_openmetrics(const cJSON *doc, int kind, FILE *f, struct mp_rd
 
 const struct mp_renderer mp_renderer_openmetrics = {
 	.name = "openmetrics",
+	.about = "Prometheus",
 	.kinds = MP_DOC_LIMITS | MP_DOC_PROBE | MP_DOC_RECORD,
 	.render = render_openmetrics,
 };
