@@ -29,13 +29,29 @@ static bool tiny(int64_t b)
 	return b < (int64_t)MP_MIB / 20 && b > -(int64_t)MP_MIB / 20;
 }
 
+/* A figure in the words: "2.0 MiB" (0 within ±0.05 MiB) below 1 GiB, so a
+ * sentence's small parts read in one unit; from 1 GiB either way the one
+ * size formatter's GiB and TiB (never "3072.0 MiB"). Four buffers in turn:
+ * one fprintf says up to two, and a renderer runs on one thread. */
+static const char *w(int64_t b)
+{
+	static char bufs[4][32];
+	static unsigned next;
+	char *buf = bufs[next++ % 4];
+
+	if (b >= (int64_t)MP_GIB || b <= -(int64_t)MP_GIB)
+		return mp_fmt_sbytes(b, buf, sizeof(bufs[0]));
+	snprintf(buf, sizeof(bufs[0]), "%.1f MiB", mib(b));
+	return buf;
+}
+
 /* "2.0 MiB", as the words' figures; one too small for that in its own unit
  * ("-28.0 KiB"), 0 as "0.0 MiB" */
 static const char *sbytes_or_mib(int64_t v, char *buf, size_t len)
 {
 	if (v && tiny(v))
 		return mp_fmt_sbytes(v, buf, len);
-	snprintf(buf, len, "%.1f MiB", mib(v));
+	snprintf(buf, len, "%s", w(v));
 	return buf;
 }
 
@@ -94,13 +110,13 @@ static void group_words(struct mp_rd *rd, const cJSON *g, FILE *f)
 			rest += b;
 			continue;
 		}
-		fprintf(f, "%s %s %.1f MiB", shown++ ? "," : "", cat, mib(b));
+		fprintf(f, "%s %s %s", shown++ ? "," : "", cat, w(b));
 		if (!strcmp(cat, "anon") && !tiny(cow))
-			fprintf(f, " (%.1f MiB of it copied on write)", mib(cow));
+			fprintf(f, " (%s of it copied on write)", w(cow));
 	}
 	if (!shown || !tiny(rest))
-		fprintf(f, "%s %s %.1f MiB", shown ? "," : "", shown ? "the rest" : "in all",
-			mib(rest));
+		fprintf(f, "%s %s %s", shown ? "," : "", shown ? "the rest" : "in all",
+			w(rest));
 }
 
 /* The groups: a handful by name, the rest summed with their count. */
@@ -133,10 +149,10 @@ static void groups_words(struct mp_rd *rd, const cJSON *gs, const char **sep, FI
 	fprintf(f, "%s ", *sep);
 	*sep = ";";
 	if (rest_procs)
-		fprintf(f, "%" PRIu64 " more process%s %.1f MiB", rest_procs,
-			rest_procs == 1 ? "" : "es", mib(rest));
+		fprintf(f, "%" PRIu64 " more process%s %s", rest_procs,
+			rest_procs == 1 ? "" : "es", w(rest));
 	else
-		fprintf(f, "the rest %.1f MiB", mib(rest));
+		fprintf(f, "the rest %s", w(rest));
 }
 
 /* The pinned object's segments: "1 segment (/dev/zero (deleted) 131.1 MiB
@@ -171,8 +187,8 @@ static void shmem_words(struct mp_rd *rd, const cJSON *gs, const cJSON *pinned, 
 		total += mp_rd_is_obj(rd, g) ? group_cat(rd, g, "shmem") : 0;
 	if (tiny(total))
 		return;
-	fprintf(f, "%s shared memory (shmem) %.1f MiB, charged to the first toucher of each page:",
-		*sep, mib(total));
+	fprintf(f, "%s shared memory (shmem) %s, charged to the first toucher of each page:",
+		*sep, w(total));
 	*sep = ";";
 	cJSON_ArrayForEach(g, gs) {
 		int64_t b = group_cat(rd, g, "shmem");
@@ -183,10 +199,10 @@ static void shmem_words(struct mp_rd *rd, const cJSON *gs, const cJSON *pinned, 
 		}
 		fputs(shown++ ? ", " : " ", f);
 		group_name(rd, g, f);
-		fprintf(f, " %.1f MiB", mib(b));
+		fprintf(f, " %s", w(b));
 	}
 	if (!tiny(rest))
-		fprintf(f, ", others %.1f MiB", mib(rest));
+		fprintf(f, ", others %s", w(rest));
 	segments_words(rd, pinned, f);
 }
 
@@ -199,7 +215,7 @@ static void reclaimed_words(struct mp_rd *rd, const cJSON *o, const char **sep, 
 
 	if (tiny(all))
 		return;
-	fprintf(f, "%s the kernel reclaimed %.1f MiB of the workload's ", *sep, -mib(all));
+	fprintf(f, "%s the kernel reclaimed %s of the workload's ", *sep, w(-(all)));
 	*sep = ";";
 	cJSON_ArrayForEach(p, parts) {
 		const char *cat = mp_rd_str(rd, p, "category", 0);
@@ -208,7 +224,7 @@ static void reclaimed_words(struct mp_rd *rd, const cJSON *o, const char **sep, 
 		fprintf(f, "%s%s", i ? " and " : "", !strcmp(cat, "page_cache") ? "page cache" :
 			!strcmp(cat, "slab_reclaimable") ? "reclaimable slab" : cat);
 		if (n > 1)
-			fprintf(f, " (%.1f MiB)", -mib(b));
+			fprintf(f, " (%s)", w(-(b)));
 		i++;
 	}
 	fputs(" to make room", f);
@@ -223,11 +239,11 @@ static void probe_words(const cJSON *o, const char *sep, FILE *f, struct mp_rd *
 	fprintf(f, "%s the probe's", sep);
 	cJSON_ArrayForEach(p, mp_rd_arr(rd, o, "probe_kernel_parts", 0))
 		if (!tiny(mp_rd_s64v(rd, p, "bytes")))
-			fprintf(f, "%s %s %.1f MiB", n++ ? "," : "",
-				mp_rd_str(rd, p, "category", 0), mib(mp_rd_s64v(rd, p, "bytes")));
+			fprintf(f, "%s %s %s", n++ ? "," : "",
+				mp_rd_str(rd, p, "category", 0), w(mp_rd_s64v(rd, p, "bytes")));
 	if (!n)
-		fprintf(f, " kernel cost %.1f MiB", mib(mp_rd_s64v(rd, o, "probe_kernel_bytes")));
-	fprintf(f, "; unexplained %.1f MiB\n", mib(mp_rd_s64v(rd, o, "unexplained_bytes")));
+		fprintf(f, " kernel cost %s", w(mp_rd_s64v(rd, o, "probe_kernel_bytes")));
+	fprintf(f, "; unexplained %s\n", w(mp_rd_s64v(rd, o, "unexplained_bytes")));
 }
 
 /* "WHAT 100.0 MiB AT: ...": the overhead object o in words. */
@@ -275,14 +291,14 @@ static void old_group(const cJSON *parts, int i0, bool *used, FILE *f, struct mp
 		used[i] = true;
 		b = mp_rd_s64v(rd, p, "bytes");
 		if (shown < OVH_CATS && !tiny(b))
-			fprintf(f, "%s %s %.1f MiB", shown++ ? "," : "",
-				mp_rd_str(rd, p, "category", 0), mib(b));
+			fprintf(f, "%s %s %s", shown++ ? "," : "",
+				mp_rd_str(rd, p, "category", 0), w(b));
 		else
 			rest += b;
 	}
 	if (!shown || !tiny(rest))
-		fprintf(f, "%s %s %.1f MiB", shown ? "," : "", shown ? "the rest" : "in all",
-			mib(rest));
+		fprintf(f, "%s %s %s", shown ? "," : "", shown ? "the rest" : "in all",
+			w(rest));
 }
 
 /* Has the process of parts[i0] a part big enough for words? */
@@ -323,8 +339,8 @@ static void old_line(const cJSON *o, const char *what, const char *at, FILE *f, 
 		old_group(parts, i, used, f, rd);
 	}
 	if (others && !tiny(rest))
-		fprintf(f, "%s %" PRId64 " more parts %.1f MiB", groups++ ? ";" : sep, others,
-			mib(rest));
+		fprintf(f, "%s %" PRId64 " more parts %s", groups++ ? ";" : sep, others,
+			w(rest));
 	probe_words(o, groups ? ";" : sep, f, rd);
 }
 

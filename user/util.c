@@ -66,6 +66,8 @@ const char *mp_fmt_bytes(uint64_t b, char *buf, size_t len)
 {
 	if (b == MP_UNLIMITED)
 		snprintf(buf, len, "max");
+	else if (b >= MP_TIB)
+		snprintf(buf, len, "%.2f TiB", (double)b / MP_TIB);
 	else if (b >= MP_GIB)
 		snprintf(buf, len, "%.2f GiB", (double)b / MP_GIB);
 	else if (b >= MP_MIB)

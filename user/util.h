@@ -11,6 +11,7 @@
 #define MP_KIB (1024ULL)
 #define MP_MIB (1024ULL * 1024)
 #define MP_GIB (1024ULL * 1024 * 1024)
+#define MP_TIB (1024ULL * 1024 * 1024 * 1024)
 /* "No limit" inside memprobe; never printed (JSON writes null, text "max"). */
 #define MP_UNLIMITED UINT64_MAX
 
@@ -27,7 +28,9 @@
  */
 int mp_parse_size(const char *s, uint64_t *bytes);
 
-/* Format bytes for people: "1.50 GiB", "512.0 MiB", "4096 B". Returns buf. */
+/* Format bytes for people: "2.00 TiB", "1.50 GiB", "512.0 MiB", "4096 B":
+ * the one size formatter every renderer's sizes come from (text, markdown,
+ * html, compare; csv and openmetrics print bytes). Returns buf. */
 const char *mp_fmt_bytes(uint64_t bytes, char *buf, size_t len);
 /* Same for signed amounts ("-3.0 MiB"). */
 const char *mp_fmt_sbytes(int64_t bytes, char *buf, size_t len);

@@ -387,7 +387,7 @@ static void test_record_text(void)
 	static const char want[] =
 		"memprobe record: /sys/fs/cgroup/run running sh -c true\n"
 		"ended by oom_kill after 1.2 s (killed by signal 9); limit 256.0 MiB effective\n"
-		"peak 8388608.00 GiB at 1.2 s (sample)\n"
+		"peak 8192.00 TiB at 1.2 s (sample)\n"
 		"OOM kill at 1.2 s: alloc[77] (usage 256.0 MiB, last sample before it)\n"
 		"\n   t (s)        usage         anon         file       kernel   faults/s  resolution\n"
 		"     0.0      4.0 KiB      4.0 KiB     -8.0 KiB          0 B          3      100 ms\n"

@@ -49,7 +49,12 @@ int main(void)
 	CHECK_STR(mp_fmt_bytes(3ULL << 20, buf, sizeof(buf)), "3.0 MiB", "fmt 3M");
 	CHECK_STR(mp_fmt_bytes(MP_UNLIMITED, buf, sizeof(buf)), "max", "fmt max");
 	CHECK_STR(mp_fmt_sbytes(-(3LL << 20), buf, sizeof(buf)), "-3.0 MiB", "fmt -3M");
-	CHECK_STR(mp_fmt_sbytes(INT64_MIN, buf, sizeof(buf)), "-8589934592.00 GiB", "fmt min");
+	CHECK_STR(mp_fmt_sbytes(INT64_MIN, buf, sizeof(buf)), "-8388608.00 TiB", "fmt min");
+	/* a 342 GiB host's figures stay in GiB; from 1 TiB, TiB (was "2048.00 GiB") */
+	CHECK_STR(mp_fmt_bytes(342ULL << 30, buf, sizeof(buf)), "342.00 GiB", "fmt 342G");
+	CHECK_STR(mp_fmt_bytes(1023ULL << 30, buf, sizeof(buf)), "1023.00 GiB", "fmt 1023G");
+	CHECK_STR(mp_fmt_bytes(2ULL << 40, buf, sizeof(buf)), "2.00 TiB", "fmt 2T");
+	CHECK_STR(mp_fmt_sbytes(-(3LL << 39), buf, sizeof(buf)), "-1.50 TiB", "fmt -1.5T");
 	/* live_pages' entries: one per 512 pages of the limit, 16384 to 262144 */
 	CHECK_U64(mp_attr_live_pages_for(1ULL << 30, 4096), 16384, "live_pages: 1 GiB");
 	CHECK_U64(mp_attr_live_pages_for(25276510208ULL, 4096), 16384, "live_pages: 23.5 GiB");
