@@ -411,10 +411,13 @@ void mp_render_cat_growth(struct mp_rd *rd, const cJSON *cat,
 			 b1, size(floor, b2, sizeof(b2)));
 		return;
 	}
-	snprintf(cell, clen, "%s%.38s", est ? "~" : "", b1);
+	/* the bound is the growth's, so it stands in the growth's cell (it
+	 * stood at the head of the top-tasks cell, as if a task's) */
 	if (have_bound)
-		snprintf(note, nlen, "(+-%s) ", size(bound, b2, sizeof(b2)));
-	else if (est)
+		snprintf(cell, clen, "~%.38s \u00b1%.38s", b1, size(bound, b2, sizeof(b2)));
+	else
+		snprintf(cell, clen, "%s%.38s", est ? "~" : "", b1);
+	if (!have_bound && est)
 		snprintf(note, nlen, "(error unknown) ");
 }
 

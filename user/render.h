@@ -84,8 +84,8 @@ const char *mp_render_usize(uint64_t v, char *buf, size_t len);
  * A category's growth as a table prints it (docs/report-format.md): "~"
  * before a figure that is not the kernel's count to the byte (estimated),
  * "n/a" for a count below what the kernel allows (below_floor: events were
- * lost, no figure). note: what the top-tasks cell says first ("(+-4.0 KiB) ",
- * "(error unknown) ", "(counted -10.4 MiB, below the -2.0 MiB the kernel
+ * lost, no figure); an estimate with a bound says it there ("~1.5 MiB
+ * ±4.0 KiB"). note: what the top-tasks cell says first ("(error unknown) ", "(counted -10.4 MiB, below the -2.0 MiB the kernel
  * allows: events lost) "), "" for an exact figure. size formats the bytes
  * (mp_fmt_sbytes, mp_render_size). A document from before these members
  * reads as exact.

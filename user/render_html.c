@@ -1017,6 +1017,9 @@ static void categories_table(const cJSON *a, FILE *f, struct mp_rd *rd)
 		mp_html_esc(f, c->growth);
 		fprintf(f, "</td><td class=\"n\">%s</td><td>", c->left);
 		mp_html_esc(f, c->note);
+		if (c->reserve)
+			fprintf(f, "%s" MP_VIEW_RESERVE "%s%s", c->note[0] ? "; " : "",
+				mp_render_size(c->reserve, b1, sizeof(b1)), c->ntasks ? "; " : "");
 		for (int t = 0; t < c->ntasks; t++) {
 			fputs(t ? ", " : "", f);
 			mp_html_who(f, c->tasks[t].obj, rd);

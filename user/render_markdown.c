@@ -261,6 +261,9 @@ static void category_rows(const struct mp_view_cats *v, FILE *f, struct mp_rd *r
 		fputs("| ", f);
 		code(f, c->name);
 		fprintf(f, " | %s | %s | %s", c->growth, c->left, c->note);
+		if (c->reserve)
+			fprintf(f, "%s" MP_VIEW_RESERVE "%s%s", c->note[0] ? "; " : "",
+				mp_render_size(c->reserve, b, sizeof(b)), c->ntasks ? "; " : "");
 		for (int t = 0; t < c->ntasks; t++) {
 			fputs(t ? ", " : "", f);
 			who(f, c->tasks[t].obj, rd);

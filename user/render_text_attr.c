@@ -101,19 +101,18 @@ static void processes(const cJSON *a, FILE *f, struct mp_rd *rd)
 	}
 }
 
-static void category_rows(const struct mp_view_cats *v, FILE *f, struct mp_rd *rd)
+static void category_rows(const struct mp_view_cats *v, int gw, FILE *f, struct mp_rd *rd)
 {
 	char b3[32];
 
 	for (int i = 0; i < v->n; i++) {
 		const struct mp_view_cat *c = &v->rows[i];
 		char tasks[320];
-		int64_t res = 0;
 
 		snprintf(tasks, sizeof(tasks), "%s", c->note);
-		if (mp_rd_s64(rd, c->obj, "objcg_reserve_bytes", MP_RD_ABSENT, &res) && res)
-			mp_appendf(tasks, sizeof(tasks), "%scharged, in no object (objcg reserve): %s",
-				   tasks[0] ? "; " : "", mp_fmt_sbytes(res, b3, sizeof(b3)));
+		if (c->reserve)
+			mp_appendf(tasks, sizeof(tasks), "%s" MP_VIEW_RESERVE "%s",
+				   tasks[0] ? "; " : "", mp_fmt_sbytes(c->reserve, b3, sizeof(b3)));
 		for (int t = 0; t < c->ntasks; t++) {
 			char who[48];
 
@@ -121,7 +120,7 @@ static void category_rows(const struct mp_view_cats *v, FILE *f, struct mp_rd *r
 			mp_appendf(tasks, sizeof(tasks), "%s%s %s", t ? ", " : "", who,
 				   mp_fmt_sbytes(c->tasks[t].bytes, b3, sizeof(b3)));
 		}
-		fprintf(f, "  %-20s %12s %12s  %s\n", c->name, c->growth, c->left, tasks);
+		fprintf(f, "  %-20s %*s %12s  %s\n", c->name, gw, c->growth, c->left, tasks);
 	}
 }
 
@@ -132,22 +131,36 @@ static void process_rows(const cJSON *a, FILE *f, struct mp_rd *rd)
 	uint64_t n, gone;
 
 	if (mp_rd_u64(rd, a, "processes_counted", MP_RD_ABSENT, &n) &&
-	    mp_rd_u64(rd, a, "processes_exited", MP_RD_ABSENT, &gone) && gone)
-		fprintf(f, "  (rows of %" PRIu64 " processes, %" PRIu64 " of them exited: their "
-			"rows kept, their shares marked exited)\n", n, gone);
+	    mp_rd_u64(rd, a, "processes_exited", MP_RD_ABSENT, &gone) && gone) {
+		if (n == 1) /* not "rows of 1 processes, 1 of them" */
+			fputs("  (rows of 1 process, which exited: its rows kept, its shares "
+			      "marked exited)\n", f);
+		else
+			fprintf(f, "  (rows of %" PRIu64 " processes, %" PRIu64 " of them exited: "
+				"their rows kept, their shares marked exited)\n", n, gone);
+	}
 }
 
 static void categories(const cJSON *a, FILE *f, struct mp_rd *rd)
 {
 	struct mp_view_cats v;
 	char b1[32];
+	int gw = 12;
 
 	if (mp_view_cats(a, rd, mp_fmt_sbytes, &v))
 		return;
 	fprintf(f, "\nWhere the cgroup's growth went (usage %s%s %s):\n", v.measured >= 0 ? "+" : "",
 		mp_fmt_sbytes(v.measured, b1, sizeof(b1)), v.span);
-	fprintf(f, "  %-20s %12s %12s  %s\n", "category", "growth", "left after", "top tasks");
-	category_rows(&v, f, rd);
+	/* the growth column as wide as its widest cell ("~1.5 MiB ±4.0 KiB"
+	 * counts its "±" as one column: two bytes) */
+	for (int i = 0; i < v.n; i++) {
+		int w = (int)strlen(v.rows[i].growth) - (strstr(v.rows[i].growth, "\u00b1") ? 1 : 0);
+
+		if (w > gw)
+			gw = w;
+	}
+	fprintf(f, "  %-20s %*s %12s  %s\n", "category", gw, "growth", "left after", "top tasks");
+	category_rows(&v, gw, f, rd);
 	fprintf(f, "  %-20s %12s   (%s)\n", "attributed",
 		mp_fmt_sbytes(v.attributed, b1, sizeof(b1)), v.attributed_as);
 	/* from 1 MiB: a TLB batch in flight is a few pages */

@@ -161,7 +161,7 @@ static void segments_words(struct mp_rd *rd, const cJSON *pinned, FILE *f)
 {
 	const cJSON *segs = pinned ? mp_rd_arr(rd, pinned, "shared_segments", MP_RD_ABSENT) : NULL;
 	const cJSON *s0 = segs ? cJSON_GetArrayItem(segs, 0) : NULL;
-	uint64_t total = 0, res;
+	uint64_t total = 0, res, n;
 	char b[32];
 
 	if (!s0 || !mp_rd_is_obj(rd, s0))
@@ -171,7 +171,8 @@ static void segments_words(struct mp_rd *rd, const cJSON *pinned, FILE *f)
 		total == 1 ? "" : "s", mp_rd_str(rd, s0, "name", 0));
 	if (mp_rd_u64(rd, s0, "resident_bytes", MP_RD_NULL, &res))
 		fprintf(f, " %s resident", mp_fmt_bytes(res, b, sizeof(b)));
-	fprintf(f, ", mapped by %" PRIu64 " processes", mp_rd_u64v(rd, s0, "mappers"));
+	n = mp_rd_u64v(rd, s0, "mappers");
+	fprintf(f, ", mapped by %" PRIu64 " process%s", n, n == 1 ? "" : "es");
 }
 
 /* Shared memory once: its growth, who was charged (whoever touched each

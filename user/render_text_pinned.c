@@ -57,8 +57,8 @@ static void rss_shmem_words(const cJSON *p, FILE *f, struct mp_rd *rd)
 			"counts in every process mapping it, so these are not summed)\n",
 			mp_fmt_bytes(v, b, sizeof(b)), n);
 	else
-		fprintf(f, "RssShmem summed over %" PRIu64 " processes %s (a shared page counted "
-			"once per process mapping it)\n", n,
+		fprintf(f, "RssShmem summed over %" PRIu64 " process%s %s (a shared page counted "
+			"once per process mapping it)\n", n, n == 1 ? "" : "es",
 			mp_fmt_bytes(mp_rd_u64v(rd, p, "rss_shmem_bytes"), b, sizeof(b)));
 }
 
@@ -98,6 +98,7 @@ static void segments(const cJSON *p, FILE *f, struct mp_rd *rd)
 
 	mp_rd_u64(rd, p, "shared_segments_total", MP_RD_ABSENT, &total);
 	cJSON_ArrayForEach(s, segs) {
+		uint64_t nm;
 		bool have_res;
 
 		if (!mp_rd_is_obj(rd, s))
@@ -111,7 +112,8 @@ static void segments(const cJSON *p, FILE *f, struct mp_rd *rd)
 			mp_fmt_bytes(mp_rd_u64v(rd, s, "mapped_bytes"), b[0], sizeof(b[0])));
 		if (have_res)
 			fprintf(f, ", %s resident", mp_fmt_bytes(res, b[1], sizeof(b[1])));
-		fprintf(f, ", by %" PRIu64 " processes", mp_rd_u64v(rd, s, "mappers"));
+		nm = mp_rd_u64v(rd, s, "mappers");
+		fprintf(f, ", by %" PRIu64 " process%s", nm, nm == 1 ? "" : "es");
 		mappers(s, f, rd);
 		fputc('\n', f);
 		shown++;

@@ -29,6 +29,7 @@ static bool cat_row(const cJSON *it, struct mp_rd *rd, mp_view_size_fn size,
 	mp_render_cat_growth(rd, it, size, c->growth, sizeof(c->growth), c->note, sizeof(c->note));
 	c->name = mp_rd_str(rd, it, "name", 0);
 	mp_render_cat_left(rd, it, size, c->left, sizeof(c->left));
+	mp_rd_s64(rd, it, "objcg_reserve_bytes", MP_RD_ABSENT, &c->reserve);
 	cJSON_ArrayForEach(tk, mp_rd_arr(rd, it, "tasks", 0)) {
 		if (c->ntasks >= MP_VIEW_TOP_TASKS || !mp_rd_is_obj(rd, tk))
 			break;

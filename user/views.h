@@ -18,6 +18,9 @@
 #include "doc.h"
 
 #define MP_VIEW_TOP_TASKS 3
+/* What the categories' top-tasks cell says of kernel_other's reserve,
+ * before the bytes: text, markdown and html alike. */
+#define MP_VIEW_RESERVE "charged, in no object (objcg reserve): "
 
 /* A size in the renderer's own words: mp_fmt_sbytes (text), mp_render_size
  * (markdown, html: --bytes). */
@@ -27,9 +30,11 @@ typedef const char *(*mp_view_size_fn)(int64_t v, char *buf, size_t len);
 struct mp_view_cat {
 	const cJSON *obj;          /* the category object (for what one renderer adds) */
 	const char *name;
-	char growth[48];           /* mp_render_cat_growth's cell: "~1.5 MiB", "n/a" */
+	char growth[88];           /* mp_render_cat_growth's cell: "~1.5 MiB ±4.0 KiB", "n/a" */
 	char note[128];            /* what the top-tasks cell says first, or "" */
 	char left[32];             /* mp_render_cat_left's: "" without retained_bytes */
+	int64_t reserve;           /* kernel_other's objcg_reserve_bytes (charged on v1
+				    * kmem, in no object), 0 when absent */
 	int ntasks;                /* at most MP_VIEW_TOP_TASKS */
 	struct {
 		const cJSON *obj;  /* the task (the renderer says who it is) */

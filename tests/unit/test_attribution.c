@@ -610,8 +610,8 @@ static void test_byte_estimates(void)
 		  "kernel_other from the bytes");
 	CHECK_S64(jint(c, "bound_bytes"), PG(5), "kernel_other carries its parts' bounds");
 	CHECK_STR(category_line(a, "slab_reclaimable"),
-		  "  slab_reclaimable       ~241.0 KiB               (+-12.0 KiB) w[100] 241.0 KiB",
-		  "text: marked, with its bound");
+		  "  slab_reclaimable     ~241.0 KiB \u00b112.0 KiB               w[100] 241.0 KiB",
+		  "text: marked, with its bound in the growth's cell, not the tasks'");
 	CHECK_U64(cJSON_GetArraySize(jobj(a, "attribution_missing")), 0, "nothing missing");
 	c = jobj(jobj(a, "events"), "byte_item_updates");
 	CHECK_EQ_INT(jint(c, "exact"), 5912,
@@ -673,7 +673,7 @@ static void test_byte_estimates(void)
 	      !jobj(cat_of(a, "slab_reclaimable"), "retained_below_floor"),
 	      "a count above the floor stays a figure");
 	CHECK_STR(category_line(a, "slab_unreclaimable"),
-		  "  slab_unreclaimable            n/a          n/a  (counted -10.2 MiB, below the "
+		  "  slab_unreclaimable                    n/a          n/a  (counted -10.2 MiB, below the "
 		  "-2.0 MiB the kernel allows: events lost) w[100] -10.2 MiB",
 		  "text: no figure, and why");
 	cJSON_Delete(a);

@@ -2,6 +2,7 @@
 /* The view layer (views.c): the rules about which rows a table shows, on a
  * real probe document (tests/fixtures/html/probe-pinned.json). */
 #include <cjson/cJSON.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "doc.h"
@@ -53,9 +54,75 @@ static void test_cats(void)
 	cJSON_Delete(doc);
 }
 
+/* format's rendering of doc, or "" */
+static char *rendered(const cJSON *doc, int kind, const char *format)
+{
+	const struct mp_renderer *r = mp_renderer_find(format);
+	char err[256], *out = NULL;
+	size_t len;
+
+	if (!r || mp_render_mem(r, doc, kind, &out, &len, err, sizeof(err)))
+		return strdup("");
+	return out;
+}
+
+static bool has(const char *out, const char *want, const char *format)
+{
+	bool ok = strstr(out, want) != NULL;
+
+	CHECK(ok, "%s says '%s'", format, want);
+	return ok;
+}
+
+/* The faults a fresh reader found, each in every renderer that shows the
+ * table: an estimate's bound stood at the head of the top-tasks cell, the
+ * v1 kmem (objcg) reserve showed in text only, "rows of 1 processes". */
+static void test_cells(void)
+{
+	static const char *const fmts[] = { "text", "markdown", "html" };
+	char err[512];
+	int kind = 0;
+	cJSON *doc = mp_doc_load_file(FIXTURES "/html/probe-pinned.json", &kind, err, sizeof(err));
+	cJSON *a = cJSON_GetObjectItem(doc, "attribution"), *c;
+
+	CHECK(doc && kind == MP_DOC_PROBE, "the fixture loads: %s", doc ? "" : err);
+	if (!doc)
+		return;
+	cJSON_ArrayForEach(c, cJSON_GetObjectItem(a, "categories")) {
+		const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(c, "name"));
+
+		if (!strcmp(name, "kernel_other"))
+			cJSON_AddNumberToObject(c, "objcg_reserve_bytes", 8192);
+		if (!strcmp(name, "anon")) {
+			cJSON_AddTrueToObject(c, "estimated");
+			cJSON_AddNumberToObject(c, "bound_bytes", 4096);
+		}
+	}
+	cJSON_ReplaceItemInObject(a, "processes_counted", cJSON_CreateNumber(1));
+	cJSON_ReplaceItemInObject(a, "processes_exited", cJSON_CreateNumber(1));
+	CHECK(mp_doc_adopt(doc, &kind, err, sizeof(err)) == 0, "adopted again: %s", err);
+	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+		char *out = rendered(doc, kind, fmts[i]);
+
+		has(out, "charged, in no object (objcg reserve): 8.0 KiB", fmts[i]);
+		has(out, " \u00b14.0 KiB", fmts[i]);
+		CHECK(!strstr(out, "(+-"), "%s: no bound in the tasks' cell", fmts[i]);
+		CHECK(!strstr(out, "1 processes"), "%s: no \"1 processes\"", fmts[i]);
+		free(out);
+	}
+	{
+		char *out = rendered(doc, kind, "text");
+
+		has(out, "(rows of 1 process, which exited", "text");
+		free(out);
+	}
+	cJSON_Delete(doc);
+}
+
 int main(void)
 {
 	test_pct();
 	test_cats();
+	test_cells();
 	return unit_done("views");
 }
