@@ -164,25 +164,41 @@ static void overhead_tail(const cJSON *o, const char *total, FILE *f, struct mp_
 	mp_view_overhead_tail_free(&t);
 }
 
-/* The overhead object: who and what it is made of; total names the sum
- * ("overhead" at the peak, "left after" once the probe exited). */
+/* The overhead object: who and what it is made of (views.h: its groups, as
+ * text and markdown list them, or an older document's parts); total names
+ * the sum ("overhead" at the peak, "left after" once the probe exited). */
 static void overhead_parts(const cJSON *o, const char *total, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *it;
+	struct mp_view_overhead_rows v;
 	char b[32];
 
-	fputs("<div class=\"wrap\"><table class=\"overhead\"><tr><th>part</th><th>category</th>"
-	      "<th class=\"n\">bytes</th></tr>\n", f);
-	cJSON_ArrayForEach(it, mp_rd_arr(rd, o, "parts", 0)) {
-		if (!mp_rd_is_obj(rd, it))
-			return;
+	if (mp_view_overhead_rows(o, rd, &v))
+		return;
+	fprintf(f, "<div class=\"wrap\"><table class=\"overhead\"><tr><th>%s</th><th>%s</th>"
+		"<th class=\"n\">bytes</th></tr>\n", v.groups ? "who" : "part",
+		v.groups ? "categories" : "category");
+	for (int i = 0; i < v.n; i++) {
+		const struct mp_view_overhead_row *r = &v.rows[i];
+
 		fputs("<tr><td>", f);
-		mp_html_who(f, it, rd);
+		if (v.groups)
+			mp_html_esc(f, r->name);
+		else
+			mp_html_who(f, r->obj, rd);
 		fputs("</td><td>", f);
-		mp_html_esc(f, mp_rd_str(rd, it, "category", 0));
+		for (int c = 0; c < r->ncats; c++) {
+			fputs(c ? ", " : "", f);
+			mp_html_esc(f, r->cats[c].category);
+			if (!v.groups)
+				continue;
+			fprintf(f, " %s", mp_render_size(r->cats[c].bytes, b, sizeof(b)));
+			if (!strcmp(r->cats[c].category, "anon") && r->cow)
+				fprintf(f, " (%s copied on write)", mp_render_size(r->cow, b, sizeof(b)));
+		}
 		fprintf(f, "</td><td class=\"n\">%s</td></tr>\n",
-			mp_render_size(mp_rd_s64v(rd, it, "bytes"), b, sizeof(b)));
+			mp_render_size(r->bytes, b, sizeof(b)));
 	}
+	mp_view_overhead_rows_free(&v);
 	overhead_tail(o, total, f, rd);
 }
 

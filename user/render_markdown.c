@@ -153,65 +153,40 @@ static void overhead_tail(const cJSON *o, const char *total, FILE *f, struct mp_
 	mp_view_overhead_tail_free(&t);
 }
 
-/* A group of the overhead (a process, or processes of one name and role):
- * its name, its categories (copy-on-write inside anon), its bytes. */
-static void group_row(const cJSON *g, FILE *f, struct mp_rd *rd)
-{
-	const cJSON *c;
-	uint64_t pid = 0, host = 0;
-	int64_t cow = 0;
-	char b[32], name[112];
-	int n = 0;
-
-	mp_rd_u64(rd, g, "pid", MP_RD_NULL, &pid);
-	mp_rd_u64(rd, g, "host_pid", MP_RD_ABSENT, &host);
-	mp_rd_s64(rd, g, "copy_on_write_bytes", MP_RD_NULL, &cow);
-	fputs("| ", f);
-	code(f, mp_proc_group_name_host(mp_rd_str(rd, g, "comm", 0), mp_rd_str(rd, g, "role", 0),
-					(unsigned)mp_rd_u64v(rd, g, "processes"), (uint32_t)pid,
-					(uint32_t)host, name, sizeof(name)));
-	fputs(" | ", f);
-	cJSON_ArrayForEach(c, mp_rd_arr(rd, g, "categories", 0)) {
-		if (!mp_rd_is_obj(rd, c))
-			return;
-		fputs(n++ ? ", " : "", f);
-		code(f, mp_rd_str(rd, c, "category", 0));
-		fprintf(f, " %s", mp_render_size(mp_rd_s64v(rd, c, "bytes"), b, sizeof(b)));
-		if (!strcmp(mp_rd_str(rd, c, "category", 0), "anon") && cow)
-			fprintf(f, " (%s copied on write)", mp_render_size(cow, b, sizeof(b)));
-	}
-	fprintf(f, " | %s |\n", mp_render_size(mp_rd_s64v(rd, g, "bytes"), b, sizeof(b)));
-}
-
-/* The overhead object (probe doc `overhead`, record's probe): its groups
- * (older documents: its parts), and their total as total names it:
- * "overhead" at the peak, "left after" for what stayed charged once the
- * probe exited (as the text report says). */
+/* The overhead object (probe doc `overhead`, record's probe): its rows
+ * (views.h: groups, or an older document's parts), and their total as
+ * total names it: "overhead" at the peak, "left after" for what stayed
+ * charged once the probe exited (as the text report says). */
 static void overhead_parts(const cJSON *o, const char *total, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *it, *groups = mp_rd_arr(rd, o, "groups", MP_RD_ABSENT);
+	struct mp_view_overhead_rows v;
 	char b[32];
 
-	if (groups) {
-		fputs("| who | categories | bytes |\n|---|---|---:|\n", f);
-		cJSON_ArrayForEach(it, groups) {
-			if (!mp_rd_is_obj(rd, it))
-				return;
-			group_row(it, f, rd);
-		}
-		overhead_tail(o, total, f, rd);
+	if (mp_view_overhead_rows(o, rd, &v))
 		return;
-	}
-	fputs("| part | category | bytes |\n|---|---|---:|\n", f);
-	cJSON_ArrayForEach(it, mp_rd_arr(rd, o, "parts", 0)) {
-		if (!mp_rd_is_obj(rd, it))
-			return;
+	fputs(v.groups ? "| who | categories | bytes |\n|---|---|---:|\n" :
+			 "| part | category | bytes |\n|---|---|---:|\n", f);
+	for (int i = 0; i < v.n; i++) {
+		const struct mp_view_overhead_row *r = &v.rows[i];
+
 		fputs("| ", f);
-		who(f, it, rd);
+		if (v.groups)
+			code(f, r->name);
+		else
+			who(f, r->obj, rd);
 		fputs(" | ", f);
-		code(f, mp_rd_str(rd, it, "category", 0));
-		fprintf(f, " | %s |\n", mp_render_size(mp_rd_s64v(rd, it, "bytes"), b, sizeof(b)));
+		for (int c = 0; c < r->ncats; c++) {
+			fputs(c ? ", " : "", f);
+			code(f, r->cats[c].category);
+			if (!v.groups)
+				continue;
+			fprintf(f, " %s", mp_render_size(r->cats[c].bytes, b, sizeof(b)));
+			if (!strcmp(r->cats[c].category, "anon") && r->cow)
+				fprintf(f, " (%s copied on write)", mp_render_size(r->cow, b, sizeof(b)));
+		}
+		fprintf(f, " | %s |\n", mp_render_size(r->bytes, b, sizeof(b)));
 	}
+	mp_view_overhead_rows_free(&v);
 	overhead_tail(o, total, f, rd);
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Views: a document's tables, built once, the row rules here (views.h). */
 #include "views.h"
+#include "proc_role.h"
 #include "render.h"
 #include "util.h"
 
@@ -81,6 +82,67 @@ void mp_view_overhead_tail_free(struct mp_view_overhead_tail *t)
 	free(t->reclaimed);
 	free(t->probe);
 	memset(t, 0, sizeof(*t));
+}
+
+/* Row r of a group g: its name, categories, copies on write, bytes. */
+static int group_row(const cJSON *g, struct mp_rd *rd, struct mp_view_overhead_row *r)
+{
+	uint64_t pid = 0, host = 0;
+
+	mp_rd_u64(rd, g, "pid", MP_RD_NULL, &pid);
+	mp_rd_u64(rd, g, "host_pid", MP_RD_ABSENT, &host);
+	mp_rd_s64(rd, g, "copy_on_write_bytes", MP_RD_NULL | MP_RD_ABSENT, &r->cow);
+	mp_proc_group_name_host(mp_rd_str(rd, g, "comm", 0), mp_rd_str(rd, g, "role", 0),
+				(unsigned)mp_rd_u64v(rd, g, "processes"), (uint32_t)pid,
+				(uint32_t)host, r->name, sizeof(r->name));
+	return parts(g, "categories", rd, &r->cats, &r->ncats);
+}
+
+int mp_view_overhead_rows(const cJSON *o, struct mp_rd *rd, struct mp_view_overhead_rows *v)
+{
+	const cJSON *list, *it;
+
+	memset(v, 0, sizeof(*v));
+	list = mp_rd_arr(rd, o, "groups", MP_RD_ABSENT);
+	v->groups = list != NULL;
+	if (!list)
+		list = mp_rd_arr(rd, o, "parts", 0);
+	if (!mp_rd_ok(rd))
+		return -1;
+	if (!(v->rows = calloc((size_t)cJSON_GetArraySize(list) + 1, sizeof(*v->rows)))) {
+		mp_rd_fail(rd, list, NULL, "out of memory");
+		return -1;
+	}
+	cJSON_ArrayForEach(it, list) {
+		struct mp_view_overhead_row *r = &v->rows[v->n++];
+
+		if (!mp_rd_is_obj(rd, it))
+			break;
+		r->obj = it;
+		r->bytes = mp_rd_s64v(rd, it, "bytes");
+		if (v->groups ? group_row(it, rd, r) :
+		    !(r->cats = calloc(1, sizeof(*r->cats))))
+			break;
+		if (!v->groups) {
+			r->cats[0].category = mp_rd_str(rd, it, "category", 0);
+			r->cats[0].bytes = r->bytes;
+			r->ncats = 1;
+		}
+	}
+	if (mp_rd_ok(rd) && (!v->n || v->rows[v->n - 1].cats))
+		return 0;
+	if (mp_rd_ok(rd))
+		mp_rd_fail(rd, list, NULL, "out of memory");
+	mp_view_overhead_rows_free(v);
+	return -1;
+}
+
+void mp_view_overhead_rows_free(struct mp_view_overhead_rows *v)
+{
+	for (int i = 0; i < v->n; i++)
+		free(v->rows[i].cats);
+	free(v->rows);
+	memset(v, 0, sizeof(*v));
 }
 
 void mp_view_moment(const cJSON *o, struct mp_rd *rd, struct mp_view_moment *m)

@@ -80,6 +80,27 @@ struct mp_view_overhead_tail {
 int mp_view_overhead_tail(const cJSON *o, struct mp_rd *rd, struct mp_view_overhead_tail *t);
 void mp_view_overhead_tail_free(struct mp_view_overhead_tail *t);
 
+/* The overhead table's first rows: its groups (a process, or processes of
+ * one name and role, with their categories), or an older document's parts
+ * (one category each). Every renderer lists the same rows: html listed the
+ * parts where text and markdown listed the groups. */
+struct mp_view_overhead_row {
+	const cJSON *obj;          /* the group or part (a part's renderer says who) */
+	char name[112];            /* a group's: "postgres ×32 (backends)"; "" for a part */
+	struct mp_view_part *cats; /* a group's categories, a part's one */
+	int ncats;
+	int64_t cow;               /* a group's anon copied on write, 0 if none */
+	int64_t bytes;
+};
+struct mp_view_overhead_rows {
+	struct mp_view_overhead_row *rows;
+	int n;
+	bool groups;               /* rows are groups (else parts) */
+};
+/* 0, or -1 with rd's error said; free with mp_view_overhead_rows_free. */
+int mp_view_overhead_rows(const cJSON *o, struct mp_rd *rd, struct mp_view_overhead_rows *v);
+void mp_view_overhead_rows_free(struct mp_view_overhead_rows *v);
+
 /* What a cgroup (or the pinned object) holds that no process maps, and
  * its huge pages, at one moment: the rows text and markdown print. */
 struct mp_view_moment {

@@ -119,8 +119,41 @@ static void test_cells(void)
 	cJSON_Delete(doc);
 }
 
+/* The overhead table lists the document's groups in html as in text and
+ * markdown (html listed the parts: 31 rows for 2 groups). */
+static void test_overhead_rows(void)
+{
+	static const char *const fmts[] = { "markdown", "html" };
+	static const char *const cells[] = { "`shmem` 34.5 MiB, `pagetables` 576.0 KiB",
+					     "<td>shmem 34.5 MiB, pagetables 576.0 KiB" };
+	char err[512];
+	int kind = 0;
+	cJSON *doc = mp_doc_load_file(FIXTURES "/../fuzz/corpus/probe-groups.json", &kind, err,
+				      sizeof(err));
+	struct mp_rd rd = { .root = doc };
+	struct mp_view_overhead_rows v;
+
+	CHECK(doc != NULL, "the fixture loads: %s", doc ? "" : err);
+	if (!doc)
+		return;
+	CHECK(mp_view_overhead_rows(cJSON_GetObjectItem(doc, "overhead"), &rd, &v) == 0,
+	      "the overhead's rows build: %s", rd.err);
+	CHECK(v.groups && v.n == 2, "2 groups, not %d %s", v.n, v.groups ? "groups" : "parts");
+	CHECK_STR(v.n ? v.rows[0].name : "", "postgres \u00d78 (backends)", "the first group");
+	mp_view_overhead_rows_free(&v);
+	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+		char *out = rendered(doc, kind, fmts[i]);
+
+		has(out, "postgres \u00d78 (backends)", fmts[i]);
+		has(out, cells[i], fmts[i]);
+		free(out);
+	}
+	cJSON_Delete(doc);
+}
+
 int main(void)
 {
+	test_overhead_rows();
 	test_pct();
 	test_cats();
 	test_cells();
