@@ -211,6 +211,7 @@ static void read_pinned(struct rec *r, const struct sample *s)
 static void keep_peak(struct rec *r, const struct sample *s)
 {
 	r->peak = *s;
+	r->peak_settled = false;
 	if (!r->pinned.taken || mp_rec_now_ms(r) >= r->pinned_next_ms)
 		read_pinned(r, s);
 	if (r->attr && mp_rec_now_ms(r) >= r->peak_snap_next_ms)
@@ -229,6 +230,56 @@ static void peak_snap_late(struct rec *r, uint64_t usage)
 		snap_peak(r);
 	else
 		r->peak_snap_due = false;
+}
+
+/*
+ * The first sample after a new peak that is not above it: the rise has
+ * stopped. The usage is charged before the stat update that says what
+ * the charge is (a huge page is charged, then zeroed, then mapped and
+ * counted in anon and anon_thp): a peak read while a fault was in flight
+ * has its usage, not yet its figures (a 256 MiB THP fill's peak sample
+ * and snapshot read 127 huge pages in anon_thp, memory.stat 128 a moment
+ * later, about 1 run in 3). Still at the peak's usage, this sample is
+ * the peak's, its figures settled; at the peak (mp_at_peak), the maps are
+ * taken again, as soon as their cost allows (at once at the end).
+ */
+static void settle_peak(struct rec *r, const struct sample *s, bool end)
+{
+	r->peak_settled = true;
+	if (s->usage_bytes == r->peak.usage_bytes)
+		r->peak = *s;
+	if (!r->attr)
+		return;
+	if (!mp_at_peak(s->usage_bytes, r->peak.usage_bytes))
+		r->peak_snap_due = false;
+	else if (end || r->peak_snap_due || mp_rec_now_ms(r) >= r->peak_snap_next_ms)
+		snap_peak(r);
+	else
+		r->peak_snap_due = true; /* taken at the next sample still at it */
+}
+
+/*
+ * The recording ends: a peak whose rise the last sample had not seen
+ * stop, or whose snapshot was passed over for its cost (a rise in the
+ * last interval: the peak's maps stayed those of an earlier peak, 20-40
+ * huge pages short of a THP fill), is settled with the usage now.
+ */
+static void settle_peak_at_end(struct rec *r)
+{
+	struct sample s = { 0 };
+
+	pthread_mutex_lock(&r->sample_lock);
+	if (r->have_last && (!r->peak_settled || r->peak_snap_due) &&
+	    !read_usage(r, &s.usage_bytes)) {
+		read_sample(r, &s);
+		s.limit_bytes = r->limit_now;
+		if (s.usage_bytes > r->peak.usage_bytes) {
+			r->peak_snap_next_ms = UINT64_MAX; /* one snapshot: settle_peak's */
+			keep_peak(r, &s);
+		}
+		settle_peak(r, &s, true);
+	}
+	pthread_mutex_unlock(&r->sample_lock);
 }
 
 /*
@@ -284,7 +335,9 @@ static int take_sample_locked(struct rec *r, bool timeline)
 	if (!r->have_last || s.usage_bytes > r->peak.usage_bytes) {
 		keep_peak(r, &s);
 	} else {
-		if (r->peak_snap_due)
+		if (!r->peak_settled)
+			settle_peak(r, &s, false);
+		else if (r->peak_snap_due)
 			peak_snap_late(r, s.usage_bytes);
 		/* still at the peak: what is pinned there may have changed */
 		if (mp_at_peak(s.usage_bytes, r->peak.usage_bytes) &&
@@ -809,6 +862,7 @@ void mp_rec_finish(struct rec *r)
 	else if (!r->pinned.taken)
 		mp_pinned_read(&r->cg, "end", &r->pinned);
 	oom_from_counter(r);
+	settle_peak_at_end(r);
 	if (!r->attr)
 		return;
 	mp_attr_poll_oom(r->attr, 0, on_oom, r);
