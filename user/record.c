@@ -211,7 +211,6 @@ static void read_pinned(struct rec *r, const struct sample *s)
 static void keep_peak(struct rec *r, const struct sample *s)
 {
 	r->peak = *s;
-	r->peak_settled = false;
 	if (!r->pinned.taken || mp_rec_now_ms(r) >= r->pinned_next_ms)
 		read_pinned(r, s);
 	if (r->attr && mp_rec_now_ms(r) >= r->peak_snap_next_ms)
@@ -220,38 +219,72 @@ static void keep_peak(struct rec *r, const struct sample *s)
 		r->peak_snap_due = true;
 }
 
-/* A sample below the peak while its snapshot is due: the rise has stopped.
- * Still at the peak (mp_at_peak), the maps now are the peak's (a probe
- * holding its fill); further down, the workload is freeing, and the
- * snapshot of the last new peak it had time for stands. */
-static void peak_snap_late(struct rec *r, uint64_t usage)
+/* The per-CPU charge batches: 64 pages a CPU, which the usage gains and
+ * loses as the stocks refill and drain, no page charged or freed. */
+static uint64_t charge_slack(void)
 {
-	if (mp_at_peak(usage, r->peak.usage_bytes))
-		snap_peak(r);
-	else
-		r->peak_snap_due = false;
+	static uint64_t slack;
+
+	if (!slack)
+		slack = 64 * (uint64_t)sysconf(_SC_PAGESIZE) *
+			(uint64_t)MP_MAX(sysconf(_SC_NPROCESSORS_CONF), 1L);
+	return slack;
+}
+
+/* What a sample's categories account for of the usage (those the usage
+ * is the sum of), in memory.stat's figures and in the hooks'. */
+static void accounted(const struct sample *s, int64_t *stat, int64_t *bpf)
+{
+	*stat = *bpf = 0;
+	for (int k = 0; k < MP_NR_CATS; k++) {
+		if (mp_cats[k].part != MP_PART_USAGE)
+			continue;
+		*stat += s->stat.have[k] ? (int64_t)s->stat.bytes[k] : 0;
+		*bpf += s->bpf_growth[k];
+	}
+}
+
+/* Does s account for more of the usage than the peak's sample? */
+static bool caught_up(const struct sample *s, const struct sample *peak)
+{
+	int64_t s_stat, s_bpf, p_stat, p_bpf;
+
+	accounted(s, &s_stat, &s_bpf);
+	accounted(peak, &p_stat, &p_bpf);
+	return s_stat > p_stat || s_bpf > p_bpf;
 }
 
 /*
- * The first sample after a new peak that is not above it: the rise has
- * stopped. The usage is charged before the stat update that says what
- * the charge is (a huge page is charged, then zeroed, then mapped and
- * counted in anon and anon_thp): a peak read while a fault was in flight
+ * A sample not above the peak. A page is charged before the stat update
+ * that says what it is: a huge page is charged, zeroed, then mapped and
+ * counted in anon and anon_thp. A peak read while a fault was in flight
  * has its usage, not yet its figures (a 256 MiB THP fill's peak sample
  * and snapshot read 127 huge pages in anon_thp, memory.stat 128 a moment
- * later, about 1 run in 3). Still at the peak's usage, this sample is
- * the peak's, its figures settled; at the peak (mp_at_peak), the maps are
- * taken again, as soon as their cost allows (at once at the end).
+ * later, about 1 run in 3), and a sample right after it, the same. So
+ * while the usage stays at the peak (give or take the charge batches),
+ * a sample whose categories account for more of it than the peak's
+ * sample did is the peak's: its figures and moment, the highest usage
+ * kept; and at the peak (mp_at_peak) the maps are read again, as soon as
+ * their cost allows (at once at the end). Further down, the workload is
+ * freeing: the last snapshot stands. A plateau whose figures hold keeps
+ * its sample and costs nothing; one whose figures wander takes a new
+ * one only at a new high of what they account for.
  */
 static void settle_peak(struct rec *r, const struct sample *s, bool end)
 {
-	r->peak_settled = true;
-	if (s->usage_bytes == r->peak.usage_bytes)
+	uint64_t usage = r->peak.usage_bytes;
+	bool moved = s->usage_bytes + charge_slack() >= usage && caught_up(s, &r->peak);
+
+	if (moved) {
 		r->peak = *s;
+		r->peak.usage_bytes = usage;
+	}
 	if (!r->attr)
 		return;
-	if (!mp_at_peak(s->usage_bytes, r->peak.usage_bytes))
+	if (!mp_at_peak(s->usage_bytes, usage))
 		r->peak_snap_due = false;
+	else if (!moved && !r->peak_snap_due)
+		return;
 	else if (end || r->peak_snap_due || mp_rec_now_ms(r) >= r->peak_snap_next_ms)
 		snap_peak(r);
 	else
@@ -259,18 +292,18 @@ static void settle_peak(struct rec *r, const struct sample *s, bool end)
 }
 
 /*
- * The recording ends: a peak whose rise the last sample had not seen
- * stop, or whose snapshot was passed over for its cost (a rise in the
- * last interval: the peak's maps stayed those of an earlier peak, 20-40
- * huge pages short of a THP fill), is settled with the usage now.
+ * The recording ends: one more sample, for the peak (settle_peak), its
+ * maps read at once where they are due. A rise in the last interval
+ * whose snapshot was put off for its cost left the peak's maps those of
+ * an earlier peak, 20-40 huge pages short of a THP fill, category and
+ * process alike, when the stop signal came before another sample.
  */
 static void settle_peak_at_end(struct rec *r)
 {
 	struct sample s = { 0 };
 
 	pthread_mutex_lock(&r->sample_lock);
-	if (r->have_last && (!r->peak_settled || r->peak_snap_due) &&
-	    !read_usage(r, &s.usage_bytes)) {
+	if (r->have_last && !read_usage(r, &s.usage_bytes)) {
 		read_sample(r, &s);
 		s.limit_bytes = r->limit_now;
 		if (s.usage_bytes > r->peak.usage_bytes) {
@@ -278,6 +311,9 @@ static void settle_peak_at_end(struct rec *r)
 			keep_peak(r, &s);
 		}
 		settle_peak(r, &s, true);
+		/* the recording's last reading (run.duration_ms) */
+		r->prev = r->last;
+		r->last = s;
 	}
 	pthread_mutex_unlock(&r->sample_lock);
 }
@@ -335,10 +371,7 @@ static int take_sample_locked(struct rec *r, bool timeline)
 	if (!r->have_last || s.usage_bytes > r->peak.usage_bytes) {
 		keep_peak(r, &s);
 	} else {
-		if (!r->peak_settled)
-			settle_peak(r, &s, false);
-		else if (r->peak_snap_due)
-			peak_snap_late(r, s.usage_bytes);
+		settle_peak(r, &s, false);
 		/* still at the peak: what is pinned there may have changed */
 		if (mp_at_peak(s.usage_bytes, r->peak.usage_bytes) &&
 		    mp_rec_now_ms(r) >= r->pinned_next_ms)
@@ -862,10 +895,12 @@ void mp_rec_finish(struct rec *r)
 	else if (!r->pinned.taken)
 		mp_pinned_read(&r->cg, "end", &r->pinned);
 	oom_from_counter(r);
+	/* late kills first: each takes the last sample before it */
+	if (r->attr)
+		mp_attr_poll_oom(r->attr, 0, on_oom, r);
 	settle_peak_at_end(r);
 	if (!r->attr)
 		return;
-	mp_attr_poll_oom(r->attr, 0, on_oom, r);
 	if (r->child_exited && r->nooms && WIFSIGNALED(r->child_status))
 		r->end_reason = "oom_kill";
 	mp_attr_snapshot(r->attr, &r->end);

@@ -103,8 +103,6 @@ struct rec {
 	bool peak_snap_due;                 /* a new peak came too soon after the last
 					     * snapshot: take one when the rise stops */
 	uint64_t peak_snap_next_ms;         /* no peak snapshot before then */
-	bool peak_settled;                  /* a sample since the peak's was not above
-					     * it: the rise has stopped (settle_peak) */
 	struct mp_pinned pinned;            /* at the peak (else at the end) */
 	uint64_t pinned_ms;                 /* the sample it was read at */
 	uint64_t pinned_next_ms;            /* no reading before then */
