@@ -205,6 +205,7 @@ static int build_getopt(const struct mp_cli_cmd *cmd, struct option *lo, char *s
 
 	if (cmd->takes_command)
 		*so++ = '+';
+	*so++ = ':'; /* a value missing returns ':', told apart from an unknown option */
 	for (const struct mp_cli_opt *o = cmd->opts; o->name; o++, n++) {
 		if (n == MAX_OPTS)
 			return mp_cli_fail(cmd->name, "more than %d options (a bug)", MAX_OPTS);
@@ -234,11 +235,27 @@ int mp_cli_targets(const struct mp_cli *c)
 	return !!c->nr_cgroup + !!c->nr_pid + !!c->nr_limit;
 }
 
+/* An option given last without its value: say which and what it takes
+ * (getopt's optopt: the long option's id, or the short one's letter). */
+static int missing_value(const struct mp_cli_cmd *cmd, int opt)
+{
+	const struct mp_cli_opt *o;
+
+	for (o = cmd->opts; o->name; o++)
+		if (o->id == opt || (o->short_name && o->short_name == opt))
+			break;
+	if (!o->name)
+		return mp_cli_bad(cmd->name, "an option's value is missing; see memprobe %s --help",
+				  cmd->name);
+	return mp_cli_bad(cmd->name, "--%s needs a value (%s); see memprobe %s --help", o->name,
+			  o->arg, cmd->name);
+}
+
 int mp_cli_parse(const struct mp_cli_cmd *cmd, int argc, char **argv, struct mp_cli *c,
 		 void *ctx)
 {
 	struct option lo[MAX_OPTS + 1];
-	char so[2 * MAX_OPTS + 2], optbuf[64];
+	char so[2 * MAX_OPTS + 3], optbuf[64];
 	int id, ret;
 
 	*c = (struct mp_cli){ .format = "text", .top = MP_CLI_TOP_DEFAULT, .stack_sample = 1 };
@@ -247,10 +264,12 @@ int mp_cli_parse(const struct mp_cli_cmd *cmd, int argc, char **argv, struct mp_
 	optind = 1;
 	opterr = 0;
 	while ((id = getopt_long(argc, argv, so, lo, NULL)) != -1) {
+		if (id == ':')
+			return missing_value(cmd, optopt);
 		if (id < MP_OPT_CGROUP)
 			id = short_id(cmd, id); /* '?': not one of ours, or its value missing */
 		if (id < 0)
-			return mp_cli_bad(cmd->name, "unknown option or missing value '%s'; "
+			return mp_cli_bad(cmd->name, "unknown option '%s'; "
 					  "see memprobe %s --help",
 					  mp_bad_option(argv, optbuf, sizeof(optbuf)), cmd->name);
 		if (id == MP_OPT_HELP) {

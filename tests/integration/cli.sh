@@ -32,6 +32,14 @@ test_bad_input() {
 	expect_bad "unknown thp mode" "$MEMPROBE" probe --thp sometimes
 	expect_bad "unknown format" "$MEMPROBE" limits --format yaml
 	expect_bad "unknown option" "$MEMPROBE" probe --frobnicate
+	# a known option given last without its value was called "unknown
+	# option or missing value": now it is named, with what it takes
+	expect_bad "--limit without its value" "$MEMPROBE" probe --limit
+	check_eq "bad input: ... the line names the option and its value" "$(cat "$TMP/bad.err")" \
+		"memprobe probe: --limit needs a value (SIZE); see memprobe probe --help"
+	expect_bad "-c without its value" "$MEMPROBE" limits -c
+	check_eq "bad input: ... the short form named by its long name" "$(cat "$TMP/bad.err")" \
+		"memprobe limits: --cgroup needs a value (PATH); see memprobe limits --help"
 	expect_bad "output in a missing directory" "$MEMPROBE" probe -o /no/such/dir/report.json
 	expect_bad "unknown command" "$MEMPROBE" frobnicate
 	check "bad input: no report file created" [ ! -e /no/such/dir/report.json ]
