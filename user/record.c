@@ -273,7 +273,8 @@ static bool caught_up(const struct sample *s, const struct sample *peak)
 static void settle_peak(struct rec *r, const struct sample *s, bool end)
 {
 	uint64_t usage = r->peak.usage_bytes;
-	bool moved = s->usage_bytes + charge_slack() >= usage && caught_up(s, &r->peak);
+	bool near = s->usage_bytes + charge_slack() >= usage;
+	bool moved = near && caught_up(s, &r->peak);
 
 	if (moved) {
 		r->peak = *s;
@@ -281,7 +282,7 @@ static void settle_peak(struct rec *r, const struct sample *s, bool end)
 	}
 	if (!r->attr)
 		return;
-	if (!mp_at_peak(s->usage_bytes, usage))
+	if (!near && !mp_at_peak(s->usage_bytes, usage))
 		r->peak_snap_due = false;
 	else if (!moved && !r->peak_snap_due)
 		return;
