@@ -103,16 +103,37 @@ fail() { TESTS_FAILED=$((TESTS_FAILED + 1)); echo "not ok - $*"; }
 # mode); counted, never a pass
 skip() { TESTS_SKIPPED=$((TESTS_SKIPPED + 1)); echo "skip - $*"; }
 
-# check WHAT CONDITION-COMMAND...: pass or fail on the command's status
+# shown TEXT: TEXT for a failure line: one line, at most 300 characters
+shown() {
+	local s=${1//$'\n'/\\n}
+	[ ${#s} -le 300 ] && printf '%s' "$s" || printf '%s...' "${s:0:300}"
+}
+
+# check WHAT CONDITION-COMMAND...: pass or fail on the command's status; a
+# failure prints the command as it ran (its arguments expanded), for the
+# commands whose status is the check (grep -q, cmp, valid_doc,
+# no_leftovers, a file test). A comparison of values is one of the
+# check_* below, which print what was got and what was wanted.
 check() {
 	local what=$1; shift
-	if "$@"; then pass "$what"; else fail "$what"; fi
+	if "$@"; then pass "$what"; else fail "$what (failed: $(shown "$*"))"; fi
 }
 
 is_int() { [[ "$1" =~ ^-?[0-9]+$ ]]; }
 
-# check_eq WHAT GOT WANT: equal, as strings
-check_eq() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1 (got '$2', want '$3')"; fi; }
+# check_eq WHAT GOT WANT: equal, as strings; check_ne: not equal, as strings
+check_eq() { if [ "$2" = "$3" ]; then pass "$1"; else fail "$1 (got '$(shown "$2")', want '$(shown "$3")')"; fi; }
+check_ne() { if [ "$2" != "$3" ]; then pass "$1"; else fail "$1 (got '$(shown "$2")', want not '$3')"; fi; }
+# check_empty WHAT GOT: GOT is the empty string (a list of what is left, of
+# what is wrong)
+check_empty() { if [ -z "$2" ]; then pass "$1"; else fail "$1 (got '$(shown "$2")', want nothing)"; fi; }
+# check_match WHAT GOT GREP-ARGS...: some line of GOT matches, as
+# grep -q GREP-ARGS would (give -E, -x, -F, -- as grep takes them)
+check_match() {
+	local what=$1 got=$2; shift 2
+	if grep -q "$@" <<< "$got"; then pass "$what"
+	else fail "$what (got '$(shown "$got")', want a line matching: $*)"; fi
+}
 # check_le WHAT GOT MAX, check_ge WHAT GOT MIN: integers, at most / at least
 check_le() {
 	if is_int "$2" && is_int "$3" && [ "$2" -le "$3" ]; then pass "$1"
@@ -121,6 +142,21 @@ check_le() {
 check_ge() {
 	if is_int "$2" && is_int "$3" && [ "$2" -ge "$3" ]; then pass "$1"
 	else fail "$1 (got '$2', want >= '$3')"; fi
+}
+# check_lt WHAT GOT MAX, check_gt WHAT GOT MIN: integers, below / above
+check_lt() {
+	if is_int "$2" && is_int "$3" && [ "$2" -lt "$3" ]; then pass "$1"
+	else fail "$1 (got '$2', want < '$3')"; fi
+}
+check_gt() {
+	if is_int "$2" && is_int "$3" && [ "$2" -gt "$3" ]; then pass "$1"
+	else fail "$1 (got '$2', want > '$3')"; fi
+}
+# check_near WHAT GOT WANT SLACK: integers, |GOT - WANT| <= SLACK (bytes
+# against the kernel's counter: a slack in bytes, not a fraction)
+check_near() {
+	if is_int "$2" && is_int "$3" && [ $(($2 - $3)) -le "$4" ] && [ $(($3 - $2)) -le "$4" ]; then pass "$1"
+	else fail "$1 (got '$2', want '$3' within $4)"; fi
 }
 # check_within WHAT GOT WANT TOLERANCE: |got - want| <= TOLERANCE * |want|,
 # TOLERANCE a fraction (0.05: within 5%)

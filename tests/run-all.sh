@@ -7,7 +7,7 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 tests/run-unit.sh "${MEMPROBE_UNIT_DIR:-build/tests}"/test_* | tee "$out"
 tests/run-integration.sh | tee -a "$out"
-# field N of the summary lines "unit: P passed, F failed" and
+# field N of the summary lines "unit: P passed, F failed, S skipped" and
 # "integration: P passed, F failed, S skipped", summed
 total() {
 	sed -n 's/^\(unit\|integration\): \([0-9]*\) passed, \([0-9]*\) failed\(, \([0-9]*\) skipped\)\{0,1\}$/\'"$1"'/p' "$out" |

@@ -48,7 +48,7 @@ test_bad_input() {
 	"$MEMPROBE" probe --limit 64M -o /dev/null 2>/dev/null
 	check "-o /dev/null leaves /dev/null a character device" [ -c /dev/null ]
 	"$MEMPROBE" probe --limit 64M --format json -o /dev/stdout 2>/dev/null | jq -e .allocated_bytes > /dev/null
-	check "-o /dev/stdout writes the report to standard output" [ $? = 0 ]
+	check_eq "-o /dev/stdout writes the report to standard output" "$?" 0
 	expect_bad "record --interval 0" "$MEMPROBE" record --interval 0 --limit 64M -- true
 	expect_bad "record with nothing to record" "$MEMPROBE" record
 	expect_bad "record --limit without a command" "$MEMPROBE" record --cgroup / --limit 1G
@@ -101,7 +101,7 @@ test_cli() {
 	else
 		# a guest of the kernel matrix: no git, the binary built elsewhere
 		echo "# no git checkout at $src: --version checked for its form only"
-		check "cli: --version is 'memprobe VERSION'" grep -qxE 'memprobe [^ ]+' <<< "$got"
+		check_match "cli: --version is 'memprobe VERSION'" "$got" -xE 'memprobe [^ ]+'
 	fi
 	# the command table: usage, help, unknown command
 	"$MEMPROBE" > "$TMP/cli.out" 2> "$TMP/cli.err"; rc=$?
@@ -132,16 +132,16 @@ test_cli() {
 		check "cli: $c --help starts with its synopsis" grep -q "^usage: memprobe $c " "$TMP/cli.out"
 		check_eq "cli: $c -h is --help" "$("$MEMPROBE" $c -h)" "$(cat "$TMP/cli.out")"
 		check_eq "cli: help $c is $c --help" "$("$MEMPROBE" help $c)" "$(cat "$TMP/cli.out")"
-		check "cli: $c --help: -f, --format with its default" grep -q -- "-f, --format FORMAT .*(default: text)" <<< "$(help_opt $c --format)"
+		check_match "cli: $c --help: -f, --format with its default" "$(help_opt $c --format)" -- "-f, --format FORMAT .*(default: text)"
 		check "cli: $c --help: -c, --cgroup and -p, --pid" grep -q -- "-c, --cgroup PATH" "$TMP/cli.out"
 		check "cli: $c --help: -p, --pid" grep -q -- "-p, --pid PID" "$TMP/cli.out"
 		check "cli: $c --help: -h, --help" grep -q -- "-h, --help" "$TMP/cli.out"
 	done
 	for c in probe record budget; do
-		check "cli: $c --help: -o, --output" grep -q -- "-o, --output FILE .*(default: standard output)" <<< "$(help_opt $c --output)"
-		check "cli: $c --help: -l, --limit" grep -q -- "-l, --limit SIZE" <<< "$(help_opt $c --limit)"
-		check "cli: $c --help: --top defaults to 10" grep -q -- "--top N .*(default: 10)$" <<< "$(help_opt $c --top)"
-		check "cli: $c --help: --stack-sample defaults to 1" grep -q -- "--stack-sample N .*(default: 1)$" <<< "$(help_opt $c --stack-sample)"
+		check_match "cli: $c --help: -o, --output" "$(help_opt $c --output)" -- "-o, --output FILE .*(default: standard output)"
+		check_match "cli: $c --help: -l, --limit" "$(help_opt $c --limit)" -- "-l, --limit SIZE"
+		check_match "cli: $c --help: --top defaults to 10" "$(help_opt $c --top)" -- "--top N .*(default: 10)$"
+		check_match "cli: $c --help: --stack-sample defaults to 1" "$(help_opt $c --stack-sample)" -- "--stack-sample N .*(default: 1)$"
 		check "cli: $c --help: --btf" grep -q -- "--btf FILE" "$TMP/cli.out"
 	done
 	check "cli: limits --help lists -o, as every command's does" grep -qE -- "^  -o, --output FILE" <<< "$("$MEMPROBE" limits --help)"
@@ -149,16 +149,16 @@ test_cli() {
 	for opt in --cgroup --pid --limit --chunk --margin --thp --format --output --stack-sample --fault-tracepoint --top --threads --populate --btf --fill-host --to-limit --reclaim-cache --help; do
 		check "cli: probe --help lists $opt" grep -qE -- "^  (-[a-z], |    )$opt( |\$)" "$TMP/cli.out"
 	done
-	check "cli: probe --help: --chunk's default" grep -q -- "--chunk SIZE .*(default: limit/32 in 2 MiB steps, 2 MiB to 1 GiB)" <<< "$(help_opt probe --chunk)"
-	check "cli: probe --help: --margin's default" grep -q -- "--margin SIZE .*(default: limit/16 in 2 MiB steps, 2 MiB to 2 GiB)" <<< "$(help_opt probe --margin)"
-	check "cli: probe --help: --limit's default" grep -q -- "--limit SIZE .*(default: 1G; in a limited cgroup, that cgroup)" <<< "$(help_opt probe --limit)"
-	check "cli: probe --help: --thp's default" grep -q -- "--thp MODE .*(default: auto)" <<< "$(help_opt probe --thp)"
-	check "cli: probe --help: --threads' default" grep -q -- "--threads N .*(default: 1)" <<< "$(help_opt probe --threads)"
+	check_match "cli: probe --help: --chunk's default" "$(help_opt probe --chunk)" -- "--chunk SIZE .*(default: limit/32 in 2 MiB steps, 2 MiB to 1 GiB)"
+	check_match "cli: probe --help: --margin's default" "$(help_opt probe --margin)" -- "--margin SIZE .*(default: limit/16 in 2 MiB steps, 2 MiB to 2 GiB)"
+	check_match "cli: probe --help: --limit's default" "$(help_opt probe --limit)" -- "--limit SIZE .*(default: 1G; in a limited cgroup, that cgroup)"
+	check_match "cli: probe --help: --thp's default" "$(help_opt probe --thp)" -- "--thp MODE .*(default: auto)"
+	check_match "cli: probe --help: --threads' default" "$(help_opt probe --threads)" -- "--threads N .*(default: 1)"
 	"$MEMPROBE" record --help > "$TMP/cli.out"
 	for opt in --cgroup --pid --limit --duration --interval --probe-at --format --output --stack-sample --fault-tracepoint --top --ready-fd --btf --help; do
 		check "cli: record --help lists $opt" grep -qE -- "^  (-[a-z], |    )$opt( |\$)" "$TMP/cli.out"
 	done
-	check "cli: record --help: --interval's default" grep -q -- "--interval MS .*(default: 100)" <<< "$(help_opt record --interval)"
+	check_match "cli: record --help: --interval's default" "$(help_opt record --interval)" -- "--interval MS .*(default: 100)"
 	# the README as the program is: compare's synopsis (it said
 	# "compare A.json B.json [C.json ...]", one report is taken) and the
 	# limits env example, a budget never negative (a 1 GiB limit gave
@@ -176,7 +176,7 @@ test_cli() {
 	# every renderer's name tried with a target or file that cannot be, so
 	# that a format taken fails later, on something that is not the format
 	all=$("$MEMPROBE" report --format '?' /dev/null 2>&1 | sed 's/.*; use //; s/ or /, /g; s/, / /g')
-	check "cli: the renderers' names, from report's message ($all)" grep -qw openmetrics <<< "$all"
+	check_match "cli: the renderers' names, from report's message ($all)" "$all" -w openmetrics
 	for form in "limits --cgroup /nonexistent-memprobe-test" \
 		    "limits --features" \
 		    "budget --from /nonexistent-memprobe-test.json" \
@@ -290,7 +290,7 @@ test_rules_checks() {
 	check "rules: says_missing by a null category" says_missing "$doc" --concern alloc --category null
 	check "rules: says_missing by category alone" says_missing "$doc" --category pagetables
 	check "rules: says_missing: every id given must match" eval '! says_missing "$doc" --concern alloc --category pagetables'
-	check "rules: says_missing: a bad option is an error, not a miss" eval 'says_missing "$doc" --kind x 2> /dev/null; [ $? = 2 ]'
+	check_eq "rules: says_missing: a bad option is an error, not a miss" "$(says_missing "$doc" --kind x 2> /dev/null; echo $?)" 2
 	check_eq "rules: cat_field" "$(cat_field "$doc" anon source) $(cat_field "$doc" file source)" "memory.stat null"
 	check_eq "rules: task_bytes by comm and by prefix" "$(task_bytes "$doc" anon stress-ng) $(task_bytes "$doc" anon 'stress-ng*') $(task_bytes "$doc" file x)" "7 27 0"
 	check_eq "rules: top_task" "$(top_task "$doc" anon comm)" stress-ng-vm
@@ -382,11 +382,11 @@ test_record_opts() {
 	expect_bad "probe --limit 3M" "$MEMPROBE" probe --limit 3M
 	# the report on standard output: the command's output goes to stderr
 	"$MEMPROBE" record --limit 64M --format json -- sh -c 'echo from-the-command' > "$out" 2> "$TMP/err"
-	check "record: the report on stdout is not mixed with the command's output" jq -e .run "$out" > /dev/null
+	check "record: the report on stdout is not mixed with the command's output" eval 'jq -e .run "$out" > /dev/null'
 	check "record: ... which went to stderr" grep -q "^from-the-command$" "$TMP/err"
 	# the same with -o naming standard output (/dev/fd/1, /dev/stdout)
 	"$MEMPROBE" record --limit 64M --format json -o /dev/fd/1 -- sh -c 'echo from-the-command' > "$out" 2> "$TMP/err"
-	check "record -o /dev/fd/1: the report is not mixed with the command's output" jq -e .run "$out" > /dev/null
+	check "record -o /dev/fd/1: the report is not mixed with the command's output" eval 'jq -e .run "$out" > /dev/null'
 	check "record -o /dev/fd/1: ... which went to stderr" grep -q "^from-the-command$" "$TMP/err"
 	# --ready-fd is memprobe's alone: the reader's end of file comes with
 	# "ready", not when the command (which would inherit it) ends
@@ -419,14 +419,16 @@ test_output() {
 	# a symlink to a regular file, and a dangling one in an existing directory
 	echo stale > "$d/target.json"; ln -s target.json "$d/link.json"
 	output_probe "$d/link.json"
-	check "output: -o LINK leaves the link a link to its target" [ "$(readlink "$d/link.json")" = target.json ]
-	check "output: -o LINK writes the report into the target" [ "$(jqv "$d/target.json" .cgroup_limit_bytes)" = "$lim" ]
+	check_eq "output: -o LINK leaves the link a link to its target" "$(readlink "$d/link.json")" target.json
+	check_eq "output: -o LINK writes the report into the target" "$(jqv "$d/target.json" .cgroup_limit_bytes)" "$lim"
 	ln -s new.json "$d/dangling.json"
 	output_probe "$d/dangling.json"
 	check "output: -o DANGLING-LINK makes its target, the link stays" \
-		[ -L "$d/dangling.json" -a "$(jqv "$d/new.json" .cgroup_limit_bytes)" = "$lim" ]
-	check "output: no temporary file beside a link or its target" \
-		[ -z "$(find "$d" -name '*.memprobe-tmp-*')" ]
+		[ -L "$d/dangling.json" ]
+	check_eq "output: -o DANGLING-LINK makes its target, the link stays" \
+		"$(jqv "$d/new.json" .cgroup_limit_bytes)" "$lim"
+	check_empty "output: no temporary file beside a link or its target" \
+		"$(find "$d" -name '*.memprobe-tmp-*')"
 
 	# a FIFO: written in place, read by a cat of ours
 	mkfifo "$d/fifo"
@@ -434,7 +436,7 @@ test_output() {
 	output_probe "$d/fifo"
 	for i in $(seq 100); do kill -0 $catpid 2>/dev/null || break; sleep 0.05; done
 	kill -9 $catpid 2>/dev/null; wait $catpid 2>/dev/null
-	check "output: -o FIFO: the reader gets the report" [ "$(jqv "$d/fifo.out" .cgroup_limit_bytes)" = "$lim" ]
+	check_eq "output: -o FIFO: the reader gets the report" "$(jqv "$d/fifo.out" .cgroup_limit_bytes)" "$lim"
 	check "output: -o FIFO leaves it a FIFO" [ -p "$d/fifo" ]
 	# a FIFO nobody reads: the open waits; a stop then says so (it said
 	# "cannot create it; give a writable path", exit 2)
@@ -450,15 +452,15 @@ test_output() {
 	# /dev/stdout: what the shell redirected it to
 	[ -L /dev/stdout ] && was_link=true
 	output_probe /dev/stdout > "$d/stdout.json"
-	check "output: -o /dev/stdout > FILE: FILE holds the report" [ "$(jqv "$d/stdout.json" .cgroup_limit_bytes)" = "$lim" ]
-	check "output: -o /dev/stdout leaves /dev/stdout as it was" [ "$([ -L /dev/stdout ] && echo true || echo false)" = $was_link ]
+	check_eq "output: -o /dev/stdout > FILE: FILE holds the report" "$(jqv "$d/stdout.json" .cgroup_limit_bytes)" "$lim"
+	check_eq "output: -o /dev/stdout leaves /dev/stdout as it was" "$([ -L /dev/stdout ] && echo true || echo false)" "$was_link"
 	echo '{"earlier": 1}' > "$d/append.json"
 	output_probe /dev/stdout >> "$d/append.json"
-	check "output: -o /dev/stdout >> FILE appends to what was there" \
-		[ "$(jq -s -c '[length, .[0].earlier, .[1].cgroup_limit_bytes]' "$d/append.json")" = "[2,1,$lim]" ]
-	check "output: -o /dev/stdout | jq" [ "$(output_probe /dev/stdout | jq -r .cgroup_limit_bytes)" = "$lim" ]
-	check "output: -o /proc/self/fd/3 3> FILE" \
-		eval '[ "$(output_probe /proc/self/fd/3 3> "$d/fd3.json"; jqv "$d/fd3.json" .cgroup_limit_bytes)" = "$lim" ]'
+	check_eq "output: -o /dev/stdout >> FILE appends to what was there" \
+		"$(jq -s -c '[length, .[0].earlier, .[1].cgroup_limit_bytes]' "$d/append.json")" "[2,1,$lim]"
+	check_eq "output: -o /dev/stdout | jq" "$(output_probe /dev/stdout | jq -r .cgroup_limit_bytes)" "$lim"
+	check_eq "output: -o /proc/self/fd/3 3> FILE" \
+		"$(output_probe /proc/self/fd/3 3> "$d/fd3.json"; jqv "$d/fd3.json" .cgroup_limit_bytes)" "$lim"
 
 	# a regular file: replaced (a new inode, its mode kept), no temporary left;
 	# temporary files of memprobes that are gone removed, a live one's kept
@@ -477,9 +479,11 @@ test_output() {
 		"$d/other.json.memprobe-tmp-$dead"
 	mkdir "$d/report.json.memprobe-tmp-$((dead + 1))"
 	output_probe "$d/report.json"
-	check "output: -o FILE holds the report" [ "$(jqv "$d/report.json" .cgroup_limit_bytes)" = "$lim" ]
-	check "output: -o FILE replaced it (a new inode), mode kept" \
-		[ "$(stat -c %i "$d/report.json")" != "$ino" -a "$(stat -c %a "$d/report.json")" = 600 ]
+	check_eq "output: -o FILE holds the report" "$(jqv "$d/report.json" .cgroup_limit_bytes)" "$lim"
+	check_ne "output: -o FILE replaced it (a new inode), mode kept" \
+		"$(stat -c %i "$d/report.json")" "$ino"
+	check_eq "output: -o FILE replaced it (a new inode), mode kept" \
+		"$(stat -c %a "$d/report.json")" 600
 	check "output: a dead memprobe's temporary file removed" [ ! -e "$d/report.json.memprobe-tmp-$dead" ]
 	check "output: a temporary file whose pid is now another program's removed" \
 		[ ! -e "$d/report.json.memprobe-tmp-$sleeppid" ]
@@ -487,8 +491,8 @@ test_output() {
 	check "output: names not of the pattern, other files, directories kept" \
 		[ -f "$d/report.json.memprobe-tmp-${dead}x" -a -f "$d/other.json.memprobe-tmp-$dead" \
 		  -a -d "$d/report.json.memprobe-tmp-$((dead + 1))" ]
-	check "output: no temporary file of its own left (the three kept are all)" \
-		[ "$(find "$d" -name 'report.json.memprobe-tmp-*' | wc -l)" = 3 ]
+	check_eq "output: no temporary file of its own left (the three kept are all)" \
+		"$(find "$d" -name 'report.json.memprobe-tmp-*' | wc -l)" 3
 	kill -9 $sleeppid $fakepid; wait $sleeppid $fakepid 2>/dev/null
 	check "output: nothing on stderr" [ ! -s "$d/err" ]
 
@@ -497,7 +501,7 @@ test_output() {
 	expect_bad "-o DIR" "$MEMPROBE" probe --limit 64M -o "$d"
 	check "output: -o DIR says it is a directory" grep -q "names a directory" "$TMP/bad.err"
 	expect_bad "-o DIR (record)" "$MEMPROBE" record -o "$d" -- true
-	check "output: -o DIR made nothing beside it" [ -z "$(find "$TMP" -maxdepth 1 -name 'output.memprobe-tmp-*')" ]
+	check_empty "output: -o DIR made nothing beside it" "$(find "$TMP" -maxdepth 1 -name 'output.memprobe-tmp-*')"
 
 	# -o naming a file the command reads or also writes (by path, by a
 	# symlink): refused up front, that file as it was, nothing made
@@ -648,7 +652,7 @@ overhead_record() {
 	pid=$(run_in_cgroup "$cg" "$BIN/benchmark" 600 100 50 10 0 300 "$TMP/bench-cache" 1600)
 	check "overhead record: the benchmark holds its anon and page cache" wait_usage "$cg" $((700 * MIB))
 	"$MEMPROBE" record --cgroup "$cg" --duration 5 --probe-at 1 --format json -o "$out" 2>/dev/null
-	check "overhead record: exits 0" [ $? = 0 ]
+	check_eq "overhead record: exits 0" "$?" 0
 	over=$(jqv "$out" .probe.overhead_bytes)
 	echo "# record: probe overhead $over unexplained $(jqv "$out" .probe.overhead.unexplained_bytes) parts $(jq -c '[.probe.overhead.parts[] | select((.bytes | fabs) >= 65536) | [.comm, .category, .bytes]]' "$out")"
 	check_eq "overhead record: .probe.overhead explains the probe's overhead_bytes" \
@@ -659,7 +663,7 @@ overhead_record() {
 		"$(jqv "$out" '.probe.overhead.unexplained_bytes | fabs')" "$(jqv "$out" "[(.probe.overhead_bytes / 20 | floor), $((8 * MIB))] | max")"
 	check_ge "overhead record: ... the benchmark's anon growth named" \
 		"$(jqv "$out" "[.probe.overhead.parts[] | select(.pid == $pid and .category == \"anon\") | .bytes] | add // null")" $((2 * MIB))
-	check "overhead record: the recording's own attribution stays" [ "$(jqv "$out" '.attribution.reconciliation | has("measured_growth_bytes")')" = true ]
+	check_eq "overhead record: the recording's own attribution stays" "$(jqv "$out" '.attribution.reconciliation | has("measured_growth_bytes")')" true
 	"$MEMPROBE" report "$out" > "$TMP/overhead-record.txt"
 	check "overhead record: the text says it" grep -q "^overhead [0-9.-]* MiB at the peak: benchmark\[$pid\]" "$TMP/overhead-record.txt"
 	kill -9 "$pid"; wait "$pid" 2>/dev/null

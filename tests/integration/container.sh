@@ -65,8 +65,10 @@ test_no_bpf() {
 	echo "# no BPF: $("$MEMPROBE" report "$out" | sed -n 3p)"
 	echo "# no BPF: probe allocated $alloc: its page tables' growth $part, VmPTE at the stop $pt, read beside it $pte (allocated/512 = $want)"
 	check_ge "no BPF: the probe's part is not minus its allocation" "$(jqv "$out" .overhead.probe_kernel_bytes)" 0
-	check "no BPF: the probe's page tables are about allocated/512" \
-		[ "$part" -ge $((want * 95 / 100)) -a "$part" -le $((want * 11 / 10 + 65536)) ]
+	check_ge "no BPF: the probe's page tables are about allocated/512" \
+		"$part" "$((want * 95 / 100))"
+	check_le "no BPF: the probe's page tables are about allocated/512" \
+		"$part" "$((want * 11 / 10 + 65536))"
 	check_le "no BPF: the probe's VmPTE as memprobe read it = as read beside it (64 KiB)" \
 		"$(( pt > pte ? pt - pte : pte - pt ))" 65536
 	check_le "no BPF: unexplained within max(10%, 16 MiB)" "$(jqv "$out" '.overhead.unexplained_bytes | fabs')" \
@@ -252,7 +254,7 @@ test_container() {
 		"$(jq -r '.target | "\(.path) \(.dir) \(.created_by_memprobe) \(has("chosen_why"))"' "$out")" "/ $m false true"
 	check_eq "container v$v: the probe filled it from inside: the cgroup filesystem is read-only" \
 		"$(jq -r '.probe | "\(.in_target) \(.in_target_reason) \(.cgroup)"' "$out")" "true read_only $m"
-	check "container v$v: the nine fields, named as in the brief" [ "$(jq -c '[keys_unsorted[5:14][]]' "$out")" = '["cgroup_limit_bytes","usage_before_bytes","allocated_bytes","allocated_gib","usage_peak_bytes","usage_after_bytes","overhead_bytes","overhead_gib","probe_chunks"]' ]
+	check_eq "container v$v: the nine fields, named as in the brief" "$(jq -c '[keys_unsorted[5:14][]]' "$out")" '["cgroup_limit_bytes","usage_before_bytes","allocated_bytes","allocated_gib","usage_peak_bytes","usage_after_bytes","overhead_bytes","overhead_gib","probe_chunks"]'
 	check_eq "container v$v: overhead = peak - before - allocated, exactly" \
 		"$(jqv "$out" '.usage_peak_bytes - .usage_before_bytes - .allocated_bytes')" "$(jqv "$out" .overhead_bytes)"
 	check_eq "container v$v: cgroup_limit_bytes is the container's limit" "$(jqv "$out" .cgroup_limit_bytes)" $lim
@@ -282,10 +284,12 @@ test_container() {
 	check "container v$v: the text says where the probe ran and why" grep -q "in the target itself, without a limit of its own (the kernel enforces none; the bounds are checked before each chunk): cannot create" "$D/probe.txt"
 	# budget
 	check_eq "container v$v: budget --format env exits 0 ($(head -c 300 "$D/budget.err" | tr '\n' ' '))" "$(cat "$D/budget.rc")" 0
-	check "container v$v: budget --format env gives a budget" \
-		eval '(. "$D/budget.env" && [ "${MEMPROBE_BUDGET_BYTES:-0}" -gt 0 ] && [ "$MEMPROBE_BUDGET_BYTES" -lt '$lim' ])'
-	check "container v$v: the budget has the probe's page tables in it" \
-		eval '(. "$D/budget.env" && [ "${MEMPROBE_BUDGET_KERNEL_PER_GIB_BYTES:-0}" -gt 0 ])'
+	check_gt "container v$v: budget --format env gives a budget" \
+		"$(. "$D/budget.env" && echo "${MEMPROBE_BUDGET_BYTES:-0}")" 0
+	check_lt "container v$v: ... below the limit" \
+		"$(. "$D/budget.env" && echo "${MEMPROBE_BUDGET_BYTES:-}")" "$lim"
+	check_gt "container v$v: the budget has the probe's page tables in it" \
+		"$(. "$D/budget.env" && echo "${MEMPROBE_BUDGET_KERNEL_PER_GIB_BYTES:-0}")" 0
 	# record -- CMD, in place
 	out=$D/record.json
 	check_eq "container v$v: record -- CMD runs it in place, until it exits ($(tail -c 600 "$D/record.err" | tr '\n' ' '))" \
@@ -294,11 +298,11 @@ test_container() {
 	# above the lowest sample: the workload's 32 MiB bursts come and go
 	check_ge "container v$v: the peak holds the command's 48 MiB" \
 		"$(jqv "$out" '.peak.usage_bytes - ([.timeline[].usage_bytes] | min)')" $((45 * MIB))
-	check "container v$v: the anon's top tasks name the command's processes" \
-		[ "$(jqv "$out" '.run.command_pids as $c | [.attribution.categories[]? | select(.name == "anon") | .tasks[] | select(.pid != null and (.pid as $p | $c | any(. == $p)))] | length')" != 0 ]
+	check_ne "container v$v: the anon's top tasks name the command's processes" \
+		"$(jqv "$out" '.run.command_pids as $c | [.attribution.categories[]? | select(.name == "anon") | .tasks[] | select(.pid != null and (.pid as $p | $c | any(. == $p)))] | length')" 0
 	check "container v$v: the record's text says it ran in place" eval '"$MEMPROBE" report "$D/record.json" | grep -q "^in place: cannot create"'
 	container_figures "$D" "container v$v"
-	check "container v$v: nothing left in the cgroup" [ -z "$(find "$cg" -mindepth 1 -type d)" ]
+	check_empty "container v$v: nothing left in the cgroup" "$(find "$cg" -mindepth 1 -type d)"
 	remove_cgroup "$cg"
 	check_eq "container v$v: the mounts died with the namespace" "$(wc -l < /proc/self/mountinfo)" "$mounts0"
 	check "container v$v: nothing left behind" no_leftovers
@@ -367,7 +371,7 @@ test_in_place_permission() {
 		"$(jqv "$out" '"\(.probe.in_target) \(.probe.in_target_reason) \(.probe.stop_reason)"')" "$want"
 	check_eq "in place: overhead = peak - before - allocated, exactly" \
 		"$(jqv "$out" '.usage_peak_bytes - .usage_before_bytes - .allocated_bytes')" "$(jqv "$out" .overhead_bytes)"
-	check "in place: no cgroup left in it" [ -z "$(find "$cg" -mindepth 1 -type d ! -name sub)" ]
+	check_empty "in place: no cgroup left in it" "$(find "$cg" -mindepth 1 -type d ! -name sub)"
 	remove_cgroup "$cg"
 	check "in place: nothing left behind" no_leftovers
 }
@@ -399,7 +403,9 @@ test_privileged_container() {
 	out=$D/probe.json
 	echo "# privileged: benchmark pid $nspid in the container, $hostpid on the host; anon tasks $(jq -c '[.attribution.categories[] | select(.name == "anon") | .tasks[] | [.pid, .host_pid, .comm, .bytes]]' "$out")"
 	check_eq "privileged: probe --cgroup / exits 0 ($(head -c 300 "$D/probe.err" | tr '\n' ' '))" "$(cat "$D/probe.rc")" 0
-	check "privileged: the workload's pids differ in and out" [ -n "$nspid" -a -n "$hostpid" -a "$nspid" != "$hostpid" ]
+	check "privileged: the workload's pids differ in and out" [ -n "$nspid" ]
+	check "privileged: the workload's pids differ in and out" [ -n "$hostpid" ]
+	check_ne "privileged: the workload's pids differ in and out" "$nspid" "$hostpid"
 	check_eq "privileged: the workload's anon is named by its container pid, the host's beside" \
 		"$(jqv "$out" '[.attribution.categories[] | select(.name == "anon") | .tasks[] | select(.comm == "benchmark") | "\(.pid) \(.host_pid)"][0]')" "$nspid $hostpid"
 	check_eq "privileged: ... and so in the overhead's parts" \
@@ -412,8 +418,12 @@ test_privileged_container() {
 		"$(jqv "$out" '.overhead.unexplained_bytes | fabs')" "$(jqv "$out" "[(.overhead_bytes | fabs) / 10 | floor, $((16 * MIB))] | max")"
 	# with no target, the brief's command: the container's own cgroup,
 	# writable here ("--limit 1G: above the effective limit ...", exit 2)
-	check "privileged: budget --format env (no target) gives a budget with the probe's page tables ($(head -c 300 "$D/budget.err" | tr '\n' ' '))" \
-		eval '[ "$(cat "$D/budget.rc")" = 0 ] && (. "$D/budget.env" && [ "${MEMPROBE_BUDGET_BYTES:-0}" -gt 0 ] && [ "${MEMPROBE_BUDGET_KERNEL_PER_GIB_BYTES:-0}" -gt 0 ])'
+	check_eq "privileged: budget --format env (no target) exits 0 ($(head -c 300 "$D/budget.err" | tr '\n' ' '))" \
+		"$(cat "$D/budget.rc")" 0
+	check_gt "privileged: ... gives a budget" \
+		"$(. "$D/budget.env" && echo "${MEMPROBE_BUDGET_BYTES:-0}")" 0
+	check_gt "privileged: ... with the probe's page tables" \
+		"$(. "$D/budget.env" && echo "${MEMPROBE_BUDGET_KERNEL_PER_GIB_BYTES:-0}")" 0
 	check_eq "privileged: ... of the container's own cgroup, said so" \
 		"$(grep -c "probing the container's own cgroup .* limit 512.0 MiB" "$D/budget.err")" 1
 	check_eq "privileged: ... its limit the container's" \
@@ -425,7 +435,7 @@ test_privileged_container() {
 	check "privileged: a kernel path's process has a host pid beside in the document" [ -n "$want" ]
 	check_eq "privileged: ... and so in the text's kernel paths" \
 		"$(printf '%s\n' "$want" | while read -r w; do grep -qF "$w" "$D/probe.txt" || echo "missing: $w"; done)" ""
-	check "privileged: nothing left in the cgroup" [ -z "$(find "$cg" -mindepth 1 -type d)" ]
+	check_empty "privileged: nothing left in the cgroup" "$(find "$cg" -mindepth 1 -type d)"
 	remove_cgroup "$cg"
 	check "privileged: nothing left behind" no_leftovers
 	rm -rf "$D"

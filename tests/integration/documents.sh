@@ -27,7 +27,9 @@ test_report() {
 	MEMPROBE_DOC_COPY=$d/record.json "$MEMPROBE" record --limit 256M --duration 2 --probe-at 0.5 \
 		-o "$d/record.txt" -- "$BIN/alloc" 32 2>/dev/null
 	check "report: the record run had a probe line and a timeline" \
-		eval 'grep -q "^probe: {" "$d/record.txt" && [ "$(jqv "$d/record.json" ".timeline | length")" -ge 10 ]'
+		grep -q "^probe: {" "$d/record.txt"
+	check_ge "report: the record run had a probe line and a timeline" \
+		"$(jqv "$d/record.json" ".timeline | length")" 10
 	report_same record "$d/record.txt" "$d/record.json"
 	MEMPROBE_DOC_COPY=$d/limits.json "$MEMPROBE" limits > "$d/limits.txt"
 	report_same limits "$d/limits.txt" "$d/limits.json"
@@ -99,13 +101,13 @@ test_report() {
 	fi
 	for k in noheader kind type deep; do
 		valid_doc "$d/b-$k.json" > "$d/why"; rc=$?
-		check "schema: a broken document ($k) is invalid ($(head -n 1 "$d/why"))" [ "$rc" = 1 ]
+		check_eq "schema: a broken document ($k) is invalid ($(head -n 1 "$d/why"))" "$rc" 1
 	done
 	jq '.host.cpus = "two"' "$d/limits.json" > "$d/b-host.json"
 	jq '.probe.surprise = 1' "$d/probe.json" > "$d/b-extra.json"
 	for k in host extra; do
 		valid_doc "$d/b-$k.json" > "$d/why"; rc=$?
-		check "schema: a broken document ($k) is invalid ($(head -n 1 "$d/why"))" [ "$rc" = 1 ]
+		check_eq "schema: a broken document ($k) is invalid ($(head -n 1 "$d/why"))" "$rc" 1
 	done
 	check "report: nothing left behind" no_leftovers
 }
@@ -191,10 +193,10 @@ html_checks() {
 	out=$(sed 's#<script type="application/json" id="memprobe-report">.*</script>##' "$page")
 	check "html $name: nothing from outside (no src, href, url(), @import or http)" \
 		eval '! grep -Eqi "src=|href=|url\(|@import|https?:" <<< "$out"'
-	check "html $name: no script to run, only the document" \
-		eval '[ "$(grep -o "<script[^>]*>" "$page")" = "<script type=\"application/json\" id=\"memprobe-report\">" ]'
-	check "html $name: </ escaped in the embedded document" \
-		eval '[ "$(sed -n "s#.*<script type=\"application/json\" id=\"memprobe-report\">\(.*\)</script>.*#\1#p" "$page" | grep -c "</")" = 0 ]'
+	check_eq "html $name: no script to run, only the document" \
+		"$(grep -o "<script[^>]*>" "$page")" "<script type=\"application/json\" id=\"memprobe-report\">"
+	check_eq "html $name: </ escaped in the embedded document" \
+		"$(sed -n "s#.*<script type=\"application/json\" id=\"memprobe-report\">\(.*\)</script>.*#\1#p" "$page" | grep -c "</")" 0
 	check "html $name: responsive and printable (viewport, viewBox, @media print)" \
 		eval 'grep -q "name=\"viewport\"" "$page" && grep -q "viewBox=" "$page" && grep -q "@media print" "$page"'
 	chromium_page "$cg" "$d/$name.shot.log" --window-size=1000,1600 \
@@ -214,7 +216,7 @@ html_checks() {
 			eval '! grep -q ":CONSOLE" "$d/$name.dom$w.log"'
 	done
 	chromium_page "$cg" "$d/$name.pdf.log" --print-to-pdf="$d/$name.pdf" "file://$page"
-	check "html $name: printed to a PDF" eval '[ "$(head -c 4 "$d/$name.pdf" 2>/dev/null)" = "%PDF" ]'
+	check_eq "html $name: printed to a PDF" "$(head -c 4 "$d/$name.pdf" 2>/dev/null)" "%PDF"
 }
 
 # pycheck WHAT ARGS...: tests/renderers.py's findings as checks
@@ -242,8 +244,10 @@ test_renderers() {
 	"$MEMPROBE" probe --cgroup "$cg" --thp never --format json -o "$d/probe.json" 2>/dev/null
 	"$MEMPROBE" record --limit 256M --format json -o "$d/rec.json" -- "$BIN/alloc" 100 300 1000 2>/dev/null
 	rc=$?
-	check "renderers: the record ended in an OOM kill" \
-		eval '[ "$rc" = 137 ] && [ "$(jqv "$d/rec.json" ".oom_kills | length")" -ge 1 ]'
+	check_eq "renderers: the record ended in an OOM kill" \
+		"$rc" 137
+	check_ge "renderers: the record ended in an OOM kill" \
+		"$(jqv "$d/rec.json" ".oom_kills | length")" 1
 	for k in probe rec; do
 		for t in categories tasks kernel_paths hooks overhead copy_on_write $([ $k = rec ] && echo oom_kills); do
 			"$MEMPROBE" report "$d/$k.json" --format csv --table $t -o "$d/$k.$t.csv"
@@ -269,8 +273,10 @@ test_renderers() {
 	jq '.attribution.categories[0].tasks[0].comm = "</script><script>alert(1)</script>"' \
 		"$d/probe.json" > "$d/odd2.json"
 	"$MEMPROBE" report "$d/odd2.json" --format html -o "$d/odd2.html"
+	check_eq "renderers: a comm cannot end the script or add one" \
+		"$(grep -o "<script" "$d/odd2.html" | wc -l)" 1
 	check "renderers: a comm cannot end the script or add one" \
-		eval '[ "$(grep -o "<script" "$d/odd2.html" | wc -l)" = 1 ] && ! grep -q "alert(1)</script>" "$d/odd2.html"'
+		eval '! grep -q "alert(1)</script>" "$d/odd2.html"'
 
 	# the overhead object and the throttling point (the contract's, written
 	# here by hand where this memprobe's documents do not have them yet)
@@ -319,7 +325,8 @@ test_renderers() {
 	# bad input: one line, exit 2
 	"$MEMPROBE" report "$d/probe.json" --format csv --table nope > "$d/out" 2> "$d/err"
 	rc=$?
-	check "renderers: an unknown --table: exit 2, nothing out" eval '[ $rc = 2 ] && [ ! -s "$d/out" ]'
+	check_eq "renderers: an unknown --table: exit 2, nothing out" "$rc" 2
+	check "renderers: an unknown --table: exit 2, nothing out" [ ! -s "$d/out" ]
 	# only the tables a probe document has: no timeline offered
 	check_eq "renderers: an unknown --table of a probe report is one line naming its tables" \
 		"$(cat "$d/err")" "memprobe report: --table nope: no such table; use categories, tasks, kernel_paths, hooks, overhead, copy_on_write or figures"
@@ -328,25 +335,36 @@ test_renderers() {
 		"$(cat "$d/err")" "memprobe report: --table nope: no such table; use categories, tasks, kernel_paths, hooks, overhead, copy_on_write, timeline, oom_kills or figures"
 	"$MEMPROBE" report "$d/probe.json" --format csv --table timeline > "$d/out" 2> "$d/err"
 	rc=$?
+	check_eq "renderers: --table timeline of a probe document refused, exit 2" \
+		"$rc" 2
 	check "renderers: --table timeline of a probe document refused, exit 2" \
-		eval '[ $rc = 2 ] && [ ! -s "$d/out" ]'
+		[ ! -s "$d/out" ]
 	check_eq "renderers: ... one line naming the tables it has" "$(cat "$d/err")" \
 		"memprobe report: --table timeline: a probe document has no timeline table; use categories, tasks, kernel_paths, hooks, overhead, copy_on_write or figures"
 	"$MEMPROBE" report "$d/probe.json" --format json --table tasks > "$d/out" 2> "$d/err"
 	rc=$?
+	check_eq "renderers: report --table without csv refused before reading, exit 2" \
+		"$rc" 2
+	check_eq "renderers: report --table without csv refused before reading, exit 2" \
+		"$(wc -l < "$d/err")" 1
 	check "renderers: report --table without csv refused before reading, exit 2" \
-		eval '[ $rc = 2 ] && [ "$(wc -l < "$d/err")" = 1 ] && grep -q -- "--table: --format json has no tables" "$d/err"'
+		grep -q -- "--table: --format json has no tables" "$d/err"
 	"$MEMPROBE" probe --limit 64M --format csv --table timeline > "$d/out" 2> "$d/err"
 	rc=$?
-	check "renderers: probe --table timeline refused at option time, exit 2" \
-		eval '[ $rc = 2 ] && [ "$(wc -l < "$d/err")" = 1 ]'
+	check_eq "renderers: probe --table timeline refused at option time, exit 2" \
+		"$rc" 2
+	check_eq "renderers: probe --table timeline refused at option time, exit 2" \
+		"$(wc -l < "$d/err")" 1
 	"$MEMPROBE" report "$d/probe.json" --format nope > "$d/out" 2> "$d/err"
 	rc=$?
+	check_eq "renderers: an unknown --format lists the renderers, exit 2" \
+		"$rc" 2
 	check "renderers: an unknown --format lists the renderers, exit 2" \
-		eval '[ $rc = 2 ] && grep -Eq "use text, json, env, markdown, csv, folded(,| or) html" "$d/err"'
+		grep -Eq "use text, json, env, markdown, csv, folded(,| or) html" "$d/err"
 	"$MEMPROBE" report "$d/probe.json" --bytes > "$d/out" 2> "$d/err"
 	rc=$?
-	check "renderers: --bytes with text refused, exit 2" eval '[ $rc = 2 ] && [ "$(wc -l < "$d/err")" = 1 ]'
+	check_eq "renderers: --bytes with text refused, exit 2" "$rc" 2
+	check_eq "renderers: --bytes with text refused, exit 2" "$(wc -l < "$d/err")" 1
 	check "renderers: memprobe help lists the formats" eval '"$MEMPROBE" help | grep -q "markdown" &&
 		"$MEMPROBE" probe --help | grep -q "folded" && "$MEMPROBE" report --help | grep -q -- "--table"'
 
@@ -577,7 +595,7 @@ test_utf8() {
 	for i in $(seq 3000); do [ "$(stat_key "$cg" anon)" -ge $((8 * MIB)) ] && break; sleep 0.02; done
 	cat "/proc/$child/comm" > "$d/comm"
 	kill -INT "$rp"; wait "$rp"
-	check "utf8: record exits 0" [ $? = 0 ]
+	check_eq "utf8: record exits 0" "$?" 0
 	if ! command -v python3 > /dev/null; then # the QEMU guests have none
 		check "utf8: the document holds no \\xff nor \\xfe byte (no python3 here)" \
 			eval '! LC_ALL=C grep -q "$(printf "[\377\376]")" "$out"'
@@ -613,8 +631,12 @@ sys.exit(0 if d["target"]["dir"].encode("utf-8", "surrogateescape") == os.fsenco
 	sed "s/\\\\udcff/$(printf '\377')/" "$out" > "$d/raw.json"
 	"$MEMPROBE" report "$d/raw.json" > /dev/null 2> "$d/err"
 	rc=$?
+	check_eq "utf8: a file holding the raw byte: refused, one line, exit 2" \
+		"$rc" 2
+	check_eq "utf8: a file holding the raw byte: refused, one line, exit 2" \
+		"$(wc -l < "$d/err")" 1
 	check "utf8: a file holding the raw byte: refused, one line, exit 2" \
-		eval '[ $rc = 2 ] && [ "$(wc -l < "$d/err")" = 1 ] && grep -q "not UTF-8" "$d/err"'
+		grep -q "not UTF-8" "$d/err"
 	kill -9 "$child"; wait "$child" 2>/dev/null
 	remove_cgroup "$cg"
 	check "utf8: nothing left behind" no_leftovers

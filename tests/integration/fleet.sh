@@ -64,8 +64,10 @@ test_record_daemon() {
 	daemon_wait "ready" [ -s "$d/ready2" ]
 	rmdir "$cg"
 	wait "$pid"; rc=$?
-	check "daemon: the cgroup removed: exit 0, ended by it" \
-		[ "$rc" = 0 -a "$(jqv "$d/gone.json" .run.ended_by)" = "cgroup removed" ]
+	check_eq "daemon: the cgroup removed: exit 0, ended by it" \
+		"$rc" 0
+	check_eq "daemon: the cgroup removed: exit 0, ended by it" \
+		"$(jqv "$d/gone.json" .run.ended_by)" "cgroup removed"
 	check "daemon: the cgroup removed: one line names it and --wait-cgroup" \
 		grep -q "^memprobe record: $cg was removed after [0-9.]* s: the recording ends there.*--wait-cgroup" "$d/err"
 	# --wait-cgroup: not there yet, there, removed (its report written, the
@@ -89,8 +91,10 @@ test_record_daemon() {
 	daemon_wait "the live file" [ -s "$d/w.prom" ]
 	check "daemon: --wait-cgroup: the cgroup back, recorded anew" grep -q "is there: recording it" "$d/err"
 	kill -INT "$pid"; wait "$pid"; rc=$?
-	check "daemon: --wait-cgroup: SIGINT: exit 0, the second recording's report" \
-		[ "$rc" = 0 -a "$(jqv "$d/w.json" .run.ended_by)" = SIGINT ]
+	check_eq "daemon: --wait-cgroup: SIGINT: exit 0, the second recording's report" \
+		"$rc" 0
+	check_eq "daemon: --wait-cgroup: SIGINT: exit 0, the second recording's report" \
+		"$(jqv "$d/w.json" .run.ended_by)" SIGINT
 	rmdir "$cg"
 	expect_bad "record --wait-cgroup --pid" "$MEMPROBE" record --wait-cgroup --pid $$
 	expect_bad "record --wait-cgroup --duration" "$MEMPROBE" record --wait-cgroup --cgroup "$(own_memcg_dir)" --duration 5
@@ -280,7 +284,7 @@ om_daemons() {
 	v=$(prom_wait "$url" memprobe_build_info "")
 	check_eq "prometheus: scraped memprobe's file through node_exporter" "$v" 1
 	kill -INT "$rpid"; wait "$rpid"
-	check "openmetrics: record ended by SIGINT wrote its report" [ "$(jqv "$d/rec.json" .run.ended_by)" = SIGINT ]
+	check_eq "openmetrics: record ended by SIGINT wrote its report" "$(jqv "$d/rec.json" .run.ended_by)" SIGINT
 	path=$(jqv "$d/rec.json" .target.path)
 	check_eq "openmetrics: the textfile directory holds the file alone (no temporary left)" \
 		"$(ls -A "$d/tf")" memprobe.prom
@@ -372,8 +376,8 @@ om_fleet() {
 	echo "# prometheus: which cgroups have less headroom than their measured overhead ($q):"
 	echo "# $(jq -c '[.data.result[] | {instance: .metric.instance, cgroup: .metric.cgroup, after_overhead_bytes: .value[1]}]' "$d/short-query.json")"
 	check_eq "fleet: prometheus names the short cgroup, and it alone" "$got" "$want"
-	check "fleet: the roomy cgroup has room after its overhead" \
-		[ "$(prom_cgroups "$url" 'instance_cgroup:memprobe_headroom_after_overhead_bytes > 0' | grep -c om-roomy)" = 1 ]
+	check_eq "fleet: the roomy cgroup has room after its overhead" \
+		"$(prom_cgroups "$url" 'instance_cgroup:memprobe_headroom_after_overhead_bytes > 0' | grep -c om-roomy)" 1
 	# the alert is its own rule group's, evaluated after the recording rule
 	# its expression reads: wait for its state, as for the rule's
 	for i in $(seq 120); do
@@ -381,8 +385,10 @@ om_fleet() {
 		[ "$(echo "$got" | grep -c om-short)" = 1 ] && break
 		sleep 0.5
 	done
-	check "fleet: MemprobeHeadroomBelowOverhead pending for the short cgroup alone" \
-		[ "$(echo "$got" | grep -c om-short)" = 1 -a "$(echo "$got" | grep -c .)" = 1 ]
+	check_eq "fleet: MemprobeHeadroomBelowOverhead pending for the short cgroup alone" \
+		"$(echo "$got" | grep -c om-short)" 1
+	check_eq "fleet: MemprobeHeadroomBelowOverhead pending for the short cgroup alone" \
+		"$(echo "$got" | grep -c .)" 1
 	check_ge "fleet: the overhead per GiB recorded for both" \
 		"$(prom_value "$url" 'count(instance_cgroup:memprobe_overhead_bytes_per_gib:ratio)')" 2
 	# every file's series: the first recording's, the two, the probe's
@@ -393,8 +399,10 @@ om_fleet() {
 	check "fleet: node_exporter logged no error gathering the files" \
 		eval '! grep -q "error gathering metrics" "$d/ne.log"'
 	for p in "${OM_PIDS[@]: -2}"; do kill -TERM "$p"; wait "$p"; done
-	check "fleet: the recordings stopped by SIGTERM wrote their reports" \
-		[ "$(jqv "$d/short.json" .run.ended_by)" = SIGTERM -a "$(jqv "$d/roomy.json" .run.ended_by)" = SIGTERM ]
+	check_eq "fleet: the recordings stopped by SIGTERM wrote their reports" \
+		"$(jqv "$d/short.json" .run.ended_by)" SIGTERM
+	check_eq "fleet: the recordings stopped by SIGTERM wrote their reports" \
+		"$(jqv "$d/roomy.json" .run.ended_by)" SIGTERM
 	kill "${pids[@]}"; wait "${pids[@]}" 2> /dev/null
 	remove_cgroup "$short"
 	remove_cgroup "$roomy"

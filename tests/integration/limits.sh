@@ -8,10 +8,10 @@ test_limits() {
 	cg=$(make_cgroup limits $GIB) || { fail "limits: make cgroup"; return; }
 	out=$TMP/limits.json
 	"$MEMPROBE" limits --cgroup "$cg" --format json > "$out"
-	check "limits: own limit is 1 GiB" [ "$(jqv "$out" .cgroup.limit_bytes)" = "$GIB" ]
-	check "limits: effective limit is 1 GiB" [ "$(jqv "$out" .cgroup.effective_limit_bytes)" = "$GIB" ]
-	check "limits: headroom = effective - usage" [ "$(jqv "$out" '.cgroup.effective_limit_bytes - .cgroup.usage_bytes')" = "$(jqv "$out" .cgroup.headroom_bytes)" ]
-	check "limits: MemTotal from /proc/meminfo" [ "$(jqv "$out" .host.mem_total_bytes)" = "$(($(awk '/^MemTotal:/ {print $2}' /proc/meminfo) * 1024))" ]
+	check_eq "limits: own limit is 1 GiB" "$(jqv "$out" .cgroup.limit_bytes)" "$GIB"
+	check_eq "limits: effective limit is 1 GiB" "$(jqv "$out" .cgroup.effective_limit_bytes)" "$GIB"
+	check_eq "limits: headroom = effective - usage" "$(jqv "$out" '.cgroup.effective_limit_bytes - .cgroup.usage_bytes')" "$(jqv "$out" .cgroup.headroom_bytes)"
+	check_eq "limits: MemTotal from /proc/meminfo" "$(jqv "$out" .host.mem_total_bytes)" "$(($(awk '/^MemTotal:/ {print $2}' /proc/meminfo) * 1024))"
 	# markdown has what text has: the soft headroom and the host (they
 	# were missing)
 	"$MEMPROBE" report "$out" --format markdown --bytes > "$TMP/limits.md"
@@ -27,8 +27,8 @@ test_limits() {
 	pid=$(run_in_cgroup "$cg" sleep 30)
 	sleep 0.2
 	eval "$("$MEMPROBE" limits --pid "$pid" --format env)"
-	check "limits --pid: env names the cgroup" [ "${MEMPROBE_CGROUP_DIR:-}" = "$cg" ]
-	check "limits --pid: env effective limit" [ "${MEMPROBE_EFFECTIVE_LIMIT_BYTES:-}" = "$GIB" ]
+	check_eq "limits --pid: env names the cgroup" "${MEMPROBE_CGROUP_DIR:-}" "$cg"
+	check_eq "limits --pid: env effective limit" "${MEMPROBE_EFFECTIVE_LIMIT_BYTES:-}" "$GIB"
 	kill -9 "$pid"; wait "$pid" 2>/dev/null
 
 	# a nested unlimited child gets its parent's limit (on v2 the parent
@@ -36,8 +36,8 @@ test_limits() {
 	[ "$(cg_version "$cg")" = 2 ] && echo +memory > "$cg/cgroup.subtree_control"
 	mkdir "$cg/inner"
 	"$MEMPROBE" limits --cgroup "$cg/inner" --format json > "$out"
-	check "limits: unlimited child reports null limit" [ "$(jqv "$out" .cgroup.limit_bytes)" = null ]
-	check "limits: nested effective limit from the parent" [ "$(jqv "$out" .cgroup.effective_limit_bytes)" = "$GIB" ]
+	check_eq "limits: unlimited child reports null limit" "$(jqv "$out" .cgroup.limit_bytes)" null
+	check_eq "limits: nested effective limit from the parent" "$(jqv "$out" .cgroup.effective_limit_bytes)" "$GIB"
 	rmdir "$cg/inner"
 	remove_cgroup "$cg"
 	check "limits: nothing left behind" no_leftovers
@@ -64,11 +64,11 @@ test_headroom_soft() {
 	check_eq "soft: throttle_kind" "$(jqv "$out" .cgroup.throttle_kind)" soft_limit
 	check_eq "soft: throttle_from" "$(jqv "$out" .cgroup.throttle_from)" "$cg"
 	check "soft: the text says it is a soft limit" grep -q "throttling point .*soft_limit.*a soft limit: it acts only under global memory pressure" <<< "$("$MEMPROBE" limits --cgroup "$cg")"
-	check "soft: env has MEMPROBE_THROTTLE_BYTES" grep -qx "MEMPROBE_THROTTLE_BYTES=$((256 * MIB))" <<< "$("$MEMPROBE" limits --cgroup "$cg" --format env)"
+	check_match "soft: env has MEMPROBE_THROTTLE_BYTES" "$("$MEMPROBE" limits --cgroup "$cg" --format env)" -x "MEMPROBE_THROTTLE_BYTES=$((256 * MIB))"
 	"$MEMPROBE" probe --cgroup "$cg" --format json -o "$out" 2> "$TMP/soft.err"
 	check_eq "soft: the probe aims at the hard limit" "$(jqv "$out" .probe.aim)" limit
-	check "soft: ... and says why (v1 soft limit, global pressure)" grep -q "global memory pressure" <<< "$(jqv "$out" .probe.aim_why)"
-	check "soft: the throttle signal says v1 has none" grep -q "^none: cgroup v1" <<< "$(jqv "$out" .probe.throttle_signal)"
+	check_match "soft: ... and says why (v1 soft limit, global pressure)" "$(jqv "$out" .probe.aim_why)" "global memory pressure"
+	check_match "soft: the throttle signal says v1 has none" "$(jqv "$out" .probe.throttle_signal)" "^none: cgroup v1"
 	check_eq "soft: stopped at the margin" "$(jqv "$out" .probe.stop_reason)" margin
 	check_ge "soft: the probe went past the soft limit" "$(jqv "$out" .usage_peak_bytes)" $((256 * MIB))
 	remove_cgroup "$cg"

@@ -16,14 +16,15 @@ test_probe_real() {
 	before=$(jqv "$out" .usage_before_bytes)
 	alloc=$(jqv "$out" .allocated_bytes)
 	echo "# limit $lim chunk $chunk margin $margin before $before allocated $alloc chunks $(jqv "$out" .probe_chunks)"
-	check "probe: limit is the cgroup's 1 GiB" [ "$lim" = "$GIB" ]
-	check "probe: chunk = limit/32, margin = limit/16" [ "$chunk" = $((GIB / 32)) -a "$margin" = $((GIB / 16)) ]
-	check "probe: before + allocated >= limit - margin - chunk" [ $((before + alloc)) -ge $((lim - margin - chunk)) ]
-	check "probe: before + allocated <= limit - margin" [ $((before + alloc)) -le $((lim - margin)) ]
-	check "probe: the header first" [ "$(jq -c '[keys_unsorted[0:5][]]' "$out")" = '["format_version","kind","generator","created","host"]' ]
-	check "probe: then the nine fields, named as in the brief" [ "$(jq -c '[keys_unsorted[5:14][]]' "$out")" = '["cgroup_limit_bytes","usage_before_bytes","allocated_bytes","allocated_gib","usage_peak_bytes","usage_after_bytes","overhead_bytes","overhead_gib","probe_chunks"]' ]
-	check "probe: overhead = peak - before - allocated" [ "$(jqv "$out" '.usage_peak_bytes - .usage_before_bytes - .allocated_bytes')" = "$(jqv "$out" .overhead_bytes)" ]
-	check "probe: not interrupted, not OOM-killed" [ "$(jqv "$out" '.interrupted or .probe_oom_killed')" = false ]
+	check_eq "probe: limit is the cgroup's 1 GiB" "$lim" "$GIB"
+	check_eq "probe: chunk = limit/32, margin = limit/16" "$chunk" "$((GIB / 32))"
+	check_eq "probe: chunk = limit/32, margin = limit/16" "$margin" "$((GIB / 16))"
+	check_ge "probe: before + allocated >= limit - margin - chunk" "$((before + alloc))" "$((lim - margin - chunk))"
+	check_le "probe: before + allocated <= limit - margin" "$((before + alloc))" "$((lim - margin))"
+	check_eq "probe: the header first" "$(jq -c '[keys_unsorted[0:5][]]' "$out")" '["format_version","kind","generator","created","host"]'
+	check_eq "probe: then the nine fields, named as in the brief" "$(jq -c '[keys_unsorted[5:14][]]' "$out")" '["cgroup_limit_bytes","usage_before_bytes","allocated_bytes","allocated_gib","usage_peak_bytes","usage_after_bytes","overhead_bytes","overhead_gib","probe_chunks"]'
+	check_eq "probe: overhead = peak - before - allocated" "$(jqv "$out" '.usage_peak_bytes - .usage_before_bytes - .allocated_bytes')" "$(jqv "$out" .overhead_bytes)"
+	check_eq "probe: not interrupted, not OOM-killed" "$(jqv "$out" '.interrupted or .probe_oom_killed')" false
 
 	faults=$(jqv "$out" '[.attribution.page_faults.by_task[] | select(.comm == "memprobe-probe") | .faults] | add // 0')
 	echo "# probe faults $faults, expected $((alloc / 4096))"
@@ -67,7 +68,7 @@ test_probe_real() {
 	check_eq "probe: no map overflowed" "$(jqv "$out" '.attribution.events_lost | .task_map_full + .stack_stat_map_full + .live_page_map_full')" 0
 	check_eq "probe: events_lost.total sums every loss named" \
 		"$(jqv "$out" '.attribution.events_lost | .total - ([to_entries[] | select(.key != "total" and (.key | test("bound") | not)) | .value | numbers] | add)')" 0
-	check "probe: events lost to recursion under 1% of memcg updates" [ "$(jqv "$out" '.attribution.events_lost.recursion_misses * 100 <= .attribution.events.memcg_stat_updates')" = true ]
+	check_eq "probe: events lost to recursion under 1% of memcg updates" "$(jqv "$out" '.attribution.events_lost.recursion_misses * 100 <= .attribution.events.memcg_stat_updates')" true
 	# the misses' bound: each program's misses times its largest event,
 	# summed; programs whose events carry no bytes bound nothing (null)
 	check_eq "probe: the misses' bound is the sum of the programs' bounds" \
@@ -77,7 +78,7 @@ test_probe_real() {
 	check_eq "probe: ... at least a page per missed memcg update or free" \
 		"$(jqv "$out" '.attribution.events_lost | ([.recursion_misses_by_program | to_entries[] | select(.key | test("memcg|page_free")) | .value] | add) as $m | .recursion_miss_bound_bytes >= $m * 4096')" true
 	echo "# misses' bound $(jqv "$out" .attribution.events_lost.recursion_miss_bound_bytes) bytes of a growth of $(jqv "$out" .attribution.reconciliation.measured_growth_bytes)"
-	check "probe: its child cgroup is gone" [ -z "$(find "$cg" -mindepth 1 -type d)" ]
+	check_empty "probe: its child cgroup is gone" "$(find "$cg" -mindepth 1 -type d)"
 	remove_cgroup "$cg"
 	check "probe: nothing left behind" no_leftovers
 }
@@ -93,17 +94,18 @@ test_probe_workload() {
 		sleep 0.1
 	done
 	echo "# stress-ng holds $usage bytes"
-	check "workload: stress-ng holds 40% of the cgroup" [ "$usage" -ge $((GIB * 4 / 10 - 8 * MIB)) ]
+	check_ge "workload: stress-ng holds 40% of the cgroup" "$usage" "$((GIB * 4 / 10 - 8 * MIB))"
 	out=$TMP/workload.json
 	"$MEMPROBE" probe --cgroup "$cg" --thp never --format json -o "$out" 2> "$TMP/workload.err"
-	check "workload: probe exits 0" [ $? = 0 ]
+	check_eq "workload: probe exits 0" "$?" 0
 	lim=$(jqv "$out" .cgroup_limit_bytes); margin=$(jqv "$out" .probe.margin_bytes)
 	before=$(jqv "$out" .usage_before_bytes); alloc=$(jqv "$out" .allocated_bytes)
 	echo "# before $before allocated $alloc peak $(jqv "$out" .usage_peak_bytes)"
-	check "workload: usage before counts stress-ng" [ "$before" -ge $((GIB * 4 / 10 - 8 * MIB)) ]
-	check "workload: the probe stops at the margin" [ $((before + alloc)) -le $((lim - margin)) -a "$(jqv "$out" .usage_peak_bytes)" -le $((lim - margin + 8 * MIB)) ]
+	check_ge "workload: usage before counts stress-ng" "$before" "$((GIB * 4 / 10 - 8 * MIB))"
+	check_le "workload: the probe stops at the margin" "$((before + alloc))" "$((lim - margin))"
+	check_le "workload: the probe stops at the margin" "$(jqv "$out" .usage_peak_bytes)" "$((lim - margin + 8 * MIB))"
 	check "workload: stress-ng is alive (not OOM-killed)" kill -0 "$pid"
-	check "workload: no OOM kill in the cgroup" [ "$(awk '/oom_kill / {print $2}' "$cg/memory.oom_control" 2>/dev/null || echo 0)" = 0 ]
+	check_eq "workload: no OOM kill in the cgroup" "$(awk '/oom_kill / {print $2}' "$cg/memory.oom_control" 2>/dev/null || echo 0)" 0
 	check_within "workload: the probe's growth is attributed to the probe" "$(task_bytes "$out" anon memprobe-probe)" "$alloc" 0.05
 	kill -9 "$pid"; wait "$pid" 2>/dev/null
 	remove_cgroup "$cg"
@@ -134,7 +136,8 @@ test_signals() {
 	wait_filling $pid > /dev/null
 	kill -TERM "$pid"
 	wait "$pid"; rc=$?
-	check "SIGTERM: exit 0, report marked interrupted" [ "$rc" = 0 -a "$(jqv "$out" .interrupted)" = true ]
+	check_eq "SIGTERM: exit 0, report marked interrupted" "$rc" 0
+	check_eq "SIGTERM: exit 0, report marked interrupted" "$(jqv "$out" .interrupted)" true
 	check "SIGTERM: nothing left behind" no_leftovers
 }
 
@@ -153,12 +156,12 @@ test_probe_safety() {
 	"$MEMPROBE" limits --cgroup "$tgt" --format json > "$out"
 	head=$(jqv "$out" .cgroup.headroom_bytes)
 	echo "# headroom of an unlimited child beside a 600 MiB sibling under 1 GiB: $head"
-	check "safety: headroom counts the sibling's usage" [ "$head" -le $((GIB - 590 * MIB)) ]
-	check "safety: headroom names the shared parent" [ "$(jqv "$out" .cgroup.headroom_from)" = "$parent" ]
+	check_le "safety: headroom counts the sibling's usage" "$head" "$((GIB - 590 * MIB))"
+	check_eq "safety: headroom names the shared parent" "$(jqv "$out" .cgroup.headroom_from)" "$parent"
 	"$MEMPROBE" probe --cgroup "$tgt" --thp never --format json -o "$out" 2>/dev/null
 	check "safety: the sibling survives a probe of its neighbour" kill -0 "$sibpid"
-	check "safety: the probe stayed under the parent's margin" [ $(( $(jqv "$out" .allocated_bytes) + 600 * MIB )) -le $((GIB - $(jqv "$out" .probe.margin_bytes))) ]
-	check "safety: no workload OOM kill reported" [ "$(jqv "$out" '.workload_oom_kills | length')" = 0 ]
+	check_le "safety: the probe stayed under the parent's margin" "$(( $(jqv "$out" .allocated_bytes) + 600 * MIB ))" "$((GIB - $(jqv "$out" .probe.margin_bytes)))"
+	check_eq "safety: no workload OOM kill reported" "$(jqv "$out" '.workload_oom_kills | length')" 0
 	kill -9 "$sibpid"; wait "$sibpid" 2>/dev/null
 	rmdir "$sib" "$tgt"
 	remove_cgroup "$parent"
@@ -170,7 +173,7 @@ test_probe_safety() {
 	"$MEMPROBE" probe --cgroup "$tgt" --thp never --format json -o "$out" 2>/dev/null
 	echo "# grow: completed $(jqv "$out" '.interrupted | not') oom_killed $(jqv "$out" .probe_oom_killed) allocated $(jqv "$out" .allocated_bytes)"
 	check "safety: a workload growing during the probe is not OOM-killed" kill -0 "$pid"
-	check "safety: ... and the report says none was" [ "$(jqv "$out" '.workload_oom_kills | length')" = 0 ]
+	check_eq "safety: ... and the report says none was" "$(jqv "$out" '.workload_oom_kills | length')" 0
 	kill -9 "$pid"; wait "$pid" 2>/dev/null
 	remove_cgroup "$tgt"
 
@@ -243,19 +246,21 @@ test_probe_kills() {
 		if [ "$rc" = 0 ] && [ "$(jqv "$out" .interrupted)" = true ]; then ok=$((ok + 1))
 		else echo "# SIGTERM after ${i}s: exit $rc, interrupted $(jqv "$out" .interrupted 2>&1)"; fi
 	done
-	check "kills: SIGTERM at any moment: exit 0 and an interrupted report ($ok of $n)" [ "$ok" = "$n" ]
+	check_eq "kills: SIGTERM at any moment: exit 0 and an interrupted report ($ok of $n)" "$ok" "$n"
 	check "kills: SIGTERM at any moment: nothing left" no_leftovers
 	# SIGHUP (a lost terminal) is a signal to stop too
 	"$MEMPROBE" probe --limit 1G --chunk 16M --format json -o "$out" 2>/dev/null &
 	pid=$!; wait_filling $pid > /dev/null; kill -HUP $pid; wait $pid; rc=$?
-	check "kills: SIGHUP: exit 0, interrupted, nothing left" eval '[ "$rc" = 0 ] && [ "$(jqv "$out" .interrupted)" = true ] && no_leftovers'
+	check_eq "kills: SIGHUP: exit 0, interrupted, nothing left" "$rc" 0
+	check_eq "kills: SIGHUP: exit 0, interrupted, nothing left" "$(jqv "$out" .interrupted)" true
+	check "kills: SIGHUP: exit 0, interrupted, nothing left" no_leftovers
 	# SIGKILL leaves cgroups behind; the next run removes them
 	"$MEMPROBE" probe --limit 1G --chunk 16M -o /dev/null 2>/dev/null &
 	pid=$!; wait_filling $pid > /dev/null; kill -KILL $pid; wait $pid 2>/dev/null
 	stale=$(find /sys/fs/cgroup -type d -name "memprobe-target-$pid")
 	check "kills: SIGKILL leaves the cgroups (the kernel gives no chance)" [ -n "$stale" ]
 	"$MEMPROBE" probe --limit 64M -o /dev/null 2> "$TMP/err"
-	check "kills: the next run removes what a killed memprobe left" [ -z "$(find /sys/fs/cgroup -type d -name "memprobe-*-$pid")" ]
+	check_empty "kills: the next run removes what a killed memprobe left" "$(find /sys/fs/cgroup -type d -name "memprobe-*-$pid")"
 	check "kills: ... and says so" grep -q "left by a memprobe that was killed" "$TMP/err"
 	# the probe process killed by someone else: said on stderr and in the
 	# text, and memprobe exits 1 (the measurement did not happen as asked)
@@ -265,7 +270,8 @@ test_probe_kills() {
 	c=$(wait_filling $pid)
 	kill -TERM "$c"; wait $pid; rc=$?
 	echo "# probe killed by SIGTERM: exit $rc, killed_by_signal $(jqv "$out" .probe_killed_by_signal), oom_killed $(jqv "$out" .probe_oom_killed)"
-	check "kills: a probe killed by SIGTERM is reported as killed, not as OOM" eval '[ "$(jqv "$out" .probe_killed_by_signal)" = 15 ] && [ "$(jqv "$out" .probe_oom_killed)" = false ]'
+	check_eq "kills: a probe killed by SIGTERM is reported as killed, not as OOM" "$(jqv "$out" .probe_killed_by_signal)" 15
+	check_eq "kills: a probe killed by SIGTERM is reported as killed, not as OOM" "$(jqv "$out" .probe_oom_killed)" false
 	check_eq "kills: ... memprobe exits 1" "$rc" 1
 	check "kills: ... and says so on stderr" grep -q "the probe process was killed by signal 15" "$TMP/err"
 	"$MEMPROBE" probe --limit 1G --chunk 16M --thp never -o "$TMP/kills.txt" 2>/dev/null &
@@ -283,7 +289,7 @@ test_probe_kills() {
 	for i in $(seq 100); do alive "$c" || break; sleep 0.01; done
 	check "kills: a SIGKILLed record's command does not outlive it" eval '! alive "$c"'
 	"$MEMPROBE" record --limit 64M -o /dev/null -- true 2> "$TMP/err"
-	check "kills: the next record removes the killed one's cgroup" [ -z "$(find /sys/fs/cgroup -type d -name "memprobe-run-$pid")" ]
+	check_empty "kills: the next record removes the killed one's cgroup" "$(find /sys/fs/cgroup -type d -name "memprobe-run-$pid")"
 	check "kills: record: nothing left behind" no_leftovers
 }
 
@@ -293,11 +299,11 @@ test_probe_paths() {
 	dir=$(dirname "$cg"); base=$(basename "$cg")
 	# a path with . and .. is the same cgroup, and attribution still works
 	"$MEMPROBE" probe --cgroup "$dir/./$base/../$base" --thp never --format json -o "$out" 2>/dev/null
-	check "paths: . and .. resolve to the cgroup" [ "$(jqv "$out" .target.dir)" = "$cg" ]
-	check "paths: attribution works through . and .." [ "$(jqv "$out" .attribution.reconciliation.attributed_bytes)" -gt $((100 * MIB)) ]
+	check_eq "paths: . and .. resolve to the cgroup" "$(jqv "$out" .target.dir)" "$cg"
+	check_gt "paths: attribution works through . and .." "$(jqv "$out" .attribution.reconciliation.attributed_bytes)" "$((100 * MIB))"
 	# a path relative to the working directory
 	(cd "$dir" && "$MEMPROBE" limits --cgroup "$base" --format json) > "$out"
-	check "paths: a relative path is resolved" [ "$(jqv "$out" .cgroup.dir)" = "$cg" ]
+	check_eq "paths: a relative path is resolved" "$(jqv "$out" .cgroup.dir)" "$cg"
 	remove_cgroup "$cg"
 	# inside a cgroup namespace, with the hierarchy mounted as memprobe sees it
 	if [ "$(cg_version "$(own_memcg_dir)")" = 1 ]; then
@@ -311,8 +317,8 @@ test_probe_paths() {
 	fi
 	[ -s "$TMP/ns.err" ] && echo "# in a cgroup namespace, stderr: $(head -c 300 "$TMP/ns.err")"
 	echo "# in a cgroup namespace: target $(jqv "$out" .target.path), attributed $(jqv "$out" .attribution.reconciliation.attributed_bytes)"
-	check "paths: in a cgroup namespace the target is seen from /" [ "$(jqv "$out" .target.path)" = "/memprobe-target-$(jqv "$out" '.probe.cgroup | split("-") | last')" ]
-	check "paths: in a cgroup namespace attribution still works" [ "$(jqv "$out" .attribution.reconciliation.attributed_bytes)" -gt $((100 * MIB)) ]
+	check_eq "paths: in a cgroup namespace the target is seen from /" "$(jqv "$out" .target.path)" "/memprobe-target-$(jqv "$out" '.probe.cgroup | split("-") | last')"
+	check_gt "paths: in a cgroup namespace attribution still works" "$(jqv "$out" .attribution.reconciliation.attributed_bytes)" "$((100 * MIB))"
 	check "paths: nothing left behind" no_leftovers
 }
 
@@ -356,8 +362,8 @@ overhead_checks() {
 	if [ "$(cat_field "$out" pagetables available)" = false ]; then
 		skip "overhead $mode: the probe's page tables are its cost: this kernel keeps no pagetables per memcg"
 	else
-		check "overhead $mode: the probe's page tables are its cost" \
-			[ "$(jqv "$out" '[.overhead.probe_kernel_parts[] | select(.category == "pagetables") | .bytes] | add // 0')" -gt 0 ]
+		check_gt "overhead $mode: the probe's page tables are its cost" \
+			"$(jqv "$out" '[.overhead.probe_kernel_parts[] | select(.category == "pagetables") | .bytes] | add // 0')" 0
 	fi
 }
 

@@ -10,13 +10,13 @@ test_record_stress() {
 	local out=$TMP/rec-stress.json rc kpeak peak anon top
 	"$MEMPROBE" record --limit 512M --format json -o "$out" -- stress-ng --vm 1 --vm-bytes 256M --vm-keep --timeout 5s >/dev/null 2>&1
 	rc=$?
-	check "record stress-ng: exit status is stress-ng's (0)" [ "$rc" = 0 ]
+	check_eq "record stress-ng: exit status is stress-ng's (0)" "$rc" 0
 	peak=$(jqv "$out" .peak.usage_bytes); kpeak=$(jqv "$out" .peak.kernel_peak_bytes)
 	echo "# peak $peak kernel peak $kpeak"
 	if [ "$kpeak" = null ]; then
 		# no peak counter on this kernel (5.10's v2): the sampled peak stands
-		check "record stress-ng: without a kernel peak counter, the peak is the highest sample" \
-			[ "$peak" = "$(jqv "$out" '[.timeline[].usage_bytes] | max')" ]
+		check_eq "record stress-ng: without a kernel peak counter, the peak is the highest sample" \
+			"$peak" "$(jqv "$out" '[.timeline[].usage_bytes] | max')"
 	else
 		check_within "record stress-ng: peak within 5% of the kernel's peak counter" "$peak" "$kpeak" 0.05
 	fi
@@ -24,8 +24,8 @@ test_record_stress() {
 	check_ge "record stress-ng: anon dominates the growth" "$anon" $((peak * 8 / 10))
 	top=$(task_bytes "$out" anon 'stress-ng*')
 	check_within "record stress-ng: anon charged to stress-ng processes" "$top" "$anon" 0.05
-	check "record stress-ng: ended by the command's exit" [ "$(jqv "$out" .run.ended_by)" = "command exited" ]
-	check "record stress-ng: a timeline every 100 ms" [ "$(jqv "$out" '.timeline | length')" -ge 40 ]
+	check_eq "record stress-ng: ended by the command's exit" "$(jqv "$out" .run.ended_by)" "command exited"
+	check_ge "record stress-ng: a timeline every 100 ms" "$(jqv "$out" '.timeline | length')" 40
 	check "record stress-ng: nothing left behind" no_leftovers
 }
 
@@ -33,12 +33,13 @@ test_record_oom() {
 	local out=$TMP/rec-oom.json rc pid
 	"$MEMPROBE" record --limit 256M --format json -o "$out" -- "$BIN/alloc" 400 2>/dev/null
 	rc=$?
-	check "record OOM: memprobe exits 128+9" [ "$rc" = 137 ]
+	check_eq "record OOM: memprobe exits 128+9" "$rc" 137
 	pid=$(jqv "$out" '.oom_kills[0].pid')
 	echo "# oom kills $(jq -c '[.oom_kills[] | {pid, comm, t_ms}]' "$out")"
-	check "record OOM: the event names the command's pid" eval '[ "$(jqv "$out" ".oom_kills[0].comm")" = alloc ] && [ "$pid" -gt 0 ]'
-	check "record OOM: the report says the run ended by OOM" [ "$(jqv "$out" .run.ended_by)" = oom_kill ]
-	check "record OOM: the cgroup's own counter saw it" [ "$(jqv "$out" .oom_kill_counter_delta)" -ge 1 ]
+	check_eq "record OOM: the event names the command's pid" "$(jqv "$out" ".oom_kills[0].comm")" alloc
+	check_gt "record OOM: the event names the command's pid" "$pid" 0
+	check_eq "record OOM: the report says the run ended by OOM" "$(jqv "$out" .run.ended_by)" oom_kill
+	check_ge "record OOM: the cgroup's own counter saw it" "$(jqv "$out" .oom_kill_counter_delta)" 1
 	# the sample before the kill is taken close to it (quick samples as the
 	# usage nears the limit): within 10% of the 256 MiB limit
 	echo "# OOM vector: usage $(jqv "$out" '.oom_kills[0].sample.usage_bytes') at $(jqv "$out" '.oom_kills[0].sample.t_ms') ms, the kill at $(jqv "$out" '.oom_kills[0].t_ms') ms"
@@ -175,18 +176,23 @@ test_record_slab() {
 test_record_probe_at() {
 	local cg out=$TMP/rec-probe.json pid
 	cg=$(make_cgroup recprobe $GIB) || { fail "record --probe-at: make cgroup"; return; }
-	pid=$(run_in_cgroup "$cg" stress-ng --vm 1 --vm-bytes $((GIB * 3 / 10)) --vm-keep --vm-method write64 --timeout 60s)
-	sleep 1
-	# a probe still filling at the end of the recording stops there: 1 GiB
-	# takes about 7 s in a TCG guest (10 s and more on a loaded host), so
-	# the duration leaves it time
-	"$MEMPROBE" record --cgroup "$cg" --duration 16 --probe-at 1 --format json -o "$out" 2>/dev/null
-	check "record --probe-at: exits 0" [ $? = 0 ]
+	pid=$(run_in_cgroup "$cg" stress-ng --vm 1 --vm-bytes $((GIB * 3 / 10)) --vm-keep --vm-method write64 --timeout 600s)
+	wait_usage "$cg" $((GIB / 4)) || fail "record --probe-at: stress-ng did not fill"
+	# the recording is stopped once the probe has ended, a state: its
+	# cgroup came and went (a fixed 16 s duration left a probe on a loaded
+	# host 480 of its 650 MB short)
+	"$MEMPROBE" record --cgroup "$cg" --duration 600 --probe-at 1 --format json -o "$out" 2>/dev/null &
+	local rp=$! i
+	for i in $(seq 6000); do compgen -G "$cg/memprobe-probe-*" > /dev/null && break; alive "$rp" || break; sleep 0.02; done
+	for i in $(seq 12000); do compgen -G "$cg/memprobe-probe-*" > /dev/null || break; sleep 0.05; done
+	kill -INT "$rp"; wait "$rp"
+	check_eq "record --probe-at: exits 0" "$?" 0
 	echo "# probe $(jq -c '.probe | {usage_before_bytes, allocated_bytes, usage_peak_bytes, probe_chunks}' "$out")"
-	check "record --probe-at: the nine fields in the report" [ "$(jq -c '.probe | [keys_unsorted[0:9][]]' "$out")" = '["cgroup_limit_bytes","usage_before_bytes","allocated_bytes","allocated_gib","usage_peak_bytes","usage_after_bytes","overhead_bytes","overhead_gib","probe_chunks"]' ]
-	check "record --probe-at: the probe filled to its margin" eval '[ "$(jqv "$out" .probe.completed)" = true ] && [ "$(jqv "$out" .probe.allocated_bytes)" -gt $((400 * MIB)) ]'
+	check_eq "record --probe-at: the nine fields in the report" "$(jq -c '.probe | [keys_unsorted[0:9][]]' "$out")" '["cgroup_limit_bytes","usage_before_bytes","allocated_bytes","allocated_gib","usage_peak_bytes","usage_after_bytes","overhead_bytes","overhead_gib","probe_chunks"]'
+	check_eq "record --probe-at: the probe filled to its margin" "$(jqv "$out" .probe.completed)" true
+	check_gt "record --probe-at: the probe filled to its margin" "$(jqv "$out" .probe.allocated_bytes)" "$((400 * MIB))"
 	check "record --probe-at: stress-ng survives" kill -0 "$pid"
-	check "record --probe-at: ended by the duration" [ "$(jqv "$out" .run.ended_by)" = duration ]
+	check_eq "record --probe-at: ended by the signal sent after the probe" "$(jqv "$out" .run.ended_by)" SIGINT
 	# the sampler goes on while the probe fills: each new peak's snapshot
 	# waited up to 2.5 s for memory.stat to agree with a usage still
 	# climbing (a 1.6 s hole in the timeline, no OOM watch meanwhile)
@@ -321,7 +327,7 @@ test_record_ends() {
 	# a command that does not exist: 127 as a shell says, cgroup removed
 	"$MEMPROBE" record --limit 64M -- memprobe-no-such-command > /dev/null 2> "$TMP/err"
 	rc=$?
-	check "record: missing command exits 127" [ "$rc" = 127 ]
+	check_eq "record: missing command exits 127" "$rc" 127
 	check "record: missing command named on stderr" grep -q "memprobe-no-such-command: command not found" "$TMP/err"
 	check "record: missing command leaves nothing" no_leftovers
 	# a pid that exits during recording
@@ -331,21 +337,24 @@ test_record_ends() {
 	pid=$(run_in_cgroup "$cg" sleep 4)
 	"$MEMPROBE" record --pid "$pid" --format json -o "$out" 2>/dev/null
 	rc=$?
-	check "record --pid: ends cleanly when the pid exits" eval '[ "$rc" = 0 ] && [ "$(jqv "$out" .run.ended_by)" = "pid exited" ]'
+	check_eq "record --pid: ends cleanly when the pid exits" "$rc" 0
+	check_eq "record --pid: ends cleanly when the pid exits" "$(jqv "$out" .run.ended_by)" "pid exited"
 	# the cgroup removed during recording
 	( sleep 1; rmdir "$cg" ) &
 	"$MEMPROBE" record --cgroup "$cg" --duration 30 --format json -o "$out" 2>/dev/null
 	rc=$?
 	wait
-	check "record --cgroup: ends cleanly when the cgroup is removed" eval '[ "$rc" = 0 ] && [ "$(jqv "$out" .run.ended_by)" = "cgroup removed" ]'
-	check "record --cgroup: the duration did not run out" [ "$(jqv "$out" .run.duration_ms)" -lt 10000 ]
+	check_eq "record --cgroup: ends cleanly when the cgroup is removed" "$rc" 0
+	check_eq "record --cgroup: ends cleanly when the cgroup is removed" "$(jqv "$out" .run.ended_by)" "cgroup removed"
+	check_lt "record --cgroup: the duration did not run out" "$(jqv "$out" .run.duration_ms)" 10000
 	remove_cgroup "$cg"
 	# SIGINT while watching: the report is still written
 	cg=$(make_cgroup recint $GIB)
 	"$MEMPROBE" record --cgroup "$cg" --format json -o "$out" 2>/dev/null &
 	pid=$!
 	sleep 1; kill -INT $pid; wait $pid; rc=$?
-	check "record: SIGINT writes the report and exits 0" eval '[ "$rc" = 0 ] && [ "$(jqv "$out" .run.ended_by)" = SIGINT ]'
+	check_eq "record: SIGINT writes the report and exits 0" "$rc" 0
+	check_eq "record: SIGINT writes the report and exits 0" "$(jqv "$out" .run.ended_by)" SIGINT
 	remove_cgroup "$cg"
 	# SIGINT to memprobe recording a command: passed on, the command dies
 	# of it, and the recording ended by the signal, not by the command
@@ -522,7 +531,8 @@ test_record_saved() {
 	remove_cgroup "$cg"
 	check_eq "saved: SIGINT and SIGTERM during the write: exit 0 ($(head -c 200 "$d/err"))" "$rc" 0
 	check_eq "saved: ... the document whole" "$(jq -r .kind "$d/sig.json" 2>&1)" record
-	check "saved: nothing left behind" eval 'no_leftovers && [ -z "$(ls "$mnt" "$d/cwd" | grep memprobe-tmp)" ]'
+	check "saved: nothing left behind" no_leftovers
+	check_empty "saved: nothing left behind" "$(ls "$mnt" "$d/cwd" | grep memprobe-tmp)"
 }
 
 # The hand-over while a probe fills: the overhead explains it
@@ -536,7 +546,7 @@ unmapped_probe() {
 	wait_filling "$mp" > /dev/null
 	kill -USR1 "$pid"
 	wait "$mp"
-	check "anon unmapped: probe exits 0" [ $? = 0 ]
+	check_eq "anon unmapped: probe exits 0" "$?" 0
 	anon=$(jqv "$out" "[.overhead.parts[] | select(.pid == $pid and .category == \"anon\") | .bytes] | add // 0")
 	un=$(jqv "$out" "[.overhead.parts[] | select(.pid == $pid and .category == \"anon_unmapped\") | .bytes] | add // 0")
 	echo "# anon unmapped: probe overhead $(jqv "$out" .overhead_bytes), held's anon $anon, anon_unmapped $un, unexplained $(jqv "$out" .overhead.unexplained_bytes)"
@@ -544,10 +554,10 @@ unmapped_probe() {
 	if [ "$anon" -gt $((-56 * MIB)) ]; then
 		skip "anon unmapped: the hand-over while the probe filled: it came after the probe's peak"
 	else
-		check "anon unmapped: the workload's anon down by 60 MiB, within 1 MiB" \
-			within_bytes "$anon" $((-60 * MIB)) $MIB
-		check "anon unmapped: ... its 64 MiB handed over its anon_unmapped, within 1 MiB" \
-			within_bytes "$un" $((64 * MIB)) $MIB
+		check_near "anon unmapped: the workload's anon down by 60 MiB, within 1 MiB" \
+			"$anon" "$((-60 * MIB))" "$MIB"
+		check_near "anon unmapped: ... its 64 MiB handed over its anon_unmapped, within 1 MiB" \
+			"$un" "$((64 * MIB))" "$MIB"
 		check_le "anon unmapped: ... and the overhead explained within 2 MiB" \
 			"$(abs "$(jqv "$out" .overhead.unexplained_bytes)")" $((2 * MIB))
 	fi
@@ -589,7 +599,7 @@ test_record_swarm() {
 	check "swarm: $waves waves of 1000 processes, all alive together" grep -q done "$TMP/crowd.out"
 	k=$(kernel_peak "$cg")
 	kill -INT "$rp"; wait "$rp"
-	check "swarm: record exits 0" [ $? = 0 ]
+	check_eq "swarm: record exits 0" "$?" 0
 	pk=$(jqv "$out" .peak.sample_usage_bytes)
 	vu=$(jqv "$out" .peak.vector_usage_bytes)
 	g=$(jqv "$out" .attribution.reconciliation.measured_growth_bytes)

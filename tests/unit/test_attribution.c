@@ -610,9 +610,15 @@ static void test_byte_estimates(void)
 		  "text: marked, with its bound");
 	CHECK_U64(cJSON_GetArraySize(jobj(a, "attribution_missing")), 0, "nothing missing");
 	c = jobj(jobj(a, "events"), "byte_item_updates");
-	CHECK(jint(c, "exact") == 5912 && jint(c, "rounded") == 5 && jint(c, "mismatched") == 40,
-	      "events: the byte items' updates summed: %" PRId64 " %" PRId64 " %" PRId64,
-	      jint(c, "exact"), jint(c, "rounded"), jint(c, "mismatched"));
+	CHECK_EQ_INT(jint(c, "exact"), 5912,
+		     "events: the byte items' updates summed: %" PRId64 " %" PRId64 " %" PRId64,
+		     jint(c, "exact"), jint(c, "rounded"), jint(c, "mismatched"));
+	CHECK_EQ_INT(jint(c, "rounded"), 5,
+		     "events: the byte items' updates summed: %" PRId64 " %" PRId64 " %" PRId64,
+		     jint(c, "exact"), jint(c, "rounded"), jint(c, "mismatched"));
+	CHECK_EQ_INT(jint(c, "mismatched"), 40,
+		     "events: the byte items' updates summed: %" PRId64 " %" PRId64 " %" PRId64,
+		     jint(c, "exact"), jint(c, "rounded"), jint(c, "mismatched"));
 	cJSON_Delete(a);
 
 	/* a counter that disagreed: memory.stat's where it has the key (v2) */

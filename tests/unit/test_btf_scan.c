@@ -155,7 +155,7 @@ static void check_facts(const char *what, const struct mp_kfacts *got,
 	snprintf(w, sizeof(w), "%s: have_task_btf", what);
 	CHECK_U64(got->have_task_btf, want->have_task_btf, w);
 	/* a kernel's BTF has the page fault and allocation tracepoints at least */
-	CHECK(ids >= 4, "%s: only %d rung functions found", what, ids);
+	CHECK_GE_INT(ids, 4, "%s: only %d rung functions found", what, ids);
 }
 
 /* The walker's records, names and resolutions against libbpf's, type by type. */
@@ -189,7 +189,7 @@ static void check_walk(const char *path)
 			      btf__name_by_offset(btf, w->name_off), rg, rw);
 		}
 	}
-	CHECK(bad == 0, "%s: %d types differ from libbpf's", path, bad);
+	CHECK_EQ_INT(bad, 0, "%s: %d types differ from libbpf's", path, bad);
 	CHECK(mp_btf_type(&b, n) == NULL, "type past the last: NULL");
 	mp_btf_free(&b);
 	btf__free(btf);
@@ -203,7 +203,7 @@ static void check_file(const struct mp_attr *a, const char *what, const char *pa
 	char err[256] = "";
 	int ret = mp_attr_learn_btf(path, &got, err, sizeof(err));
 
-	CHECK(ret == 0, "%s: mp_attr_learn_btf: %d %s", what, ret, err);
+	CHECK_EQ_INT(ret, 0, "%s: mp_attr_learn_btf: %d %s", what, ret, err);
 	CHECK(btf != NULL, "%s: libbpf cannot parse it", what);
 	if (ret || !btf) {
 		btf__free(btf);
@@ -234,7 +234,7 @@ static void check_crafted(void)
 	CHECK_U64(mp_btf_from_data(&blob, sizeof(blob), &b), 0, "crafted: one int");
 	CHECK_U64(b.nr_types, 2, "crafted: ids 0 and 1");
 	CHECK_STR(mp_btf_str(&b, mp_btf_type(&b, 1)->name_off), "int", "crafted: its name");
-	CHECK(mp_btf_resolve(&b, 1) == 1, "crafted: an int resolves to itself");
+	CHECK_EQ_INT(mp_btf_resolve(&b, 1), 1, "crafted: an int resolves to itself");
 	mp_btf_free(&b);
 	bad = blob;
 	bad.h.version = 2;
@@ -267,7 +267,7 @@ static void check_broken(const char *dir)
 
 	snprintf(p, sizeof(p), "%s/truncated.btf", dir);
 	snprintf(cmd, sizeof(cmd), "head -c 100000 %s > %s", vmlinux, p);
-	CHECK(system(cmd) == 0, "%s", cmd);
+	CHECK_EQ_INT(system(cmd), 0, "%s", cmd);
 	CHECK_U64(mp_btf_load(p, &b), (uint64_t)-EINVAL, "truncated raw BTF: -EINVAL");
 	ret = mp_attr_learn_btf(p, &k, err, sizeof(err));
 	CHECK(ret < 0 && strstr(err, "not a BTF file"), "truncated --btf: %d '%s'", ret, err);
@@ -315,7 +315,7 @@ int main(void)
 	struct mp_attr *a = calloc(1, sizeof(*a));
 
 	if (access(vmlinux, R_OK) || !a || !mkdtemp(dir)) {
-		printf("no %s: skipped\n", vmlinux);
+		SKIP("no %s: the BTF scan's checks", vmlinux);
 		free(a);
 		return unit_done("btf_scan");
 	}
@@ -325,7 +325,7 @@ int main(void)
 	snprintf(raw, sizeof(raw), "%s/vmlinux.btf", dir);
 	snprintf(elf, sizeof(elf), "%s/vmlinux.elf", dir);
 	snprintf(cmd, sizeof(cmd), "cp %s %s", vmlinux, raw);
-	CHECK(system(cmd) == 0, "%s", cmd);
+	CHECK_EQ_INT(system(cmd), 0, "%s", cmd);
 	check_walk(vmlinux);
 	check_walk(raw);
 	check_file(a, "kernel's BTF", NULL);
@@ -337,7 +337,7 @@ int main(void)
 	if (system(cmd) == 0)
 		check_file(a, "--btf ELF", elf);
 	else
-		printf("no objcopy for x86-64: the ELF case skipped\n");
+		SKIP("no objcopy for x86-64: the ELF case");
 	check_broken(dir);
 	unlink(raw);
 	unlink(elf);

@@ -105,7 +105,7 @@ static void test_negative_kernel(void)
 	CHECK(p && kind == MP_DOC_PROBE, "the fixture does not load: %s", p ? "kind" : err);
 	if (!p)
 		return;
-	CHECK(mp_host_read("", &h) == 0, "cannot read /proc/meminfo");
+	CHECK_EQ_INT(mp_host_read("", &h), 0, "cannot read /proc/meminfo");
 	b = mp_budget_doc(&h, p, NEG_FIXTURE, NULL, err, sizeof(err));
 	CHECK(b != NULL, "a negative probe_kernel_bytes refused: %s", err);
 	if (b) {
@@ -179,7 +179,7 @@ static void test_budget_from(void)
 	char err[400];
 	cJSON *b;
 
-	CHECK(ret == 0, "budget --from a negative probe_kernel_bytes: exit %d, want 0", ret);
+	CHECK_EQ_INT(ret, 0, "budget --from a negative probe_kernel_bytes: exit %d, want 0", ret);
 	b = mp_doc_load_file(out, &kind, err, sizeof(err));
 	CHECK(b && kind == MP_DOC_BUDGET, "budget --from wrote no budget document: %s", err);
 	if (b)
@@ -194,7 +194,8 @@ static void test_same_file(void)
 	char rel[4200];
 
 	put(a, "{}");
-	CHECK(symlink(a, l) == 0 && link(a, h) == 0, "cannot link: %s", strerror(errno));
+	CHECK_EQ_INT(symlink(a, l), 0, "cannot link: %s", strerror(errno));
+	CHECK_EQ_INT(link(a, h), 0, "cannot link: %s", strerror(errno));
 	CHECK(mp_same_file(a, a), "the same path");
 	CHECK(mp_same_file(a, l) && mp_same_file(l, a), "a symlink to it");
 	CHECK(mp_same_file(a, h), "a hard link to it");
@@ -237,7 +238,7 @@ static void test_refusals(void)
 	saved = strdup(fixture);
 	put(a, saved);
 	put(b, saved);
-	CHECK(symlink(a, l) == 0, "cannot link: %s", strerror(errno));
+	CHECK_EQ_INT(symlink(a, l), 0, "cannot link: %s", strerror(errno));
 	CHECK((ret = run(mp_cmd_report, rep)) == 2, "report A -o A: exit %d, want 2", ret);
 	CHECK((ret = run(mp_cmd_report, rep_l)) == 2, "report A -o link-to-A: exit %d, want 2",
 	      ret);
@@ -247,7 +248,7 @@ static void test_refusals(void)
 	CHECK(slurp(a) && !strcmp(slurp(a), saved), "the input document was changed");
 	CHECK((ret = run(mp_cmd_record, rec)) == 2, "record --openmetrics X -o X: exit %d, want 2",
 	      ret);
-	CHECK(access(om, F_OK) != 0, "record left %s behind", om);
+	CHECK_NE_INT(access(om, F_OK), 0, "record left %s behind", om);
 	CHECK((ret = run(mp_cmd_record, rec_l)) == 2, "record --openmetrics link-to-A -o A: "
 	      "exit %d, want 2", ret);
 	CHECK(slurp(a) && !strcmp(slurp(a), saved), "record changed the -o file");
@@ -274,6 +275,6 @@ int main(void)
 	test_budget_from();
 	test_same_file();
 	test_refusals();
-	CHECK(rmdir(dir) == 0, "%s left behind: %s", dir, strerror(errno));
+	CHECK_EQ_INT(rmdir(dir), 0, "%s left behind: %s", dir, strerror(errno));
 	return unit_done("budget");
 }

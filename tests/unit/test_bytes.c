@@ -62,8 +62,12 @@ static void test_kernel_rounding(void)
 		pages += pages_618(4200) + pages_618(-4200);
 		bytes += 4200 - 4200;
 	}
-	CHECK(pages == -1000 && bytes == 0, "6.18: 1000 rounds of +-4200 B drift %" PRId64
-	      " pages where the bytes are %" PRId64, pages, bytes);
+	CHECK_EQ_INT(pages, -1000,
+		     "6.18: 1000 rounds of +-4200 B drift %" PRId64 " pages where the bytes are %" PRId64,
+		     pages, bytes);
+	CHECK_EQ_INT(bytes, 0,
+		     "6.18: 1000 rounds of +-4200 B drift %" PRId64 " pages where the bytes are %" PRId64,
+		     pages, bytes);
 }
 
 static void test_pages_agree(void)
@@ -84,7 +88,8 @@ static void test_pages_agree(void)
 			if (v != a && v != l)
 				bad += mp_pages_agree(b, v, PS);
 	}
-	CHECK(bad == 0 && n > 0, "mp_pages_agree: %d of %d changes judged wrong", bad, n);
+	CHECK_EQ_INT(bad, 0, "mp_pages_agree: %d of %d changes judged wrong", bad, n);
+	CHECK_GT_INT(n, 0, "mp_pages_agree: %d of %d changes judged wrong", bad, n);
 	for (int64_t b = 1; b < (1LL << 30); b = b * 3 + 1) {
 		CHECK(mp_pages_agree(b, pages_618((int)b), PS) &&
 		      mp_pages_agree(-b, pages_618((int)-b), PS) &&
@@ -190,7 +195,7 @@ static void test_learn_indices(void)
 	char path[] = "/tmp/memprobe-unit-btf-XXXXXX";
 	int fd = mkstemp(path);
 
-	CHECK(fd >= 0, "temp file");
+	CHECK_GE_INT(fd, 0, "temp file");
 	if (fd < 0)
 		return;
 	close(fd);
@@ -203,8 +208,8 @@ static void test_learn_indices(void)
 			CHECK(0, "%s: write the BTF", l->what);
 			continue;
 		}
-		CHECK(mp_attr_learn_btf(path, &k, err, sizeof(err)) == 0, "%s: learn: %s", l->what,
-		      err);
+		CHECK_EQ_INT(mp_attr_learn_btf(path, &k, err, sizeof(err)), 0, "%s: learn: %s",
+			     l->what, err);
 		CHECK(idx(&k, MP_CAT_SLAB_RECLAIMABLE) == l->want_slab_r &&
 		      idx(&k, MP_CAT_SLAB_UNRECLAIMABLE) == l->want_slab_u &&
 		      idx(&k, MP_CAT_PERCPU) == l->want_percpu,
@@ -213,8 +218,8 @@ static void test_learn_indices(void)
 		      idx(&k, MP_CAT_PERCPU), l->want_slab_r, l->want_slab_u, l->want_percpu);
 		for (int c = 0; c < MP_NR_CATS; c++)
 			if (mp_cats[c].unit != MP_UNIT_BYTES)
-				CHECK(idx(&k, c) == -1, "%s: %s (not in bytes) has no index", l->what,
-				      mp_cat_names[c]);
+				CHECK_EQ_INT(idx(&k, c), -1, "%s: %s (not in bytes) has no index",
+					     l->what, mp_cat_names[c]);
 	}
 	unlink(path);
 }

@@ -68,18 +68,18 @@ static bool check_fixture(const char *name)
 		return false; /* not a tree */
 	printf("fixture %s\n", name);
 	err = mp_host_read(root, &h);
-	CHECK(err == 0, "%s: host read: %d", name, err);
+	CHECK_EQ_INT(err, 0, "%s: host read: %d", name, err);
 	check_key(name, text, "cgroup_mode", mp_cg_mode_name(h.cg_mode));
 	check_key(name, text, "mem_total_bytes", fmt_val(true, h.mem_total_bytes, v, sizeof(v)));
 	check_key(name, text, "thp_enabled", h.thp_enabled);
 	CHECK(h.btf_present, "%s: BTF marker seen", name);
 
 	err = mp_cgroup_of_pid(root, &h, 0, &cg);
-	CHECK(err == 0, "%s: cgroup of self: %d", name, err);
+	CHECK_EQ_INT(err, 0, "%s: cgroup of self: %d", name, err);
 	if (err)
 		return true;
 	err = mp_cgroup_read(root, &h, &cg);
-	CHECK(err == 0, "%s: cgroup read: %d", name, err);
+	CHECK_EQ_INT(err, 0, "%s: cgroup read: %d", name, err);
 	check_key(name, text, "cgroup_path", cg.path);
 	check_key(name, text, "limit_bytes", fmt_val(true, cg.limit_bytes, v, sizeof(v)));
 	check_key(name, text, "effective_limit_bytes",
@@ -115,14 +115,14 @@ static bool check_fixture(const char *name)
 	/* The same cgroup found by its directory and by its hierarchy path. */
 	struct mp_cgroup by_dir, by_path;
 	err = mp_cgroup_from_path(root, &h, cg.dir, &by_dir);
-	CHECK(err == 0, "%s: from dir %s: %d", name, cg.dir, err);
+	CHECK_EQ_INT(err, 0, "%s: from dir %s: %d", name, cg.dir, err);
 	CHECK_STR(by_dir.path, cg.path, "path from dir");
 	err = mp_cgroup_from_path(root, &h, cg.path, &by_path);
-	CHECK(err == 0, "%s: from path %s: %d", name, cg.path, err);
+	CHECK_EQ_INT(err, 0, "%s: from path %s: %d", name, cg.path, err);
 	CHECK_STR(by_path.dir, cg.dir, "dir from path");
 	CHECK_U64((uint64_t)by_path.level, (uint64_t)cg.level, "level from path");
 	err = mp_cgroup_from_path(root, &h, "/no-such-cgroup-here", &by_path);
-	CHECK(err == -ENOENT, "%s: missing cgroup: got %d, want -ENOENT", name, err);
+	CHECK_EQ_INT(err, -ENOENT, "%s: missing cgroup: got %d, want -ENOENT", name, err);
 	return true;
 }
 
@@ -142,39 +142,41 @@ int main(void)
 	}
 	if (d)
 		closedir(d);
-	CHECK(n >= 9, "fixtures found: %d", n);
+	CHECK_GE_INT(n, 9, "fixtures found: %d", n);
 
 	/* Depth below the hierarchy root, which the BPF filter compares. */
-	CHECK(mp_host_read(FIXTURES "/v2-vm-nested", &h) == 0, "read v2-vm-nested");
-	CHECK(mp_cgroup_of_pid(FIXTURES "/v2-vm-nested", &h, 0, &cg) == 0, "locate");
+	CHECK_EQ_INT(mp_host_read(FIXTURES "/v2-vm-nested", &h), 0, "read v2-vm-nested");
+	CHECK_EQ_INT(mp_cgroup_of_pid(FIXTURES "/v2-vm-nested", &h, 0, &cg), 0, "locate");
 	CHECK_U64((uint64_t)cg.level, 2, "level of /outer/inner");
-	CHECK(mp_cgroup_of_pid(FIXTURES "/v2-vm-nested", &h, 999999, &cg) == -ESRCH,
-	      "missing pid is -ESRCH");
+	CHECK_EQ_INT(mp_cgroup_of_pid(FIXTURES "/v2-vm-nested", &h, 999999, &cg), -ESRCH,
+		     "missing pid is -ESRCH");
 	/* A process whose cgroup is outside what the mount shows (the mount's
 	 * root is /sub, a bind-mounted subtree): -EXDEV, its path kept for
 	 * the message that names --cgroup. */
-	CHECK(mp_host_read(FIXTURES "/v2-outside-root", &h) == 0, "read v2-outside-root");
-	CHECK(mp_cgroup_of_pid(FIXTURES "/v2-outside-root", &h, 0, &cg) == -EXDEV,
-	      "a cgroup outside the mount's root is -EXDEV");
+	CHECK_EQ_INT(mp_host_read(FIXTURES "/v2-outside-root", &h), 0, "read v2-outside-root");
+	CHECK_EQ_INT(mp_cgroup_of_pid(FIXTURES "/v2-outside-root", &h, 0, &cg), -EXDEV,
+		     "a cgroup outside the mount's root is -EXDEV");
 	CHECK_STR(cg.path, "/job", "its path is kept");
 	/* A container's stand-in: the memory hierarchy mounted afresh, read-only,
 	 * over the copy of the host's mount its namespace began with; mountinfo
 	 * lists the hidden one first (root /../../..), and the cgroup2 mount
 	 * under the tmpfs mounted over /sys/fs/cgroup, gone from the tree. */
-	CHECK(mp_host_read(FIXTURES "/v1-container-stacked", &h) == 0, "read v1-container-stacked");
+	CHECK_EQ_INT(mp_host_read(FIXTURES "/v1-container-stacked", &h), 0,
+		     "read v1-container-stacked");
 	CHECK_STR(h.v1_memory_root, "/", "the visible mount's root, not the hidden one's");
 	CHECK_STR(h.v2_mount, "", "the hidden cgroup2 mount is not taken");
-	CHECK(mp_cgroup_from_path(FIXTURES "/v1-container-stacked", &h, "/", &cg) == 0,
-	      "--cgroup / resolves in a cgroup namespace");
+	CHECK_EQ_INT(mp_cgroup_from_path(FIXTURES "/v1-container-stacked", &h, "/", &cg), 0,
+		     "--cgroup / resolves in a cgroup namespace");
 	CHECK_STR(cg.dir, "/sys/fs/cgroup/memory", "... to the mount point");
 	CHECK_U64((uint64_t)cg.level, 0, "... at level 0 of what the namespace shows");
 	/* memory.high on an ancestor is the throttling point of its child */
-	CHECK(mp_host_read(FIXTURES "/v2-high-ancestor", &h) == 0, "read v2-high-ancestor");
-	CHECK(mp_cgroup_of_pid(FIXTURES "/v2-high-ancestor", &h, 0, &cg) == 0 &&
-	      mp_cgroup_read(FIXTURES "/v2-high-ancestor", &h, &cg) == 0, "locate and read");
+	CHECK_EQ_INT(mp_host_read(FIXTURES "/v2-high-ancestor", &h), 0, "read v2-high-ancestor");
+	CHECK_EQ_INT(mp_cgroup_of_pid(FIXTURES "/v2-high-ancestor", &h, 0, &cg), 0,
+		     "locate and read");
+	CHECK_EQ_INT(mp_cgroup_read(FIXTURES "/v2-high-ancestor", &h, &cg), 0, "locate and read");
 	CHECK_U64(cg.throttle_bytes, 209715200, "the ancestor's memory.high");
-	CHECK(cg.throttle_bytes < cg.effective_limit_bytes, "below the effective limit");
+	CHECK_LT_INT(cg.throttle_bytes, cg.effective_limit_bytes, "below the effective limit");
 	/* An empty root has no meminfo. */
-	CHECK(mp_host_read(FIXTURES "/no-such-tree", &h) < 0, "missing tree fails");
+	CHECK_LT_INT(mp_host_read(FIXTURES "/no-such-tree", &h), 0, "missing tree fails");
 	return unit_done("cgroup");
 }

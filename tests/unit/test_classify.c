@@ -117,7 +117,7 @@ static void test_host(void)
 	FILE *f;
 
 	if (!ks) {
-		printf("skip: /proc/kallsyms unreadable with addresses\n");
+		SKIP("/proc/kallsyms unreadable with addresses");
 		return;
 	}
 	for (int w = 0; w < N(walk); w++) {
@@ -138,7 +138,7 @@ static void test_host(void)
 	if (n == N(walk))
 		CHECK_STR(stack_class(ks, ips, n), "pagetables", "the host's page-table stack");
 	else
-		printf("skip: the host's kallsyms lacks the page-table path (%d)\n", n);
+		SKIP("the host's kallsyms lacks the page-table path (%d)", n);
 	mp_ksyms_free(ks);
 }
 
@@ -152,11 +152,10 @@ int main(void)
 	if (ks) {
 		const struct mp_ksym *s = mp_ksyms_find(ks, 0xffffffff81348c20ULL + 0x19);
 
-		CHECK(s && strcmp(s->name, "pte_alloc_one") == 0, "find pte_alloc_one+0x19: %s",
-		      s ? s->name : "(none)");
+		CHECK_EQ_STR(s ? s->name : NULL, "pte_alloc_one", "find pte_alloc_one+0x19");
 		CHECK(s && !s->module, "core symbol has no module");
 		s = mp_ksyms_find(ks, 0xffffffffc0025950ULL + 0x5ac);
-		CHECK(s && s->module && strcmp(s->module, "bpf") == 0, "BPF program is [bpf]");
+		CHECK_EQ_STR(s ? s->module : NULL, "bpf", "BPF program is [bpf]");
 		CHECK(mp_ksym_is_tracing(s), "BPF program frames are tracing frames");
 		CHECK(mp_ksyms_find(ks, 0x1000) == NULL, "below every symbol: none");
 
@@ -189,7 +188,7 @@ int main(void)
 		}
 		if (f)
 			fclose(f);
-		CHECK(n == 7, "stack symbols found: %d", n);
+		CHECK_EQ_INT(n, 7, "stack symbols found: %d", n);
 		CHECK_STR(mp_classify_stack(ks, st, n, buf, sizeof(buf)), "pagetables",
 			  "page-table stack with BPF frames on top");
 		free(st);

@@ -28,11 +28,11 @@ static void check_parser_agrees(const char *kind)
 
 	mp_cli_formats(kind, buf, sizeof(buf));
 	for (tok = strtok_r(buf, "|", &save); tok; tok = strtok_r(NULL, "|", &save), n++)
-		CHECK(mp_render_check("unit", kind, tok) == 0, "%s: %s in the synopsis but refused",
-		      kind, tok);
+		CHECK_EQ_INT(mp_render_check("unit", kind, tok), 0,
+			     "%s: %s in the synopsis but refused", kind, tok);
 	for (size_t i = 0; mp_renderer_nth(i); i++)
 		n -= mp_render_check("unit", kind, mp_renderer_nth(i)->name) == 0;
-	CHECK(n == 0, "%s: the synopsis and the parser differ by %d formats", kind, n);
+	CHECK_EQ_INT(n, 0, "%s: the synopsis and the parser differ by %d formats", kind, n);
 }
 
 static void test_formats(void)
@@ -90,14 +90,14 @@ static void test_tables(void)
 	mp_csv_table_names(MP_DOC_RECORD, buf, sizeof(buf));
 	CHECK_STR(buf, "categories, tasks, kernel_paths, hooks, overhead, copy_on_write, timeline, oom_kills or figures",
 		  "a record's csv tables");
-	CHECK(mp_csv_table_check("unit", MP_DOC_PROBE, "csv", "timeline") == MP_EXIT_USAGE,
-	      "a probe's --table timeline taken");
-	CHECK(mp_csv_table_check("unit", MP_DOC_RECORD, "csv", "timeline") == 0,
-	      "a record's --table timeline refused");
-	CHECK(mp_csv_table_check("unit", MP_DOC_ALL, "csv", NULL) == 0,
-	      "the format-only check (report, before the document) refused csv");
-	CHECK(mp_csv_table_check("unit", MP_DOC_ALL, "json", NULL) == MP_EXIT_USAGE,
-	      "the format-only check took --table with json");
+	CHECK_EQ_INT(mp_csv_table_check("unit", MP_DOC_PROBE, "csv", "timeline"), MP_EXIT_USAGE,
+		     "a probe's --table timeline taken");
+	CHECK_EQ_INT(mp_csv_table_check("unit", MP_DOC_RECORD, "csv", "timeline"), 0,
+		     "a record's --table timeline refused");
+	CHECK_EQ_INT(mp_csv_table_check("unit", MP_DOC_ALL, "csv", NULL), 0,
+		     "the format-only check (report, before the document) refused csv");
+	CHECK_EQ_INT(mp_csv_table_check("unit", MP_DOC_ALL, "json", NULL), MP_EXIT_USAGE,
+		     "the format-only check took --table with json");
 }
 
 int main(void)

@@ -101,7 +101,7 @@ static void test_rows(void)
 	CHECK_STR(at(c, "overhead.bytes", "values", 0), "null", "no overhead object: null");
 	cJSON_Delete(c);
 	c = cmp(probe_a, probe_b, 5.0, err, sizeof(err));
-	CHECK(c && strcmp(at(c, "usage_peak_bytes", "marked", 1), "true") == 0, "9%% is beyond 5%%");
+	CHECK_EQ_STR(c ? at(c, "usage_peak_bytes", "marked", 1) : NULL, "true", "9%% is beyond 5%%");
 	cJSON_Delete(c);
 	c = cmp(probe_a, probe_a, 0.0, err, sizeof(err));
 	CHECK(c && strcmp(at(c, "growth.anon", "marked", 1), "false") == 0 &&
@@ -119,8 +119,8 @@ static void test_refused(void)
 	      "probe and record refused: %s", err);
 	cJSON_Delete(c);
 	c = cmp(record_a, record_a, 10.0, err, sizeof(err));
-	CHECK(c && strcmp(at(c, "peak.usage_bytes", "values", 0), "1073741824") == 0,
-	      "two records compare: %s", c ? "" : err);
+	CHECK_EQ_STR(c ? at(c, "peak.usage_bytes", "values", 0) : NULL, "1073741824",
+		     "two records compare: %s", c ? "" : err);
 	cJSON_Delete(c);
 	/* a format_version this memprobe reads but not the first's (there is
 	 * only 1 today: made here by hand on the loaded document) */
@@ -155,7 +155,8 @@ static void test_render(void)
 	for (size_t i = 0; c && i < sizeof(formats) / sizeof(formats[0]); i++) {
 		int ret = mp_compare_render_mem(c, formats[i], &out, &len, err, sizeof(err));
 
-		CHECK(ret == 0 && len > 0, "%s renders: %s", formats[i], ret ? err : "");
+		CHECK_EQ_INT(ret, 0, "%s renders: %s", formats[i], ret ? err : "");
+		CHECK_GT_INT(len, 0, "%s renders: %s", formats[i], ret ? err : "");
 		if (!ret && strcmp(formats[i], "markdown") == 0)
 			CHECK(strstr(out, "| figure | [1] box<br>6.18.0<br>v2 |") &&
 			      strstr(out, "| `growth.anon` | 100 B | **300 B (+200 B, ×3.000)** |"),

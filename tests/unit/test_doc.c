@@ -115,7 +115,7 @@ static void test_emit(void)
 	int kind;
 	cJSON *back;
 
-	CHECK(mp_emit("unit", doc, "json", f) == 0, "mp_emit json");
+	CHECK_EQ_INT(mp_emit("unit", doc, "json", f), 0, "mp_emit json");
 	fclose(f);
 	CHECK(json && buf && strlen(buf) == strlen(json) + 1 && !strncmp(buf, json, strlen(json)),
 	      "mp_emit json = the document printed, and a newline");
@@ -179,8 +179,8 @@ static void test_adopt(void)
 	CHECK(back, "the built document loads: %s", err);
 	CHECK_U64(mp_doc_values(doc), mp_doc_text_values(text, strlen(text)),
 		  "values: the tree's count is the text's");
-	CHECK(mp_doc_adopt(doc, &kind2, err2, sizeof(err2)) == 0 && kind2 == kind,
-	      "adopted: %s", err2);
+	CHECK_EQ_INT(mp_doc_adopt(doc, &kind2, err2, sizeof(err2)), 0, "adopted: %s", err2);
+	CHECK_EQ_INT(kind2, kind, "adopted: %s", err2);
 	CHECK(back && same_tree(doc, back), "adopted = loaded, item for item");
 	cJSON_Delete(back);
 	cJSON_free(text);
@@ -435,7 +435,7 @@ static void test_host_more(void)
 		fputs(files[i][1], f);
 		fclose(f);
 	}
-	CHECK(mp_host_read(dir, &m) == 0, "host read");
+	CHECK_EQ_INT(mp_host_read(dir, &m), 0, "host read");
 	CHECK_STR(m.hostname, "box-7", "hostname");
 	CHECK_STR(m.distribution, "Debian GNU/Linux 12 \"b\"", "PRETTY_NAME, quotes undone");
 	CHECK_U64(m.cpus, 7, "online CPUs 0-3,6,8-9");
@@ -445,9 +445,11 @@ static void test_host_more(void)
 	if (system(p)) {
 		/* a left temporary directory is no failure of the code under test */
 	}
-	CHECK(mp_host_read(FIXTURES "/missing-files", &m) == 0, "host read of the missing-files tree");
-	CHECK(!m.have_lru_gen && !m.distribution[0] && m.cpus == 0,
-	      "a tree without the files: no lru_gen, no distribution, no CPUs");
+	CHECK_EQ_INT(mp_host_read(FIXTURES "/missing-files", &m), 0,
+		     "host read of the missing-files tree");
+	CHECK(!m.have_lru_gen && !m.distribution[0],
+	      "a tree without the files: no lru_gen, no distribution");
+	CHECK_EQ_INT(m.cpus, 0, "a tree without the files: no CPUs");
 }
 
 /* Every *_bytes member is range-checked at load, read by a renderer or not. */
@@ -550,7 +552,7 @@ static void test_files(void)
 	expect_file(dir, "a directory, not a document", "a directory");
 	expect_file("/dev/zero", "a character device, not a document", "/dev/zero");
 	snprintf(p, sizeof(p), "%s/fifo", dir);
-	CHECK(mkfifo(p, 0600) == 0, "mkfifo");
+	CHECK_EQ_INT(mkfifo(p, 0600), 0, "mkfifo");
 	expect_file(p, "a FIFO, not a document", "a FIFO with no writer");
 	unlink(p);
 	snprintf(p, sizeof(p), "%s/none", dir);
@@ -658,11 +660,14 @@ int main(void)
 	saved = dup(2);
 	if (!freopen("/dev/null", "w", stderr))
 		saved = -1;
-	CHECK(mp_render_check("unit", "probe", "json") == 0 &&
-	      mp_render_check("unit", "limits", "env") == 0 &&
-	      mp_render_check("unit", "probe", "env") == MP_EXIT_USAGE &&
-	      mp_render_check("unit", NULL, "yaml") == MP_EXIT_USAGE,
-	      "mp_render_check: json for probe, env only for limits, no yaml");
+	CHECK_EQ_INT(mp_render_check("unit", "probe", "json"), 0,
+		     "mp_render_check: json for probe, env only for limits, no yaml");
+	CHECK_EQ_INT(mp_render_check("unit", "limits", "env"), 0,
+		     "mp_render_check: json for probe, env only for limits, no yaml");
+	CHECK_EQ_INT(mp_render_check("unit", "probe", "env"), MP_EXIT_USAGE,
+		     "mp_render_check: json for probe, env only for limits, no yaml");
+	CHECK_EQ_INT(mp_render_check("unit", NULL, "yaml"), MP_EXIT_USAGE,
+		     "mp_render_check: json for probe, env only for limits, no yaml");
 	if (saved >= 0) {
 		fflush(stderr);
 		dup2(saved, 2);

@@ -24,7 +24,8 @@ int main(void)
 	char *s;
 	uint64_t c, m;
 
-	CHECK(mp_probe_overhead_bytes(&f) == 6496120832LL, "overhead = peak - before - allocated");
+	CHECK_EQ_INT(mp_probe_overhead_bytes(&f), 6496120832LL,
+		     "overhead = peak - before - allocated");
 	mp_probe_fields_json(o, &f);
 	s = cJSON_PrintUnformatted(o);
 	CHECK_STR(s, "{\"cgroup_limit_bytes\":367003697152,\"usage_before_bytes\":342817820672,"
@@ -50,7 +51,7 @@ int main(void)
 	/* and the document still parses as JSON */
 	cJSON *back = cJSON_Parse(s);
 	CHECK(back != NULL, "printed fields parse back");
-	CHECK(cJSON_GetArraySize(back) == 9, "nine members, got %d", cJSON_GetArraySize(back));
+	CHECK_EQ_INT(cJSON_GetArraySize(back), 9, "nine members, got %d", cJSON_GetArraySize(back));
 	cJSON_Delete(back);
 	cJSON_free(s);
 	cJSON_Delete(o);

@@ -78,7 +78,7 @@ static void test_steady(void)
 	in.base = &base;
 	in.at = &at;
 	in.bytes = 98 * MIB + 200704 + 8192 + 1929216 + 53000;
-	CHECK(mp_overhead_build(&in, &o) == 0, "steady: builds");
+	CHECK_EQ_INT(mp_overhead_build(&in, &o), 0, "steady: builds");
 	CHECK_S64(sum_identity(&o), in.bytes, "steady: parts + probe + unexplained = bytes");
 	CHECK_S64(part(&o, 100, MP_CAT_ANON), 98 * MIB, "steady: the benchmark's anon");
 	CHECK_S64(part(&o, 100, MP_CAT_PAGETABLES), 200704, "steady: ... its page tables");
@@ -88,7 +88,8 @@ static void test_steady(void)
 	CHECK_S64(o.probe_cat_bytes[MP_CAT_PAGETABLES], 1929216, "steady: the probe's page tables");
 	CHECK_S64(o.probe_kernel_bytes, 8192 + 1929216, "steady: the probe's cost");
 	CHECK_S64(o.unexplained_bytes, 53000, "steady: unexplained");
-	CHECK(o.nparts == 2 && o.parts[0].cat == MP_CAT_ANON, "steady: two parts, largest first");
+	CHECK_EQ_INT(o.nparts, 2, "steady: two parts, largest first");
+	CHECK_EQ_INT(o.parts[0].cat, MP_CAT_ANON, "steady: two parts, largest first");
 	mp_overhead_free(&o);
 }
 
@@ -109,7 +110,7 @@ static void test_kernel_other_and_gone(void)
 	at = snap(rows[1], 2);
 	in.base = &base;
 	in.at = &at;
-	CHECK(mp_overhead_build(&in, &o) == 0, "kernel_other: builds");
+	CHECK_EQ_INT(mp_overhead_build(&in, &o), 0, "kernel_other: builds");
 	CHECK_S64(part(&o, 100, MP_OVH_KERNEL_OTHER), 3 * 4096, "kernel_other: kernel - its parts");
 	CHECK_S64(part(&o, 101, MP_CAT_ANON), -5 * MIB, "gone: minus what it held");
 	CHECK_S64(part(&o, 102, MP_CAT_ANON), 7 * MIB, "new: all it holds");
@@ -118,7 +119,7 @@ static void test_kernel_other_and_gone(void)
 		  "kernel_other: unexplained");
 	mp_overhead_free(&o);
 	in.have_kernel_total = false;
-	CHECK(mp_overhead_build(&in, &o) == 0, "itemised: builds");
+	CHECK_EQ_INT(mp_overhead_build(&in, &o), 0, "itemised: builds");
 	CHECK_S64(part(&o, 100, MP_OVH_KERNEL_OTHER), 0, "itemised: no kernel_other");
 	CHECK_S64(sum_identity(&o), in.bytes, "itemised: the identity");
 	mp_overhead_free(&o);
@@ -146,7 +147,7 @@ static void test_polled(void)
 	in.polled[MP_CAT_FILE] = in.polled[MP_CAT_PERCPU] = true;
 	in.base = &base;
 	in.at = &at;
-	CHECK(mp_overhead_build(&in, &o) == 0, "polled: builds");
+	CHECK_EQ_INT(mp_overhead_build(&in, &o), 0, "polled: builds");
 	CHECK_S64(part(&o, 0, MP_OVH_PAGE_CACHE), 2 * MIB,
 		  "polled: file from memory.stat, pid 0, as page_cache (no shmem key)");
 	CHECK_S64(part(&o, 0, MP_CAT_FILE), 0, "polled: file is no part: page_cache and shmem are");
@@ -195,13 +196,13 @@ static void test_proc_rows(void)
 	in.base = &base;
 	in.at = &at;
 	in.bytes = 40 * MIB + 81920 + 2048000 + 300000;
-	CHECK(mp_overhead_build(&in, &o) == 0, "proc: builds");
+	CHECK_EQ_INT(mp_overhead_build(&in, &o), 0, "proc: builds");
 	CHECK_S64(part(&o, 100, MP_CAT_ANON), 40 * MIB, "proc: the benchmark's anon from its rows");
 	CHECK_S64(part(&o, 100, MP_CAT_PAGETABLES), 81920, "proc: ... its page tables (VmPTE)");
 	CHECK_S64(o.probe_cat_bytes[MP_CAT_ANON], 0, "proc: the probe's anon beyond its allocation");
 	CHECK_S64(o.probe_cat_bytes[MP_CAT_PAGETABLES], 2048000, "proc: the probe's page tables");
 	CHECK_S64(o.probe_cat_bytes[MP_CAT_FILE], 0, "proc: the probe's RssFile is no cost of it");
-	CHECK(o.probe_kernel_bytes >= 0, "proc: the probe's part is not minus its allocation");
+	CHECK_GE_INT(o.probe_kernel_bytes, 0, "proc: the probe's part is not minus its allocation");
 	CHECK_S64(part(&o, 0, MP_CAT_ANON), 0,
 		  "proc: a lagging memory.stat adds no anon beyond the rows");
 	CHECK_S64(part(&o, 0, MP_OVH_KERNEL_OTHER), 300000,
@@ -260,7 +261,7 @@ static void test_peak_in_burst_and_doc(void)
 	CHECK_STR(cJSON_GetObjectItem(j, "at")->valuestring, "peak", "doc: at the peak");
 	CHECK(cJSON_IsNull(cJSON_GetObjectItem(j, "left_after")), "doc: no left_after vector: null");
 	parts = cJSON_GetObjectItem(j, "parts");
-	CHECK(cJSON_GetArraySize(parts) == 1, "doc: one part");
+	CHECK_EQ_INT(cJSON_GetArraySize(parts), 1, "doc: one part");
 	it = cJSON_GetArrayItem(parts, 0);
 	CHECK_STR(cJSON_GetObjectItem(it, "category")->valuestring, "anon", "doc: anon");
 	CHECK_STR(cJSON_GetObjectItem(it, "comm")->valuestring, "benchmark", "doc: benchmark's");
@@ -335,13 +336,13 @@ static void test_groups_and_reclaimed(void)
 	in.base = &base;
 	in.at = &at;
 	in.bytes = 3 * MIB + 6 * MIB + 1 * MIB + 1 * MIB - 104 * MIB + 12345;
-	CHECK(mp_overhead_build(&in, &o) == 0, "groups: builds");
+	CHECK_EQ_INT(mp_overhead_build(&in, &o), 0, "groups: builds");
 	CHECK_S64(sum_identity(&o), in.bytes, "groups: parts + probe + reclaimed + unexplained");
 	CHECK_S64(part(&o, 100, MP_CAT_SHMEM), 2 * MIB, "groups: shmem a part of its own");
 	CHECK_S64(part(&o, 100, MP_OVH_PAGE_CACHE), 0, "groups: ... not page cache");
 	CHECK_S64(part(&o, 103, MP_OVH_PAGE_CACHE), 1 * MIB, "groups: the checkpointer's cache");
-	CHECK(o.ngroups == 2, "groups: backends together, the checkpointer apart (got %zu)",
-	      o.ngroups);
+	CHECK_EQ_INT(o.ngroups, 2, "groups: backends together, the checkpointer apart (got %zu)",
+		     o.ngroups);
 	CHECK_STR(o.groups[0].role, "backend", "groups: the backends first (largest)");
 	CHECK_U64(o.groups[0].processes, 3, "groups: three backends");
 	CHECK_U64(o.groups[0].pid, 0, "groups: no one pid for three");

@@ -37,13 +37,13 @@ int main(void)
 
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
 		v = 12345;
-		CHECK(mp_parse_size(good[i].in, &v) == 0, "parse '%s' failed", good[i].in);
+		CHECK_EQ_INT(mp_parse_size(good[i].in, &v), 0, "parse '%s' failed", good[i].in);
 		CHECK_U64(v, good[i].want, good[i].in);
 	}
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		int err = mp_parse_size(bad[i].in, &v);
 
-		CHECK(err == bad[i].err, "'%s': got %d, want %d", bad[i].in, err, bad[i].err);
+		CHECK_EQ_INT(err, bad[i].err, "'%s': got %d, want %d", bad[i].in, err, bad[i].err);
 	}
 	CHECK_STR(mp_fmt_bytes(1ULL << 30, buf, sizeof(buf)), "1.00 GiB", "fmt 1G");
 	CHECK_STR(mp_fmt_bytes(3ULL << 20, buf, sizeof(buf)), "3.0 MiB", "fmt 3M");

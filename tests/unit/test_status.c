@@ -84,7 +84,7 @@ static void test_tty(void)
 	char b[512];
 
 	if (m < 0 || grantpt(m) || unlockpt(m) || (t = open(ptsname(m), O_RDWR | O_NOCTTY)) < 0) {
-		printf("skip: no pseudo-terminal\n");
+		SKIP("no pseudo-terminal");
 		return;
 	}
 	tcgetattr(t, &tio);

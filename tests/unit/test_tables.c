@@ -37,10 +37,10 @@ static void check_item(const char *cat, const char *type, const char *item, enum
 	CHECK(mp_core_name_eq(t, type) && mp_core_name_eq(e, item),
 	      "%s: '%s' '%s' do not match their kernel names", cat, type, item);
 	/* the kernel's own naming: _B items count bytes, _KB ones KiB */
-	CHECK(ends_with(e, "_B") == (unit == MP_UNIT_BYTES),
-	      "%s: %s and its unit %d disagree", cat, e, unit);
-	CHECK(ends_with(e, "_KB") == (unit == MP_UNIT_KIB),
-	      "%s: %s and its unit %d disagree", cat, e, unit);
+	CHECK_EQ_INT(ends_with(e, "_B"), (unit == MP_UNIT_BYTES), "%s: %s and its unit %d disagree",
+		     cat, e, unit);
+	CHECK_EQ_INT(ends_with(e, "_KB"), (unit == MP_UNIT_KIB), "%s: %s and its unit %d disagree",
+		     cat, e, unit);
 }
 
 static void test_categories(void)
@@ -80,9 +80,9 @@ static void test_categories(void)
 	for (int i = 0; i < 4; i++)
 		for (int k = 0; k < MP_NR_CATS; k++)
 			if (!strcmp(mp_cats[k].name, usage[i]))
-				CHECK(mp_cats[k].part == MP_PART_USAGE, "%s is a part of the usage",
-				      usage[i]);
-	CHECK(mp_cats[MP_CAT_SHMEM].part == MP_PART_FILE, "shmem is inside file");
+				CHECK_EQ_INT(mp_cats[k].part, MP_PART_USAGE,
+					     "%s is a part of the usage", usage[i]);
+	CHECK_EQ_INT(mp_cats[MP_CAT_SHMEM].part, MP_PART_FILE, "shmem is inside file");
 	CHECK_STR(mp_cats[MP_CAT_VMALLOC].alt_item, "NR_VMALLOC___7x", "vmalloc's 7.x item");
 
 	CHECK(mp_core_name_eq("NR_VMALLOC", "NR_VMALLOC___7x"), "a flavour matches");
@@ -120,8 +120,8 @@ static void test_task_counters(void)
 	MP_TASK_COUNTERS(CHECK_SUM)
 #undef CHECK_SUM
 	for (int k = 0; k < MP_NR_CATS; k++)
-		CHECK(sum.charge_bytes[k] == a.charge_bytes[k] + b.charge_bytes[k],
-		      "add: charge_bytes[%d]", k);
+		CHECK_EQ_INT(sum.charge_bytes[k], a.charge_bytes[k] + b.charge_bytes[k],
+			     "add: charge_bytes[%d]", k);
 	mp_task_stat_sub(&sum, &b);
 	CHECK(!memcmp(&sum, &a, sizeof(a)), "sub undoes add");
 
@@ -129,8 +129,8 @@ static void test_task_counters(void)
 	rows_after[0].stat = a;
 	CHECK_U64(rows_after[0].faults, a.faults, "row.faults is row.stat.faults");
 	CHECK_U64(rows_after[0].charged_pages, a.charged_pages, "row.charged_pages");
-	CHECK(rows_after[0].charge_bytes[MP_CAT_KERNEL] == a.charge_bytes[MP_CAT_KERNEL],
-	      "row.charge_bytes is row.stat.charge_bytes");
+	CHECK_EQ_INT(rows_after[0].charge_bytes[MP_CAT_KERNEL], a.charge_bytes[MP_CAT_KERNEL],
+		     "row.charge_bytes is row.stat.charge_bytes");
 
 	/* a snapshot difference: rows by tgid, one absent before */
 	rows_after[1].stat = a;
@@ -141,8 +141,8 @@ static void test_task_counters(void)
 	MP_TASK_COUNTERS(CHECK_DIFF)
 #undef CHECK_DIFF
 	for (int k = 0; k < MP_NR_CATS; k++)
-		CHECK(rows_after[1].charge_bytes[k] == a.charge_bytes[k] - b.charge_bytes[k],
-		      "snap_sub: charge_bytes[%d]", k);
+		CHECK_EQ_INT(rows_after[1].charge_bytes[k], a.charge_bytes[k] - b.charge_bytes[k],
+			     "snap_sub: charge_bytes[%d]", k);
 }
 
 static void test_total_counters(void)

@@ -55,8 +55,10 @@ static void check_rows(const struct mp_tl *tl, uint64_t n, uint64_t big)
 {
 	uint64_t seen = 1, next = 1, bad = 0;
 
-	CHECK(tl->nb <= MP_TL_BUCKETS && tl->nb >= MP_TL_BUCKETS / 2,
-	      "folded rows: %zu, want %d to %d", tl->nb, MP_TL_BUCKETS / 2, MP_TL_BUCKETS);
+	CHECK_LE_INT(tl->nb, MP_TL_BUCKETS, "folded rows: %zu, want %d to %d", tl->nb,
+		     MP_TL_BUCKETS / 2, MP_TL_BUCKETS);
+	CHECK_GE_INT(tl->nb, MP_TL_BUCKETS / 2, "folded rows: %zu, want %d to %d", tl->nb,
+		     MP_TL_BUCKETS / 2, MP_TL_BUCKETS);
 	CHECK_U64(tl->nring, MP_TL_WINDOW, "the window is full");
 	CHECK_U64(tl->first.t_ms, 0, "the first sample is kept exact");
 	for (size_t i = 0; i < tl->nb; i++) {
@@ -183,12 +185,12 @@ static void check_edge(cJSON *doc)
 	printf("edge: the record document of 27 M samples: %zu bytes, %zu values "
 	       "(timeline bound %d); RSS %" PRIu64 " KiB so far\n", len, values,
 	       MP_TL_MAX_VALUES, rss_kib());
-	CHECK(len <= 16 * MP_MIB, "the document: %zu bytes, want at most 16 MiB", len);
+	CHECK_LE_INT(len, 16 * MP_MIB, "the document: %zu bytes, want at most 16 MiB", len);
 	CHECK_U64(mp_doc_text_values(text, strlen(text)), values, "values: the text's, the tree's");
-	CHECK(values <= MP_DOC_MAX_VALUES, "values %zu within the loader's bound", values);
+	CHECK_LE_INT(values, MP_DOC_MAX_VALUES, "values %zu within the loader's bound", values);
 	back = mp_doc_load(text, strlen(text), &kind, err, sizeof(err));
 	CHECK(back && kind == MP_DOC_RECORD, "the edge document loads: %s", back ? "" : err);
-	CHECK(mp_doc_adopt(doc, &kind, err, sizeof(err)) == 0, "and adopts: %s", err);
+	CHECK_EQ_INT(mp_doc_adopt(doc, &kind, err, sizeof(err)), 0, "and adopts: %s", err);
 	for (size_t i = 0; back && mp_renderer_nth(i); i++) {
 		const struct mp_renderer *r = mp_renderer_nth(i);
 		int ra, rb;
@@ -197,14 +199,15 @@ static void check_edge(cJSON *doc)
 			continue;
 		nr++;
 		ra = mp_render_mem(r, back, kind, &a, &alen, err, sizeof(err));
-		CHECK(ra == 0, "the edge document renders as %s: %s", r->name, err);
+		CHECK_EQ_INT(ra, 0, "the edge document renders as %s: %s", r->name, err);
 		rb = mp_render_mem(r, doc, kind, &b, &blen, err, sizeof(err));
 		same += !ra && !rb && alen == blen && !memcmp(a, b, alen);
 		free(a);
 		free(b);
 	}
-	CHECK(nr >= 6, "renderers of a record: %d", nr);
-	CHECK(same == nr, "rendered in place equals rendered loaded: %d of %d renderers", same, nr);
+	CHECK_GE_INT(nr, 6, "renderers of a record: %d", nr);
+	CHECK_EQ_INT(same, nr, "rendered in place equals rendered loaded: %d of %d renderers", same,
+		     nr);
 	cJSON_Delete(back);
 	cJSON_free(text);
 }
