@@ -59,7 +59,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 PROG_SRCS := $(wildcard tests/programs/*.c)
 PROG_BINS := $(patsubst tests/programs/%.c,$(BUILD)/tests/bin/%,$(PROG_SRCS))
 
-.PHONY: all deps check unit integration clean install uninstall
+.PHONY: all deps check unit integration golden golden-update clean install uninstall
 all: $(BUILD)/memprobe $(BUILD)/memprobe.bash
 
 # Install what is missing (the script is idempotent and quiet when all is
@@ -118,8 +118,16 @@ $(BUILD)/tests/bin/%: tests/programs/%.c $(wildcard tests/programs/*.h)
 	@mkdir -p $(BUILD)/tests/bin
 	$(CC) $(MP_CFLAGS) $(CFLAGS) $(LDFLAGS) -pthread $< -o $@
 
-unit: $(UNIT_BINS) | $(BUILD)/.deps-tests
-	@tests/run-unit.sh $(UNIT_BINS)
+unit: $(UNIT_BINS) $(BUILD)/memprobe | $(BUILD)/.deps-tests
+	@MEMPROBE=$(CURDIR)/$(BUILD)/memprobe tests/run-unit.sh $(UNIT_BINS) tests/golden.sh
+
+# Every renderer of every saved document against tests/fixtures/golden/
+# (tests/golden.sh, no root; make unit and make check run it too);
+# golden-update writes the expected outputs anew from this build.
+golden: $(BUILD)/memprobe
+	@MEMPROBE=$(CURDIR)/$(BUILD)/memprobe tests/golden.sh
+golden-update: $(BUILD)/memprobe
+	@MEMPROBE=$(CURDIR)/$(BUILD)/memprobe tests/golden.sh --update
 
 # The tests run what this build made (build/ or, with SANITIZE=1, build/san/).
 TEST_ENV := MEMPROBE=$(CURDIR)/$(BUILD)/memprobe MEMPROBE_TEST_BIN=$(CURDIR)/$(BUILD)/tests/bin \

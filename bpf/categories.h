@@ -3,9 +3,10 @@
  * The memory.stat categories memprobe attributes, declared once. Everything
  * that knows a category is expanded from this table: enum mp_cat
  * (memprobe.h), the item-to-category tables the BPF side indexes by the
- * item's value (filled by attr_plan.c from the kernel's BTF; cat_of in
- * memprobe.bpf.c), mp_cat_names and the BTF item check (attr_plan.c) and
- * the v2/v1 memory.stat keys (mp_cats in cgroup.c).
+ * item's value (learnt from the kernel's BTF by kernel_btf.c; cat_of in
+ * memprobe.bpf.c), the BTF item check (kernel_btf.c), and mp_cat_names
+ * and the v2/v1 memory.stat keys (mp_cats in vocab.c, beside each
+ * category's meaning and colour).
  *
  * One line per category, in enum mp_cat order:
  *

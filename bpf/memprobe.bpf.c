@@ -596,7 +596,7 @@ const volatile __u32 hpage_pmd_pages = 512;
  * CPU's per-CPU offset, which is found from the slot map itself (a per-CPU
  * array: its value here less its __percpu pointer, struct bpf_array's
  * pptrs[0]). The item's index in state[] comes from user space (learnt
- * from the kernel's BTF, attr_plan.c), 0xff where it is unknown or the
+ * from the kernel's BTF, kernel_btf.c), 0xff where it is unknown or the
  * hook passes the item's own unit; user space judges it by how many
  * updates agree (exact_updates against mismatched_updates).
  */

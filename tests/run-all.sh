@@ -1,11 +1,12 @@
 #!/bin/sh
-# The README's test command runs this (make check): unit tests, then the
+# The README's test command runs this (make check): unit tests and the
+# renderers' golden outputs (tests/golden.sh), then the
 # integration tests on the real kernel; one closing "N passed, N failed, N
 # skipped".
 cd "$(dirname "$0")/.." || exit 1
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-tests/run-unit.sh "${MEMPROBE_UNIT_DIR:-build/tests}"/test_* | tee "$out"
+tests/run-unit.sh "${MEMPROBE_UNIT_DIR:-build/tests}"/test_* tests/golden.sh | tee "$out"
 tests/run-integration.sh | tee -a "$out"
 # field N of the summary lines "unit: P passed, F failed, S skipped" and
 # "integration: P passed, F failed, S skipped", summed

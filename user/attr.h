@@ -16,24 +16,13 @@
 #include "cgroup.h"
 #include "memprobe.h"
 #include "procstat.h"
+#include "vocab.h" /* enum mp_concern, mp_cat_names */
 
-/* Names of enum mp_cat, as memory.stat spells them. */
-extern const char *const mp_cat_names[MP_NR_CATS];
 /* Names of enum mp_lost. */
 extern const char *const mp_lost_names[MP_NR_LOST];
 
 /* What a hook is chosen for: one ladder of hooks each. */
-enum mp_concern {
-	MP_CONCERN_FAULTS,
-	MP_CONCERN_ALLOC,
-	MP_CONCERN_FREE,
-	MP_CONCERN_MIGRATE,
-	MP_CONCERN_COMM,
-	MP_CONCERN_OOM,
-	MP_CONCERN_MEMCG,
-	MP_CONCERN_CHARGE,
-	MP_NR_CONCERNS,
-};
+/* enum mp_concern, its ids and names: vocab.h */
 
 /*
  * One concern (page faults, page allocation, ...) and the hook chosen for
@@ -194,12 +183,6 @@ struct mp_rung_info {
 
 /* Fill *out with rung i of concern. Returns 0, or -ENOENT past the last rung. */
 int mp_attr_rung(const struct mp_attr *a, int concern, int i, struct mp_rung_info *out);
-
-/* The --btf option of command cmd: 0 when path will do (libbpf parses it as
- * BTF, raw or an ELF's .BTF, and it holds a kernel's functions), else one
- * line on stderr ("memprobe CMD: --btf PATH: problem; fix") and
- * MP_EXIT_USAGE. Parses the file. */
-int mp_attr_btf_opt(const char *cmd, const char *path);
 
 /* Where the BTF used for CO-RE came from: a path. */
 const char *mp_attr_btf_source(const struct mp_attr *a);

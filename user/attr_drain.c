@@ -17,6 +17,7 @@
  * the next drain adds it to the same process.
  */
 #include "attr_int.h"
+#include "attr_rows.h"
 #include "util.h"
 
 #include <bpf/bpf.h>
@@ -199,29 +200,6 @@ int mp_attr_drain(struct mp_attr *a)
 	return moved;
 }
 
-/* qsort, but of no rows too: qsort(NULL, 0) is undefined (nonnull). */
-#define sort_rows(rows, n, size, cmp)						\
-	do {									\
-		if (n)								\
-			qsort(rows, n, size, cmp);				\
-	} while (0)
-
-static int cmp_task(const void *x, const void *y)
-{
-	uint32_t a = ((const struct mp_task_row *)x)->tgid, b = ((const struct mp_task_row *)y)->tgid;
-
-	return a < b ? -1 : a > b;
-}
-
-static int cmp_stack(const void *x, const void *y)
-{
-	const struct mp_stack_row *a = x, *b = y;
-
-	if (a->tgid != b->tgid)
-		return a->tgid < b->tgid ? -1 : 1;
-	return a->stackid < b->stackid ? -1 : a->stackid > b->stackid;
-}
-
 /* The gone rows into s's tasks: the map's rows sorted first, each gone row
  * found by bisection or appended (thousands of exited processes, at every
  * new peak of a recording: no pass over all rows per row). */
@@ -229,10 +207,10 @@ static void add_gone_tasks(struct mp_attr *a, struct mp_attr_snap *s, size_t cap
 {
 	size_t nmap = s->ntasks;
 
-	sort_rows(s->tasks, nmap, sizeof(*s->tasks), cmp_task);
+	mp_attr_sort_tasks(s->tasks, nmap);
 	for (size_t i = 0; i < a->ngone; i++) {
 		const struct mp_task_row *g = &a->gone[i];
-		struct mp_task_row *r = nmap ? bsearch(g, s->tasks, nmap, sizeof(*g), cmp_task) : NULL;
+		struct mp_task_row *r = mp_attr_find_task(s->tasks, nmap, g->tgid);
 
 		if (!r && !(r = mp_attr_task_row_new(s, cap + a->ngone, g->tgid)))
 			continue;
@@ -243,7 +221,7 @@ static void add_gone_tasks(struct mp_attr *a, struct mp_attr_snap *s, size_t cap
 		if (g->host_tgid)
 			r->host_tgid = g->host_tgid;
 	}
-	sort_rows(s->tasks, s->ntasks, sizeof(*s->tasks), cmp_task);
+	mp_attr_sort_tasks(s->tasks, s->ntasks);
 }
 
 static void add_gone_stacks(struct mp_attr *a, struct mp_attr_snap *s)
@@ -252,14 +230,14 @@ static void add_gone_stacks(struct mp_attr *a, struct mp_attr_snap *s)
 	struct mp_stack_row *n;
 
 	if (!a->ngone_stacks || !(n = realloc(s->stacks, (nmap + a->ngone_stacks) * sizeof(*n)))) {
-		sort_rows(s->stacks, nmap, sizeof(*s->stacks), cmp_stack);
+		mp_attr_sort_stacks(s->stacks, nmap);
 		return;
 	}
 	s->stacks = n;
-	sort_rows(s->stacks, nmap, sizeof(*s->stacks), cmp_stack);
+	mp_attr_sort_stacks(s->stacks, nmap);
 	for (size_t i = 0; i < a->ngone_stacks; i++) {
 		const struct mp_stack_row *g = &a->gone_stacks[i];
-		struct mp_stack_row *r = nmap ? bsearch(g, s->stacks, nmap, sizeof(*g), cmp_stack) : NULL;
+		struct mp_stack_row *r = mp_attr_find_stack(s->stacks, nmap, g);
 
 		if (!r) {
 			r = &s->stacks[s->nstacks++];
@@ -269,7 +247,7 @@ static void add_gone_stacks(struct mp_attr *a, struct mp_attr_snap *s)
 		r->alloc_pages += g->alloc_pages;
 		r->unaccounted_pages += g->unaccounted_pages;
 	}
-	sort_rows(s->stacks, s->nstacks, sizeof(*s->stacks), cmp_stack);
+	mp_attr_sort_stacks(s->stacks, s->nstacks);
 }
 
 void mp_attr_add_gone(struct mp_attr *a, struct mp_attr_snap *s, size_t cap, bool stacks)
@@ -277,22 +255,4 @@ void mp_attr_add_gone(struct mp_attr *a, struct mp_attr_snap *s, size_t cap, boo
 	add_gone_tasks(a, s, cap);
 	if (stacks)
 		add_gone_stacks(a, s);
-}
-
-void mp_attr_snap_sort(struct mp_attr_snap *s)
-{
-	sort_rows(s->tasks, s->ntasks, sizeof(*s->tasks), cmp_task);
-}
-
-const struct mp_task_row *mp_attr_snap_task(const struct mp_attr_snap *s, uint32_t tgid)
-{
-	struct mp_task_row key = { .tgid = tgid };
-
-	return s->ntasks ? bsearch(&key, s->tasks, s->ntasks, sizeof(key), cmp_task) : NULL;
-}
-
-const struct mp_stack_row *mp_attr_snap_stack(const struct mp_attr_snap *s,
-					      const struct mp_stack_row *k)
-{
-	return s->nstacks ? bsearch(k, s->stacks, s->nstacks, sizeof(*k), cmp_stack) : NULL;
 }

@@ -20,6 +20,7 @@
  * snapshots is what the process faulted in between.
  */
 #include "attr_int.h"
+#include "attr_rows.h"
 #include "cgroup.h"
 #include "util.h"
 

@@ -7,11 +7,10 @@
 #define MEMPROBE_ATTR_INT_H
 
 #include "attr.h"
+#include "kernel_btf.h" /* struct mp_kfacts, MAX_RUNGS */
 #include "memprobe.skel.h"
 
 #include <pthread.h>
-
-#define MAX_RUNGS 8
 
 struct mp_attr {
 	bool cat_ok[MP_NR_CATS];
@@ -103,20 +102,6 @@ void mp_attr_fault_counters(struct mp_attr *a, struct mp_attr_snap *s, size_t ca
  * Called with gone_lock held. */
 void mp_attr_add_gone(struct mp_attr *a, struct mp_attr_snap *s, size_t cap, bool stacks);
 
-/* s's row of tgid, made (zeroed) if it has none and fewer than cap rows;
- * NULL when full. mp_attr_task_row_new makes one without looking. */
-struct mp_task_row *mp_attr_task_row(struct mp_attr_snap *s, size_t cap, uint32_t tgid);
-struct mp_task_row *mp_attr_task_row_new(struct mp_attr_snap *s, size_t cap, uint32_t tgid);
-
-/* Sort s's task rows by process again (after rows were appended). */
-void mp_attr_snap_sort(struct mp_attr_snap *s);
-
-/* A snapshot's row of a process, or of a (stack, process): by bisection,
- * the rows sorted as every snapshot leaves them; NULL when it has none. */
-const struct mp_task_row *mp_attr_snap_task(const struct mp_attr_snap *s, uint32_t tgid);
-const struct mp_stack_row *mp_attr_snap_stack(const struct mp_attr_snap *s,
-					      const struct mp_stack_row *k);
-
 /*
  * The /proc path (attr_proc.c). Start it where no program runs and a
  * cgroup (or a process tree) is known; a snapshot's task rows, made from
@@ -138,49 +123,10 @@ void mp_attr_proc_stop(struct mp_attr *a);
 void mp_attr_say_no_bpf(struct mp_attr *a, int errnum, char *err, size_t errlen);
 
 /*
- * What memprobe needs to know of the kernel's BTF, learnt in one pass over
- * its types (a lookup by name is a linear scan; a dozen of them cost more
- * than the pass), so that the BTF is freed before libbpf loads its own copy
- * for CO-RE.
- */
-struct mp_kfacts {
-	int fn_id[MP_NR_CONCERNS][MAX_RUNGS][2]; /* BTF id of each rung's tracepoint
-						  * typedef or function; 0: absent */
-	bool cat[MP_NR_CATS];         /* the category's stat item exists */
-	/* the category of each stat item value, plus one (0: none): for
-	 * node_stat_item (mod_memcg_lruvec_state) and memcg_stat_item
-	 * (mod_memcg_state); the BPF side's tables */
-	uint8_t lruvec_item_cat[MP_MAX_ITEMS], memcg_item_cat[MP_MAX_ITEMS];
-	/*
-	 * Where each byte-sized category's counter sits in the kernel's per-CPU
-	 * memcg counters, struct memcg_vmstats_percpu's state[] (6.11+: items
-	 * are mapped to a dense index there), MP_NO_STATE_INDEX where not
-	 * known: the BPF side reads it where the memcg tracepoints pass those
-	 * items rounded to pages (memprobe.bpf.c, byte_exact). Learnt from
-	 * what follows (state_indices in attr_plan.c).
-	 */
-	uint8_t cat_state_index[MP_NR_CATS];
-	int64_t cat_item_value[MP_NR_CATS]; /* the category's stat item; -1: absent */
-	bool cat_item_node[MP_NR_CATS];     /* ... an enum node_stat_item one */
-	uint32_t vmstat_len;          /* memcg_vmstats_percpu's state[] length, 0:
-				       * absent or not of 8-byte counters */
-	uint32_t node_stat_len;       /* lruvec_stats_percpu's: the node items' part */
-	int64_t memcg_item_first;     /* enum memcg_stat_item: its least value, */
-	int64_t memcg_item_end;       /* and MEMCG_NR_STAT's; -1: absent */
-	int64_t node_other_first;     /* the least node_stat_item that is no LRU
-				       * list and no byte-sized category's item */
-	uint64_t gfp_account;         /* __GFP_ACCOUNT */
-	uint64_t gfp_zero;            /* __GFP_ZERO */
-	bool mark_victim_has_task;    /* oom:mark_victim passes a task_struct * */
-	bool have_task_btf;           /* bpf_get_current_task_btf() exists */
-	bool kernel_btf;              /* the BTF is the running kernel's own (set by
-				       * the caller of mp_attr_learn_btf) */
-};
-
-/*
  * Fill k from the BTF at path (a raw BTF file or an ELF with .BTF), or with
  * path NULL from the kernel's own (/sys/kernel/btf/vmlinux, else where
- * libbpf finds a vmlinux). Returns 0, or -errno with err saying why
+ * libbpf finds a vmlinux), wanting the ids of every rung's functions and
+ * tracepoints (mp_kbtf_learn). Returns 0, or -errno with err saying why
  * (k then zeroed). attr_plan.c; its own function for the unit test.
  */
 int mp_attr_learn_btf(const char *path, struct mp_kfacts *k, char *err, size_t errlen);

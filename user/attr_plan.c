@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Hook planning: the ladders, judged for this kernel; load and attach. */
+/* Hook planning: the ladders, judged for this kernel (its facts:
+ * kernel_btf.c); load and attach. */
 #include "attr_int.h"
 #include "btf_scan.h"
 #include "json.h"
@@ -19,12 +20,6 @@
 #include <unistd.h>
 
 #include "util.h"
-
-const char *const mp_cat_names[MP_NR_CATS] = {
-#define MP_CAT_NAME(id, name, ...) [MP_CAT_##id] = name,
-	MP_CATEGORIES(MP_CAT_NAME)
-#undef MP_CAT_NAME
-};
 
 /* One rung of a ladder: one or two programs and what they need. */
 enum rung_kind { TP_BTF, RAW_TP, FENTRY, KPROBE, POLL };
@@ -53,14 +48,12 @@ struct rung {
  * mp_concern order.
  */
 static const struct ladder {
-	const char *id;        /* struct mp_hook's concern */
-	const char *concern;
-	struct rung rungs[MAX_RUNGS];
+	struct rung rungs[MAX_RUNGS]; /* the concern's id and name: mp_concerns */
 } ladders[MP_NR_CONCERNS] = {
 	/* The kernel counts faults per task and per memcg: read at the
 	 * snapshots, they cost nothing per fault. The exit hook keeps exited
 	 * threads' counts. --fault-tracepoint passes over these two rungs. */
-	[MP_CONCERN_FAULTS] = { "faults", "page faults", {
+	[MP_CONCERN_FAULTS] = { {
 		{ TP_BTF, "the kernel's fault counters (tracepoint sched:sched_process_exit "
 		  "for exited threads)", { "sched_process_exit" },
 		  { PROG(tp_sched_process_exit) }, .counters = true },
@@ -78,7 +71,7 @@ static const struct ladder {
 		{ POLL, "polling memory.stat pgfault (the cgroup's total only)",
 		  { 0 }, { 0 }, "memory.stat pgfault" },
 	} },
-	[MP_CONCERN_ALLOC] = { "alloc", "page allocation", {
+	[MP_CONCERN_ALLOC] = { {
 		{ TP_BTF, "tracepoint kmem:mm_page_alloc",
 		  { "mm_page_alloc" }, { PROG(tp_mm_page_alloc) } },
 		{ RAW_TP, "raw tracepoint kmem:mm_page_alloc",
@@ -89,31 +82,31 @@ static const struct ladder {
 	 * machine (page_key in memprobe.bpf.c); it reads through the page only
 	 * for the target's tasks (anon_free). Needed with --stack-sample 0 too:
 	 * it counts the anon pages the target's tasks free. */
-	[MP_CONCERN_FREE] = { "free", "page free", {
+	[MP_CONCERN_FREE] = { {
 		{ RAW_TP, "raw tracepoint kmem:mm_page_free",
 		  { "mm_page_free" }, { PROG(raw_tp_mm_page_free) } },
 		{ TP_BTF, "tracepoint kmem:mm_page_free",
 		  { "mm_page_free" }, { PROG(tp_mm_page_free) } },
 	} },
-	[MP_CONCERN_MIGRATE] = { "migrate", "cgroup migrations", {
+	[MP_CONCERN_MIGRATE] = { {
 		{ TP_BTF, "tracepoint cgroup:cgroup_attach_task",
 		  { "cgroup_attach_task" }, { PROG(tp_cgroup_attach_task) } },
 		{ RAW_TP, "raw tracepoint cgroup:cgroup_attach_task",
 		  { "cgroup_attach_task" }, { PROG(raw_tp_cgroup_attach_task) } },
 	} },
-	[MP_CONCERN_COMM] = { "comm", "process names", {
+	[MP_CONCERN_COMM] = { {
 		{ TP_BTF, "tracepoint sched:sched_process_exec",
 		  { "sched_process_exec" }, { PROG(tp_sched_process_exec) } },
 		{ RAW_TP, "raw tracepoint sched:sched_process_exec",
 		  { "sched_process_exec" }, { PROG(raw_tp_sched_process_exec) } },
 	} },
-	[MP_CONCERN_OOM] = { "oom", "OOM kills", {
+	[MP_CONCERN_OOM] = { {
 		{ RAW_TP, "raw tracepoint oom:mark_victim",
 		  { "mark_victim" }, { PROG(raw_tp_mark_victim) } },
 		{ POLL, "polling the cgroup's oom_kill counter (no victim names)",
 		  { 0 }, { 0 }, "oom_kill counter" },
 	} },
-	[MP_CONCERN_MEMCG] = { "memcg", "memcg stat updates", {
+	[MP_CONCERN_MEMCG] = { {
 		{ TP_BTF, "tracepoint memcg:mod_memcg_state + mod_memcg_lruvec_state",
 		  { "mod_memcg_state", "mod_memcg_lruvec_state" },
 		  { PROG(tp_mod_memcg_state), PROG(tp_mod_memcg_lruvec_state) } },
@@ -129,7 +122,7 @@ static const struct ladder {
 		{ POLL, "polling memory.stat (the cgroup's totals only)",
 		  { 0 }, { 0 }, "memory.stat" },
 	} },
-	[MP_CONCERN_CHARGE] = { "charge", "memcg charge", {
+	[MP_CONCERN_CHARGE] = { {
 		/* one program per kind, its function set at open (prepare_progs) */
 		{ FENTRY, "fentry try_charge_memcg",
 		  { "try_charge_memcg" }, { PROG(fentry_try_charge) } },
@@ -149,283 +142,9 @@ static int rung_nprogs(const struct rung *r)
 	return r->kind == POLL ? 0 : r->fn[1] ? 2 : 1;
 }
 
-/* oom:mark_victim took (int pid) until 6.8, (struct task_struct *, uid_t) since. */
-static bool mark_victim_has_task(const struct mp_btf *btf, const struct btf_type *td)
-{
-	const struct btf_type *t = mp_btf_type(btf, (uint32_t)mp_btf_resolve(btf, td->type));
-
-	if (!t || !btf_is_ptr(t))
-		return false;
-	t = mp_btf_type(btf, t->type);
-	if (!t || !btf_is_func_proto(t) || btf_vlen(t) < 2)
-		return false;
-	t = mp_btf_type(btf, (uint32_t)mp_btf_resolve(btf, btf_params(t)[1].type));
-	return t && btf_is_ptr(t);
-}
-
-/* Is enumerator m of enum type the stat item type_, item (CO-RE names)? */
-static bool is_item(const char *type, const char *m, const char *type_, const char *item)
-{
-	return type_ && mp_core_name_eq(type, type_) && mp_core_name_eq(m, item);
-}
-
-/* Does enum type hold a category's stat item? */
-static bool is_item_enum(const char *type)
-{
-	for (int c = 0; c < MP_NR_CATS; c++)
-		if (mp_core_name_eq(type, mp_cats[c].item_type) ||
-		    (mp_cats[c].alt_type && mp_core_name_eq(type, mp_cats[c].alt_type)))
-			return true;
-	return false;
-}
-
-/* Enumerator value v of enum type is category c's item: which hook passes
- * it (node_stat_item: mod_memcg_lruvec_state; memcg_stat_item:
- * mod_memcg_state) and where it goes in that hook's table. A value past the
- * tables leaves the category unseen, as a missing item does. */
-static void learn_item(struct mp_kfacts *k, const char *type, int64_t v, int c)
-{
-	uint8_t *table = mp_core_name_eq(type, "node_stat_item") ? k->lruvec_item_cat :
-			 k->memcg_item_cat;
-
-	if (v < 0 || v >= MP_MAX_ITEMS)
-		return;
-	table[v] = (uint8_t)(c + 1);
-	k->cat[c] = true;
-	k->cat_item_value[c] = v;
-	k->cat_item_node[c] = table == k->lruvec_item_cat;
-}
-
-/* Is enumerator m of enum node_stat_item an LRU list (NR_LRU_BASE and the
- * five lists after it) or a byte-sized category's item? */
-static bool lru_or_byte_item(const char *m)
-{
-	static const char *const lru[] = {
-		"NR_LRU_BASE", "NR_INACTIVE_ANON", "NR_ACTIVE_ANON", "NR_INACTIVE_FILE",
-		"NR_ACTIVE_FILE", "NR_UNEVICTABLE",
-	};
-
-	for (size_t i = 0; i < sizeof(lru) / sizeof(lru[0]); i++)
-		if (!strcmp(m, lru[i]))
-			return true;
-	for (int c = 0; c < MP_NR_CATS; c++)
-		if (mp_cats[c].unit == MP_UNIT_BYTES &&
-		    mp_core_name_eq(m, mp_cats[c].item))
-			return true;
-	return false;
-}
-
-/* What state_indices() needs of the two stat item enums. */
-static void learn_item_bounds(const char *type, const char *m, int64_t v, struct mp_kfacts *k)
-{
-	if (!strcmp(type, "node_stat_item") && !lru_or_byte_item(m) &&
-	    (k->node_other_first < 0 || v < k->node_other_first))
-		k->node_other_first = v;
-	if (strcmp(type, "memcg_stat_item"))
-		return;
-	if (!strcmp(m, "MEMCG_NR_STAT"))
-		k->memcg_item_end = v;
-	else if (k->memcg_item_first < 0 || v < k->memcg_item_first)
-		k->memcg_item_first = v;
-}
-
-static void learn_enum(const struct mp_btf *btf, const struct btf_type *t, const char *name,
-		       struct mp_kfacts *k)
-{
-	const struct btf_enum *e = btf_enum(t);
-
-	for (int i = 0; i < btf_vlen(t); i++) {
-		const char *m = mp_btf_str(btf, e[i].name_off);
-
-		if (!name[0]) {
-			/* __GFP_ACCOUNT: since 6.10 an enumerator ___GFP_ACCOUNT_BIT of an
-			 * anonymous enum, which CO-RE cannot name; before, a define at
-			 * bit 22, which BTF lacks (the default) */
-			if (strcmp(m, "___GFP_ACCOUNT_BIT") == 0)
-				k->gfp_account = 1ULL << e[i].val;
-			else if (strcmp(m, "___GFP_ZERO_BIT") == 0)
-				k->gfp_zero = 1ULL << e[i].val;
-		} else if (strcmp(name, "bpf_func_id") == 0) {
-			if (strcmp(m, "BPF_FUNC_get_current_task_btf") == 0)
-				k->have_task_btf = true;
-		} else {
-			for (int c = 0; c < MP_NR_CATS; c++)
-				if (is_item(name, m, mp_cats[c].item_type, mp_cats[c].item) ||
-				    is_item(name, m, mp_cats[c].alt_type, mp_cats[c].alt_item))
-					learn_item(k, name, e[i].val, c);
-			learn_item_bounds(name, m, e[i].val, k);
-		}
-	}
-}
-
-/* The length of struct t's member "state", an array of 8-byte counters;
- * 0 when it has none such. */
-static uint32_t state_len(const struct mp_btf *btf, const struct btf_type *t)
-{
-	const struct btf_member *m = btf_members(t);
-
-	for (int i = 0; i < btf_vlen(t); i++, m++) {
-		const struct btf_type *a, *e;
-		int id;
-
-		if (strcmp(mp_btf_str(btf, m->name_off), "state"))
-			continue;
-		id = mp_btf_resolve(btf, m->type);
-		a = id > 0 ? mp_btf_type(btf, (uint32_t)id) : NULL;
-		if (!a || !btf_is_array(a))
-			return 0;
-		id = mp_btf_resolve(btf, btf_array(a)->type);
-		e = id > 0 ? mp_btf_type(btf, (uint32_t)id) : NULL;
-		return e && btf_is_int(e) && e->size == 8 ? btf_array(a)->nelems : 0;
-	}
-	return 0;
-}
-
-/*
- * Each byte-sized category's index in memcg_vmstats_percpu's state[]
- * (memprobe.bpf.c, byte_exact). Since 6.11 the kernel keeps there only the
- * items it tracks per memcg, in a dense array: first the node_stat_item
- * ones (memcg_node_stat_items[], lruvec_stats_percpu's state[] long), then
- * the memcg_stat_item ones (memcg_stat_items[]), each list in its enum's
- * order. The LRU lists and the two slab items come first in both the enum
- * and the list: a node item with nothing else below it in the enum sits at
- * its own value. Every memcg_stat_item is tracked (the lengths say so when
- * state[] is as long as both lists): one sits at the node part's length
- * plus its rank in its enum. What this cannot tell is left unread; what it
- * tells is checked update by update (the tracepoint's pages must agree with
- * the counter's move: mismatched_updates).
- */
-static void state_indices(struct mp_kfacts *k)
-{
-	bool memcg_dense = k->node_stat_len && k->memcg_item_first >= 0 &&
-			   k->memcg_item_end > k->memcg_item_first &&
-			   k->vmstat_len == k->node_stat_len +
-					    (uint64_t)(k->memcg_item_end - k->memcg_item_first);
-
-	for (int c = 0; c < MP_NR_CATS; c++) {
-		int64_t v = k->cat_item_value[c], i = -1;
-
-		k->cat_state_index[c] = MP_NO_STATE_INDEX;
-		if (mp_cats[c].unit != MP_UNIT_BYTES || v < 0 || !k->vmstat_len)
-			continue;
-		if (k->cat_item_node[c] && (k->node_other_first < 0 || v < k->node_other_first))
-			i = v < k->node_stat_len ? v : -1;
-		else if (!k->cat_item_node[c] && memcg_dense && v >= k->memcg_item_first &&
-			 v < k->memcg_item_end)
-			i = k->node_stat_len + (v - k->memcg_item_first);
-		if (i >= 0 && i < k->vmstat_len && i < MP_NO_STATE_INDEX)
-			k->cat_state_index[c] = (uint8_t)i;
-	}
-}
-
-/* The rungs' tracepoints and functions, and a bit per (tracepoint?, first
- * two bytes) of their names: vmlinux has tens of thousands of functions,
- * and the bit turns away almost all of them without a string compare. */
-struct wanted {
-	int n;
-	struct { const char *name; bool tp; int c, i, j; } w[MP_NR_CONCERNS * MAX_RUNGS * 2];
-	uint8_t bits[2][65536 / 8];
-};
-
-static unsigned int name_key(const char *name)
-{
-	return (unsigned char)name[0] | (name[0] ? (unsigned char)name[1] << 8 : 0);
-}
-
-static void want_rung_fns(struct wanted *wt)
-{
-	wt->n = 0;
-	memset(wt->bits, 0, sizeof(wt->bits));
-	for (int c = 0; c < MP_NR_CONCERNS; c++)
-		for (int i = 0; i < MAX_RUNGS && ladders[c].rungs[i].label; i++) {
-			const struct rung *r = &ladders[c].rungs[i];
-			bool tp = r->kind == TP_BTF || r->kind == RAW_TP;
-
-			for (int j = 0; j < rung_nprogs(r); j++) {
-				unsigned int key = name_key(r->fn[j]);
-
-				wt->w[wt->n].name = r->fn[j];
-				wt->w[wt->n].tp = tp;
-				wt->w[wt->n].c = c;
-				wt->w[wt->n].i = i;
-				wt->w[wt->n++].j = j;
-				wt->bits[tp][key / 8] |= (uint8_t)(1 << key % 8);
-			}
-		}
-}
-
-/* Record id as the BTF id of every rung function (tracepoint when tp)
- * named name. */
-static void learn_fn(const struct wanted *wt, const char *name, bool tp, int id,
-		     struct mp_kfacts *k)
-{
-	unsigned int key = name_key(name);
-
-	if (!(wt->bits[tp][key / 8] & (1 << key % 8)))
-		return;
-	for (int n = 0; n < wt->n; n++)
-		if (wt->w[n].tp == tp && !strcmp(name, wt->w[n].name))
-			k->fn_id[wt->w[n].c][wt->w[n].i][wt->w[n].j] = id;
-}
-
-/* One pass over the types: the rungs' tracepoint typedefs (btf_trace_X)
- * and functions, and the few enums memprobe reads. */
-static void learn_kernel(const struct mp_btf *btf, struct mp_kfacts *k)
-{
-	uint32_t n = btf->nr_types;
-	static struct wanted wt; /* 16 KiB: not on the stack */
-
-	want_rung_fns(&wt);
-	k->gfp_account = 1ULL << 22;
-	k->memcg_item_first = k->memcg_item_end = k->node_other_first = -1;
-	for (int c = 0; c < MP_NR_CATS; c++)
-		k->cat_item_value[c] = -1;
-	k->gfp_zero = 1ULL << 8; /* ___GFP_ZERO from 2.6 to 6.9 */
-	for (uint32_t id = 1; id < n; id++) {
-		const struct btf_type *t = mp_btf_type(btf, id);
-		int kind = btf_kind(t);
-		const char *name;
-		bool tp;
-
-		if (kind != BTF_KIND_ENUM && kind != BTF_KIND_TYPEDEF && kind != BTF_KIND_FUNC &&
-		    kind != BTF_KIND_STRUCT)
-			continue;
-		name = mp_btf_str(btf, t->name_off);
-		if (kind == BTF_KIND_STRUCT) {
-			if (!strcmp(name, "memcg_vmstats_percpu"))
-				k->vmstat_len = state_len(btf, t);
-			else if (!strcmp(name, "lruvec_stats_percpu"))
-				k->node_stat_len = state_len(btf, t);
-			continue;
-		}
-		if (kind == BTF_KIND_ENUM) {
-			if (!name[0] || !strcmp(name, "bpf_func_id") || is_item_enum(name))
-				learn_enum(btf, t, name, k);
-			continue;
-		}
-		tp = kind == BTF_KIND_TYPEDEF;
-		if (tp && strncmp(name, "btf_trace_", 10))
-			continue;
-		if (tp && strcmp(name, "btf_trace_mark_victim") == 0)
-			k->mark_victim_has_task = mark_victim_has_task(btf, t);
-		learn_fn(&wt, tp ? name + 10 : name, tp, (int)id, k);
-	}
-	state_indices(k);
-}
-
 static struct bpf_program *rung_prog(struct memprobe_bpf *skel, const struct rung *r, int j)
 {
 	return *(struct bpf_program **)((char *)skel + r->prog[j]);
-}
-
-static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	if (level == LIBBPF_WARN && getenv("MEMPROBE_DEBUG"))
-		return vfprintf(stderr, fmt, ap);
-	if (level == LIBBPF_DEBUG && getenv("MEMPROBE_DEBUG") &&
-	    strcmp(getenv("MEMPROBE_DEBUG"), "2") == 0)
-		return vfprintf(stderr, fmt, ap);
-	return 0;
 }
 
 /* Does word w (from MEMPROBE_DENY_HOOKS) name rung r: its kind, or one of
@@ -581,8 +300,8 @@ static void plan(struct mp_attr *a, const struct mp_kfacts *k, bool all)
 		char tried[sizeof(a->hooks[c].missing) - 32] = "";
 
 		a->chosen[c] = -1;
-		a->hooks[c].concern = l->id;
-		a->hooks[c].name = l->concern;
+		a->hooks[c].concern = mp_concerns[c].id;
+		a->hooks[c].name = mp_concerns[c].name;
 		a->hooks[c].kind = NULL;
 		a->hooks[c].missing_reason = NULL;
 		a->hooks[c].polled = false;
@@ -771,68 +490,27 @@ static int open_skel(struct mp_attr *a, const struct mp_attr_opts *o, const stru
 	return 0;
 }
 
-/* The --btf file: raw BTF in this host's byte order walked in place; an
- * ELF's .BTF, or the other byte order, through libbpf. Returns 0 or -errno. */
-static int open_btf_file(const char *path, struct mp_btf *b)
+/* Every rung's functions and tracepoints, for mp_kbtf_learn. */
+static int rung_fns(struct mp_kbtf_fn *fns)
 {
-	int ret = mp_btf_load(path, b);
-	const void *raw;
-	struct btf *btf;
-	__u32 size;
+	int n = 0;
 
-	if (ret != -EPROTO)
-		return ret;
-	if (!(btf = btf__parse(path, NULL)))
-		return -errno;
-	btf__set_endianness(btf, __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ?
-			    BTF_LITTLE_ENDIAN : BTF_BIG_ENDIAN);
-	raw = btf__raw_data(btf, &size);
-	ret = raw ? mp_btf_from_data(raw, size, b) : -errno;
-	btf__free(btf);
-	return ret;
-}
+	for (int c = 0; c < MP_NR_CONCERNS; c++)
+		for (int i = 0; i < MAX_RUNGS && ladders[c].rungs[i].label; i++) {
+			const struct rung *r = &ladders[c].rungs[i];
+			bool tp = r->kind == TP_BTF || r->kind == RAW_TP;
 
-/* The kernel's BTF: sysfs's, walked in place; where that fails, libbpf's
- * search of /boot and /lib/modules, whose errors the caller reports. */
-static int open_kernel_btf(struct mp_btf *b)
-{
-	const void *raw;
-	struct btf *btf;
-	__u32 size;
-	int ret;
-
-	if (!mp_btf_load("/sys/kernel/btf/vmlinux", b))
-		return 0;
-	if (!(btf = btf__load_vmlinux_btf()))
-		return -errno;
-	raw = btf__raw_data(btf, &size);
-	ret = raw ? mp_btf_from_data(raw, size, b) : -errno;
-	btf__free(btf);
-	return ret;
+			for (int j = 0; j < rung_nprogs(r); j++)
+				fns[n++] = (struct mp_kbtf_fn){ r->fn[j], tp, c, i, j };
+		}
+	return n;
 }
 
 int mp_attr_learn_btf(const char *path, struct mp_kfacts *k, char *err, size_t errlen)
 {
-	struct mp_btf btf;
-	int ret;
+	struct mp_kbtf_fn fns[MP_NR_CONCERNS * MAX_RUNGS * 2];
 
-	memset(k, 0, sizeof(*k));
-	ret = path ? open_btf_file(path, &btf) : open_kernel_btf(&btf);
-	if (ret && path) {
-		snprintf(err, errlen, "--btf %s: not a BTF file (%s)", path,
-			 ret == -EPROTO || ret == -EINVAL ? "malformed" : strerror(-ret));
-		return ret;
-	}
-	if (ret) {
-		snprintf(err, errlen, "no kernel BTF (/sys/kernel/btf/vmlinux: %s); "
-			 "give one with --btf FILE (a vmlinux with .BTF, or a raw BTF file)",
-			 ret == -ESRCH ? "missing, and no vmlinux with BTF under /boot or "
-			 "/lib/modules" : strerror(-ret));
-		return ret;
-	}
-	learn_kernel(&btf, k);
-	mp_btf_free(&btf); /* before libbpf parses its own copy: one at a time */
-	return 0;
+	return mp_kbtf_learn(path, fns, rung_fns(fns), k, err, errlen);
 }
 
 /* Learn from the BTF: --btf's file, else the kernel's own. */
@@ -1066,7 +744,7 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 	if (!a)
 		return -ENOMEM;
 	pthread_mutex_init(&a->gone_lock, NULL);
-	libbpf_set_print(quiet_print);
+	mp_kbtf_libbpf_quiet();
 	a->ncpus = libbpf_num_possible_cpus();
 	a->page_size = sysconf(_SC_PAGESIZE);
 	a->fault_tracepoint = o->fault_tracepoint;
@@ -1118,49 +796,6 @@ int mp_attr_rung(const struct mp_attr *a, int concern, int i, struct mp_rung_inf
 		       NULL : a->why_not[concern][i];
 	out->used = i == a->chosen[concern] && a->hooks[concern].hook[0];
 	return 0;
-}
-
-/* NULL when path will do as --btf; else the problem in problem and the fix. */
-static const char *btf_check(const char *path, char *problem, size_t n)
-{
-	struct btf *btf;
-	struct stat st;
-	int kernel;
-
-	if (stat(path, &st) || !S_ISREG(st.st_mode)) {
-		snprintf(problem, n, "%s", errno == ENOENT ? "no such file" :
-			 !S_ISREG(st.st_mode) ? "not a regular file" : strerror(errno));
-		return "give a raw BTF file or a vmlinux with a .BTF section";
-	}
-	libbpf_set_print(quiet_print);
-	btf = btf__parse(path, NULL);
-	if (!btf) {
-		/* libbpf's own codes (4000 and up, "Unknown error" to strerror)
-		 * say the file is neither: its format is not one it knows */
-		snprintf(problem, n, "holds no BTF (%s)",
-			 errno == ENOENT ? "an ELF without a .BTF section" :
-			 errno >= 4000 ? "neither a raw BTF file nor an ELF" : strerror(errno));
-		return "give a raw BTF file or a vmlinux with a .BTF section";
-	}
-	/* a BPF object's BTF has kernel structs too, but no kernel functions */
-	kernel = btf__find_by_name_kind(btf, "vfs_read", BTF_KIND_FUNC);
-	btf__free(btf);
-	if (kernel <= 0) {
-		snprintf(problem, n, "is not a kernel's BTF (no function vfs_read)");
-		return "give the running kernel's vmlinux BTF";
-	}
-	return NULL;
-}
-
-int mp_attr_btf_opt(const char *cmd, const char *path)
-{
-	char problem[128];
-	const char *fix = btf_check(path, problem, sizeof(problem));
-
-	if (!fix)
-		return 0;
-	fprintf(stderr, "memprobe %s: --btf %s: %s; %s\n", cmd, path, problem, fix);
-	return MP_EXIT_USAGE;
 }
 
 const char *mp_attr_btf_source(const struct mp_attr *a)

@@ -18,6 +18,7 @@
  * snapshot's procs, marked.
  */
 #include "attr_int.h"
+#include "attr_rows.h"
 #include "util.h"
 
 #include <errno.h>

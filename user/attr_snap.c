@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Reading the session's maps: snapshots, totals, OOM events, stacks. */
 #include "attr_int.h"
+#include "attr_rows.h"
 #include "json.h"
 #include "util.h"
 
@@ -48,34 +49,6 @@ static void sum_totals(const struct mp_cpu *v, int ncpu, struct mp_totals *t)
 		if (x->max_tracked_order > t->max_tracked_order)
 			t->max_tracked_order = x->max_tracked_order;
 	}
-}
-
-struct mp_task_row *mp_attr_task_row(struct mp_attr_snap *s, size_t cap, uint32_t tgid)
-{
-	for (size_t i = 0; i < s->ntasks; i++)
-		if (s->tasks[i].tgid == tgid)
-			return &s->tasks[i];
-	return mp_attr_task_row_new(s, cap, tgid);
-}
-
-struct mp_task_row *mp_attr_task_row_new(struct mp_attr_snap *s, size_t cap, uint32_t tgid)
-{
-	if (s->ntasks == cap)
-		return NULL;
-	if (s->ntasks == s->tasks_alloc) {
-		/* rows as they come: a probe's few processes, not the map's
-		 * 1024, at every new peak of its usage */
-		size_t n = s->tasks_alloc ? s->tasks_alloc * 2 : 16;
-		struct mp_task_row *t = realloc(s->tasks, (n > cap ? cap : n) * sizeof(*t));
-
-		if (!t)
-			return NULL;
-		s->tasks = t;
-		s->tasks_alloc = n > cap ? cap : n;
-	}
-	memset(&s->tasks[s->ntasks], 0, sizeof(s->tasks[0]));
-	s->tasks[s->ntasks].tgid = tgid;
-	return &s->tasks[s->ntasks++];
 }
 
 static void fill_comm(struct mp_attr *a, struct mp_task_row *r)

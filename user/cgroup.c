@@ -1,4 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * A memory cgroup (cgroup.h): discovery (a process's cgroup, a path's,
+ * placed in the hierarchy the host mounts: host.c) and the cgroup's own
+ * files: limits up the path to the root, usage, peak, events, the
+ * throttling point, memory.stat by category, the kernel's id, the
+ * processes below it; and the cgroups memprobe makes: create, delegate,
+ * attach, remove, and reap what a killed memprobe left.
+ */
 #include "cgroup.h"
 #include "util.h"
 
@@ -12,282 +20,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-/* root + path; root "" means the live system. */
-static int rpath(char *buf, size_t len, const char *root, const char *path)
-{
-	return mp_path(buf, len, "%s%s", root ? root : "", path);
-}
-
-/* Copy with truncation, always NUL-terminated. */
-static void strlcpy0(char *dst, const char *src, size_t len)
-{
-	size_t n = strlen(src);
-
-	if (n > len - 1)
-		n = len - 1;
-	memcpy(dst, src, n);
-	dst[n] = '\0';
-}
-
-/* "always [madvise] never" -> "madvise" */
-static void read_bracketed(const char *root, const char *path, char *out, size_t len)
-{
-	char p[PATH_MAX], buf[256], *l, *r;
-
-	out[0] = '\0';
-	if (rpath(p, sizeof(p), root, path) || mp_read_file(p, buf, sizeof(buf)) < 0)
-		return;
-	l = strchr(buf, '[');
-	r = l ? strchr(l, ']') : NULL;
-	if (l && r) {
-		*r = '\0';
-		strlcpy0(out, l + 1, len);
-	}
-}
-
-/* Unescape mountinfo's octal escapes (\040 for a space) in place. */
-static void unescape(char *s)
-{
-	char *d = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '7' && s[2] && s[3]) {
-			*d++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else {
-			*d++ = *s;
-		}
-	}
-	*d = '\0';
-}
-
-static bool has_option(const char *opts, const char *want)
-{
-	size_t n = strlen(want);
-	const char *p = opts;
-
-	while ((p = strstr(p, want))) {
-		if ((p == opts || p[-1] == ',') && (p[n] == ',' || p[n] == '\0' || p[n] == '\n'))
-			return true;
-		p += n;
-	}
-	return false;
-}
-
-/*
- * Does the path show this mount (mountinfo's first field, its id, and third,
- * its device)? Several mounts may sit at one mount point, the later ones
- * over the earlier: a container's runtime mounts the cgroup filesystem
- * afresh over what its new mount namespace copied from the host, and
- * mountinfo lists the hidden copy first (its root "/../../.." as the
- * cgroup namespace sees it). statx's STATX_MNT_ID (5.8) names the mount the
- * path shows; where the kernel lacks it, the device must match and the
- * last-listed mount at that point wins (*exact false). A point that is no
- * longer there (under a tmpfs mounted over its parent) shows nothing.
- */
-static bool mount_shown(const char *mpoint, uint64_t id, unsigned int maj, unsigned int min,
-			bool *exact)
-{
-	struct statx stx;
-
-	*exact = false;
-	if (statx(AT_FDCWD, mpoint, 0, STATX_MNT_ID, &stx))
-		return errno != ENOENT && errno != ENOTDIR;
-	if (stx.stx_mask & STATX_MNT_ID) {
-		*exact = true;
-		return stx.stx_mnt_id == id;
-	}
-	return stx.stx_dev_major == maj && stx.stx_dev_minor == min;
-}
-
-/* One mount, kept when shown: the first shown mount point of its kind, and
- * at that point the mount statx names, else the last listed. */
-static void keep_mount(const char *root, char *mount, char *mroot, size_t len,
-		       const char *mpoint, const char *root_of, uint64_t id,
-		       unsigned int maj, unsigned int min)
-{
-	bool exact = false;
-	char p[PATH_MAX];
-
-	/* a captured tree (root not ""): no live mounts to ask; what it has
-	 * no directory for was hidden where it was captured */
-	if (root && root[0]) {
-		if ((mount[0] && strcmp(mount, mpoint) != 0) ||
-		    rpath(p, sizeof(p), root, mpoint) || access(p, F_OK))
-			return;
-	} else if (!mount_shown(mpoint, id, maj, min, &exact) ||
-		   (mount[0] && (exact || strcmp(mount, mpoint) != 0))) {
-		return;
-	}
-	strlcpy0(mount, mpoint, len);
-	strlcpy0(mroot, root_of, len);
-}
-
-static void read_mounts(const char *root, struct mp_host *h)
-{
-	char p[PATH_MAX], line[4096];
-	FILE *f;
-
-	if (rpath(p, sizeof(p), root, "/proc/self/mountinfo"))
-		return;
-	f = fopen(p, "re");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char mroot[PATH_MAX], mpoint[PATH_MAX], fstype[64], super[1024];
-		char *dash = strstr(line, " - ");
-		unsigned long long id;
-		unsigned int maj, min;
-
-		if (!dash || sscanf(line, "%llu %*s %u:%u %4095s %4095s", &id, &maj, &min,
-				    mroot, mpoint) != 5 ||
-		    sscanf(dash + 3, "%63s %*s %1023s", fstype, super) != 2)
-			continue;
-		unescape(mroot);
-		unescape(mpoint);
-		if (strcmp(fstype, "cgroup2") == 0)
-			keep_mount(root, h->v2_mount, h->v2_root, sizeof(h->v2_mount), mpoint,
-				   mroot, id, maj, min);
-		else if (strcmp(fstype, "cgroup") == 0 && has_option(super, "memory"))
-			keep_mount(root, h->v1_memory_mount, h->v1_memory_root,
-				   sizeof(h->v1_memory_mount), mpoint, mroot, id, maj, min);
-	}
-	fclose(f);
-}
-
-/* The first line of root/path, without its newline; "" when unreadable. */
-static void read_line(const char *root, const char *path, char *buf, size_t len)
-{
-	char p[PATH_MAX];
-
-	buf[0] = '\0';
-	if (mp_path(p, sizeof(p), "%s%s", root, path) || mp_read_file(p, buf, len) < 0)
-		buf[0] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-}
-
-/* "0-3,6,8-9": how many CPUs the list names; 0 if it names none. */
-static int count_cpu_list(const char *s)
-{
-	int n = 0;
-
-	while (*s) {
-		char *end;
-		long a = strtol(s, &end, 10), b = a;
-
-		if (end == s || a < 0)
-			return 0;
-		if (*end == '-') {
-			s = end + 1;
-			b = strtol(s, &end, 10);
-			if (end == s || b < a)
-				return 0;
-		}
-		n += (int)(b - a + 1);
-		if (*end != ',')
-			break;
-		s = end + 1;
-	}
-	return n;
-}
-
-/* os-release's PRETTY_NAME, its quotes and backslashes undone. */
-static void read_pretty_name(const char *root, char *out, size_t len)
-{
-	static const char *const files[] = { "/etc/os-release", "/usr/lib/os-release" };
-	char p[PATH_MAX], buf[8192];
-
-	out[0] = '\0';
-	for (size_t f = 0; f < 2; f++) {
-		char *line, *save;
-
-		if (mp_path(p, sizeof(p), "%s%s", root, files[f]) ||
-		    mp_read_file(p, buf, sizeof(buf)) < 0)
-			continue;
-		for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-			const char *v = line + strlen("PRETTY_NAME=");
-			char q = 0;
-			size_t n = 0;
-
-			if (strncmp(line, "PRETTY_NAME=", strlen("PRETTY_NAME=")) != 0)
-				continue;
-			if (*v == '"' || *v == '\'')
-				q = *v++;
-			for (; *v && *v != q && n + 1 < len; v++) {
-				if (*v == '\\' && q == '"' && v[1])
-					v++;
-				out[n++] = *v;
-			}
-			out[n] = '\0';
-			return;
-		}
-	}
-}
-
-/* What the documents' header says of the host beside memory: its name,
- * distribution, CPUs and lru_gen. */
-static void read_host_more(const char *root, struct mp_host *m)
-{
-	char buf[256], p[PATH_MAX];
-
-	read_line(root, "/proc/sys/kernel/hostname", m->hostname, sizeof(m->hostname));
-	if (!m->hostname[0] && !root[0] && gethostname(m->hostname, sizeof(m->hostname) - 1))
-		m->hostname[0] = '\0';
-	read_pretty_name(root, m->distribution, sizeof(m->distribution));
-	read_line(root, "/sys/devices/system/cpu/online", buf, sizeof(buf));
-	m->cpus = count_cpu_list(buf);
-	if (!m->cpus && !root[0])
-		m->cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	m->have_lru_gen = !mp_path(p, sizeof(p), "%s/sys/kernel/mm/lru_gen/enabled", root) &&
-			  access(p, F_OK) == 0;
-	if (m->have_lru_gen)
-		read_line(root, "/sys/kernel/mm/lru_gen/enabled", m->lru_gen, sizeof(m->lru_gen));
-}
-
-int mp_host_read(const char *root, struct mp_host *h)
-{
-	char p[PATH_MAX], buf[512];
-	uint64_t kb;
-	int err;
-
-	memset(h, 0, sizeof(*h));
-	h->page_size = sysconf(_SC_PAGESIZE);
-	if ((err = rpath(p, sizeof(p), root, "/proc/meminfo")))
-		return err;
-	if ((err = mp_read_keyed_u64(p, "MemTotal", &kb)))
-		return err;
-	h->mem_total_bytes = kb * 1024;
-	if (!mp_read_keyed_u64(p, "MemAvailable", &kb))
-		h->mem_available_bytes = kb * 1024;
-	read_bracketed(root, "/sys/kernel/mm/transparent_hugepage/enabled",
-		       h->thp_enabled, sizeof(h->thp_enabled));
-	read_bracketed(root, "/sys/kernel/mm/transparent_hugepage/defrag",
-		       h->thp_defrag, sizeof(h->thp_defrag));
-	if (!rpath(p, sizeof(p), root, "/proc/sys/kernel/osrelease") &&
-	    mp_read_file(p, buf, sizeof(buf)) > 0) {
-		buf[strcspn(buf, "\n")] = '\0';
-		strlcpy0(h->kernel_release, buf, sizeof(h->kernel_release));
-	}
-	h->btf_present = !rpath(p, sizeof(p), root, "/sys/kernel/btf/vmlinux") &&
-			 access(p, F_OK) == 0;
-	read_mounts(root, h);
-	if (h->v2_mount[0] &&
-	    !mp_path(buf, sizeof(buf), "%s/cgroup.controllers", h->v2_mount) &&
-	    !rpath(p, sizeof(p), root, buf) && mp_read_file(p, buf, sizeof(buf)) >= 0) {
-		for (char *tok = strtok(buf, " \n"); tok; tok = strtok(NULL, " \n"))
-			if (strcmp(tok, "memory") == 0)
-				h->v2_has_memory = true;
-	}
-	if (h->v1_memory_mount[0])
-		h->cg_mode = h->v2_mount[0] ? MP_CG_HYBRID : MP_CG_V1;
-	else if (h->v2_mount[0])
-		h->cg_mode = MP_CG_V2;
-	else
-		h->cg_mode = MP_CG_NONE;
-	read_host_more(root, h);
-	return 0;
-}
 
 static int path_depth(const char *path)
 {
@@ -320,9 +52,9 @@ static int place(const char *root, const struct mp_host *h, struct mp_cgroup *cg
 	if ((err = mp_path(cg->dir, sizeof(cg->dir), "%s%s", mnt,
 			   strcmp(rel, "/") == 0 ? "" : rel)))
 		return err;
-	strlcpy0(cg->mount, mnt, sizeof(cg->mount));
+	mp_strlcpy(cg->mount, mnt, sizeof(cg->mount));
 	cg->level = path_depth(cg->path);
-	if ((err = rpath(p, sizeof(p), root, cg->dir)))
+	if ((err = mp_root_path(p, sizeof(p), root, cg->dir)))
 		return err;
 	if (stat(p, &st))
 		return -errno;
@@ -336,7 +68,7 @@ static int place(const char *root, const struct mp_host *h, struct mp_cgroup *cg
 	while (cg->version == 2 && strcmp(cg->dir, cg->mount) != 0) {
 		char *slash;
 
-		if (rpath(p, sizeof(p), root, cg->dir) || strlen(p) + 16 >= sizeof(p))
+		if (mp_root_path(p, sizeof(p), root, cg->dir) || strlen(p) + 16 >= sizeof(p))
 			break;
 		strcat(p, "/memory.current");
 		if (access(p, F_OK) == 0)
@@ -360,7 +92,7 @@ bool mp_pid_is_zombie(const char *root, pid_t pid)
 	char proc[64], p[PATH_MAX], buf[1024], *rp;
 
 	snprintf(proc, sizeof(proc), "/proc/%d/stat", (int)pid);
-	if (rpath(p, sizeof(p), root, proc) || mp_read_file(p, buf, sizeof(buf)) <= 0)
+	if (mp_root_path(p, sizeof(p), root, proc) || mp_read_file(p, buf, sizeof(buf)) <= 0)
 		return false;
 	/* "pid (comm) S ...": comm may hold spaces and parentheses */
 	rp = strrchr(buf, ')');
@@ -374,7 +106,7 @@ bool mp_cgroup_is_host_root(const char *root, const struct mp_cgroup *cg)
 
 	/* kernfs numbers a hierarchy's root directory 1; the root a cgroup
 	 * namespace shows as "/" is a cgroup of its own, with another number */
-	if (rpath(p, sizeof(p), root, cg->dir) || stat(p, &st))
+	if (mp_root_path(p, sizeof(p), root, cg->dir) || stat(p, &st))
 		return false;
 	return st.st_ino == 1 && strcmp(cg->dir, cg->mount) == 0;
 }
@@ -392,7 +124,7 @@ int mp_cgroup_of_pid(const char *root, const struct mp_host *h, pid_t pid,
 		snprintf(proc, sizeof(proc), "/proc/%d/cgroup", (int)pid);
 	else
 		snprintf(proc, sizeof(proc), "/proc/self/cgroup");
-	if (rpath(p, sizeof(p), root, proc))
+	if (mp_root_path(p, sizeof(p), root, proc))
 		return -ENAMETOOLONG;
 	f = fopen(p, "re");
 	if (!f)
@@ -405,20 +137,20 @@ int mp_cgroup_of_pid(const char *root, const struct mp_host *h, pid_t pid,
 		*c1 = *c2 = '\0';
 		c2[1 + strcspn(c2 + 1, "\n")] = '\0';
 		if (strcmp(line, "0") == 0 && c1[1] == '\0') {
-			strlcpy0(v2path, c2 + 1, sizeof(v2path));
+			mp_strlcpy(v2path, c2 + 1, sizeof(v2path));
 			v2 = true;
-		} else if (has_option(c1 + 1, "memory")) {
-			strlcpy0(v1path, c2 + 1, sizeof(v1path));
+		} else if (mp_list_has(c1 + 1, "memory")) {
+			mp_strlcpy(v1path, c2 + 1, sizeof(v1path));
 			v1 = true;
 		}
 	}
 	fclose(f);
 	if (v1 && h->v1_memory_mount[0]) {
 		cg->version = 1;
-		strlcpy0(cg->path, v1path, sizeof(cg->path));
+		mp_strlcpy(cg->path, v1path, sizeof(cg->path));
 	} else if (v2 && h->v2_mount[0] && h->v2_has_memory) {
 		cg->version = 2;
-		strlcpy0(cg->path, v2path, sizeof(cg->path));
+		mp_strlcpy(cg->path, v2path, sizeof(cg->path));
 	} else {
 		return -ENOENT;
 	}
@@ -448,7 +180,7 @@ int mp_cgroup_from_path(const char *root, const struct mp_host *h,
 		path = real[rlen] ? real + rlen : "/";
 	if (path[0] != '/')
 		return -ENOENT;
-	strlcpy0(clean, path, sizeof(clean));
+	mp_strlcpy(clean, path, sizeof(clean));
 	n = strlen(clean);
 	while (n > 1 && clean[n - 1] == '/')
 		clean[--n] = '\0';
@@ -472,7 +204,7 @@ int mp_cgroup_from_path(const char *root, const struct mp_host *h,
 		if (!hier[i].ok)
 			continue;
 		cg->version = hier[i].version;
-		strlcpy0(cg->path, clean, sizeof(cg->path));
+		mp_strlcpy(cg->path, clean, sizeof(cg->path));
 		if (place(root, h, cg) == 0)
 			return 0;
 	}
@@ -545,7 +277,7 @@ int mp_cgroup_usage(const char *root, const struct mp_cgroup *cg, uint64_t *usag
 
 	/* The v2 root keeps no memory.current: the host's use stands for it. */
 	if (err == -ENOENT && cg->version == 2 && strcmp(cg->dir, cg->mount) == 0 &&
-	    !rpath(p, sizeof(p), root, "/proc/meminfo") &&
+	    !mp_root_path(p, sizeof(p), root, "/proc/meminfo") &&
 	    !mp_read_keyed_u64(p, "MemTotal", &total) &&
 	    !mp_read_keyed_u64(p, "MemAvailable", &avail)) {
 		*usage = (total - MP_MIN(total, avail)) * 1024;
@@ -587,13 +319,13 @@ static void read_throttle(const char *root, struct mp_cgroup *cg)
 	uint64_t low = MP_UNLIMITED, v;
 	char dir[PATH_MAX], from[PATH_MAX] = "";
 
-	strlcpy0(dir, cg->dir, sizeof(dir));
+	mp_strlcpy(dir, cg->dir, sizeof(dir));
 	for (;;) {
 		char *slash;
 
 		if (!read_cg_u64(root, dir, file, &v) && v != MP_UNLIMITED && v < low) {
 			low = v;
-			strlcpy0(from, dir, sizeof(from));
+			mp_strlcpy(from, dir, sizeof(from));
 		}
 		if (strcmp(dir, cg->mount) == 0 || !(slash = strrchr(dir, '/')) || slash == dir)
 			break;
@@ -605,8 +337,8 @@ static void read_throttle(const char *root, struct mp_cgroup *cg)
 	cg->throttle_from[0] = cg->throttle_kind[0] = '\0';
 	if (low < cg->effective_limit_bytes) {
 		cg->throttle_bytes = low;
-		strlcpy0(cg->throttle_from, from, sizeof(cg->throttle_from));
-		strlcpy0(cg->throttle_kind, cg->version == 1 ? "soft_limit" : "memory.high",
+		mp_strlcpy(cg->throttle_from, from, sizeof(cg->throttle_from));
+		mp_strlcpy(cg->throttle_kind, cg->version == 1 ? "soft_limit" : "memory.high",
 			 sizeof(cg->throttle_kind));
 	}
 	cg->has_reclaimable = !mp_cgroup_file_bytes(root, cg, &cg->reclaimable_bytes);
@@ -674,10 +406,10 @@ int mp_cgroup_read(const char *root, const struct mp_host *h, struct mp_cgroup *
 
 	cg->effective_limit_bytes = h->mem_total_bytes;
 	cg->limited = false;
-	strlcpy0(cg->effective_from, "MemTotal", sizeof(cg->effective_from));
+	mp_strlcpy(cg->effective_from, "MemTotal", sizeof(cg->effective_from));
 	/* The host's own headroom: what it could still give without reclaim. */
 	cg->headroom_bytes = h->mem_available_bytes;
-	strlcpy0(cg->headroom_from, "MemAvailable", sizeof(cg->headroom_from));
+	mp_strlcpy(cg->headroom_from, "MemAvailable", sizeof(cg->headroom_from));
 	{
 		struct mp_limit_level lv[MP_MAX_LEVELS];
 		int n = mp_cgroup_limit_levels(root, cg, lv, MP_MAX_LEVELS);
@@ -689,12 +421,12 @@ int mp_cgroup_read(const char *root, const struct mp_host *h, struct mp_cgroup *
 			if (lv[i].limit_bytes < cg->effective_limit_bytes) {
 				cg->limited = true;
 				cg->effective_limit_bytes = lv[i].limit_bytes;
-				strlcpy0(cg->effective_from, lv[i].dir, sizeof(cg->effective_from));
+				mp_strlcpy(cg->effective_from, lv[i].dir, sizeof(cg->effective_from));
 			}
 			/* a sibling's usage counts against a shared ancestor's limit */
 			if (room < cg->headroom_bytes) {
 				cg->headroom_bytes = room;
-				strlcpy0(cg->headroom_from, lv[i].dir, sizeof(cg->headroom_from));
+				mp_strlcpy(cg->headroom_from, lv[i].dir, sizeof(cg->headroom_from));
 			}
 		}
 	}
@@ -709,7 +441,7 @@ int mp_cgroup_read(const char *root, const struct mp_host *h, struct mp_cgroup *
 			 "%s (hierarchical_memory_limit)", cg->dir);
 		if (v > cg->usage_bytes && v - cg->usage_bytes < cg->headroom_bytes) {
 			cg->headroom_bytes = v - cg->usage_bytes;
-			strlcpy0(cg->headroom_from, cg->effective_from, sizeof(cg->headroom_from));
+			mp_strlcpy(cg->headroom_from, cg->effective_from, sizeof(cg->headroom_from));
 		}
 	}
 	if (cg->headroom_bytes > cg->effective_limit_bytes - MP_MIN(cg->usage_bytes, cg->effective_limit_bytes))
@@ -727,7 +459,7 @@ int mp_cgroup_limit_now(const char *root, const struct mp_host *h, const struct 
 
 	if ((err = read_cg_u64(root, cg->dir, mp_cgroup_file(cg, "limit"), &v)))
 		return err;
-	strlcpy0(dir, cg->dir, sizeof(dir));
+	mp_strlcpy(dir, cg->dir, sizeof(dir));
 	for (int n = 0; n < MP_MAX_LEVELS; n++) {
 		char *slash;
 
@@ -752,14 +484,14 @@ int mp_cgroup_limit_levels(const char *root, const struct mp_cgroup *cg,
 	int n = 0;
 
 	/* Walk up to the mount point; the hierarchy's root has no limit file on v2. */
-	strlcpy0(dir, cg->dir, sizeof(dir));
+	mp_strlcpy(dir, cg->dir, sizeof(dir));
 	while (n < max) {
 		uint64_t limit, usage;
 
 		if (!read_cg_u64(root, dir, mp_cgroup_file(cg, "limit"), &limit) &&
 		    limit != MP_UNLIMITED &&
 		    !read_cg_u64(root, dir, mp_cgroup_file(cg, "usage"), &usage)) {
-			strlcpy0(out[n].dir, dir, sizeof(out[n].dir));
+			mp_strlcpy(out[n].dir, dir, sizeof(out[n].dir));
 			out[n].limit_bytes = limit;
 			out[n].usage_bytes = usage;
 			n++;
@@ -874,7 +606,7 @@ static int remove_tree(const char *dir)
 		}
 		closedir(d);
 	}
-	strlcpy0(cg.dir, dir, sizeof(cg.dir));
+	mp_strlcpy(cg.dir, dir, sizeof(cg.dir));
 	return mp_cgroup_remove(&cg);
 }
 
@@ -1011,10 +743,10 @@ int mp_cgroup_dir_of_id(const struct mp_cgroup *cg, uint64_t id, char *out, size
 	uint64_t v = 0;
 	char *slash;
 
-	strlcpy0(dir, cg->dir, sizeof(dir));
+	mp_strlcpy(dir, cg->dir, sizeof(dir));
 	for (;;) {
 		if (!dir_id(dir, &v) && v == id) {
-			strlcpy0(out, dir, len);
+			mp_strlcpy(out, dir, len);
 			return 0;
 		}
 		if (!strcmp(dir, cg->mount) || strlen(dir) <= strlen(cg->mount) ||
@@ -1022,42 +754,11 @@ int mp_cgroup_dir_of_id(const struct mp_cgroup *cg, uint64_t id, char *out, size
 			break;
 		*slash = '\0';
 	}
-	strlcpy0(dir, cg->dir, sizeof(dir));
+	mp_strlcpy(dir, cg->dir, sizeof(dir));
 	if (find_below(dir, sizeof(dir), id, 8))
 		return -ENOENT;
-	strlcpy0(out, dir, len);
+	mp_strlcpy(out, dir, len);
 	return 0;
-}
-
-const char *mp_cg_mode_name(enum mp_cg_mode m)
-{
-	switch (m) {
-	case MP_CG_V1: return "v1";
-	case MP_CG_V2: return "v2";
-	case MP_CG_HYBRID: return "hybrid";
-	default: return "none";
-	}
-}
-
-const struct mp_cat_info mp_cats[MP_NR_CATS] = {
-#define MP_CAT_INFO(id, name_, v1, unit_, part_, T, E, ...)			\
-	[MP_CAT_##id] = {							\
-		.name = name_, .v1_key = v1, .unit = MP_UNIT_##unit_,		\
-		.part = MP_PART_##part_, .item_type = #T, .item = #E,		\
-		__VA_OPT__(MP_CAT_ALT(__VA_ARGS__))				\
-	},
-#define MP_CAT_ALT(T, E) .alt_type = #T, .alt_item = #E,
-	MP_CATEGORIES(MP_CAT_INFO)
-#undef MP_CAT_ALT
-#undef MP_CAT_INFO
-};
-
-bool mp_core_name_eq(const char *name, const char *flavoured)
-{
-	size_t n = strlen(name);
-
-	return !strncmp(name, flavoured, n) &&
-	       (!flavoured[n] || !strncmp(flavoured + n, "___", 3));
 }
 
 int mp_cgroup_stat(const char *root, const struct mp_cgroup *cg, struct mp_cg_stat *st)

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Readers for the host's memory facts and a memory cgroup's limits, on
- * cgroup v1, v2 and hybrid hosts. Every reader takes a root directory that is
- * prefixed to every absolute path it opens ("" for the live system), so unit
- * tests run them on trees captured from real machines (tests/fixtures/).
+ * A memory cgroup: finding it (by process or path), its files (limits,
+ * usage, peak, events, memory.stat), making, moving into and removing
+ * memprobe's own, and reaping those a killed memprobe left; on cgroup v1,
+ * v2 and hybrid hosts (the host's facts: host.h). Every reader takes a
+ * root directory that is prefixed to every absolute path it opens ("" for
+ * the live system), so unit tests run them on trees captured from real
+ * machines (tests/fixtures/).
  */
 #ifndef MEMPROBE_CGROUP_H
 #define MEMPROBE_CGROUP_H
@@ -15,61 +18,13 @@
 #include <sys/types.h>
 
 #include <linux/types.h>
+#include "host.h" /* struct mp_host: where the hierarchies are mounted */
 #include "memprobe.h" /* enum mp_cat */
-
-/* What user space knows of a category, from bpf/categories.h. */
-struct mp_cat_info {
-	const char *name;        /* memory.stat's key on v2, and the reports' name */
-	const char *v1_key;      /* v1's hierarchical key; NULL: v1 has none */
-	enum mp_unit unit;       /* of the kernel's item */
-	enum mp_cat_part part;   /* what it is a part of */
-	const char *item_type;   /* the kernel's stat item: enum type, enumerator */
-	const char *item;
-	const char *alt_type;    /* another kernel's item, or NULL */
-	const char *alt_item;
-};
-
-/* By enum mp_cat. Item names may carry a CO-RE flavour (a ___suffix, not
- * in the kernel's name: mp_core_name_eq). */
-extern const struct mp_cat_info mp_cats[MP_NR_CATS];
-
-/* Is name (from the kernel's BTF) the CO-RE name flavoured, which may carry
- * a ___suffix that CO-RE ignores? */
-bool mp_core_name_eq(const char *name, const char *flavoured);
+#include "vocab.h" /* mp_cats: memory.stat's keys */
 
 /* The v1 "unlimited" value on x86-64: PAGE_COUNTER_MAX pages in bytes,
  * rounded down to a page (mm/page_counter.c, include/linux/page_counter.h). */
 #define MP_V1_UNLIMITED 9223372036854771712ULL
-
-enum mp_cg_mode {
-	MP_CG_NONE,   /* no memory controller mounted */
-	MP_CG_V1,     /* v1 hierarchies only */
-	MP_CG_V2,     /* unified hierarchy only */
-	MP_CG_HYBRID, /* v1 hierarchies and a cgroup2 mount side by side */
-};
-
-/* Host-wide facts (/proc/meminfo, sysfs). */
-struct mp_host {
-	uint64_t mem_total_bytes;
-	uint64_t mem_available_bytes;
-	long page_size;
-	char thp_enabled[32];     /* the bracketed mode, e.g. "madvise"; "" if absent */
-	char thp_defrag[32];
-	char kernel_release[128];
-	bool btf_present;         /* /sys/kernel/btf/vmlinux exists */
-	enum mp_cg_mode cg_mode;
-	char v1_memory_mount[PATH_MAX]; /* "" when the v1 memory controller is not mounted */
-	char v1_memory_root[PATH_MAX];  /* the hierarchy path mounted there (mountinfo field 4) */
-	char v2_mount[PATH_MAX];        /* "" when cgroup2 is not mounted */
-	char v2_root[PATH_MAX];
-	bool v2_has_memory;       /* "memory" in the cgroup2 root's cgroup.controllers */
-	/* for the documents' header */
-	char hostname[256];
-	char distribution[256];   /* os-release PRETTY_NAME; "" if none */
-	int cpus;                 /* online CPUs; 0 if unknown */
-	char lru_gen[32];         /* /sys/kernel/mm/lru_gen/enabled; "" if absent */
-	bool have_lru_gen;
-};
 
 /* One memory cgroup and its limits. Byte values; MP_UNLIMITED for "max". */
 struct mp_cgroup {
@@ -139,9 +94,6 @@ int mp_cgroup_limit_levels(const char *root, const struct mp_cgroup *cg,
  * its descendants (8 levels down at most). Returns 0, or -ENOENT.
  */
 int mp_cgroup_dir_of_id(const struct mp_cgroup *cg, uint64_t id, char *out, size_t len);
-
-/* Read host facts under root. Returns 0 or -errno (only /proc/meminfo is required). */
-int mp_host_read(const char *root, struct mp_host *host);
 
 /* Has pid exited without being reaped (state Z or X in /proc/PID/stat)? */
 bool mp_pid_is_zombie(const char *root, pid_t pid);
@@ -307,7 +259,5 @@ bool mp_cgroup_contains_self(const char *root, const struct mp_host *h,
 /* The kernel's id for the cgroup (what cgroup->kn->id holds, the same as
  * bpf_get_current_cgroup_id() reports on v2). Returns 0 or -errno. */
 int mp_cgroup_id(const struct mp_cgroup *cg, uint64_t *id);
-
-const char *mp_cg_mode_name(enum mp_cg_mode mode);
 
 #endif

@@ -8,6 +8,8 @@
 #include "attr.h"
 #include "cgroup.h"
 #include "compare.h"
+#include "kernel_btf.h" /* mp_kbtf_check: --btf */
+#include "out.h"
 #include "util.h"
 
 #include <errno.h>
@@ -179,9 +181,13 @@ static int shared_opt(const struct mp_cli_cmd *cmd, struct mp_cli *c, int id, co
 				   "give a whole number (0 turns stacks off)", &v);
 		c->stack_sample = (uint32_t)v;
 		return ret;
-	case MP_OPT_BTF:
+	case MP_OPT_BTF: {
+		char problem[128];
+		const char *fix = mp_kbtf_check(arg, problem, sizeof(problem));
+
 		c->btf = arg;
-		return mp_attr_btf_opt(cmd->name, arg);
+		return fix ? mp_cli_bad(cmd->name, "--btf %s: %s; %s", arg, problem, fix) : 0;
+	}
 	case MP_OPT_QUIET:
 	case MP_OPT_PROGRESS: {
 		enum mp_status_mode m = id == MP_OPT_QUIET ? MP_STATUS_QUIET : MP_STATUS_FORCE;
@@ -358,10 +364,30 @@ static void put_word(FILE *f, int *col, const char *w, int n)
 	*col += n;
 }
 
+/* An option's help with each {KIND} in it --format's words for that kind
+ * from render.c's table (mp_render_help; {*}: every kind's), so no help
+ * string names a format. Returns buf. */
+static const char *help_text(const char *help, char *buf, size_t len)
+{
+	const char *o, *c;
+	char kind[16], names[600];
+
+	buf[0] = '\0';
+	while ((o = strchr(help, '{')) && (c = strchr(o, '}'))) {
+		mp_appendf(buf, len, "%.*s", (int)(o - help), help);
+		snprintf(kind, sizeof(kind), "%.*s", (int)(c - o - 1), o + 1);
+		mp_render_help(strcmp(kind, "*") ? kind : NULL, names, sizeof(names));
+		mp_appendf(buf, len, "%s", names);
+		help = c + 1;
+	}
+	mp_appendf(buf, len, "%s", help);
+	return buf;
+}
+
 static void put_opt(FILE *f, const struct mp_cli_opt *o)
 {
-	char left[64], def[128];
-	const char *p = o->help;
+	char left[64], def[128], help[1024];
+	const char *p = help_text(o->help, help, sizeof(help));
 	int col;
 
 	snprintf(left, sizeof(left), "  %c%c%s--%s%s%s", o->short_name ? '-' : ' ',
@@ -394,10 +420,6 @@ void mp_cli_formats(const char *kind, char *buf, size_t len)
 	int kinds = mp_doc_kind(kind);
 	const struct mp_renderer *r;
 
-	if (kinds == MP_DOC_COMPARE) {
-		mp_compare_format_names("|", "|", buf, len);
-		return;
-	}
 	buf[0] = '\0';
 	for (size_t i = 0; (r = mp_renderer_nth(i)); i++)
 		if (r->kinds & kinds)

@@ -95,9 +95,7 @@ struct mp_cli_opt {
 	  MP_OPT_TABLE }
 /* What probe and record, the commands that attribute, both take, in this order. */
 #define MP_CLI_OPTS_REPORT                                                             \
-	MP_CLI_OPT_FORMAT("the report as text, json, markdown, csv, folded (kernel "   \
-			  "stacks for flame graphs), html (one page with charts) or "  \
-			  "openmetrics (Prometheus)"),                                 \
+	MP_CLI_OPT_FORMAT("the report as {probe}"),                                    \
 	MP_CLI_OPT_OUTPUT, MP_CLI_OPT_BYTES,                                           \
 	MP_CLI_OPT_TABLE("categories, tasks, kernel_paths, hooks, overhead, "           \
 			 "copy_on_write, figures (record: timeline, oom_kills)"),        \
@@ -176,7 +174,7 @@ struct mp_cli {
 /*
  * Parse argv (argv[0] the command's name) against cmd's table: the shared
  * options into c, a command's own through cmd->opt(ctx, ...). Checks what
- * needs no other option: counts, --btf (mp_attr_btf_opt), an unknown
+ * needs no other option: counts, --btf (mp_kbtf_check), an unknown
  * option, a word left over, a target option given twice. Returns 0,
  * MP_CLI_HELP, or the exit status (a line said).
  */

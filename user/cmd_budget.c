@@ -8,10 +8,12 @@
 #include "budget_doc.h"
 #include "cgroup.h"
 #include "cli.h"
+#include "cmd_budget.h"
 #include "cmd_probe.h"
 #include "doc.h"
 #include "render.h"
 #include "json.h"
+#include "out.h"
 #include "util.h"
 
 #include <errno.h>
@@ -21,7 +23,7 @@
 
 enum { OPT_FROM = MP_PROBE_OPT_NEXT };
 
-#define BUDGET_FORMAT "the budget as text, json, or env (shell assignments for eval)"
+#define BUDGET_FORMAT "the budget as {budget}"
 #define OPT_FROM_ROW { "from", 0, "FILE", "no probe: the budget from a saved probe report "    \
 		       "(probe --format json), with --margin, --format and -o only", NULL, OPT_FROM }
 
@@ -92,7 +94,8 @@ static int budget_exit(int ret)
 			   "more room", zero_why);
 }
 
-/* A loaded probe document into a budget document; NULL with a line said. */
+/* A loaded probe document into a budget document; NULL with a line said.
+ * from: the --from file, or NULL for a live probe. */
 static cJSON *budget_of(const cJSON *probe, const char *from, const uint64_t *margin)
 {
 	struct mp_host h;
@@ -100,66 +103,16 @@ static cJSON *budget_of(const cJSON *probe, const char *from, const uint64_t *ma
 	cJSON *d;
 
 	if (mp_host_read("", &h)) {
-		fprintf(stderr, "memprobe budget: cannot read /proc/meminfo\n");
+		mp_cli_warn("budget", "cannot read /proc/meminfo");
 		return NULL;
 	}
 	d = mp_budget_doc(&h, probe, from, margin, err, sizeof(err));
 	if (!d) /* err is "problem; fix" */
-		fprintf(stderr, "memprobe budget: %s%s: %s\n",
-			from ? "--from " : "the probe report", from ? from : "", err);
+		mp_cli_warn("budget", "%s%s: %s", from ? "--from " : "the probe report",
+			    from ? from : "", err);
 	else /* err is "" or why the budget is 0 */
 		snprintf(zero_why, sizeof(zero_why), "%s", err);
 	return d;
-}
-
-/* After a live probe: its document, printed and loaded back as a saved one is. */
-static cJSON *finish(cJSON *doc, uint64_t margin)
-{
-	char *text = mp_json_text(doc, 0), err[400];
-	cJSON *back = NULL, *b = NULL;
-	int kind;
-
-	cJSON_Delete(doc);
-	if (text)
-		back = mp_doc_load(text, strlen(text), &kind, err, sizeof(err));
-	cJSON_free(text);
-	if (back)
-		b = budget_of(back, NULL, &margin);
-	else
-		fprintf(stderr, "memprobe budget: the probe's document does not load (a bug)\n");
-	cJSON_Delete(back);
-	return b;
-}
-
-/* A saved report, whole (NUL-terminated); NULL with errno set. A probe
- * report is a few MiB at most: a file past 256 MiB is not one. */
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "re");
-	size_t cap = 1 << 20, n;
-	char *buf = NULL, *nb;
-
-	*len = 0;
-	if (!f)
-		return NULL;
-	while ((nb = cap <= 256 * MP_MIB ? realloc(buf, cap + 1) : NULL)) {
-		buf = nb;
-		n = fread(buf + *len, 1, cap - *len, f);
-		*len += n;
-		if (*len < cap) {
-			if (ferror(f))
-				break;
-			buf[*len] = '\0';
-			fclose(f);
-			return buf;
-		}
-		cap *= 2;
-	}
-	if (!nb)
-		errno = EFBIG;
-	free(buf);
-	fclose(f);
-	return NULL;
 }
 
 /* A word of argv that is one of the probe form's options but not the
@@ -192,9 +145,8 @@ static int budget_from(int argc, char **argv)
 	struct mp_out out = { 0 };
 	struct mp_cli c;
 	uint64_t margin;
-	char err[400], *text;
+	char err[512];
 	cJSON *doc = NULL, *b = NULL;
-	size_t len;
 	int ret, kind = 0;
 	const char *probe_opt = probe_only_option(argc, argv);
 
@@ -212,11 +164,11 @@ static int budget_from(int argc, char **argv)
 				  "file, or none for standard output", c.out);
 	if (o.margin_arg && (ret = mp_cli_size("budget", "--margin", o.margin_arg, &margin)))
 		return ret;
-	if (!(text = slurp(o.from, &len)))
-		return mp_cli_bad("budget", "--from %s: cannot read it (%s); give a saved probe "
-				  "report", o.from, strerror(errno));
-	doc = mp_doc_load(text, len, &kind, err, sizeof(err));
-	free(text);
+	/* report's loader: a FIFO, a directory or a device refused, not waited
+	 * on or read; - is standard input */
+	doc = mp_doc_load_file(o.from, &kind, err, sizeof(err));
+	if (!doc && kind == -ENOMEM) /* not the file's fault: a failure */
+		return mp_cli_fail("budget", "--from %s: %s", o.from, err);
 	if (!doc) /* the loader's problem carries its fix */
 		return mp_cli_bad("budget", "--from %s: %s", o.from, err);
 	if (kind != MP_DOC_PROBE) {
@@ -239,10 +191,35 @@ static int budget_from(int argc, char **argv)
 	return budget_exit(ret);
 }
 
+/*
+ * A live probe's budget: probe's run and document (cmd_probe.c), the
+ * document made in place what --from would load of it (mp_doc_adopt, as
+ * mp_emit does before rendering), then the budget of it emitted as the
+ * probe's report would be (saved whole should it not be written).
+ */
+static int budget_probe(int argc, char **argv)
+{
+	struct mp_probe_report r;
+	char err[512];
+	cJSON *b = NULL;
+	int ret = mp_probe_document(&budget_cmd, argc, argv, &r), kind;
+
+	if (ret || !r.doc)
+		return ret;
+	if (mp_doc_adopt(r.doc, &kind, err, sizeof(err)))
+		mp_cli_warn("budget", "the probe's document does not load (a bug): %s", err);
+	else
+		b = budget_of(r.doc, NULL, &r.margin);
+	cJSON_Delete(r.doc);
+	ret = b ? mp_emit_save("budget", b, r.format, &r.out, r.out_arg) : MP_EXIT_RUNTIME;
+	mp_out_abort(&r.out);
+	return !ret && r.killed ? MP_EXIT_RUNTIME : ret;
+}
+
 int mp_cmd_budget(int argc, char **argv)
 {
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
 		if (!strcmp(argv[i], "--from") || !strncmp(argv[i], "--from=", 7))
 			return budget_from(argc, argv);
-	return budget_exit(mp_probe_main(&budget_cmd, finish, argc, argv));
+	return budget_exit(budget_probe(argc, argv));
 }

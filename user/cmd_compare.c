@@ -11,6 +11,7 @@
 #include "doc.h"
 #include "render.h"
 #include "json.h"
+#include "out.h"
 #include "util.h"
 
 #include <errno.h>
@@ -23,7 +24,7 @@
 enum { OPT_THRESHOLD = MP_OPT_CMD };
 
 static const struct mp_cli_opt compare_opts[] = {
-	MP_CLI_OPT_FORMAT("text, markdown, csv, or json (the compare document)"),
+	MP_CLI_OPT_FORMAT("{compare}"),
 	{ "threshold", 't', "PCT", "mark a difference from the first report beyond PCT percent "
 	  "of it", "10", OPT_THRESHOLD },
 	MP_CLI_OPT_OUTPUT,
@@ -53,6 +54,7 @@ static const struct mp_cli_cmd compare_cmd = {
 		    " [--format {compare}]",
 	.opts = compare_opts,
 	.operands = true,
+	.kind = "compare",
 	.opt = compare_opt,
 };
 
@@ -66,8 +68,8 @@ static int render(const cJSON *cdoc, const char *format, char **out, size_t *len
 	if (!text)
 		return mp_cli_fail("compare", "out of memory");
 	back = mp_doc_load(text, strlen(text), &kind, err, sizeof(err));
-	if (!back || kind != MP_DOC_COMPARE || mp_compare_render_mem(back, format, out, len, err,
-								     sizeof(err)))
+	if (!back || kind != MP_DOC_COMPARE ||
+	    mp_render_mem(mp_renderer_find(format), back, kind, out, len, err, sizeof(err)))
 		mp_cli_warn("compare", "the compare document does not render: %s (a bug: please "
 			    "report it)", back && kind != MP_DOC_COMPARE ? "not a compare kind" : err);
 	else
@@ -122,7 +124,7 @@ int mp_cmd_compare(int argc, char **argv)
 	double pct = MP_COMPARE_THRESHOLD_PCT;
 	cJSON *cdoc = NULL;
 	struct mp_cli c;
-	char *text = NULL, names[64];
+	char *text = NULL;
 	size_t len = 0, n = 0;
 	int ret;
 
@@ -135,9 +137,6 @@ int mp_cmd_compare(int argc, char **argv)
 	if (n < 1 || n > MP_COMPARE_MAX)
 		return mp_cli_bad("compare", "%s; give 1 to %d reports (- for standard input)",
 				  n < 1 ? "no report named" : "too many reports", MP_COMPARE_MAX);
-	if (!mp_compare_format(c.format))
-		return mp_cli_bad("compare", "--format %s: unknown; use %s", c.format,
-				  mp_compare_format_names(", ", " or ", names, sizeof(names)));
 	if ((ret = mp_cli_finish(&compare_cmd, &c)))
 		return ret;
 	/* the compare document over a report it compares would lose the report */

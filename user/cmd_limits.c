@@ -8,6 +8,7 @@
 #include "attr.h"
 #include "json.h"
 #include "render.h"
+#include "out.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -24,8 +25,7 @@ enum { OPT_FEATURES = MP_OPT_CMD };
 static const struct mp_cli_opt limits_opts[] = {
 	MP_CLI_OPT_CGROUP("describe", "memprobe's own"),
 	MP_CLI_OPT_PID("describe the cgroup of this process"),
-	MP_CLI_OPT_FORMAT("text, json, env (shell assignments), markdown or openmetrics; "
-			  "with --features text or json"),
+	MP_CLI_OPT_FORMAT("{limits}; with --features {features}"),
 	{ "features", 0, NULL, "what this kernel offers memprobe instead: each concern's "
 	  "hooks, tried the way a run tries them (needs root)", NULL, OPT_FEATURES },
 	MP_CLI_OPT_OUTPUT,

@@ -19,6 +19,7 @@
 #include "probe_doc.h"
 #include "render.h"
 #include "status.h"
+#include "out.h"
 #include "util.h"
 
 #include <errno.h>
@@ -58,8 +59,7 @@ static const struct mp_cli_opt probe_opts_table[] = {
 	MP_CLI_OPT_LIMIT("probe a stand-in container of this limit, made under memprobe's own "
 			 "cgroup (16M at least)",
 			 "1G; in a limited cgroup, that cgroup"),
-	MP_PROBE_OPTS("the report as text, json, markdown, csv, folded (kernel stacks for "
-		      "flame graphs), html (one page with charts) or openmetrics (Prometheus)"),
+	MP_PROBE_OPTS("the report as {probe}"),
 	MP_CLI_OPT_BYTES,
 	MP_CLI_OPT_TABLE("categories, tasks, kernel_paths, hooks, overhead, copy_on_write, "
 			 "figures"),
@@ -390,8 +390,16 @@ static void show_progress(const struct mp_probe_progress *p, void *arg)
 			 p->last || !p->chunks ? "" : mp_status_eta(eta, sizeof(eta), left, rate));
 }
 
+/* The engine's lines while it runs, said as the command's (arg: its name);
+ * mp_cli_warn puts them on a line of their own below a status line. */
+static void say_warning(const char *line, void *arg)
+{
+	mp_cli_warn(arg, "%s", line);
+}
+
 /* The fill (probe.c), with a snapshot at each phase and the status line.
- * Returns 0 (also when a signal stopped it: the report says so) or 1. */
+ * Returns 0 (also when a signal stopped it: the report says so) or 1, its
+ * problem said. */
 static int fill(const struct probe_opts *o, const struct mp_host *host,
 		const struct mp_cgroup *target, struct snaps *sn, struct mp_probe_result *res)
 {
@@ -405,6 +413,7 @@ static int fill(const struct probe_opts *o, const struct mp_host *host,
 		.to_limit = o->to_limit, .reclaim_cache = o->reclaim_cache,
 		.stop = &g_stop_signal, .on_phase = take_snapshot, .arg = sn,
 		.on_progress = show_progress, .progress_arg = &fs,
+		.on_warn = say_warning, .warn_arg = (void *)o->cmd,
 	};
 	int ret;
 
@@ -412,18 +421,13 @@ static int fill(const struct probe_opts *o, const struct mp_host *host,
 	mp_status_begin(&fs.st, o->status_mode, STDERR_FILENO);
 	ret = mp_probe_run(host, target, &cfg, res);
 	mp_status_clear(&fs.st); /* before anything else is printed: the report */
-	if (ret && !res->interrupted)
-		return MP_EXIT_RUNTIME;
-	return 0;
+	if (ret)
+		mp_cli_warn(o->cmd, "%s", res->err[0] ? res->err : strerror(-ret));
+	return ret && !res->interrupted ? MP_EXIT_RUNTIME : 0;
 }
 
-int mp_cmd_probe(int argc, char **argv)
-{
-	return mp_probe_main(&probe_cmd, NULL, argc, argv);
-}
-
-int mp_probe_main(const struct mp_cli_cmd *cmd, cJSON *(*finish)(cJSON *doc, uint64_t margin),
-		  int argc, char **argv)
+int mp_probe_document(const struct mp_cli_cmd *cmd, int argc, char **argv,
+		      struct mp_probe_report *r)
 {
 	struct probe_opts o;
 	struct mp_host host;
@@ -434,10 +438,9 @@ int mp_probe_main(const struct mp_cli_cmd *cmd, cJSON *(*finish)(cJSON *doc, uin
 	bool target_created = false;
 	struct mp_lock lock = { .fd = -1 };
 	uint64_t target_oom0 = 0;
-	cJSON *doc = NULL;
-	struct mp_out out = { 0 };
 	int ret, err;
 
+	*r = (struct mp_probe_report){ 0 };
 	/* First: a stop asked for at any moment still gets a report. */
 	mp_cli_on_stop(on_signal);
 	ret = parse_opts(cmd, argc, argv, &o);
@@ -448,7 +451,7 @@ int mp_probe_main(const struct mp_cli_cmd *cmd, cJSON *(*finish)(cJSON *doc, uin
 	if ((ret = probe_target(&o, &host, &target, &lock)) ||
 	    (ret = probe_sizes(&o, &host, &target)) || (ret = probe_reap(&o, &host, &target)))
 		goto out;
-	if ((ret = mp_out_open(&out, o.out))) {
+	if ((ret = mp_out_open(&r->out, o.out))) {
 		ret = mp_cli_out_bad(o.cmd, o.out, ret);
 		goto out;
 	}
@@ -464,7 +467,7 @@ int mp_probe_main(const struct mp_cli_cmd *cmd, cJSON *(*finish)(cJSON *doc, uin
 	if ((ret = fill(&o, &host, &target, &sn, &res)))
 		goto out;
 
-	doc = mp_probe_doc(&(struct mp_probe_doc_in){
+	r->doc = mp_probe_doc(&(struct mp_probe_doc_in){
 		.host = &host, .target = &target, .target_created = target_created, .res = &res,
 		.target_why = o.own_why[0] ? o.own_why : NULL,
 		.chunk = o.chunk, .margin = o.margin, .thp = o.thp, .threads = o.threads,
@@ -473,18 +476,11 @@ int mp_probe_main(const struct mp_cli_cmd *cmd, cJSON *(*finish)(cJSON *doc, uin
 		.freed = &sn.freed, .ovh = &sn.ovh, .target_oom0 = target_oom0,
 		.reclaim_cache = o.reclaim_cache, .pinned = &sn.pinned,
 	});
-	if (finish && !(doc = finish(doc, o.margin))) {
-		ret = MP_EXIT_RUNTIME;
-		goto out;
-	}
-	/* rendered and committed, or the JSON document saved whole */
-	ret = mp_emit_save(o.cmd, doc, o.format, &out, o.out);
-	doc = NULL; /* mp_emit_save freed it */
-	if (!ret && res.killed_by_signal) {
-		ret = MP_EXIT_RUNTIME; /* the measurement did not happen as asked */
-	}
+	r->format = o.format;
+	r->out_arg = o.out;
+	r->margin = o.margin;
+	r->killed = res.killed_by_signal != 0; /* the measurement did not happen as asked */
 out:
-	cJSON_Delete(doc);
 	mp_attr_snap_free(&sn.start);
 	mp_attr_snap_free(&sn.stop);
 	mp_attr_snap_free(&sn.freed);
@@ -492,9 +488,25 @@ out:
 	mp_pinned_free(&sn.pinned);
 	mp_attr_stop(sn.attr);
 	if (target_created && (err = mp_cgroup_remove(&target)))
-		fprintf(stderr, "memprobe %s: could not remove %s: %s\n", o.cmd, target.dir,
-			strerror(-err));
-	mp_out_abort(&out);
+		mp_cli_warn(o.cmd, "could not remove %s: %s", target.dir, strerror(-err));
 	mp_lock_release(&lock);
+	if (!ret && !r->doc) /* the document could not be built */
+		ret = mp_cli_fail(o.cmd, "out of memory building the report: the measurement "
+				  "is lost; give memprobe more memory");
+	if (ret)
+		mp_out_abort(&r->out);
 	return ret;
+}
+
+int mp_cmd_probe(int argc, char **argv)
+{
+	struct mp_probe_report r;
+	int ret = mp_probe_document(&probe_cmd, argc, argv, &r);
+
+	if (ret || !r.doc)
+		return ret;
+	/* rendered and committed, or the JSON document saved whole */
+	ret = mp_emit_save(probe_cmd.name, r.doc, r.format, &r.out, r.out_arg);
+	mp_out_abort(&r.out);
+	return !ret && r.killed ? MP_EXIT_RUNTIME : ret;
 }

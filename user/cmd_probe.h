@@ -8,8 +8,11 @@
 #define MEMPROBE_CMD_PROBE_H
 
 #include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include "cli.h"
 #include "probe.h"
+#include "util.h" /* struct mp_out */
 
 /* probe's own option ids; a command reusing its table starts at MP_PROBE_OPT_NEXT */
 enum {
@@ -47,17 +50,31 @@ enum {
 /* probe's handler of its own options (cmd->opt), for a table made with MP_PROBE_OPTS */
 int mp_probe_opt(void *ctx, int id, const char *arg);
 
-/*
- * Run `memprobe probe` as cmd (its name in messages, its kind for --format,
- * its table with MP_PROBE_OPTS, .opt = mp_probe_opt), and emit finish(the
- * probe's document) when finish is not NULL (it takes the document and
- * returns the one to emit, or NULL with a line said: exit 1). Returns the
- * exit status.
- */
-int mp_probe_main(const struct mp_cli_cmd *cmd, cJSON *(*finish)(cJSON *doc, uint64_t margin),
-		  int argc, char **argv);
+/* A probe run as its command made it: its document and where it goes. */
+struct mp_probe_report {
+	cJSON *doc;             /* the probe's document: the caller emits or frees it */
+	struct mp_out out;      /* -o, opened before the probe (a bad one refused
+				 * first): the caller commits it (mp_emit_save),
+				 * then mp_out_abort()s it */
+	const char *format;     /* --format */
+	const char *out_arg;    /* -o as given (NULL: standard output) */
+	uint64_t margin;        /* the margin the probe kept, in bytes */
+	bool killed;            /* someone else killed the probe: the report is
+				 * written, then the exit is 1 */
+};
 
-/* `memprobe budget ...`: returns the process exit status. */
-int mp_cmd_budget(int argc, char **argv);
+/*
+ * The probe as cmd runs it (its name in messages, its kind for --format,
+ * its table with MP_PROBE_OPTS, .opt = mp_probe_opt): the options, the
+ * target, the fill with its BPF session around it, and the document. What
+ * it made (a stand-in cgroup, the session, the lock) is undone before it
+ * returns. Returns 0 with r->doc and r->out open; or the exit status with
+ * a line said, nothing left open (0 and no document: --help was asked).
+ */
+int mp_probe_document(const struct mp_cli_cmd *cmd, int argc, char **argv,
+		      struct mp_probe_report *r);
+
+/* `memprobe probe ...`: returns the process exit status. */
+int mp_cmd_probe(int argc, char **argv);
 
 #endif

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* memprobe record: the command, its options and its target. */
-#include "recorder.h"
+#include "cmd_record.h"
 #include "record.h"
 #include "attr.h"
 #include "cgroup.h"
@@ -12,6 +12,7 @@
 #include "lock.h"
 #include "probe.h"
 #include "render.h"
+#include "out.h"
 #include "util.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -322,6 +323,13 @@ static void reopen_outputs(struct rec *r)
 		write_openmetrics(r);
 }
 
+/* The recorder's lines while it records (the --probe-at probe's). */
+static void say_warning(struct rec *r, const char *line)
+{
+	(void)r;
+	mp_cli_warn("record", "%s", line);
+}
+
 /* The cgroup gone: one line, before the report. */
 static bool say_removed(struct rec *r)
 {
@@ -462,7 +470,7 @@ int mp_cmd_record(int argc, char **argv)
 	int ret = 0, go_fd = -1, ee_fd = -1;
 	struct mp_out out = { 0 };
 	bool removed = false;
-	char mnt[PATH_MAX];
+	char mnt[PATH_MAX], why[400];
 
 	/* First: a stop asked for at any moment still gets a report. */
 	mp_cli_on_stop(on_signal);
@@ -499,7 +507,10 @@ again:
 		ret = mp_cli_fail("record", "cannot start %s: %s", r.o.cmd[0], strerror(-ret));
 		goto out;
 	}
-	mp_rec_start_attr(&r);
+	mp_rec_start_attr(&r, why, sizeof(why));
+	if (why[0])
+		mp_cli_warn("record", "%s", why);
+	r.on_warn = say_warning;
 	if (r.o.openmetrics)
 		r.on_sample = write_openmetrics;
 	r.on_reopen = reopen_outputs;
@@ -508,8 +519,11 @@ again:
 		ret = mp_cli_fail("record", "cannot start %s: %s", r.o.cmd[0], strerror(-ret));
 		goto out;
 	}
-	if ((ret = mp_rec_baseline(&r, &go_fd, &ee_fd)))
+	mp_status_begin(&r.status, r.o.status_mode, STDERR_FILENO);
+	if ((ret = mp_rec_baseline(&r, &go_fd, &ee_fd))) {
+		mp_cli_warn("record", "%s", r.err);
 		goto out;
+	}
 	if (r.o.ready_fd >= 0) {
 		/* for scripts and benchmarks: the hooks are attached, the baseline taken */
 		if (write(r.o.ready_fd, "ready\n", 6) != 6) {
@@ -520,6 +534,9 @@ again:
 	}
 	mp_rec_watch(&r, r.o.duration_s > 0 ? (uint64_t)(r.o.duration_s * 1000.0) : 0);
 	mp_rec_finish(&r);
+	if (r.probe_started && r.probe_ret)
+		mp_cli_warn("record", "the --probe-at probe failed: %s", r.probe_res.err[0] ?
+			    r.probe_res.err : strerror(-r.probe_ret));
 	removed = say_removed(&r);
 	ret = write_report(&r, &out);
 out:
@@ -527,7 +544,8 @@ out:
 		close(go_fd);
 	if (ee_fd >= 0)
 		close(ee_fd);
-	mp_rec_cleanup(&r);
+	if (mp_rec_cleanup(&r))
+		mp_cli_warn("record", "%s", r.err);
 	mp_out_abort(&out);
 	if (!ret && removed && r.o.wait_cgroup) {
 		if (wait_cgroup(&r))

@@ -9,6 +9,7 @@
 #include "compare.h"
 #include "doc.h"
 #include "render.h"
+#include "out.h"
 #include "util.h"
 
 #include <errno.h>
@@ -20,12 +21,7 @@
 #include <unistd.h>
 
 static const struct mp_cli_opt report_opts[] = {
-	MP_CLI_OPT_FORMAT("text, or json (the document as it was saved); env for a "
-			  "limits or budget document; markdown, csv, folded (kernel stacks "
-			  "for flame graphs), html (one page with charts) or openmetrics "
-			  "(Prometheus) for a probe or record document, markdown and "
-			  "openmetrics for limits too; text, json, markdown or csv for a "
-			  "compare document"),
+	MP_CLI_OPT_FORMAT("what the document's kind takes: {*}"),
 	MP_CLI_OPT_OUTPUT,
 	MP_CLI_OPT_BYTES,
 	MP_CLI_OPT_TABLE("categories, tasks, kernel_paths, hooks, overhead, copy_on_write, "
@@ -53,7 +49,7 @@ static int render_file(const char *path, const char *format, char **out, size_t 
 {
 	const char *name = strcmp(path, "-") ? path : "standard input";
 	const struct mp_renderer *r = mp_renderer_find(format);
-	char err[512], fmts[64];
+	char err[512];
 	cJSON *doc;
 	int ret = 0, kind;
 
@@ -64,18 +60,7 @@ static int render_file(const char *path, const char *format, char **out, size_t 
 	}
 	if (!doc)
 		return bad_file(name, err);
-	if (kind == MP_DOC_COMPARE) {
-		/* memprobe compare's document: its own renderers (compare.h) */
-		ret = mp_compare_format(format) ? mp_compare_render_mem(doc, format, out, outlen,
-								       err, sizeof(err)) : -ENOENT;
-		if (ret == -ENOENT)
-			snprintf(err, sizeof(err), "a compare document has no %s format; use --format "
-				 "%s", format, mp_compare_format_names(", ", " or ", fmts,
-								       sizeof(fmts)));
-		else if (ret)
-			mp_appendf(err, sizeof(err), "; give a document memprobe wrote, unchanged");
-		ret = ret ? bad_file(name, err) : 0;
-	} else if (!r || !(r->kinds & kind)) {
+	if (!r || !(r->kinds & kind)) {
 		char names[256];
 
 		mp_render_names(kind, names, sizeof(names));
@@ -108,7 +93,7 @@ int mp_cmd_report(int argc, char **argv)
 		return mp_cli_bad("report", "%s; give one FILE (- for standard input)",
 				  !c.rest ? "no document named" : "more than one document named");
 	/* any kind's format: render_file checks it against the document's */
-	if ((!mp_compare_format(c.format) && (ret = mp_render_check("report", NULL, c.format))) ||
+	if ((ret = mp_render_check("report", NULL, c.format)) ||
 	    (ret = mp_cli_finish(&report_cmd, &c)))
 		return ret;
 	/* a rendering over its document would lose the document */

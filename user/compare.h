@@ -31,20 +31,9 @@ cJSON *mp_compare_doc(const cJSON *const *docs, const int *kinds, const char *co
 		      int n, double threshold_pct, const struct mp_host *h, char *err,
 		      size_t errlen);
 
-/* The formats of a compare document: text, markdown, csv, json. */
-bool mp_compare_format(const char *format);
-/* Its i-th format's name, NULL past the last. */
-const char *mp_compare_format_nth(size_t i);
-/* The names from the same table into buf: "text, markdown, csv or json"
- * (sep ", ", last " or "), or "text|markdown|csv|json". Returns buf. */
-const char *mp_compare_format_names(const char *sep, const char *last, char *buf, size_t len);
-
-/* Render a loaded compare document in format to f, reading through rd. */
+/* A loaded compare document as text, markdown or csv (format) to f,
+ * reading through rd: the text, markdown and csv renderers of render.c's
+ * table call it for a compare document (mp_render_mem renders one). */
 void mp_compare_render(const cJSON *doc, const char *format, FILE *f, struct mp_rd *rd);
-
-/* The same into memory (*out, *len; free(*out)), nothing on a problem:
- * 0, or -EINVAL / -ENOMEM with the problem in err. */
-int mp_compare_render_mem(const cJSON *doc, const char *format, char **out, size_t *len,
-			  char *err, size_t errlen);
 
 #endif

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The compare document's renderers: text, markdown (docs/kernels.md is
- * one), csv and json. They live here, not in render.c's table, because
- * the table's markdown and csv are the probe/record/limits renderers of
- * those names: `memprobe report` sends a compare document here instead.
+ * The compare document as text, markdown (docs/kernels.md is one) and
+ * csv: render.c's text, markdown and csv renderers hand a compare
+ * document here (json prints it as it prints any document).
  * Everything is read through struct mp_rd: a compare document is a saved
  * document like any other, and may be damaged.
  */
@@ -17,32 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The formats, once: the check, the messages' list and compare's --help
- * synopsis (cli.c) are all made from it. */
-static const char *const formats[] = { "text", "markdown", "csv", "json" };
-#define NR_FORMATS (sizeof(formats) / sizeof(formats[0]))
-
-const char *mp_compare_format_nth(size_t i)
-{
-	return i < NR_FORMATS ? formats[i] : NULL;
-}
-
-const char *mp_compare_format_names(const char *sep, const char *last, char *buf, size_t len)
-{
-	buf[0] = '\0';
-	for (size_t i = 0; i < NR_FORMATS; i++)
-		mp_appendf(buf, len, "%s%s", !i ? "" : i == NR_FORMATS - 1 ? last : sep, formats[i]);
-	return buf;
-}
-
-bool mp_compare_format(const char *format)
-{
-	for (size_t i = 0; format && i < NR_FORMATS; i++)
-		if (strcmp(format, formats[i]) == 0)
-			return true;
-	return false;
-}
 
 enum fmt { F_TEXT, F_MD, F_CSV, F_CODE /* inside a markdown code span */ };
 
@@ -290,17 +263,6 @@ void mp_compare_render(const cJSON *doc, const char *format, FILE *f, struct mp_
 	const cJSON *row;
 	size_t w = 20;
 
-	if (strcmp(format, "json") == 0) {
-		char *s = mp_json_text(doc, 1);
-
-		if (!s) {
-			mp_rd_fail(rd, NULL, NULL, "out of memory printing it");
-			return;
-		}
-		fprintf(f, "%s\n", s);
-		cJSON_free(s);
-		return;
-	}
 	m.kind = mp_rd_str(rd, doc, "compared_kind", 0);
 	m.per_gib_of = mp_rd_str(rd, doc, "per_gib_of", 0);
 	m.pct = mp_rd_num(rd, doc, "threshold_pct", 0);
@@ -325,35 +287,4 @@ void mp_compare_render(const cJSON *doc, const char *format, FILE *f, struct mp_
 		csv_head(&m, f);
 	cJSON_ArrayForEach(row, m.rows)
 		put_row(&m, row, fmt, w, f);
-}
-
-int mp_compare_render_mem(const cJSON *doc, const char *format, char **out, size_t *len,
-			  char *err, size_t errlen)
-{
-	struct mp_rd rd = { .root = doc };
-	cJSON *shown = NULL;
-	FILE *f;
-
-	/* as mp_render_mem: \xNN for a byte that is not UTF-8, but in json */
-	if (strcmp(format, "json") && mp_json_has_bad_utf8(doc)) {
-		if (!(shown = mp_json_display_copy(doc)))
-			return snprintf(err, errlen, "out of memory; free some and try again"),
-			       -ENOMEM;
-		doc = rd.root = shown;
-	}
-	if (!(f = open_memstream(out, len))) {
-		cJSON_Delete(shown);
-		return snprintf(err, errlen, "out of memory; free some and try again"), -ENOMEM;
-	}
-	mp_compare_render(doc, format, f, &rd);
-	cJSON_Delete(shown);
-	if (fclose(f) && mp_rd_ok(&rd))
-		snprintf(rd.err, sizeof(rd.err), "out of memory rendering it");
-	if (mp_rd_ok(&rd))
-		return 0;
-	snprintf(err, errlen, "%s", rd.err);
-	free(*out);
-	*out = NULL;
-	*len = 0;
-	return -EINVAL;
 }

@@ -24,10 +24,12 @@ enum mp_doc_kind {
 	MP_DOC_PROBE = 1 << 2,
 	MP_DOC_RECORD = 1 << 3,
 	MP_DOC_BUDGET = 1 << 4,
-	/* memprobe compare's: rendered by compare_render.c, not render.c's table */
+	/* memprobe compare's: text, json, markdown and csv hand it to
+	 * compare_render.c */
 	MP_DOC_COMPARE = 1 << 5,
 };
-#define MP_DOC_ALL (MP_DOC_LIMITS | MP_DOC_FEATURES | MP_DOC_PROBE | MP_DOC_RECORD | MP_DOC_BUDGET)
+#define MP_DOC_ALL (MP_DOC_LIMITS | MP_DOC_FEATURES | MP_DOC_PROBE | MP_DOC_RECORD | MP_DOC_BUDGET | \
+		    MP_DOC_COMPARE)
 
 /* "limits" -> MP_DOC_LIMITS; 0 for a name that is no kind. */
 int mp_doc_kind(const char *name);

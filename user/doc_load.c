@@ -70,26 +70,52 @@ static bool number_char(char c)
 	return isdigit((unsigned char)c) || c == '+' || c == '-' || c == 'e' || c == 'E' || c == '.';
 }
 
+/*
+ * The one walk over JSON text that every pass of the loader makes (the
+ * numbers' literals, the value count, the depth, a text cut short): the
+ * bytes outside strings, in order. A string is skipped whole, an escape
+ * with the byte it escapes, so that "a\\\\" ends at its last quote for
+ * every pass alike (two walks that each read escapes their own way had
+ * drifted: the depth's took that quote for an escaped one).
+ */
+struct scan {
+	const char *t;
+	size_t len;
+	size_t i;       /* the next byte to look at */
+	bool in_str;    /* the walk stopped inside a string */
+};
+
+/* The next byte outside strings, at s->i - 1; false at the end. */
+static bool scan_next(struct scan *s, char *c)
+{
+	while (s->i < s->len) {
+		char ch = s->t[s->i++];
+
+		if (s->in_str) {
+			if (ch == '\\')
+				s->i++; /* past the end: the text ends in the string */
+			else if (ch == '"')
+				s->in_str = false;
+		} else if (ch == '"') {
+			s->in_str = true;
+		} else {
+			*c = ch;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* Every number's literal outside strings, in the text's order. */
 static int scan_numbers(const char *t, size_t len, struct lits *l)
 {
-	bool in_str = false;
+	struct scan sc = { .t = t, .len = len };
+	char c;
 
-	for (size_t i = 0; i < len; i++) {
-		size_t j;
+	while (scan_next(&sc, &c)) {
+		size_t i = sc.i - 1, j;
 
-		if (in_str) {
-			if (t[i] == '\\')
-				i++;
-			else if (t[i] == '"')
-				in_str = false;
-			continue;
-		}
-		if (t[i] == '"') {
-			in_str = true;
-			continue;
-		}
-		if (t[i] != '-' && !isdigit((unsigned char)t[i]))
+		if (c != '-' && !isdigit((unsigned char)c))
 			continue;
 		for (j = i; j < len && number_char(t[j]); j++)
 			;
@@ -108,7 +134,7 @@ static int scan_numbers(const char *t, size_t len, struct lits *l)
 		}
 		l->off[l->n] = i;
 		l->len[l->n++] = j - i;
-		i = j - 1;
+		sc.i = j;
 	}
 	return 0;
 }
@@ -213,24 +239,22 @@ static bool blank(const char *t, size_t len)
 }
 
 /* How deep the text nests at off (objects and arrays open there): cJSON
- * refuses more than CJSON_NESTING_LIMIT levels, which is not a syntax error. */
-static size_t depth_at(const char *text, size_t off)
+ * refuses more than CJSON_NESTING_LIMIT levels, which is not a syntax error.
+ * *open: the text up to off ends inside a string. */
+static size_t depth_at(const char *text, size_t off, bool *open)
 {
+	struct scan sc = { .t = text, .len = off };
 	size_t depth = 0;
-	bool str = false;
+	char c;
 
-	for (size_t i = 0; i < off; i++) {
-		char c = text[i];
-
-		if (str)
-			str = !(c == '"' && text[i - 1] != '\\');
-		else if (c == '"')
-			str = true;
-		else if (c == '[' || c == '{')
+	while (scan_next(&sc, &c)) {
+		if (c == '[' || c == '{')
 			depth++;
 		else if ((c == ']' || c == '}') && depth)
 			depth--;
 	}
+	if (open)
+		*open = sc.in_str;
 	return depth;
 }
 
@@ -250,24 +274,9 @@ static void *parse_malloc(size_t n)
  * short (a complete document is balanced, whatever else is wrong in it). */
 static bool ends_open(const char *text, size_t len)
 {
-	size_t depth = 0;
-	bool str = false;
+	bool str;
 
-	for (size_t i = 0; i < len; i++) {
-		char c = text[i];
-
-		if (str && c == '\\')
-			i++;
-		else if (str)
-			str = c != '"';
-		else if (c == '"')
-			str = true;
-		else if (c == '[' || c == '{')
-			depth++;
-		else if ((c == ']' || c == '}') && depth)
-			depth--;
-	}
-	return str || depth > 0;
+	return depth_at(text, len, &str) > 0 || str;
 }
 
 /* Where cJSON stopped, for people: "at line 3, column 7", or the end;
@@ -289,7 +298,7 @@ static void parse_error(const char *text, size_t len, const char *end, bool trai
 		rest++;
 	if (blank(text, len))
 		snprintf(err, errlen, "empty: not a document; give a document memprobe wrote");
-	else if (!trailing && depth_at(text, off) >= CJSON_NESTING_LIMIT)
+	else if (!trailing && depth_at(text, off, NULL) >= CJSON_NESTING_LIMIT)
 		snprintf(err, errlen, "nested deeper than %d levels (at line %zu, column %zu): "
 			 "not a memprobe document; give a document memprobe wrote",
 			 CJSON_NESTING_LIMIT, line, col);
@@ -439,21 +448,12 @@ static int check_header(const cJSON *doc, int *kind, char *err, size_t errlen)
  * but the first follows a comma or opens a container. */
 static size_t count_values(const char *t, size_t len)
 {
+	struct scan sc = { .t = t, .len = len };
 	size_t n = 1;
-	bool in_str = false;
+	char c;
 
-	for (size_t i = 0; i < len; i++) {
-		if (in_str) {
-			if (t[i] == '\\')
-				i++;
-			else if (t[i] == '"')
-				in_str = false;
-		} else if (t[i] == '"') {
-			in_str = true;
-		} else {
-			n += t[i] == ',' || t[i] == '[' || t[i] == '{';
-		}
-	}
+	while (scan_next(&sc, &c))
+		n += c == ',' || c == '[' || c == '{';
 	return n;
 }
 

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* memprobe: where a memory cgroup's memory goes. */
 #include "cli.h"
+#include "cmd_budget.h"
 #include "cmd_compare.h"
 #include "cmd_limits.h"
-#include "cmd_report.h"
 #include "cmd_probe.h"
-#include "probe.h"
-#include "record.h"
+#include "cmd_record.h"
+#include "cmd_report.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -35,13 +35,39 @@ static const struct cmd cmds[] = {
 	{ "budget", mp_cmd_budget,
 	  "the bytes a workload may allocate, for an entrypoint's eval: probe, then budget" },
 	{ "report", mp_cmd_report,
-	  "render a saved json report again as text, json, markdown, csv, folded\n"
-	  "           (flame graph stacks), html (a page with charts) or openmetrics" },
+	  "render a saved json report again as {*}" },
 	{ "compare", mp_cmd_compare,
 	  "probe or record reports side by side: differences, ratios, per GiB" },
 	{ "help", do_help, "this list; memprobe help COMMAND: the options of COMMAND" },
 	{ 0 },
 };
+
+/* A command's line: {*} in its help is every format of render.c's table
+ * (mp_render_names), and that line's words wrapped under the first at 79
+ * columns. */
+static void put_cmd(FILE *f, const struct cmd *c)
+{
+	char help[512], names[256];
+	const char *star = strstr(c->help, "{*}"), *p = help;
+	int col;
+
+	mp_render_names(MP_DOC_ALL, names, sizeof(names));
+	if (star)
+		snprintf(help, sizeof(help), "%.*s%s%s", (int)(star - c->help), c->help, names,
+			 star + 3);
+	else
+		snprintf(help, sizeof(help), "%s", c->help);
+	col = fprintf(f, "  %-8s", c->name);
+	while (*p) {
+		int n = (int)strcspn(p, " ");
+
+		if (star && col + 1 + n > 79) /* the others are as they were written */
+			col = fprintf(f, "\n%10s", "") - 1;
+		col += fprintf(f, " %.*s", n, p);
+		p += n + (p[n] == ' ');
+	}
+	fputc('\n', f);
+}
 
 static void usage(FILE *f)
 {
@@ -49,7 +75,7 @@ static void usage(FILE *f)
 	      "       memprobe --version\n"
 	      "\n", f);
 	for (const struct cmd *c = cmds; c->name; c++)
-		fprintf(f, "  %-8s %s\n", c->name, c->help);
+		put_cmd(f, c);
 	fputs("\nmemprobe COMMAND --help for the options of each.\n", f);
 }
 

@@ -15,9 +15,7 @@
 
 const char *mp_overhead_cat_name(int cat)
 {
-	return cat == MP_OVH_KERNEL_OTHER ? "kernel_other" :
-	       cat == MP_OVH_ANON_UNMAPPED ? "anon_unmapped" :
-	       cat == MP_OVH_PAGE_CACHE ? "page_cache" : mp_cat_names[cat];
+	return cat >= MP_NR_CATS ? mp_overhead_parts[cat - MP_NR_CATS].id : mp_cat_names[cat];
 }
 
 /*

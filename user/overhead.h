@@ -32,10 +32,8 @@
  * memory.stat category shows: category indices of their own, after enum
  * mp_cat's. shmem is a part of its own, so that a shared segment
  * (shared_buffers) is not read as each toucher's page cache. */
-#define MP_OVH_KERNEL_OTHER MP_NR_CATS
-#define MP_OVH_PAGE_CACHE (MP_NR_CATS + 1)
-#define MP_OVH_ANON_UNMAPPED (MP_NR_CATS + 2)
-#define MP_OVH_NR_CATS (MP_NR_CATS + 3)
+/* MP_OVH_KERNEL_OTHER, MP_OVH_PAGE_CACHE, MP_OVH_ANON_UNMAPPED and
+ * MP_OVH_NR_CATS: enum mp_ovh_part (vocab.h). */
 
 struct mp_overhead_in {
 	int64_t bytes;                 /* what is explained */

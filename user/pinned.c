@@ -22,8 +22,6 @@
 #define TMPFS_MAGIC 0x01021994
 #endif
 
-const char *const mp_pin_kind_names[MP_NR_PIN_KINDS] = { "shmem", "anon", "file" };
-
 /* memory.stat's unevictable, shmem, file and file_mapped; v1's
  * hierarchical total_ keys, as the target's children (the probe's cgroup)
  * count too. */

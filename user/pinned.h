@@ -16,10 +16,10 @@
 
 #include "cgroup.h"
 #include "proc_role.h"
+#include "vocab.h" /* enum mp_pin_kind */
 
-/* What the locked bytes of a mapping are (smaps). */
-enum mp_pin_kind { MP_PIN_SHMEM, MP_PIN_ANON, MP_PIN_FILE, MP_NR_PIN_KINDS };
-extern const char *const mp_pin_kind_names[MP_NR_PIN_KINDS]; /* "shmem", "anon", "file" */
+/* What the locked bytes of a mapping are (smaps): enum mp_pin_kind and
+ * mp_pin_kind_names, vocab.h. */
 
 struct mp_pinned_task {
 	uint32_t pid;

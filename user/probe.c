@@ -13,7 +13,6 @@
  */
 #include "probe.h"
 #include "cgroup.h"
-#include "status.h"
 #include "util.h"
 
 #include <errno.h>
@@ -24,6 +23,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -345,6 +345,33 @@ struct run_state {
 	struct timespec t_go;
 };
 
+/* The run's problem, in res->err for the command to say; returns err. */
+static int __attribute__((format(printf, 3, 4))) run_fail(struct run_state *r, int err,
+							 const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->res->err, sizeof(r->res->err), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+/* A line while it runs, through the command's on_warn (none: unsaid). */
+static void __attribute__((format(printf, 2, 3))) run_warn(const struct run_state *r,
+							  const char *fmt, ...)
+{
+	char line[PATH_MAX + 160];
+	va_list ap;
+
+	if (!r->cfg->on_warn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	r->cfg->on_warn(line, r->cfg->warn_arg);
+}
+
 static void run_cleanup(struct run_state *r)
 {
 	int st, err;
@@ -373,8 +400,7 @@ static void run_cleanup(struct run_state *r)
 		close(r->usage_fd);
 	r->to_child = r->from_child = r->usage_fd = -1;
 	if (r->probe_created && (err = mp_cgroup_remove(&r->probe_cg)))
-		fprintf(stderr, "memprobe: could not remove %s: %s\n", r->probe_cg.dir,
-			strerror(-err));
+		run_warn(r, "could not remove %s: %s", r->probe_cg.dir, strerror(-err));
 	r->probe_created = false;
 }
 
@@ -474,8 +500,7 @@ static int open_usage(struct run_state *r)
 	}
 	if (r->usage_fd < 0) {
 		ret = -errno;
-		fprintf(stderr, "memprobe: cannot open %s: %s\n", p, strerror(errno));
-		return ret;
+		return run_fail(r, ret, "cannot open %s: %s", p, strerror(-ret));
 	}
 	return 0;
 }
@@ -583,11 +608,10 @@ static int in_place(struct run_state *r, int err, bool here, const char *what)
 		   "target, so the probe it forks is charged there" : "");
 	if (here)
 		return 0;
-	fprintf(stderr, "memprobe: %s: %s, and memprobe runs outside %s, so its probe cannot "
-		"be charged there; run memprobe inside that cgroup (in its container: docker "
-		"exec, kubectl exec), or where the cgroup filesystem is writable\n", what,
-		strerror(-err), target->dir);
-	return err;
+	return run_fail(r, err, "%s: %s, and memprobe runs outside %s, so its probe cannot "
+			"be charged there; run memprobe inside that cgroup (in its container: "
+			"docker exec, kubectl exec), or where the cgroup filesystem is writable",
+			what, strerror(-err), target->dir);
 }
 
 /*
@@ -649,9 +673,8 @@ static int make_probe_cgroup(struct run_state *r)
 			return err;
 	} else if (err) {
 		/* EEXIST included: a cgroup of that name is not one this run set up */
-		fprintf(stderr, "memprobe: cannot create %s/%s: %s\n", target->dir, name,
-			strerror(-err));
-		return err;
+		return run_fail(r, err, "cannot create %s/%s: %s", target->dir, name,
+				strerror(-err));
 	} else {
 		r->probe_created = true;
 	}
@@ -717,15 +740,12 @@ static int set_bounds(struct run_state *r)
 	ca->max_chunks = (size_t)(r->res->probe_limit_bytes / r->cfg->chunk) + 2;
 	ca->maps = calloc(ca->max_chunks, sizeof(*ca->maps));
 	ca->sizes = calloc(ca->max_chunks, sizeof(*ca->sizes));
-	if (!ca->maps || !ca->sizes) {
-		fprintf(stderr, "memprobe: out of memory\n");
-		return -ENOMEM;
-	}
+	if (!ca->maps || !ca->sizes)
+		return run_fail(r, -ENOMEM, "out of memory");
 	for (int i = 0; i < ca->nbounds; i++) {
 		if (ca->bounds[i].fd < 0) {
 			ret = -errno;
-			fprintf(stderr, "memprobe: cannot open a usage file: %s\n", strerror(errno));
-			return ret;
+			return run_fail(r, ret, "cannot open a usage file: %s", strerror(-ret));
 		}
 	}
 	return 0;
@@ -756,8 +776,7 @@ static int fork_child(struct run_state *r)
 	struct msg m;
 
 	if (pipe2(p2c, O_CLOEXEC) || pipe2(c2p, O_CLOEXEC)) {
-		ret = -errno;
-		fprintf(stderr, "memprobe: pipe: %s\n", strerror(errno));
+		ret = run_fail(r, -errno, "pipe: %s", strerror(errno));
 		for (int i = 0; i < 2; i++) {
 			if (p2c[i] >= 0)
 				close(p2c[i]);
@@ -770,8 +789,7 @@ static int fork_child(struct run_state *r)
 	if (r->child == 0)
 		start_child(r, p2c, c2p);
 	if (r->child < 0) {
-		ret = -errno;
-		fprintf(stderr, "memprobe: fork: %s\n", strerror(errno));
+		ret = run_fail(r, -errno, "fork: %s", strerror(errno));
 		r->child = 0;
 	}
 	r->res->child_pid = r->child > 0 ? r->child : 0;
@@ -786,8 +804,7 @@ static int fork_child(struct run_state *r)
 			r->res->interrupted = true;
 			return 1; /* not an error: nothing was filled */
 		}
-		fprintf(stderr, "memprobe: the probe process could not join %s\n", r->probe_cg.dir);
-		return -ECHILD;
+		return run_fail(r, -ECHILD, "the probe process could not join %s", r->probe_cg.dir);
 	}
 	return 0;
 }
@@ -978,10 +995,8 @@ static int start_fill(struct run_state *r)
 	res->have_file = !mp_cgroup_file_bytes("", r->target, &res->file_before_bytes);
 	clock_gettime(CLOCK_MONOTONIC, &r->t_go);
 	watch_start(r);
-	if (write(r->to_child, "g", 1) != 1) {
-		fprintf(stderr, "memprobe: the probe process died before starting\n");
-		return -ECHILD;
-	}
+	if (write(r->to_child, "g", 1) != 1)
+		return run_fail(r, -ECHILD, "the probe process died before starting");
 	start_sampler(r);
 	return 0;
 }
@@ -1031,8 +1046,7 @@ static void fill_loop(struct run_state *r)
 			res->f.allocated_bytes += m.bytes;
 			res->f.probe_chunks++;
 		} else if (m.type == MSG_ERROR) {
-			mp_status_interrupt(); /* the message on a line of its own */
-			fprintf(stderr, "memprobe: the probe stopped early: %s\n", strerror(m.err));
+			run_warn(r, "the probe stopped early: %s", strerror(m.err));
 		} else if (m.type == MSG_DONE) {
 			struct timespec t_done;
 

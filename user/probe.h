@@ -80,6 +80,11 @@ struct mp_probe_cfg {
 	 * may be NULL. It rate-limits itself: it must not block. */
 	void (*on_progress)(const struct mp_probe_progress *p, void *arg);
 	void *progress_arg;
+	/* A line for the user while it runs, without "memprobe": the fill
+	 * stopped early, a cgroup it could not remove; may be NULL (unsaid).
+	 * The engine writes nothing itself. */
+	void (*on_warn)(const char *line, void *arg);
+	void *warn_arg;
 };
 
 struct mp_probe_result {
@@ -118,6 +123,8 @@ struct mp_probe_result {
 	uint64_t pressure_some_us;     /* the probe cgroup's memory.pressure some total rise */
 	bool have_file;                /* page cache figures read */
 	uint64_t file_before_bytes, file_at_stop_bytes; /* the target's inactive+active file */
+	char err[PATH_MAX + 512];      /* mp_probe_run's problem when it fails, for
+					* the command to say ("cannot create ...") */
 };
 
 /*
@@ -126,12 +133,10 @@ struct mp_probe_result {
  * would leave less than the margin, sample the target's usage for the peak,
  * then free everything and remove the cgroup. on_phase is called at each
  * phase for the caller's own snapshots. Returns 0 (res filled, also when
- * interrupted) or -errno, with a line on stderr.
+ * interrupted) or -errno, with the problem in res->err (said by the
+ * caller: the engine writes nothing).
  */
 int mp_probe_run(const struct mp_host *h, const struct mp_cgroup *target,
 		 const struct mp_probe_cfg *cfg, struct mp_probe_result *res);
-
-/* `memprobe probe ...`: returns the process exit status. */
-int mp_cmd_probe(int argc, char **argv);
 
 #endif

@@ -2,7 +2,7 @@
 /*
  * The recorder: the probe's attribution over a running workload or a
  * command, with a timeline, the peak, per-process shares and OOM kills.
- * Its state is struct rec (recorder.h); the record command (cmd_record.c)
+ * Its state is struct rec (record.h); the record command (cmd_record.c)
  * drives it and record_doc.c makes its document.
  *
  * One loop: wait for OOM events on the ring buffer for one interval (that is
@@ -10,7 +10,7 @@
  * BPF whole-target counters (one per-CPU array lookup). The per-process and
  * per-stack maps are read only at a new peak and at the end.
  */
-#include "recorder.h"
+#include "record.h"
 #include "attr.h"
 #include "cgroup.h"
 #include "probe.h"
@@ -557,12 +557,22 @@ static void probe_stop(enum mp_probe_phase ph, void *arg)
 	pthread_mutex_unlock(&r->sample_lock);
 }
 
+/* The probe's lines while it runs: the command's to say. */
+static void probe_warn(const char *line, void *arg)
+{
+	struct rec *r = arg;
+
+	if (r->on_warn)
+		r->on_warn(r, line);
+}
+
 static void *probe_thread(void *arg)
 {
 	struct rec *r = arg;
 	struct mp_probe_cfg cfg = {
 		.chunk = r->probe_chunk, .margin = r->probe_margin, .thp = "auto",
 		.stop = &r->probe_stop, .on_phase = probe_stop, .arg = r,
+		.on_warn = probe_warn, .warn_arg = r,
 	};
 
 	r->probe_ret = mp_probe_run(&r->host, &r->cg, &cfg, &r->probe_res);
@@ -669,7 +679,7 @@ bool mp_rec_kernel_peak(const struct rec *r, uint64_t *v)
 	return mp_cgroup_peak(&r->cg, v) == 0;
 }
 
-void mp_rec_start_attr(struct rec *r)
+void mp_rec_start_attr(struct rec *r, char *why, size_t len)
 {
 	struct mp_attr_opts ao = {
 		.stack_sample_period = r->o.stack_sample_period,
@@ -680,12 +690,13 @@ void mp_rec_start_attr(struct rec *r)
 	};
 	char errbuf[400] = "";
 
+	why[0] = '\0';
 	if (mp_cgroup_id(&r->cg, &ao.target_cgid) ||
 	    mp_attr_start(&ao, &r->attr, errbuf, sizeof(errbuf)))
-		fprintf(stderr, "memprobe record: attribution off: %s\n",
-			errbuf[0] ? errbuf : "cannot get the cgroup's id");
+		snprintf(why, len, "attribution off: %s",
+			 errbuf[0] ? errbuf : "cannot get the cgroup's id");
 	else if (errbuf[0]) /* no BPF: what is missing, and what memprobe does instead */
-		fprintf(stderr, "memprobe record: %s\n", errbuf);
+		snprintf(why, len, "%s", errbuf);
 }
 
 /* The mp_rec_baseline, then the command let go. Returns 0, or 127/126 when the
@@ -698,7 +709,6 @@ int mp_rec_baseline(struct rec *r, int *go_fd, int *ee_fd)
 	clock_gettime(CLOCK_MONOTONIC, &r->t0);
 	/* no storage: every sample is counted as dropped, the run goes on */
 	mp_tl_init(&r->tl);
-	mp_status_begin(&r->status, r->o.status_mode, STDERR_FILENO);
 	if (r->attr)
 		mp_attr_snapshot(r->attr, &r->start);
 	r->oom_kill_count0 = mp_cgroup_oom_kills(&r->cg);
@@ -723,8 +733,8 @@ int mp_rec_baseline(struct rec *r, int *go_fd, int *ee_fd)
 	}
 	waitpid(r->child, &r->child_status, 0);
 	r->child = 0;
-	fprintf(stderr, "memprobe record: %s: %s\n", r->o.cmd[0],
-		err == -ENOENT ? "command not found" : strerror(-err));
+	snprintf(r->err, sizeof(r->err), "%s: %s", r->o.cmd[0],
+		 err == -ENOENT ? "command not found" : strerror(-err));
 	return err == -ENOENT ? 127 : 126;
 }
 
@@ -886,9 +896,6 @@ void mp_rec_finish(struct rec *r)
 	if (r->probe_started) {
 		r->probe_stop = 1; /* the recording is over: a fill still going stops */
 		pthread_join(r->probe_thread, NULL);
-		if (r->probe_ret)
-			fprintf(stderr, "memprobe record: the --probe-at probe failed: %s\n",
-				strerror(-r->probe_ret));
 	}
 	/* still at the peak at the end: its pinned memory is of now too */
 	if (r->have_last && mp_at_peak(r->last.usage_bytes, r->peak.usage_bytes))
@@ -910,9 +917,9 @@ void mp_rec_finish(struct rec *r)
 		mp_attr_snap_sub(&r->at_peak, &r->start);
 }
 
-void mp_rec_cleanup(struct rec *r)
+int mp_rec_cleanup(struct rec *r)
 {
-	int err;
+	int err = 0;
 
 	if (r->child > 0) {
 		kill(r->child, SIGKILL);
@@ -928,9 +935,10 @@ void mp_rec_cleanup(struct rec *r)
 	if (r->usage_fd >= 0)
 		close(r->usage_fd);
 	if (r->cg_created && (err = mp_cgroup_remove(&r->cg)))
-		fprintf(stderr, "memprobe record: could not remove %s: %s\n", r->cg.dir,
-			strerror(-err));
+		snprintf(r->err, sizeof(r->err), "could not remove %s: %s", r->cg.dir,
+			 strerror(-err));
 	mp_tl_free(&r->tl);
 	free(r->ooms);
 	mp_lock_release(&r->lock);
+	return err;
 }

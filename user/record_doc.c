@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The record document, built from the recorder's state; its text is
  * rendered from the document (render_text.c), never from struct rec. */
-#include "recorder.h"
+#include "record.h"
 #include "attr.h"
 #include "attribution.h"
 #include "cgroup.h"

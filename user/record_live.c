@@ -11,7 +11,7 @@
  * and a timeline of the last sample. It is never
  * printed as JSON: it is no report.
  */
-#include "recorder.h"
+#include "record.h"
 #include "attr.h"
 #include "cgroup.h"
 #include "doc.h"

@@ -2,6 +2,7 @@
 /* The renderer table, and the one way a document is printed (mp_emit). */
 #include "render.h"
 #include "json.h"
+#include "out.h"
 #include "util.h"
 
 #include <errno.h>
@@ -58,6 +59,51 @@ void mp_render_names(int kinds, char *buf, size_t len)
 		k++;
 		mp_appendf(buf, len, "%s%s", k == 1 ? "" : k == n ? " or " : ", ",
 			   renderers[i]->name);
+	}
+}
+
+/* "limits and budget", "probe, record and compare"; "" for every kind */
+static void kinds_words(int kinds, char *buf, size_t len)
+{
+	int n = 0, k = 0;
+
+	buf[0] = '\0';
+	if ((kinds & MP_DOC_ALL) == MP_DOC_ALL)
+		return;
+	for (int b = 1; b & MP_DOC_ALL; b <<= 1)
+		n += (kinds & b) != 0;
+	for (int b = 1; b & MP_DOC_ALL; b <<= 1) {
+		if (!(kinds & b))
+			continue;
+		k++;
+		mp_appendf(buf, len, "%s%s", k == 1 ? "" : k == n ? " and " : ", ",
+			   mp_doc_kind_name(b));
+	}
+}
+
+void mp_render_help(const char *kind, char *buf, size_t len)
+{
+	int kinds = kind ? mp_doc_kind(kind) : MP_DOC_ALL;
+	size_t n = 0, k = 0;
+	char words[96];
+
+	for (size_t i = 0; i < NR_RENDERERS; i++)
+		n += (renderers[i]->kinds & kinds) != 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < NR_RENDERERS; i++) {
+		const struct mp_renderer *r = renderers[i];
+
+		if (!(r->kinds & kinds))
+			continue;
+		k++;
+		if (kind)
+			mp_appendf(buf, len, "%s", k == 1 ? "" : k == n ? " or " : ", ");
+		else
+			mp_appendf(buf, len, "%s", k == 1 ? "" : "; ");
+		mp_appendf(buf, len, "%s%s%s%s", r->name, r->about ? " (" : "",
+			   r->about ? r->about : "", r->about ? ")" : "");
+		if (!kind && (kinds_words(r->kinds, words, sizeof(words)), words[0]))
+			mp_appendf(buf, len, " for %s", words);
 	}
 }
 

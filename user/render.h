@@ -6,7 +6,9 @@
  *
  * A renderer is one file (render_text.c, render_json.c, render_env.c,
  * render_markdown.c, render_csv.c, render_folded.c, render_html.c) that
- * defines a struct mp_renderer, and one line in render.c's table.
+ * defines a struct mp_renderer, its extern below, and one line in
+ * render.c's table: --format of every command, its --help, the messages,
+ * the completion and `memprobe report` all follow from the table.
  */
 #ifndef MEMPROBE_RENDER_H
 #define MEMPROBE_RENDER_H
@@ -16,10 +18,12 @@
 #include <stdio.h>
 
 #include "doc.h"
+#include "out.h" /* struct mp_out: mp_emit_save commits it */
 #include "util.h"
 
 struct mp_renderer {
 	const char *name;   /* what --format names it */
+	const char *about;  /* --help's words after the name, "(Prometheus)"; or NULL */
 	int kinds;          /* the kinds of document it takes (MP_DOC_*) */
 	/*
 	 * Write doc (loaded by mp_doc_load: numbers are raw items) of kind to
@@ -63,6 +67,13 @@ int mp_csv_table_check(const char *cmd, int kinds, const char *format, const cha
 
 /* "text, json, markdown, csv, folded or html": the renderers taking kinds. */
 void mp_render_names(int kinds, char *buf, size_t len);
+
+/* --format's help for documents of kind: "text, json, folded (kernel
+ * stacks for flame graphs) or html (one page with charts)"; kind NULL:
+ * every format and the kinds it takes ("env (shell assignments) for
+ * limits and budget; ..."). The option tables' help says {KIND} for it
+ * (mp_cli_help). */
+void mp_render_help(const char *kind, char *buf, size_t len);
 
 /* A size for markdown and html: human-readable ("1.5 MiB"), or with --bytes
  * the exact byte count; signed (size) and unsigned (usize). Returns buf. */

@@ -10,6 +10,7 @@
  * row), and for record the timeline and the OOM kills.
  */
 #include "render.h"
+#include "compare.h"
 #include "util.h"
 
 #include <inttypes.h>
@@ -474,6 +475,9 @@ int mp_csv_table_check(const char *cmd, int kinds, const char *format, const cha
 	if (!table)
 		return 0;
 	mp_csv_table_names(kinds, names, sizeof(names));
+	/* a kind with no tables (compare) has one csv: --table chooses nothing */
+	if (!names[0])
+		return 0;
 	if (!t)
 		return bad(cmd, "--table %s: no such table; use %s", table, names);
 	/* kinds is one kind here: the command's, or report's loaded document's */
@@ -487,6 +491,10 @@ static void render_csv(const cJSON *doc, int kind, FILE *f, struct mp_rd *rd)
 {
 	const struct csv_table *t = find_table(mp_render_opts.table);
 
+	if (kind == MP_DOC_COMPARE) { /* one table, the compare rows */
+		mp_compare_render(doc, "csv", f, rd);
+		return;
+	}
 	/* checked at option time; a caller that set no options gets categories */
 	if (!t || !(t->kinds & kind)) {
 		mp_rd_fail(rd, NULL, NULL, "no such csv table for it");
@@ -497,6 +505,6 @@ static void render_csv(const cJSON *doc, int kind, FILE *f, struct mp_rd *rd)
 
 const struct mp_renderer mp_renderer_csv = {
 	.name = "csv",
-	.kinds = MP_DOC_PROBE | MP_DOC_RECORD,
+	.kinds = MP_DOC_PROBE | MP_DOC_RECORD | MP_DOC_COMPARE,
 	.render = render_csv,
 };

@@ -101,6 +101,7 @@ static void render_env(const cJSON *doc, int kind, FILE *f, struct mp_rd *rd)
 
 const struct mp_renderer mp_renderer_env = {
 	.name = "env",
+	.about = "shell assignments",
 	.kinds = MP_DOC_LIMITS | MP_DOC_BUDGET,
 	.render = render_env,
 };

@@ -142,6 +142,7 @@ static void render_folded(const cJSON *doc, int kind, FILE *f, struct mp_rd *rd)
 
 const struct mp_renderer mp_renderer_folded = {
 	.name = "folded",
+	.about = "kernel stacks for flame graphs",
 	.kinds = MP_DOC_PROBE | MP_DOC_RECORD,
 	.render = render_folded,
 };

@@ -18,8 +18,10 @@
  * are kept stable (docs/report-format.md lists them).
  */
 #include "render_html.h"
+#include "views.h"
 #include "proc_role.h"
 #include "util.h"
+#include "vocab.h" /* mp_vocab_colour */
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -48,21 +50,11 @@ void mp_html_esc(FILE *f, const char *s)
 	}
 }
 
-/* A category's colour, the same in both charts and the legend. */
+/* A category's colour, the same in both charts and the legend: the
+ * vocabulary's (vocab.h). */
 const char *mp_html_colour(const char *cat)
 {
-	static const char *const map[][2] = {
-		{ "anon", "#4e79a7" }, { "file", "#59a14f" }, { "page_cache", "#59a14f" }, { "shmem", "#8cd17d" },
-		{ "kernel", "#f28e2b" }, { "pagetables", "#e15759" }, { "sec_pagetables", "#ff9d9a" },
-		{ "kernel_stack", "#b6992d" }, { "slab_reclaimable", "#9c755f" },
-		{ "slab_unreclaimable", "#d4a6c8" }, { "percpu", "#76b7b2" }, { "sock", "#b07aa1" },
-		{ "vmalloc", "#edc948" }, { "kernel_other", "#bab0ac" },
-	};
-
-	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-		if (strcmp(map[i][0], cat) == 0)
-			return map[i][1];
-	return "#79706e";
+	return mp_vocab_colour(cat);
 }
 
 static const char style[] =
@@ -141,6 +133,37 @@ static void limit_rows(const cJSON *cg, FILE *f, struct mp_rd *rd)
 		row_size(f, "memory.high", v, NULL);
 }
 
+/* The overhead table's rows after its parts (views.h), and its end. */
+static void overhead_tail(const cJSON *o, const char *total, FILE *f, struct mp_rd *rd)
+{
+	struct mp_view_overhead_tail t;
+	char b[32];
+
+	if (mp_view_overhead_tail(o, rd, &t))
+		return;
+	for (int i = 0; i < t.nprobe; i++) {
+		fputs("<tr><td>the probe's own cost</td><td>", f);
+		mp_html_esc(f, t.probe[i].category);
+		fprintf(f, "</td><td class=\"n\">%s</td></tr>\n",
+			mp_render_size(t.probe[i].bytes, b, sizeof(b)));
+	}
+	/* what the kernel reclaimed of the workload's memory (0 or below): in
+	 * the sum, so in the table */
+	for (int i = 0; i < t.nreclaimed; i++) {
+		fputs("<tr><td>reclaimed by the kernel to make room</td><td>", f);
+		mp_html_esc(f, t.reclaimed[i].category);
+		fprintf(f, "</td><td class=\"n\">%s</td></tr>\n",
+			mp_render_size(t.reclaimed[i].bytes, b, sizeof(b)));
+	}
+	fprintf(f, "<tr><td>the probe's own cost, in all</td><td></td><td class=\"n\">%s"
+		"</td></tr>\n", mp_render_size(t.probe_kernel, b, sizeof(b)));
+	fprintf(f, "<tr><td>unexplained</td><td></td><td class=\"n\">%s</td></tr>\n",
+		mp_render_size(t.unexplained, b, sizeof(b)));
+	fprintf(f, "<tr><th>%s</th><td></td><th class=\"n\">%s</th></tr></table></div>\n",
+		total, mp_render_size(t.total, b, sizeof(b)));
+	mp_view_overhead_tail_free(&t);
+}
+
 /* The overhead object: who and what it is made of; total names the sum
  * ("overhead" at the peak, "left after" once the probe exited). */
 static void overhead_parts(const cJSON *o, const char *total, FILE *f, struct mp_rd *rd)
@@ -160,30 +183,7 @@ static void overhead_parts(const cJSON *o, const char *total, FILE *f, struct mp
 		fprintf(f, "</td><td class=\"n\">%s</td></tr>\n",
 			mp_render_size(mp_rd_s64v(rd, it, "bytes"), b, sizeof(b)));
 	}
-	cJSON_ArrayForEach(it, mp_rd_arr(rd, o, "probe_kernel_parts", MP_RD_ABSENT)) {
-		if (!mp_rd_is_obj(rd, it))
-			return;
-		fputs("<tr><td>the probe's own cost</td><td>", f);
-		mp_html_esc(f, mp_rd_str(rd, it, "category", 0));
-		fprintf(f, "</td><td class=\"n\">%s</td></tr>\n",
-			mp_render_size(mp_rd_s64v(rd, it, "bytes"), b, sizeof(b)));
-	}
-	/* what the kernel reclaimed of the workload's memory (0 or below): in
-	 * the sum, so in the table */
-	cJSON_ArrayForEach(it, mp_rd_arr(rd, o, "reclaimed_parts", MP_RD_ABSENT)) {
-		if (!mp_rd_is_obj(rd, it))
-			return;
-		fputs("<tr><td>reclaimed by the kernel to make room</td><td>", f);
-		mp_html_esc(f, mp_rd_str(rd, it, "category", 0));
-		fprintf(f, "</td><td class=\"n\">%s</td></tr>\n",
-			mp_render_size(mp_rd_s64v(rd, it, "bytes"), b, sizeof(b)));
-	}
-	fprintf(f, "<tr><td>the probe's own cost, in all</td><td></td><td class=\"n\">%s"
-		"</td></tr>\n", mp_render_size(mp_rd_s64v(rd, o, "probe_kernel_bytes"), b, sizeof(b)));
-	fprintf(f, "<tr><td>unexplained</td><td></td><td class=\"n\">%s</td></tr>\n",
-		mp_render_size(mp_rd_s64v(rd, o, "unexplained_bytes"), b, sizeof(b)));
-	fprintf(f, "<tr><th>%s</th><td></td><th class=\"n\">%s</th></tr></table></div>\n",
-		total, mp_render_size(mp_rd_s64v(rd, o, "bytes"), b, sizeof(b)));
+	overhead_tail(o, total, f, rd);
 }
 
 static void overhead(const cJSON *o, FILE *f, struct mp_rd *rd)
@@ -996,49 +996,40 @@ void mp_html_who(FILE *f, const cJSON *tk, struct mp_rd *rd)
 
 static void categories_table(const cJSON *a, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *rec = mp_rd_obj(rd, a, "reconciliation", 0), *it, *tk;
-	char b1[32], b2[32], cell[48], note[128];
+	struct mp_view_cats v;
+	char b1[32];
 
+	if (mp_view_cats(a, rd, mp_render_size, &v))
+		return;
 	fputs("<section><h2>Where the cgroup's growth went</h2>\n<p>Usage ", f);
-	mp_html_esc(f, mp_render_size(mp_rd_s64v(rd, rec, "measured_growth_bytes"), b1, sizeof(b1)));
+	mp_html_esc(f, mp_render_size(v.measured, b1, sizeof(b1)));
 	fputs(" ", f);
-	mp_html_esc(f, mp_rd_str(rd, rec, "span", 0));
+	mp_html_esc(f, v.span);
 	fputs(".</p>\n<div class=\"wrap\"><table class=\"categories\"><tr><th>category</th>"
 	      "<th class=\"n\">growth</th><th class=\"n\">left after</th><th>top tasks</th></tr>\n",
 	      f);
-	cJSON_ArrayForEach(it, mp_rd_arr(rd, a, "categories", 0)) {
-		int64_t g, ret = 0;
-		int n = 0;
+	for (int i = 0; i < v.n; i++) {
+		const struct mp_view_cat *c = &v.rows[i];
 
-		if (!mp_rd_is_obj(rd, it))
-			return;
-		g = mp_rd_s64v(rd, it, "growth_bytes");
-		mp_rd_s64(rd, it, "retained_bytes", MP_RD_ABSENT, &ret);
-		if (!g && !ret)
-			continue;
-		mp_render_cat_growth(rd, it, mp_render_size, cell, sizeof(cell), note, sizeof(note));
 		fputs("<tr><td>", f);
-		mp_html_esc(f, mp_rd_str(rd, it, "name", 0));
+		mp_html_esc(f, c->name);
 		fputs("</td><td class=\"n\">", f);
-		mp_html_esc(f, cell);
-		fprintf(f, "</td><td class=\"n\">%s</td><td>",
-			mp_render_cat_left(rd, it, mp_render_size, b2, sizeof(b2)));
-		mp_html_esc(f, note);
-		cJSON_ArrayForEach(tk, mp_rd_arr(rd, it, "tasks", 0)) {
-			if (n++ >= 3 || !mp_rd_is_obj(rd, tk))
-				break;
-			fputs(n > 1 ? ", " : "", f);
-			mp_html_who(f, tk, rd);
-			fprintf(f, " %s", mp_render_size(mp_rd_s64v(rd, tk, "bytes"), b1, sizeof(b1)));
+		mp_html_esc(f, c->growth);
+		fprintf(f, "</td><td class=\"n\">%s</td><td>", c->left);
+		mp_html_esc(f, c->note);
+		for (int t = 0; t < c->ntasks; t++) {
+			fputs(t ? ", " : "", f);
+			mp_html_who(f, c->tasks[t].obj, rd);
+			fprintf(f, " %s", mp_render_size(c->tasks[t].bytes, b1, sizeof(b1)));
 		}
 		fputs("</td></tr>\n", f);
 	}
 	fprintf(f, "<tr><th>attributed</th><td class=\"n\">%s</td><td></td><td>",
-		mp_render_size(mp_rd_s64v(rd, rec, "attributed_bytes"), b1, sizeof(b1)));
-	mp_html_esc(f, mp_rd_str(rd, rec, "attributed_as", 0));
+		mp_render_size(v.attributed, b1, sizeof(b1)));
+	mp_html_esc(f, v.attributed_as);
 	fprintf(f, "</td></tr>\n<tr><th>unattributed</th><td class=\"n\">%s</td><td></td><td></td>"
-		"</tr></table></div></section>\n",
-		mp_render_size(mp_rd_s64v(rd, rec, "unattributed_bytes"), b1, sizeof(b1)));
+		"</tr></table></div></section>\n", mp_render_size(v.unattributed, b1, sizeof(b1)));
+	mp_view_cats_free(&v);
 }
 
 static void paths_table(const cJSON *a, FILE *f, struct mp_rd *rd)
@@ -1283,6 +1274,7 @@ static void render_html(const cJSON *doc, int kind, FILE *f, struct mp_rd *rd)
 
 const struct mp_renderer mp_renderer_html = {
 	.name = "html",
+	.about = "one page with charts",
 	.kinds = MP_DOC_PROBE | MP_DOC_RECORD,
 	.render = render_html,
 };

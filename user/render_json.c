@@ -22,6 +22,7 @@ static void render_json(const cJSON *doc, int kind, FILE *f, struct mp_rd *rd)
 
 const struct mp_renderer mp_renderer_json = {
 	.name = "json",
+	.about = "the document",
 	.kinds = MP_DOC_ALL,
 	.render = render_json,
 };

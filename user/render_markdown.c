@@ -7,8 +7,10 @@
  * controls replaced, so it cannot break a table or inject markup.
  */
 #include "render.h"
+#include "compare.h"
 #include "proc_role.h"
 #include "util.h"
+#include "views.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -103,25 +105,21 @@ static void limit_rows(const cJSON *cg, FILE *f, struct mp_rd *rd)
  * figures; nothing in older documents. */
 static void moment_rows(const cJSON *o, bool pinned, FILE *f, struct mp_rd *rd)
 {
-	static const char *const thp[3][2] = {
-		{ "anon_thp_bytes", "anon" }, { "file_thp_bytes", "file" },
-		{ "shmem_thp_bytes", "shmem" },
-	};
-	uint64_t su, fu, v;
+	struct mp_view_moment m;
 	char b[32], b2[32];
-	int n = 0;
+	uint64_t v;
 
 	if (!o)
 		return;
-	if (mp_rd_u64(rd, o, "shmem_unmapped_bytes", MP_RD_NULL | MP_RD_ABSENT, &su) &&
-	    mp_rd_u64(rd, o, "file_unmapped_bytes", MP_RD_NULL | MP_RD_ABSENT, &fu))
+	mp_view_moment(o, rd, &m);
+	if (m.unmapped)
 		fprintf(f, "| no process maps | shmem %s at least, page cache %s (shmem included) |\n",
-			mp_render_usize(su, b, sizeof(b)), mp_render_usize(fu, b2, sizeof(b2)));
-	for (int i = 0; i < 3; i++)
-		if (mp_rd_u64(rd, o, thp[i][0], MP_RD_NULL | MP_RD_ABSENT, &v))
-			fprintf(f, "%s%s %s", n++ ? ", " : "| huge pages | ", thp[i][1],
-				mp_render_usize(v, b, sizeof(b)));
-	if (n)
+			mp_render_usize(m.shmem_unmapped, b, sizeof(b)),
+			mp_render_usize(m.file_unmapped, b2, sizeof(b2)));
+	for (int i = 0; i < m.nhuge; i++)
+		fprintf(f, "%s%s %s", i ? ", " : "| huge pages | ", m.huge[i].kind,
+			mp_render_usize(m.huge[i].bytes, b, sizeof(b)));
+	if (m.nhuge)
 		fputs(" |\n", f);
 	if (pinned && mp_rd_u64(rd, o, "vm_lck_bytes", MP_RD_ABSENT, &v))
 		fprintf(f, "| pinned (%s) | VmLck %s, VmPin %s |\n", mp_rd_str(rd, o, "at", 0),
@@ -133,29 +131,26 @@ static void moment_rows(const cJSON *o, bool pinned, FILE *f, struct mp_rd *rd)
  * the total: the rest of an overhead table, whatever its first rows. */
 static void overhead_tail(const cJSON *o, const char *total, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *it;
+	struct mp_view_overhead_tail t;
 	char b[32];
 
-	cJSON_ArrayForEach(it, mp_rd_arr(rd, o, "reclaimed_parts", MP_RD_ABSENT)) {
-		if (!mp_rd_is_obj(rd, it))
-			return;
+	if (mp_view_overhead_tail(o, rd, &t))
+		return;
+	for (int i = 0; i < t.nreclaimed; i++) {
 		fputs("| reclaimed by the kernel to make room (the workload's) | ", f);
-		code(f, mp_rd_str(rd, it, "category", 0));
-		fprintf(f, " | %s |\n", mp_render_size(mp_rd_s64v(rd, it, "bytes"), b, sizeof(b)));
+		code(f, t.reclaimed[i].category);
+		fprintf(f, " | %s |\n", mp_render_size(t.reclaimed[i].bytes, b, sizeof(b)));
 	}
-	cJSON_ArrayForEach(it, mp_rd_arr(rd, o, "probe_kernel_parts", MP_RD_ABSENT)) {
-		if (!mp_rd_is_obj(rd, it))
-			return;
+	for (int i = 0; i < t.nprobe; i++) {
 		fputs("| the probe's own cost | ", f);
-		code(f, mp_rd_str(rd, it, "category", 0));
-		fprintf(f, " | %s |\n", mp_render_size(mp_rd_s64v(rd, it, "bytes"), b, sizeof(b)));
+		code(f, t.probe[i].category);
+		fprintf(f, " | %s |\n", mp_render_size(t.probe[i].bytes, b, sizeof(b)));
 	}
 	fprintf(f, "| the probe's own cost, in all | | %s |\n",
-		mp_render_size(mp_rd_s64v(rd, o, "probe_kernel_bytes"), b, sizeof(b)));
-	fprintf(f, "| unexplained | | %s |\n",
-		mp_render_size(mp_rd_s64v(rd, o, "unexplained_bytes"), b, sizeof(b)));
-	fprintf(f, "| **%s** | | **%s** |\n\n", total,
-		mp_render_size(mp_rd_s64v(rd, o, "bytes"), b, sizeof(b)));
+		mp_render_size(t.probe_kernel, b, sizeof(b)));
+	fprintf(f, "| unexplained | | %s |\n", mp_render_size(t.unexplained, b, sizeof(b)));
+	fprintf(f, "| **%s** | | **%s** |\n\n", total, mp_render_size(t.total, b, sizeof(b)));
+	mp_view_overhead_tail_free(&t);
 }
 
 /* A group of the overhead (a process, or processes of one name and role):
@@ -256,32 +251,20 @@ static void summary_nine(const cJSON *r, FILE *f, struct mp_rd *rd)
 
 /* ---- attribution ----------------------------------------------------------------- */
 
-static void category_rows(const cJSON *a, FILE *f, struct mp_rd *rd)
+static void category_rows(const struct mp_view_cats *v, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *it, *tk;
-	char b1[32], b2[32], cell[48], note[128];
+	char b[32];
 
-	cJSON_ArrayForEach(it, mp_rd_arr(rd, a, "categories", 0)) {
-		int64_t g, ret = 0;
-		int n = 0;
+	for (int i = 0; i < v->n; i++) {
+		const struct mp_view_cat *c = &v->rows[i];
 
-		if (!mp_rd_is_obj(rd, it))
-			return;
-		g = mp_rd_s64v(rd, it, "growth_bytes");
-		mp_rd_s64(rd, it, "retained_bytes", MP_RD_ABSENT, &ret);
-		if (!g && !ret)
-			continue;
-		mp_render_cat_growth(rd, it, mp_render_size, cell, sizeof(cell), note, sizeof(note));
 		fputs("| ", f);
-		code(f, mp_rd_str(rd, it, "name", 0));
-		fprintf(f, " | %s | %s | %s", cell, mp_render_cat_left(rd, it, mp_render_size, b2, sizeof(b2)),
-			note);
-		cJSON_ArrayForEach(tk, mp_rd_arr(rd, it, "tasks", 0)) {
-			if (n++ >= 3 || !mp_rd_is_obj(rd, tk))
-				break;
-			fputs(n > 1 ? ", " : "", f);
-			who(f, tk, rd);
-			fprintf(f, " %s", mp_render_size(mp_rd_s64v(rd, tk, "bytes"), b1, sizeof(b1)));
+		code(f, c->name);
+		fprintf(f, " | %s | %s | %s", c->growth, c->left, c->note);
+		for (int t = 0; t < c->ntasks; t++) {
+			fputs(t ? ", " : "", f);
+			who(f, c->tasks[t].obj, rd);
+			fprintf(f, " %s", mp_render_size(c->tasks[t].bytes, b, sizeof(b)));
 		}
 		fputs(" |\n", f);
 	}
@@ -289,34 +272,30 @@ static void category_rows(const cJSON *a, FILE *f, struct mp_rd *rd)
 
 static void categories(const cJSON *a, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *rec = mp_rd_obj(rd, a, "reconciliation", 0);
-	int64_t measured = mp_rd_s64v(rd, rec, "measured_growth_bytes");
-	int64_t unattr = mp_rd_s64v(rd, rec, "unattributed_bytes");
-	double pct = measured ? 100.0 * (double)unattr / (double)measured : 0.0;
-	int64_t unmapped;
+	struct mp_view_cats v;
 	char b[32];
 
-	fprintf(f, "## Where the cgroup's growth went\n\nUsage %s%s %s.\n\n", measured >= 0 ? "+" : "",
-		mp_render_size(measured, b, sizeof(b)), mp_rd_str(rd, rec, "span", 0));
+	if (mp_view_cats(a, rd, mp_render_size, &v))
+		return;
+	fprintf(f, "## Where the cgroup's growth went\n\nUsage %s%s %s.\n\n",
+		v.measured >= 0 ? "+" : "", mp_render_size(v.measured, b, sizeof(b)), v.span);
 	fputs("| category | growth | left after | top tasks |\n|---|---:|---:|---|\n", f);
-	category_rows(a, f, rd);
+	category_rows(&v, f, rd);
 	fprintf(f, "| **attributed** | %s | | %s |\n",
-		mp_render_size(mp_rd_s64v(rd, rec, "attributed_bytes"), b, sizeof(b)),
-		mp_rd_str(rd, rec, "attributed_as", 0));
-	if (mp_rd_s64(rd, rec, "anon_unmapped_bytes", MP_RD_NULL | MP_RD_ABSENT, &unmapped))
+		mp_render_size(v.attributed, b, sizeof(b)), v.attributed_as);
+	if (v.has_unmapped)
 		fprintf(f, "| **anon unmapped** | %s | | out of anon, still charged: being freed, "
-			"or held by a pipe or a pin |\n", mp_render_size(unmapped, b, sizeof(b)));
-	if (pct > -0.05 && pct < 0.05)
-		pct = 0.0;
+			"or held by a pipe or a pin |\n", mp_render_size(v.unmapped, b, sizeof(b)));
 	/* no share of a growth near zero (as the text) */
-	if (measured >= (int64_t)MP_MIB)
+	if (v.share_shown)
 		fprintf(f, "| **unattributed** | %s | | %.1f%% of the growth |\n\n",
-			mp_render_size(unattr, b, sizeof(b)), pct);
+			mp_render_size(v.unattributed, b, sizeof(b)), v.unattributed_pct);
 	else
 		fprintf(f, "| **unattributed** | %s | | no share: the growth is under 1 MiB |\n\n",
-			mp_render_size(unattr, b, sizeof(b)));
+			mp_render_size(v.unattributed, b, sizeof(b)));
 	fputs("_file includes shmem; kernel includes pagetables, kernel_stack, slab, percpu, "
 	      "vmalloc and kernel_other._\n\n", f);
+	mp_view_cats_free(&v);
 }
 
 static void faults(const cJSON *a, FILE *f, struct mp_rd *rd)
@@ -725,12 +704,13 @@ static void render_markdown(const cJSON *doc, int kind, FILE *f, struct mp_rd *r
 	case MP_DOC_LIMITS: md_limits(doc, f, rd); break;
 	case MP_DOC_PROBE: md_probe(doc, f, rd); break;
 	case MP_DOC_RECORD: md_record(doc, f, rd); break;
+	case MP_DOC_COMPARE: mp_compare_render(doc, "markdown", f, rd); break;
 	default: mp_rd_fail(rd, NULL, "kind", "no markdown for it"); break;
 	}
 }
 
 const struct mp_renderer mp_renderer_markdown = {
 	.name = "markdown",
-	.kinds = MP_DOC_LIMITS | MP_DOC_PROBE | MP_DOC_RECORD,
+	.kinds = MP_DOC_LIMITS | MP_DOC_PROBE | MP_DOC_RECORD | MP_DOC_COMPARE,
 	.render = render_markdown,
 };

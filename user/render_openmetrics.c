@@ -14,6 +14,7 @@
 #include "render.h"
 #include "json.h"
 #include "cgroup.h"
+#include "out.h"
 #include "util.h"
 
 #include <errno.h>
@@ -436,6 +437,7 @@ static void render_openmetrics(const cJSON *doc, int kind, FILE *f, struct mp_rd
 
 const struct mp_renderer mp_renderer_openmetrics = {
 	.name = "openmetrics",
+	.about = "Prometheus",
 	.kinds = MP_DOC_LIMITS | MP_DOC_PROBE | MP_DOC_RECORD,
 	.render = render_openmetrics,
 };

@@ -2,7 +2,9 @@
 /* --format text: each kind of document for people (attribution's in
  * render_text_attr.c). Everything is read from the document. */
 #include "render.h"
+#include "compare.h"
 #include "util.h"
+#include "views.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -88,29 +90,18 @@ void mp_text_limits(const cJSON *doc, FILE *f, struct mp_rd *rd)
  * where the document has them (older ones do not) */
 void mp_text_unmapped(const cJSON *o, FILE *f, struct mp_rd *rd, const char *ind)
 {
-	static const char *const thp[3][2] = {
-		{ "anon_thp_bytes", "anon" }, { "file_thp_bytes", "file" },
-		{ "shmem_thp_bytes", "shmem" },
-	};
-	uint64_t su, fu, v;
+	struct mp_view_moment m;
 	char b[32], b2[32];
-	int n = 0;
 
-	if (mp_rd_u64(rd, o, "shmem_unmapped_bytes", MP_RD_NULL | MP_RD_ABSENT, &su) &&
-	    mp_rd_u64(rd, o, "file_unmapped_bytes", MP_RD_NULL | MP_RD_ABSENT, &fu))
+	mp_view_moment(o, rd, &m);
+	if (m.unmapped)
 		fprintf(f, "%sno process maps     shmem %s at least, page cache %s (shmem "
-			"included)\n", ind, mp_fmt_bytes(su, b, sizeof(b)),
-			mp_fmt_bytes(fu, b2, sizeof(b2)));
-	for (int i = 0; i < 3; i++) {
-		if (!mp_rd_u64(rd, o, thp[i][0], MP_RD_NULL | MP_RD_ABSENT, &v))
-			continue;
-		if (n++)
-			fputs(", ", f);
-		else
-			fprintf(f, "%shuge pages          ", ind);
-		fprintf(f, "%s %s", thp[i][1], mp_fmt_bytes(v, b, sizeof(b)));
-	}
-	if (n)
+			"included)\n", ind, mp_fmt_bytes(m.shmem_unmapped, b, sizeof(b)),
+			mp_fmt_bytes(m.file_unmapped, b2, sizeof(b2)));
+	for (int i = 0; i < m.nhuge; i++)
+		fprintf(f, "%s%s%s %s", i ? ", " : ind, i ? "" : "huge pages          ",
+			m.huge[i].kind, mp_fmt_bytes(m.huge[i].bytes, b, sizeof(b)));
+	if (m.nhuge)
 		fputc('\n', f);
 }
 
@@ -548,9 +539,13 @@ static void render_text(const cJSON *doc, int kind, FILE *f, struct mp_rd *rd)
 {
 	char *text = NULL;
 	size_t len = 0;
-	FILE *m = open_memstream(&text, &len);
+	FILE *m;
 
-	if (!m) {
+	if (kind == MP_DOC_COMPARE) { /* its columns, as compare prints them */
+		mp_compare_render(doc, "text", f, rd);
+		return;
+	}
+	if (!(m = open_memstream(&text, &len))) {
 		mp_rd_fail(rd, NULL, "text", "out of memory");
 		return;
 	}

@@ -2,6 +2,7 @@
 /* The text of an "attribution" object, as probe and record print it. */
 #include "render.h"
 #include "util.h"
+#include "views.h"
 #include "attr.h" /* mp_lost_names: the documents' keys of events_lost */
 
 #include <inttypes.h>
@@ -100,37 +101,27 @@ static void processes(const cJSON *a, FILE *f, struct mp_rd *rd)
 	}
 }
 
-static void category_rows(const cJSON *a, FILE *f, struct mp_rd *rd)
+static void category_rows(const struct mp_view_cats *v, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *it, *tk;
-	char b1[40], b2[32], b3[32];
+	char b3[32];
 
-	cJSON_ArrayForEach(it, mp_rd_arr(rd, a, "categories", 0)) {
-		int64_t g, ret = 0, res = 0;
-		char tasks[320] = "";
-		int n = 0;
+	for (int i = 0; i < v->n; i++) {
+		const struct mp_view_cat *c = &v->rows[i];
+		char tasks[320];
+		int64_t res = 0;
 
-		if (!mp_rd_is_obj(rd, it))
-			return;
-		g = mp_rd_s64v(rd, it, "growth_bytes");
-		mp_rd_s64(rd, it, "retained_bytes", MP_RD_ABSENT, &ret);
-		if (!g && !ret)
-			continue;
-		mp_render_cat_growth(rd, it, mp_fmt_sbytes, b1, sizeof(b1), tasks, 128);
-		if (mp_rd_s64(rd, it, "objcg_reserve_bytes", MP_RD_ABSENT, &res) && res)
+		snprintf(tasks, sizeof(tasks), "%s", c->note);
+		if (mp_rd_s64(rd, c->obj, "objcg_reserve_bytes", MP_RD_ABSENT, &res) && res)
 			mp_appendf(tasks, sizeof(tasks), "%scharged, in no object (objcg reserve): %s",
 				   tasks[0] ? "; " : "", mp_fmt_sbytes(res, b3, sizeof(b3)));
-		cJSON_ArrayForEach(tk, mp_rd_arr(rd, it, "tasks", 0)) {
+		for (int t = 0; t < c->ntasks; t++) {
 			char who[48];
 
-			if (n++ >= 3 || !mp_rd_is_obj(rd, tk))
-				break;
-			who_of(rd, tk, who, sizeof(who));
-			mp_appendf(tasks, sizeof(tasks), "%s%s %s", n > 1 ? ", " : "", who,
-				   mp_fmt_sbytes(mp_rd_s64v(rd, tk, "bytes"), b3, sizeof(b3)));
+			who_of(rd, c->tasks[t].obj, who, sizeof(who));
+			mp_appendf(tasks, sizeof(tasks), "%s%s %s", t ? ", " : "", who,
+				   mp_fmt_sbytes(c->tasks[t].bytes, b3, sizeof(b3)));
 		}
-		fprintf(f, "  %-20s %12s %12s  %s\n", mp_rd_str(rd, it, "name", 0), b1,
-			mp_render_cat_left(rd, it, mp_fmt_sbytes, b2, sizeof(b2)), tasks);
+		fprintf(f, "  %-20s %12s %12s  %s\n", c->name, c->growth, c->left, tasks);
 	}
 }
 
@@ -148,38 +139,30 @@ static void process_rows(const cJSON *a, FILE *f, struct mp_rd *rd)
 
 static void categories(const cJSON *a, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *rec = mp_rd_obj(rd, a, "reconciliation", 0);
-	int64_t measured = mp_rd_s64v(rd, rec, "measured_growth_bytes");
-	int64_t unattr = mp_rd_s64v(rd, rec, "unattributed_bytes");
-	double pct = measured ? 100.0 * (double)unattr / (double)measured : 0.0;
-	int64_t unmapped;
+	struct mp_view_cats v;
 	char b1[32];
 
-	fprintf(f, "\nWhere the cgroup's growth went (usage %s%s %s):\n", measured >= 0 ? "+" : "",
-		mp_fmt_sbytes(measured, b1, sizeof(b1)), mp_rd_str(rd, rec, "span", 0));
+	if (mp_view_cats(a, rd, mp_fmt_sbytes, &v))
+		return;
+	fprintf(f, "\nWhere the cgroup's growth went (usage %s%s %s):\n", v.measured >= 0 ? "+" : "",
+		mp_fmt_sbytes(v.measured, b1, sizeof(b1)), v.span);
 	fprintf(f, "  %-20s %12s %12s  %s\n", "category", "growth", "left after", "top tasks");
-	category_rows(a, f, rd);
+	category_rows(&v, f, rd);
 	fprintf(f, "  %-20s %12s   (%s)\n", "attributed",
-		mp_fmt_sbytes(mp_rd_s64v(rd, rec, "attributed_bytes"), b1, sizeof(b1)),
-		mp_rd_str(rd, rec, "attributed_as", 0));
+		mp_fmt_sbytes(v.attributed, b1, sizeof(b1)), v.attributed_as);
 	/* from 1 MiB: a TLB batch in flight is a few pages */
-	if (mp_rd_s64(rd, rec, "anon_unmapped_bytes", MP_RD_NULL | MP_RD_ABSENT, &unmapped) &&
-	    (unmapped >= (int64_t)MP_MIB || unmapped <= -(int64_t)MP_MIB))
+	if (v.has_unmapped && (v.unmapped >= (int64_t)MP_MIB || v.unmapped <= -(int64_t)MP_MIB))
 		fprintf(f, "  %-20s %12s   (out of anon, still charged: being freed, or held by "
-			"a pipe or a pin)\n", "anon unmapped", mp_fmt_sbytes(unmapped, b1, sizeof(b1)));
-	if (pct > -0.05 && pct < 0.05)
-		pct = 0.0; /* no "-0.0%" */
-	/* a share of a growth near zero (a --reclaim-cache probe's, whose
-	 * cache went as the probe came) is no measure: 224 KiB of 40 KiB
-	 * read as "560.0% of the growth" */
-	if (measured >= (int64_t)MP_MIB)
+			"a pipe or a pin)\n", "anon unmapped", mp_fmt_sbytes(v.unmapped, b1, sizeof(b1)));
+	if (v.share_shown)
 		fprintf(f, "  %-20s %12s   (%.1f%% of the growth)\n", "unattributed",
-			mp_fmt_sbytes(unattr, b1, sizeof(b1)), pct);
+			mp_fmt_sbytes(v.unattributed, b1, sizeof(b1)), v.unattributed_pct);
 	else
 		fprintf(f, "  %-20s %12s   (no share: the growth is under 1 MiB)\n",
-			"unattributed", mp_fmt_sbytes(unattr, b1, sizeof(b1)));
+			"unattributed", mp_fmt_sbytes(v.unattributed, b1, sizeof(b1)));
 	fputs("  (file includes shmem; kernel includes pagetables, kernel_stack, slab, percpu, "
 	      "vmalloc and kernel_other)\n", f);
+	mp_view_cats_free(&v);
 	process_rows(a, f, rd);
 	if (tasks_from_proc(a, rd))
 		fputs("  (top tasks from /proc at each snapshot, approximate: a page several "

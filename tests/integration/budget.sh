@@ -142,3 +142,39 @@ test_budget() {
 	remove_cgroup "$cg2"; remove_cgroup "$cg"
 	check "budget: nothing left behind" no_leftovers
 }
+
+# budget --from reads its file with the loader `report` uses
+# (mp_doc_load_file): what is not a document is refused as report refuses
+# it, one "problem; fix" line, exit 2, never a hang. Before, its own fopen
+# waited forever for a FIFO's writer and read a directory as "Is a
+# directory". timeout only guards the run: 124 is a failure.
+test_budget_from_files() {
+	local d=$TMP/budget-files rc neg
+	mkdir -p "$d"
+	from_refused() { # WHAT WANT FILE
+		timeout 60 "$MEMPROBE" budget --from "$3" > "$TMP/bad.out" 2> "$TMP/bad.err" < /dev/null
+		rc=$?
+		if [ "$rc" = 2 ] && [ "$(wc -l < "$TMP/bad.err")" = 1 ] && [ ! -s "$TMP/bad.out" ] &&
+			grep -qF "memprobe budget: --from $3: $2" "$TMP/bad.err"; then
+			pass "budget --from $1 ($(cat "$TMP/bad.err"))"
+		else
+			fail "budget --from $1: exit $rc, want 2 and '$2': $(head -c 300 "$TMP/bad.err")"
+		fi
+	}
+	mkfifo "$d/fifo.json"; from_refused "a FIFO nobody writes" "a FIFO, not a document" "$d/fifo.json"
+	mkdir "$d/dir.json"; from_refused "a directory" "a directory, not a document" "$d/dir.json"
+	from_refused "/dev/zero" "a character device, not a document" /dev/zero
+	truncate -s $((300 * MIB)) "$d/sparse.json"
+	from_refused "a file over the size limit" "larger than a memprobe document can be (256 MiB)" "$d/sparse.json"
+	from_refused "a missing file" "cannot open it (No such file or directory)" "$d/none.json"
+	# - is standard input, as for report
+	neg="$(dirname "$0")/fixtures/probe-negative-kernel.json"
+	if [ ! -e "$neg" ]; then
+		skip "budget --from -: no $neg here"
+	else
+		timeout 60 "$MEMPROBE" budget --from - --format json < "$neg" > "$d/stdin.json" 2> "$TMP/bad.err"
+		check_eq "budget --from - reads standard input: exit 0, the fixture's budget" \
+			"$? $(jqv "$d/stdin.json" .budget_bytes)" "0 $((54 * MIB))"
+	fi
+	rm -rf "$d"
+}

@@ -138,12 +138,16 @@ static int says_missing(const cJSON *a, const char *concern, const char *categor
 
 /* ---- hand-built inputs ---------------------------------------------------- */
 
+/* the concerns' ids and names: the vocabulary's (vocab.h) */
 static const char *const ids[MP_NR_CONCERNS] = {
-	"faults", "alloc", "free", "migrate", "comm", "oom", "memcg", "charge",
+#define ID_OF(ID, id, ...) [MP_CONCERN_##ID] = id,
+	MP_CONCERNS(ID_OF)
+#undef ID_OF
 };
 static const char *const names[MP_NR_CONCERNS] = {
-	"page faults", "page allocation", "page free", "cgroup migrations",
-	"process names", "OOM kills", "memcg stat updates", "memcg charge",
+#define NAME_OF(ID, id, name, ...) [MP_CONCERN_##ID] = name,
+	MP_CONCERNS(NAME_OF)
+#undef NAME_OF
 };
 
 /* the kallsyms fixture, captured on the 6.18 host; NULL if unreadable */

@@ -16,13 +16,15 @@
 #include <unistd.h>
 
 #include "budget_doc.h"
+#include "cmd_budget.h"
 #include "cmd_compare.h"
 #include "cmd_probe.h"
 #include "cmd_report.h"
 #include "doc.h"
 #include "json.h"
-#include "record.h"
+#include "cmd_record.h"
 #include "unit.h"
+#include "out.h"
 #include "util.h"
 
 /* overhead.probe_kernel_bytes -1048576 (left_after's -8192), overhead 3 MiB,

@@ -20,7 +20,7 @@ static void check_formats(const char *kind, const char *want)
 }
 
 /* Every name the synopsis gives is one the parser takes, and the other
- * way round: mp_render_check for a kind, mp_compare_format for compare. */
+ * way round: mp_render_check for a kind, compare's too. */
 static void check_parser_agrees(const char *kind)
 {
 	char buf[160], *save = NULL, *tok;
@@ -37,24 +37,25 @@ static void check_parser_agrees(const char *kind)
 
 static void test_formats(void)
 {
-	char buf[64];
+	char buf[160];
 
 	check_formats("limits", "text|json|env|markdown|openmetrics");
 	check_formats("features", "text|json");
 	check_formats("budget", "text|json|env");
 	check_formats("probe", "text|json|markdown|csv|folded|html|openmetrics");
 	check_formats("record", "text|json|markdown|csv|folded|html|openmetrics");
-	check_formats("compare", "text|markdown|csv|json");
+	check_formats("compare", "text|json|markdown|csv");
 	check_parser_agrees("limits");
 	check_parser_agrees("features");
 	check_parser_agrees("budget");
 	check_parser_agrees("probe");
-	for (size_t i = 0; mp_compare_format_nth(i); i++)
-		CHECK(mp_compare_format(mp_compare_format_nth(i)), "compare: %s refused",
-		      mp_compare_format_nth(i));
-	CHECK(!mp_compare_format("html"), "compare: html taken");
-	CHECK_STR(mp_compare_format_names(", ", " or ", buf, sizeof(buf)),
-		  "text, markdown, csv or json", "compare's formats in a message");
+	check_parser_agrees("compare");
+	CHECK(mp_render_check("unit", "compare", "html") == MP_EXIT_USAGE, "compare: html taken");
+	mp_render_names(MP_DOC_COMPARE, buf, sizeof(buf));
+	CHECK_STR(buf, "text, json, markdown or csv", "compare's formats in a message");
+	/* --help's words for --format, from the same table */
+	mp_render_help("budget", buf, sizeof(buf));
+	CHECK_STR(buf, "text, json (the document) or env (shell assignments)", "budget's help");
 }
 
 static void test_synopsis(void)

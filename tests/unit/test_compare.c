@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "render.h"
 #include "doc.h"
 #include "unit.h"
 
@@ -153,7 +154,8 @@ static void test_render(void)
 	cJSON *c = cmp(probe_a, probe_b, 10.0, err, sizeof(err));
 
 	for (size_t i = 0; c && i < sizeof(formats) / sizeof(formats[0]); i++) {
-		int ret = mp_compare_render_mem(c, formats[i], &out, &len, err, sizeof(err));
+		int ret = mp_render_mem(mp_renderer_find(formats[i]), c, MP_DOC_COMPARE, &out,
+					&len, err, sizeof(err));
 
 		CHECK_EQ_INT(ret, 0, "%s renders: %s", formats[i], ret ? err : "");
 		CHECK_GT_INT(len, 0, "%s renders: %s", formats[i], ret ? err : "");
@@ -167,7 +169,8 @@ static void test_render(void)
 	if (c)
 		cJSON_DeleteItemFromArray(cJSON_GetObjectItem(cJSON_GetArrayItem(
 			cJSON_GetObjectItem(c, "rows"), 0), "values"), 1);
-	CHECK(c && mp_compare_render_mem(c, "text", &out, &len, err, sizeof(err)) == -EINVAL &&
+	CHECK(c && mp_render_mem(&mp_renderer_text, c, MP_DOC_COMPARE, &out, &len, err,
+				 sizeof(err)) == -EINVAL &&
 	      strstr(err, "values: not one element per report"), "a short row refused: %s", err);
 	cJSON_Delete(c);
 }

@@ -529,6 +529,43 @@ static void test_bounds(void)
 	      "more than 256 MiB: refused (%s)", err);
 }
 
+/*
+ * Too deep a document is said so, wherever the strings before the depth
+ * end: one scanner reads every string's escapes alike. A string ending
+ * in an escaped backslash ("a\\\\") was taken to go on by the depth's
+ * scanner alone (it looked at the byte before the quote), which then
+ * counted the brackets as string bytes: "not JSON" instead.
+ */
+static void test_nesting(void)
+{
+	static const char *const heads[] = { "{\"k\":\"plain\",\"x\":", "{\"k\":\"a\\\\\",\"x\":",
+					     "{\"k\":\"q\\\"\\\\\",\"x\":" };
+	size_t deep = CJSON_NESTING_LIMIT + 10;
+
+	for (size_t h = 0; h < sizeof(heads) / sizeof(heads[0]); h++) {
+		size_t hl = strlen(heads[h]), len = hl + 2 * deep + 1;
+		char *s = malloc(len + 1), err[512] = "", want[64];
+		int kind;
+		cJSON *d;
+
+		if (!s) {
+			CHECK(0, "no memory");
+			return;
+		}
+		memcpy(s, heads[h], hl);
+		memset(s + hl, '[', deep);
+		memset(s + hl + deep, ']', deep);
+		s[len - 1] = '}';
+		s[len] = '\0';
+		snprintf(want, sizeof(want), "nested deeper than %d levels", CJSON_NESTING_LIMIT);
+		d = mp_doc_load(s, len, &kind, err, sizeof(err));
+		CHECK(!d && strstr(err, want), "%.*s then %zu levels: got '%s', want '%s'",
+		      (int)hl, s, deep, d ? "(loaded)" : err, want);
+		cJSON_Delete(d);
+		free(s);
+	}
+}
+
 /* mp_doc_load_file on what is not a document: one problem each, no hang. */
 static void expect_file(const char *path, const char *want, const char *what)
 {
@@ -653,6 +690,7 @@ int main(void)
 	test_host_more();
 	test_bytes_range();
 	test_bounds();
+	test_nesting();
 	test_files();
 	test_utf8();
 	/* its one-line messages are the command's to show: not here */

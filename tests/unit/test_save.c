@@ -18,6 +18,7 @@
 #include "doc.h"
 #include "render.h"
 #include "unit.h"
+#include "out.h"
 #include "util.h"
 
 static cJSON *limits_doc(void)

@@ -19,7 +19,7 @@
 #include <sys/resource.h>
 
 #include "doc.h"
-#include "recorder.h"
+#include "record.h"
 #include "render.h"
 #include "timeline.h"
 #include "unit.h"

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Views: the tables a report shows, built once from a loaded document,
+ * with the rules about which rows show in one place (a row with no growth
+ * and nothing left after is skipped; the top MP_VIEW_TOP_TASKS tasks of a
+ * category; a share within ±0.05% prints as 0). The renderers (text,
+ * markdown, html) lay a view out; they do not walk the document for it.
+ * Fields are read through struct mp_rd: a damaged document stops the
+ * build with rd's error, as a renderer's own read would.
+ */
+#ifndef MEMPROBE_VIEWS_H
+#define MEMPROBE_VIEWS_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "doc.h"
+
+#define MP_VIEW_TOP_TASKS 3
+
+/* A size in the renderer's own words: mp_fmt_sbytes (text), mp_render_size
+ * (markdown, html: --bytes). */
+typedef const char *(*mp_view_size_fn)(int64_t v, char *buf, size_t len);
+
+/* One category row of "Where the cgroup's growth went". */
+struct mp_view_cat {
+	const cJSON *obj;          /* the category object (for what one renderer adds) */
+	const char *name;
+	char growth[48];           /* mp_render_cat_growth's cell: "~1.5 MiB", "n/a" */
+	char note[128];            /* what the top-tasks cell says first, or "" */
+	char left[32];             /* mp_render_cat_left's: "" without retained_bytes */
+	int ntasks;                /* at most MP_VIEW_TOP_TASKS */
+	struct {
+		const cJSON *obj;  /* the task (the renderer says who it is) */
+		int64_t bytes;
+	} tasks[MP_VIEW_TOP_TASKS];
+};
+
+/* The categories table of an attribution object and its reconciliation. */
+struct mp_view_cats {
+	struct mp_view_cat *rows;  /* the rows shown, in the document's order */
+	int n;
+	int64_t measured, attributed, unattributed;
+	const char *span, *attributed_as;
+	bool has_unmapped;         /* anon_unmapped_bytes given (not null) */
+	int64_t unmapped;
+	/* the unattributed share of the growth in percent, 0 within ±0.05;
+	 * shown only from 1 MiB of growth (share_shown): a share of a growth
+	 * near zero (a --reclaim-cache probe's, whose cache went as the probe
+	 * came) is no measure, 224 KiB of 40 KiB read as "560.0%" */
+	double unattributed_pct;
+	bool share_shown;
+};
+
+/* Build v from attribution object a, sizes in size's words. 0, or -1 with
+ * rd's error said (v then empty); free with mp_view_cats_free. */
+int mp_view_cats(const cJSON *a, struct mp_rd *rd, mp_view_size_fn size, struct mp_view_cats *v);
+void mp_view_cats_free(struct mp_view_cats *v);
+
+/* The end of an overhead table, whatever its first rows (parts or groups):
+ * what the kernel reclaimed of the workload's to make room (0 or below, in
+ * the sum), the probe's own kernel parts, their sum, the unexplained rest
+ * and the total. */
+struct mp_view_part {
+	const char *category;
+	int64_t bytes;
+};
+struct mp_view_overhead_tail {
+	struct mp_view_part *reclaimed, *probe;
+	int nreclaimed, nprobe;
+	int64_t probe_kernel, unexplained, total;
+};
+/* 0, or -1 with rd's error said; free with mp_view_overhead_tail_free. */
+int mp_view_overhead_tail(const cJSON *o, struct mp_rd *rd, struct mp_view_overhead_tail *t);
+void mp_view_overhead_tail_free(struct mp_view_overhead_tail *t);
+
+/* What a cgroup (or the pinned object) holds that no process maps, and
+ * its huge pages, at one moment: the rows text and markdown print. */
+struct mp_view_moment {
+	bool unmapped;             /* both unmapped figures given (not null) */
+	uint64_t shmem_unmapped, file_unmapped;
+	int nhuge;                 /* the huge page kinds given, in order */
+	struct {
+		const char *kind;  /* "anon", "file", "shmem" */
+		uint64_t bytes;
+	} huge[3];
+};
+void mp_view_moment(const cJSON *o, struct mp_rd *rd, struct mp_view_moment *m);
+
+/* A percentage as the tables print it: within ±0.05 (which "%.1f" would
+ * print as "-0.0" or "0.0") it is 0. */
+double mp_view_pct(double pct);
+
+#endif
