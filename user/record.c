@@ -739,13 +739,35 @@ int mp_rec_baseline(struct rec *r, int *go_fd, int *ee_fd)
 }
 
 /*
- * In command mode, once per interval: has the command ended? Signals are
- * passed on (a second one kills); at the end of --duration it is stopped
- * as by ^C, and killed if it still runs 5 s later.
+ * In command mode, once per interval: has the command ended? A stop
+ * signal is passed on (a second one kills), and at the end of --duration
+ * the command is stopped as by ^C; either way it is killed if it still
+ * runs 5 s later.
  */
 static const char *stop_signal_name(int sig)
 {
 	return sig == SIGINT ? "SIGINT" : "SIGTERM";
+}
+
+static int signal_pid(uint32_t pid, void *arg)
+{
+	kill((pid_t)pid, *(int *)arg);
+	return 0;
+}
+
+/*
+ * sig to the command and, in its own cgroup, to every process there, as ^C
+ * reaches the terminal's whole foreground group: a shell waiting on its
+ * child, or a program that handles SIGINT, kept a `kill -INT` of memprobe
+ * recording until the command chose to end. In place there is no cgroup
+ * of the command's alone: the command is signalled, and its tree dies of
+ * the SIGKILL 5 s on only as far as the command's own handling takes it.
+ */
+static void signal_command(struct rec *r, int sig)
+{
+	kill(r->child, sig);
+	if (!r->in_place)
+		mp_cgroup_walk_procs(r->cg.dir, signal_pid, &sig);
 }
 
 static bool command_ended(struct rec *r, uint64_t t, uint64_t deadline_ms)
@@ -767,16 +789,19 @@ static bool command_ended(struct rec *r, uint64_t t, uint64_t deadline_ms)
 		return true;
 	}
 	if ((sig = mp_rec_signal)) {
-		kill(r->child, mp_rec_signals_seen > 1 ? SIGKILL : sig);
+		signal_command(r, mp_rec_signals_seen > 1 ? SIGKILL : sig);
 		if (!r->stop_signal)
 			r->stop_signal = sig;
+		/* stopped at once: killed if it still runs 5 s on */
+		if (!r->stop_sent_ms)
+			r->stop_sent_ms = t;
 		mp_rec_signal = 0;
 	}
 	if (deadline_ms && t >= deadline_ms && !r->stop_sent_ms) {
-		kill(r->child, SIGINT);
+		signal_command(r, SIGINT);
 		r->stop_sent_ms = t;
 	} else if (r->stop_sent_ms && t >= r->stop_sent_ms + 5000) {
-		kill(r->child, SIGKILL);
+		signal_command(r, SIGKILL);
 	}
 	return false;
 }
