@@ -222,9 +222,12 @@ def check_markdown(doc, path):
             if c["growth_bytes"] or c.get("retained_bytes")]
     eq("markdown: one table row per category that grew or is left",
        sorted(rows), sorted(c["name"] for c in cats))
-    # an estimate is marked "~", a count below the kernel's floor is "n/a"
+    # an estimate is marked "~" and says its bound in the same cell (not the
+    # top tasks'), a count below the kernel's floor is "n/a"
+    bound = lambda c: " \u00b1%d" % c["bound_bytes"] \
+        if c.get("estimated") and c.get("bound_bytes") is not None else ""
     growth = lambda c: "n/a" if c.get("below_floor") else \
-        ("~" if c.get("estimated") else "") + str(c["growth_bytes"])
+        ("~" if c.get("estimated") else "") + str(c["growth_bytes"]) + bound(c)
     eq("markdown --bytes: growth and left-after exact",
        {k: v for k, v in rows.items()},
        {c["name"]: [growth(c), "n/a" if c.get("retained_below_floor") else
