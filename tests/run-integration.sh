@@ -19,7 +19,7 @@ for f in "$(dirname "$0")"/integration/*.sh; do
 	. "$f"
 done
 
-tests=${*:-"rules checks checks_seen limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_limit record_pagetables record_threads record_slab live_pages_size record_probe_at record_follows_children record_faults record_churn record_ends record_daemon deploy_unit fleet_rules truth slab_churn driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers html_fixtures overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget budget_cache budget_from_files pinned moved_out compare loader fills_host cow postgres redis no_bpf record_bounded record_saved container stacked_mount privileged_container in_place_permission anon_unmapped record_swarm pinned_moment unmapped_shmem thp oom_explained utf8"}
+tests=${*:-"rules checks checks_seen limits probe_real probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_limit record_pagetables record_threads record_slab live_pages_size record_probe_at record_follows_children record_faults record_churn record_ends record_daemon deploy_unit fleet_rules truth slab_churn driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers html_fixtures overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget budget_cache budget_from_files pinned moved_out compare loader fills_host write_failed cow postgres redis no_bpf record_bounded record_saved container stacked_mount privileged_container in_place_permission anon_unmapped record_swarm pinned_moment unmapped_shmem thp oom_explained utf8"}
 for t in $tests; do
 	echo "# test_$t"
 	"test_$t"
