@@ -335,8 +335,12 @@ static bool say_removed(struct rec *r)
 {
 	if (!r->end_reason || strcmp(r->end_reason, "cgroup removed"))
 		return false;
+	/* the report's moment (run.duration_ms, its last sample: the cgroup
+	 * was there then, gone at the next read), not the clock now: the
+	 * finish in between made this line 0.1 s later than the report */
 	fprintf(stderr, "memprobe record: %s was removed after %.1f s: the recording ends "
-		"there%s\n", r->cg.dir, (double)mp_rec_now_ms(r) / 1000.0, r->o.wait_cgroup ?
+		"there%s\n", r->cg.dir, (double)(r->have_last ? r->last.t_ms : 0) / 1000.0,
+		r->o.wait_cgroup ?
 		"; its report, then memprobe waits for it to come back (--wait-cgroup)" :
 		", its report covers it until then (--wait-cgroup would wait for it to come back)");
 	return true;
