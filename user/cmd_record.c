@@ -244,9 +244,6 @@ static int open_target(struct rec *r)
 	if (!r->o.cmd && r->o.probe_at_s >= 0 &&
 	    (ret = mp_lock_probe_or_say("record", &r->cg, &r->lock)))
 		return ret;
-	if (!r->o.cmd && mp_cgroup_contains_self("", &r->host, &r->cg))
-		mp_cli_warn("record", "memprobe itself runs in %s: its own memory (BPF maps, "
-			    "buffers) is charged to what it measures", r->cg.dir);
 	mp_cgroup_reap_own("", &r->host);
 	if (!r->o.cmd)
 		mp_cgroup_reap_stale(r->cg.dir, NULL);
@@ -514,6 +511,11 @@ again:
 	mp_rec_start_attr(&r, why, sizeof(why));
 	if (why[0])
 		mp_cli_warn("record", "%s", why);
+	/* said once BPF is known: no maps where none were loaded */
+	if (!r.o.cmd && mp_cgroup_contains_self("", &r.host, &r.cg))
+		mp_cli_warn("record", "memprobe itself runs in %s: its own memory (%s) is charged "
+			    "to what it measures", r.cg.dir, r.attr && !why[0] ?
+			    "BPF maps, buffers" : "buffers; no BPF maps: none were loaded");
 	r.on_warn = say_warning;
 	if (r.o.openmetrics)
 		r.on_sample = write_openmetrics;
