@@ -219,16 +219,104 @@ static void keep_peak(struct rec *r, const struct sample *s)
 		r->peak_snap_due = true;
 }
 
-/* A sample below the peak while its snapshot is due: the rise has stopped.
- * Still at the peak (mp_at_peak), the maps now are the peak's (a probe
- * holding its fill); further down, the workload is freeing, and the
- * snapshot of the last new peak it had time for stands. */
-static void peak_snap_late(struct rec *r, uint64_t usage)
+/* The per-CPU charge batches: 64 pages a CPU, which the usage gains and
+ * loses as the stocks refill and drain, no page charged or freed. */
+static uint64_t charge_slack(void)
 {
-	if (mp_at_peak(usage, r->peak.usage_bytes))
+	static uint64_t slack;
+
+	if (!slack)
+		slack = 64 * (uint64_t)sysconf(_SC_PAGESIZE) *
+			(uint64_t)MP_MAX(sysconf(_SC_NPROCESSORS_CONF), 1L);
+	return slack;
+}
+
+/* What a sample's categories account for of the usage (those the usage
+ * is the sum of), in memory.stat's figures and in the hooks'. */
+static void accounted(const struct sample *s, int64_t *stat, int64_t *bpf)
+{
+	*stat = *bpf = 0;
+	for (int k = 0; k < MP_NR_CATS; k++) {
+		if (mp_cats[k].part != MP_PART_USAGE)
+			continue;
+		*stat += s->stat.have[k] ? (int64_t)s->stat.bytes[k] : 0;
+		*bpf += s->bpf_growth[k];
+	}
+}
+
+/* Does s account for more of the usage than the peak's sample? */
+static bool caught_up(const struct sample *s, const struct sample *peak)
+{
+	int64_t s_stat, s_bpf, p_stat, p_bpf;
+
+	accounted(s, &s_stat, &s_bpf);
+	accounted(peak, &p_stat, &p_bpf);
+	return s_stat > p_stat || s_bpf > p_bpf;
+}
+
+/*
+ * A sample not above the peak. A page is charged before the stat update
+ * that says what it is: a huge page is charged, zeroed, then mapped and
+ * counted in anon and anon_thp. A peak read while a fault was in flight
+ * has its usage, not yet its figures (a 256 MiB THP fill's peak sample
+ * and snapshot read 127 huge pages in anon_thp, memory.stat 128 a moment
+ * later, about 1 run in 3), and a sample right after it, the same. So
+ * while the usage stays at the peak (give or take the charge batches),
+ * a sample whose categories account for more of it than the peak's
+ * sample did is the peak's: its figures and moment, the highest usage
+ * kept; and at the peak (mp_at_peak) the maps are read again, as soon as
+ * their cost allows (at once at the end). Further down, the workload is
+ * freeing: the last snapshot stands. A plateau whose figures hold keeps
+ * its sample and costs nothing; one whose figures wander takes a new
+ * one only at a new high of what they account for.
+ */
+static void settle_peak(struct rec *r, const struct sample *s, bool end)
+{
+	uint64_t usage = r->peak.usage_bytes;
+	bool near = s->usage_bytes + charge_slack() >= usage;
+	bool moved = near && caught_up(s, &r->peak);
+
+	if (moved) {
+		r->peak = *s;
+		r->peak.usage_bytes = usage;
+	}
+	if (!r->attr)
+		return;
+	if (!near && !mp_at_peak(s->usage_bytes, usage))
+		r->peak_snap_due = false;
+	else if (!moved && !r->peak_snap_due)
+		return;
+	else if (end || r->peak_snap_due || mp_rec_now_ms(r) >= r->peak_snap_next_ms)
 		snap_peak(r);
 	else
-		r->peak_snap_due = false;
+		r->peak_snap_due = true; /* taken at the next sample still at it */
+}
+
+/*
+ * The recording ends: one more sample, for the peak (settle_peak), its
+ * maps read at once where they are due. A rise in the last interval
+ * whose snapshot was put off for its cost left the peak's maps those of
+ * an earlier peak, 20-40 huge pages short of a THP fill, category and
+ * process alike, when the stop signal came before another sample.
+ */
+static void settle_peak_at_end(struct rec *r)
+{
+	struct sample s = { 0 };
+
+	pthread_mutex_lock(&r->sample_lock);
+	if (r->have_last && !read_usage(r, &s.usage_bytes)) {
+		read_sample(r, &s);
+		s.limit_bytes = r->limit_now;
+		if (s.usage_bytes > r->peak.usage_bytes) {
+			r->peak_snap_next_ms = UINT64_MAX; /* one snapshot: settle_peak's */
+			keep_peak(r, &s);
+		}
+		settle_peak(r, &s, true);
+		/* the recording's last reading (run.duration_ms) */
+		r->prev = r->last;
+		r->last = s;
+	}
+	pthread_mutex_unlock(&r->sample_lock);
 }
 
 /*
@@ -284,8 +372,7 @@ static int take_sample_locked(struct rec *r, bool timeline)
 	if (!r->have_last || s.usage_bytes > r->peak.usage_bytes) {
 		keep_peak(r, &s);
 	} else {
-		if (r->peak_snap_due)
-			peak_snap_late(r, s.usage_bytes);
+		settle_peak(r, &s, false);
 		/* still at the peak: what is pinned there may have changed */
 		if (mp_at_peak(s.usage_bytes, r->peak.usage_bytes) &&
 		    mp_rec_now_ms(r) >= r->pinned_next_ms)
@@ -652,13 +739,35 @@ int mp_rec_baseline(struct rec *r, int *go_fd, int *ee_fd)
 }
 
 /*
- * In command mode, once per interval: has the command ended? Signals are
- * passed on (a second one kills); at the end of --duration it is stopped
- * as by ^C, and killed if it still runs 5 s later.
+ * In command mode, once per interval: has the command ended? A stop
+ * signal is passed on (a second one kills), and at the end of --duration
+ * the command is stopped as by ^C; either way it is killed if it still
+ * runs 5 s later.
  */
 static const char *stop_signal_name(int sig)
 {
 	return sig == SIGINT ? "SIGINT" : "SIGTERM";
+}
+
+static int signal_pid(uint32_t pid, void *arg)
+{
+	kill((pid_t)pid, *(int *)arg);
+	return 0;
+}
+
+/*
+ * sig to the command and, in its own cgroup, to every process there, as ^C
+ * reaches the terminal's whole foreground group: a shell waiting on its
+ * child, or a program that handles SIGINT, kept a `kill -INT` of memprobe
+ * recording until the command chose to end. In place there is no cgroup
+ * of the command's alone: the command is signalled, and its tree dies of
+ * the SIGKILL 5 s on only as far as the command's own handling takes it.
+ */
+static void signal_command(struct rec *r, int sig)
+{
+	kill(r->child, sig);
+	if (!r->in_place)
+		mp_cgroup_walk_procs(r->cg.dir, signal_pid, &sig);
 }
 
 static bool command_ended(struct rec *r, uint64_t t, uint64_t deadline_ms)
@@ -680,16 +789,19 @@ static bool command_ended(struct rec *r, uint64_t t, uint64_t deadline_ms)
 		return true;
 	}
 	if ((sig = mp_rec_signal)) {
-		kill(r->child, mp_rec_signals_seen > 1 ? SIGKILL : sig);
+		signal_command(r, mp_rec_signals_seen > 1 ? SIGKILL : sig);
 		if (!r->stop_signal)
 			r->stop_signal = sig;
+		/* stopped at once: killed if it still runs 5 s on */
+		if (!r->stop_sent_ms)
+			r->stop_sent_ms = t;
 		mp_rec_signal = 0;
 	}
 	if (deadline_ms && t >= deadline_ms && !r->stop_sent_ms) {
-		kill(r->child, SIGINT);
+		signal_command(r, SIGINT);
 		r->stop_sent_ms = t;
 	} else if (r->stop_sent_ms && t >= r->stop_sent_ms + 5000) {
-		kill(r->child, SIGKILL);
+		signal_command(r, SIGKILL);
 	}
 	return false;
 }
@@ -816,9 +928,12 @@ void mp_rec_finish(struct rec *r)
 	else if (!r->pinned.taken)
 		mp_pinned_read(&r->cg, "end", &r->pinned);
 	oom_from_counter(r);
+	/* late kills first: each takes the last sample before it */
+	if (r->attr)
+		mp_attr_poll_oom(r->attr, 0, on_oom, r);
+	settle_peak_at_end(r);
 	if (!r->attr)
 		return;
-	mp_attr_poll_oom(r->attr, 0, on_oom, r);
 	if (r->child_exited && r->nooms && WIFSIGNALED(r->child_status))
 		r->end_reason = "oom_kill";
 	mp_attr_snapshot(r->attr, &r->end);

@@ -365,6 +365,26 @@ test_record_ends() {
 	check_eq "record -- CMD: SIGINT: ended by SIGINT" "$(jqv "$out" .run.ended_by)" SIGINT
 	check_eq "record -- CMD: SIGINT: the command died of it (exit 128 + 2)" "$rc" 130
 	check_eq "record -- CMD: SIGINT: the report says it was interrupted" "$(jqv "$out" .run.interrupted)" true
+	# a command that outlives SIGINT (a shell waiting on its child; one
+	# that ignores it): the signal reaches the command's whole cgroup, as
+	# ^C reaches the foreground group, and 5 s on it is killed. memprobe
+	# signalled only the shell, and recorded until the command ended (60 s)
+	local body gc
+	for body in 'sleep 60; true' 'trap "" INT; sleep 60'; do
+		rm -f "$out"
+		"$MEMPROBE" record --limit 256M --format json -o "$out" -- sh -c "$body" 2>/dev/null &
+		pid=$!
+		gc=''
+		for i in $(seq 3000); do
+			gc=$(for c in $(children "$pid"); do children "$c"; done | head -n 1)
+			[ -n "$gc" ] && break; sleep 0.02
+		done
+		kill -INT $pid; wait $pid
+		check_eq "record -- sh -c '$body': SIGINT ends the recording" "$(jqv "$out" .run.ended_by)" SIGINT
+		check_lt "record -- sh -c '$body': ... within 5 s and an interval, not the command's 60 s" \
+			"$(jqv "$out" .run.duration_ms)" 30000
+		check "record -- sh -c '$body': ... the command's child is gone" eval "[ -n '$gc' ] && ! alive '$gc'"
+	done
 	check "record ends: nothing left behind" no_leftovers
 }
 

@@ -584,13 +584,11 @@ test_thp() {
 	echo "# thp: memory.stat anon_thp $k, AnonHugePages $s; record's $(cat_field "$out" anon_thp growth_bytes), the process's $(task_bytes "$out" anon_thp thp); events lost $(jq -c '.attribution.events_lost | {total, recursion_misses, recursion_miss_bound_bytes}' "$out")"
 	if [ "${k:-0}" -lt $((2 * MIB)) ]; then
 		skip "thp: the kernel gave no huge page here (THP $(cat /sys/kernel/mm/transparent_hugepage/enabled))"
-	elif [ "$(cat_field "$out" anon_thp growth_bytes)" -lt $((k - MIB)) ]; then
-		# about 1 run in 7 here, record's anon_thp (category and process
-		# alike) falls 20-24 huge pages short of memory.stat's with no
-		# event lost: a known fault, issue 23 stays open for it; said and
-		# counted, not hidden, so that CI's other figures can land
-		skip "thp: KNOWN FAULT (issue 23): record's anon_thp $(cat_field "$out" anon_thp growth_bytes) below memory.stat's $k"
 	else
+		# the peak's figures are a sample's that has caught up with its
+		# usage: a huge page is charged before it is counted, and a peak
+		# read while one was in flight had its usage, not yet its
+		# anon_thp (1 to 40 huge pages short, 1 run in 3 to 7; issue 23)
 		check_near "thp: record's anon_thp within 1 MiB of memory.stat's" \
 			"$(cat_field "$out" anon_thp growth_bytes)" "$k" "$MIB"
 		check_near "thp: ... the process's share within 1 MiB of its AnonHugePages" \
