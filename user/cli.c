@@ -112,9 +112,7 @@ int mp_cli_write_text(const char *cmd, const char *path, char *text, size_t len)
 		int err = ret ? -ret : errno;
 
 		/* a reader that has read enough (| head) is no fault to report */
-		ret = err == EPIPE ? MP_EXIT_RUNTIME :
-		      mp_cli_fail(cmd, "cannot write to %s: %s", path && strcmp(path, "-") ?
-				  path : "standard output", strerror(err));
+		ret = err == EPIPE ? MP_EXIT_RUNTIME : mp_out_failed(cmd, path, err);
 	}
 	mp_out_abort(&out);
 	free(text);

@@ -184,8 +184,9 @@ static int budget_from(int argc, char **argv)
 	if ((ret = mp_out_open(&out, c.out))) {
 		ret = mp_cli_out_bad("budget", c.out, ret);
 		cJSON_Delete(b);
-	} else if (!(ret = mp_emit("budget", b, c.format, out.f)) && (ret = mp_out_commit(&out))) {
-		ret = mp_cli_fail("budget", "cannot write the budget: %s", strerror(-ret));
+	} else if (!(ret = mp_emit("budget", b, c.format, out.f, c.out)) &&
+		   (ret = mp_out_commit(&out))) {
+		ret = mp_out_failed("budget", c.out, -ret);
 	}
 	mp_out_abort(&out);
 	return budget_exit(ret);

@@ -115,10 +115,9 @@ int mp_cmd_limits(int argc, char **argv)
 		cJSON_Delete(doc);
 		return mp_cli_out_bad("limits", c.out, ret);
 	}
-	ret = mp_emit("limits", doc, c.format, out.f); /* it frees doc */
+	ret = mp_emit("limits", doc, c.format, out.f, c.out); /* it frees doc */
 	if (!ret && (err = mp_out_commit(&out)))
-		ret = mp_cli_fail("limits", "cannot write the report to %s: %s",
-				  c.out ? c.out : "standard output", strerror(-err));
+		ret = mp_out_failed("limits", c.out, -err);
 	mp_out_abort(&out);
 	return ret ? ret : ok ? 0 : MP_EXIT_RUNTIME;
 }

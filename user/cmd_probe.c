@@ -241,9 +241,6 @@ static int probe_target(struct probe_opts *o, const struct mp_host *host,
 	/* before anything is made: one probe per cgroup */
 	if ((ret = mp_lock_probe_or_say(o->cmd, target, lock)))
 		return ret;
-	if (mp_cgroup_contains_self("", host, target))
-		mp_cli_warn(o->cmd, "memprobe itself runs in %s: its own memory (BPF maps, "
-			    "buffers) is charged to what it measures", target->dir);
 	return 0;
 }
 
@@ -320,9 +317,11 @@ static int make_standin(const struct probe_opts *o, const struct mp_host *host,
 
 /* BPF: a failure here degrades the report, it does not stop the probe.
  * errbuf: why attribution is off or polled ("" when it is not). */
-static void bpf_start(const struct probe_opts *o, const struct mp_cgroup *target,
-		      struct snaps *sn, char *errbuf, size_t len)
+static void bpf_start(const struct probe_opts *o, const struct mp_host *host,
+		      const struct mp_cgroup *target, struct snaps *sn, char *errbuf, size_t len)
 {
+	bool bpf;
+
 	struct mp_attr_opts ao = {
 		.stack_sample_period = o->stack_sample_period,
 		.btf_path = o->btf_path, .cg = target,
@@ -335,6 +334,12 @@ static void bpf_start(const struct probe_opts *o, const struct mp_cgroup *target
 			    errbuf[0] ? errbuf : "cannot get the target's cgroup id");
 	else if (errbuf[0]) /* no BPF: the cgroup's files only */
 		mp_cli_warn(o->cmd, "%s", errbuf);
+	/* said once BPF is known: no maps where none were loaded */
+	bpf = sn->attr && !errbuf[0];
+	if (mp_cgroup_contains_self("", host, target))
+		mp_cli_warn(o->cmd, "memprobe itself runs in %s: its own memory (%s) is charged "
+			    "to what it measures", target->dir, bpf ? "BPF maps, buffers" :
+			    "buffers; no BPF maps: none were loaded");
 }
 
 /* The status line's state while the probe fills. */
@@ -461,7 +466,7 @@ int mp_probe_document(const struct mp_cli_cmd *cmd, int argc, char **argv,
 	if (!o.cgroup_path && !o.pid && !o.own_why[0] &&
 	    (ret = make_standin(&o, &host, &target, &target_created)))
 		goto out;
-	bpf_start(&o, &target, &sn, errbuf, sizeof(errbuf));
+	bpf_start(&o, &host, &target, &sn, errbuf, sizeof(errbuf));
 	target_oom0 = mp_cgroup_oom_kills(&target);
 	sn.target = &target;
 	if ((ret = fill(&o, &host, &target, &sn, &res)))

@@ -244,9 +244,6 @@ static int open_target(struct rec *r)
 	if (!r->o.cmd && r->o.probe_at_s >= 0 &&
 	    (ret = mp_lock_probe_or_say("record", &r->cg, &r->lock)))
 		return ret;
-	if (!r->o.cmd && mp_cgroup_contains_self("", &r->host, &r->cg))
-		mp_cli_warn("record", "memprobe itself runs in %s: its own memory (BPF maps, "
-			    "buffers) is charged to what it measures", r->cg.dir);
 	mp_cgroup_reap_own("", &r->host);
 	if (!r->o.cmd)
 		mp_cgroup_reap_stale(r->cg.dir, NULL);
@@ -335,8 +332,12 @@ static bool say_removed(struct rec *r)
 {
 	if (!r->end_reason || strcmp(r->end_reason, "cgroup removed"))
 		return false;
+	/* the report's moment (run.duration_ms, its last sample: the cgroup
+	 * was there then, gone at the next read), not the clock now: the
+	 * finish in between made this line 0.1 s later than the report */
 	fprintf(stderr, "memprobe record: %s was removed after %.1f s: the recording ends "
-		"there%s\n", r->cg.dir, (double)mp_rec_now_ms(r) / 1000.0, r->o.wait_cgroup ?
+		"there%s\n", r->cg.dir, (double)(r->have_last ? r->last.t_ms : 0) / 1000.0,
+		r->o.wait_cgroup ?
 		"; its report, then memprobe waits for it to come back (--wait-cgroup)" :
 		", its report covers it until then (--wait-cgroup would wait for it to come back)");
 	return true;
@@ -510,6 +511,11 @@ again:
 	mp_rec_start_attr(&r, why, sizeof(why));
 	if (why[0])
 		mp_cli_warn("record", "%s", why);
+	/* said once BPF is known: no maps where none were loaded */
+	if (!r.o.cmd && mp_cgroup_contains_self("", &r.host, &r.cg))
+		mp_cli_warn("record", "memprobe itself runs in %s: its own memory (%s) is charged "
+			    "to what it measures", r.cg.dir, r.attr && !why[0] ?
+			    "BPF maps, buffers" : "buffers; no BPF maps: none were loaded");
 	r.on_warn = say_warning;
 	if (r.o.openmetrics)
 		r.on_sample = write_openmetrics;

@@ -545,3 +545,34 @@ bool mp_out_shares_fd(const struct mp_out *o, int fd)
 	return o->f && fstat(fileno(o->f), &a) == 0 && fstat(fd, &b) == 0 &&
 	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
+
+/* What brings a failed write back, by its errno. */
+static const char *write_fix(int err, bool std)
+{
+	switch (err) {
+	case ENOSPC:
+	case EDQUOT:
+	case EFBIG:
+		return std ? "free space where standard output goes, or give -o a file on "
+			     "another filesystem" : "free space there, or give -o a file on "
+			     "another filesystem";
+	case EACCES:
+	case EPERM:
+	case EROFS:
+		return "give -o a file in a directory you may write";
+	case EPIPE:
+		return "keep the reader open until memprobe ends, or give -o a file";
+	default:
+		return std ? "check where standard output goes, or give -o a file" :
+			     "check the device (dmesg), or give -o another file";
+	}
+}
+
+int mp_out_failed(const char *cmd, const char *path, int err)
+{
+	bool std = !path || !strcmp(path, "-");
+
+	fprintf(stderr, "memprobe %s: cannot write the report to %s: %s; %s\n", cmd,
+		std ? "standard output" : path, strerror(err), write_fix(err, std));
+	return MP_EXIT_RUNTIME;
+}

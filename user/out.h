@@ -56,6 +56,10 @@ bool mp_out_shares_fd(const struct mp_out *o, int fd);
 int mp_out_commit(struct mp_out *o);
 /* Close and remove the temporary file. */
 void mp_out_abort(struct mp_out *o);
+/* A report that could not be written (err: an errno) to -o path (NULL or
+ * "-": standard output): one "problem; fix" line on stderr naming the file,
+ * the fix chosen by the error (space, permission, device). MP_EXIT_RUNTIME. */
+int mp_out_failed(const char *cmd, const char *path, int err);
 /* The temporary file still where PATH's directory has it: 0. Moved away
  * with its directory (rotated) or removed: made anew beside PATH, the old
  * one removed from where it went (1); -errno when the new one cannot be

@@ -239,7 +239,7 @@ static int render_built(const struct mp_renderer *r, cJSON *doc, int *kind, char
 	return -EINVAL;
 }
 
-int mp_emit(const char *cmd, cJSON *doc, const char *format, FILE *f)
+int mp_emit(const char *cmd, cJSON *doc, const char *format, FILE *f, const char *path)
 {
 	const struct mp_renderer *r = mp_renderer_find(format);
 	char *out = NULL, err[600];
@@ -259,7 +259,7 @@ int mp_emit(const char *cmd, cJSON *doc, const char *format, FILE *f)
 	cJSON_Delete(doc); /* the output and the document are never both large */
 	doc = NULL;
 	if (fwrite(out, 1, len, f) != len || fflush(f)) {
-		fprintf(stderr, "memprobe %s: cannot write the report: %s\n", cmd, strerror(errno));
+		mp_out_failed(cmd, path, errno ? errno : EIO);
 		goto out;
 	}
 	ret = 0;

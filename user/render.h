@@ -140,12 +140,13 @@ int mp_render_check(const char *cmd, const char *kind, const char *format);
  * checks) and rendered from that, so live output and `memprobe report` of
  * the saved JSON are the same bytes, with the document held once. doc is
  * freed here once rendered. Returns 0, or MP_EXIT_RUNTIME with a line on
- * stderr. The caller commits its mp_out.
+ * stderr (naming path, the -o argument: NULL or "-" is standard output).
+ * The caller commits its mp_out.
  * With MEMPROBE_DOC_COPY=PATH in the environment the JSON document is also
  * written to PATH (to a new KIND-PID-N.json in it when PATH is a directory):
  * the tests read the document of a run that printed text.
  */
-int mp_emit(const char *cmd, cJSON *doc, const char *format, FILE *f);
+int mp_emit(const char *cmd, cJSON *doc, const char *format, FILE *f, const char *path);
 
 /*
  * mp_emit for a measurement (probe, record), into out (opened on -o

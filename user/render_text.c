@@ -275,7 +275,10 @@ void mp_text_probe(const cJSON *r, FILE *f, struct mp_rd *rd)
 		mp_fmt_bytes(mp_rd_u64v(rd, p, "margin_bytes"), b2, sizeof(b2)),
 		mp_rd_str(rd, p, "thp", 0), mp_rd_str(rd, p, "cgroup", 0),
 		in_target ? "aim, not a limit:" : "limit",
-		mp_fmt_bytes(mp_rd_u64v(rd, p, "limit_bytes"), b3, sizeof(b3)));
+		/* in place the aim is the target's usage to stop at, as the aim
+		 * line gives it; limit_bytes is only the room that left at the start */
+		mp_fmt_bytes(mp_rd_u64v(rd, p, in_target && mp_rd_item(rd, p, "stop_at_bytes",
+			     MP_RD_ABSENT) ? "stop_at_bytes" : "limit_bytes"), b3, sizeof(b3)));
 	/* no cgroup of its own: the figure above is its aim, enforced by nothing */
 	if (in_target)
 		fprintf(f, "           in the target itself, without a limit of its own (the "

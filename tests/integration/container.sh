@@ -440,3 +440,18 @@ test_privileged_container() {
 	check "privileged: nothing left behind" no_leftovers
 	rm -rf "$D"
 }
+
+# memprobe inside what it records, BPF refused: its own memory is its
+# buffers; the line spoke of "BPF maps" no run had loaded
+test_self_no_bpf() {
+	local cg out=$TMP/self-nobpf.json err=$TMP/self-nobpf.err rc
+	if ! command -v setpriv > /dev/null; then skip "self, no BPF: no setpriv here"; return; fi
+	cg=$(make_cgroup self-nobpf $((256 * MIB))) || { fail "self, no BPF: make cgroup"; return; }
+	bash -c 'echo $$ > "$0/cgroup.procs" && exec "${@:3}" "$1" record --cgroup "$0" --duration 1 \
+		--format json -o "$2"' "$cg" "$MEMPROBE" "$out" "${NOBPF[@]}" 2> "$err"; rc=$?
+	check_eq "self, no BPF: record exits 0 ($(head -c 300 "$err" | tr '\n' ' '))" "$rc" 0
+	check_eq "self, no BPF: its own memory is its buffers, no BPF maps" \
+		"$(grep -c "memprobe itself runs in $cg: its own memory (buffers; no BPF maps: none were loaded) is charged to what it measures" "$err"):$(grep -c "BPF maps, buffers" "$err")" "1:0"
+	remove_cgroup "$cg"
+	check "self, no BPF: nothing left behind" no_leftovers
+}

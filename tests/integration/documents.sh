@@ -138,11 +138,18 @@ test_text() {
 		grep -q "^memprobe probe: no room for a chunk: .*(headroom [0-9.]* [KMG]iB as it stopped, margin " "$d/full.err"
 	# in place the probe's limit is its aim, enforced by nothing: said so
 	# (it printed "(limit 2.0 MiB)" and "without a limit of its own")
-	jq '.probe.in_target = true | .probe.in_target_reason = "read_only" | .probe.in_target_why = "a test"' \
+	jq '.probe.in_target = true | .probe.in_target_reason = "read_only" | .probe.in_target_why = "a test" |
+		.probe.limit_bytes = .probe.stop_at_bytes - 2097152' \
 		"$d/full.json" > "$d/inplace.json"
 	"$MEMPROBE" report "$d/inplace.json" > "$d/inplace.txt"
 	check "text: in place the probe's limit is called its aim, not a limit" grep -q "^probe .* (aim, not a limit: [0-9.]* [KMG]iB)$" "$d/inplace.txt"
 	check "text: ... enforced by nothing" grep -q "without a limit of its own (the kernel enforces none; the bounds are checked before each chunk): a test" "$d/inplace.txt"
+	# ... and that aim is the aim line's figure, the target's usage to stop
+	# at (it gave limit_bytes, the room left at the start: 717.4 MiB beside
+	# the aim's 720.0 MiB in a container; here 2 MiB less than the aim)
+	check_eq "text: in place the probe line's aim is the aim line's" \
+		"$(sed -n 's/^probe .*(aim, not a limit: \(.*\))$/\1/p' "$d/inplace.txt")" \
+		"$(sed -n 's/^aim .*: stop at \(.*\) of .*$/\1/p' "$d/inplace.txt")"
 	# a negative left after, as it is (-28672 printed "left after 0.0 MiB")
 	jq '.overhead.left_after.bytes = -28672' "$d/full.json" > "$d/neg.json"
 	check_eq "text: a negative left after printed as it is" \

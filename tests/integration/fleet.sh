@@ -70,6 +70,11 @@ test_record_daemon() {
 		"$(jqv "$d/gone.json" .run.ended_by)" "cgroup removed"
 	check "daemon: the cgroup removed: one line names it and --wait-cgroup" \
 		grep -q "^memprobe record: $cg was removed after [0-9.]* s: the recording ends there.*--wait-cgroup" "$d/err"
+	# one moment for the removal: the line's figure is the report's (it
+	# said 1.0 s beside the report's 0.9 s: the clock after the finish)
+	check_eq "daemon: the cgroup removed: the line's time is the report's" \
+		"$(sed -n 's/^memprobe record: .* was removed after \([0-9.]*\) s:.*/\1/p' "$d/err")" \
+		"$(awk -v ms="$(jqv "$d/gone.json" .run.duration_ms)" 'BEGIN { printf "%.1f", ms / 1000 }')"
 	# --wait-cgroup: not there yet, there, removed (its report written, the
 	# live file gone), back (recorded anew), stopped
 	"$MEMPROBE" record --cgroup "$cg" --wait-cgroup --interval 100 --openmetrics "$d/w.prom" \

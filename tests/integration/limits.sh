@@ -241,3 +241,24 @@ test_fills_host() {
 	remove_cgroup "$cg"
 	check "fills host: nothing left behind" no_leftovers
 }
+
+# ---------------------------------------------------------------------------
+# A report that cannot be written says which file and what to do, in one
+# "problem; fix" line, exit 1, for every command that writes one (limits
+# and budget said neither file nor fix; report and compare no fix).
+test_write_failed() {
+	local doc c rc err
+	doc="$(dirname "$0")/fixtures/golden/corpus-probe-full.json"
+	local fix="No space left on device; free space there, or give -o a file on another filesystem"
+	for c in limits "report $doc" "compare $doc $doc" "budget --from $doc"; do
+		set -- $c
+		err=$("$MEMPROBE" "$@" -o /dev/full 2>&1 >/dev/null); rc=$?
+		check_eq "write failed: $1 -o /dev/full exits 1" "$rc" 1
+		check_eq "write failed: $1 names the file and a fix" "$err" \
+			"memprobe $1: cannot write the report to /dev/full: $fix"
+	done
+	err=$("$MEMPROBE" limits 2>&1 >/dev/full); rc=$?
+	check_eq "write failed: limits > /dev/full exits 1" "$rc" 1
+	check_eq "write failed: limits names standard output and a fix" "$err" \
+		"memprobe limits: cannot write the report to standard output: No space left on device; free space where standard output goes, or give -o a file on another filesystem"
+}

@@ -115,7 +115,7 @@ static void test_emit(void)
 	int kind;
 	cJSON *back;
 
-	CHECK_EQ_INT(mp_emit("unit", doc, "json", f), 0, "mp_emit json");
+	CHECK_EQ_INT(mp_emit("unit", doc, "json", f, NULL), 0, "mp_emit json");
 	fclose(f);
 	CHECK(json && buf && strlen(buf) == strlen(json) + 1 && !strncmp(buf, json, strlen(json)),
 	      "mp_emit json = the document printed, and a newline");
