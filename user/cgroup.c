@@ -344,7 +344,10 @@ static void read_throttle(const char *root, struct mp_cgroup *cg)
 	cg->has_reclaimable = !mp_cgroup_file_bytes(root, cg, &cg->reclaimable_bytes);
 	if (!cg->has_reclaimable)
 		cg->reclaimable_bytes = 0;
-	cg->soft_headroom_bytes = cg->headroom_bytes + cg->reclaimable_bytes;
+	/* MemAvailable counts the page cache the kernel can reclaim already:
+	 * where it is the bound, the cache is not added twice */
+	cg->soft_headroom_bytes = cg->headroom_bytes +
+				  (strcmp(cg->headroom_from, "MemAvailable") ? cg->reclaimable_bytes : 0);
 	read_moment(root, cg);
 }
 

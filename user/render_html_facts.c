@@ -14,6 +14,7 @@
 #include "attr.h" /* mp_lost_names */
 #include "proc_role.h"
 #include "util.h"
+#include "views.h"
 
 #include <inttypes.h>
 #include <stdbool.h>
@@ -73,13 +74,13 @@ static void fact_str_open(FILE *f, const char *path, const char *label, const ch
 static void soft_row(const cJSON *t, FILE *f, struct mp_rd *rd)
 {
 	uint64_t rec;
-	char b[32], extra[96] = "";
+	char w[200], extra[208] = "";
 
 	if (!mp_rd_item(rd, t, "soft_headroom_bytes", MP_RD_ABSENT))
 		return; /* older documents */
 	if (mp_rd_u64(rd, t, "reclaimable_bytes", MP_RD_NULL | MP_RD_ABSENT, &rec))
-		snprintf(extra, sizeof(extra), " (the hard headroom and %s of reclaimable page cache)",
-			 mp_fmt_bytes(rec, b, sizeof(b)));
+		snprintf(extra, sizeof(extra), " (%s)", mp_view_soft_words(t, rd, mp_fmt_sbytes,
+			 "the hard headroom", rec, w, sizeof(w)));
 	fact_size(f, "target.soft_headroom_bytes", "headroom, soft", t, "soft_headroom_bytes", extra,
 		  rd);
 }

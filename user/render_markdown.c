@@ -617,12 +617,12 @@ static void md_record(const cJSON *doc, FILE *f, struct mp_rd *rd)
 static void limits_soft(const cJSON *cg, FILE *f, struct mp_rd *rd)
 {
 	uint64_t rec, soft;
-	char b[32], b2[32];
+	char b[32], w[200];
 
 	if (mp_rd_u64(rd, cg, "reclaimable_bytes", MP_RD_NULL | MP_RD_ABSENT, &rec) &&
 	    mp_rd_u64(rd, cg, "soft_headroom_bytes", MP_RD_NULL, &soft))
-		fprintf(f, "| soft headroom | %s: the headroom and %s of reclaimable page cache |\n",
-			mp_render_usize(soft, b, sizeof(b)), mp_render_usize(rec, b2, sizeof(b2)));
+		fprintf(f, "| soft headroom | %s: %s |\n", mp_render_usize(soft, b, sizeof(b)),
+			mp_view_soft_words(cg, rd, mp_render_size, "the headroom", rec, w, sizeof(w)));
 }
 
 /* What /proc/meminfo and the host say beside the cgroup: the figures a job

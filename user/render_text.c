@@ -111,7 +111,7 @@ void mp_text_soft(const cJSON *cg, FILE *f, struct mp_rd *rd, const char *ind)
 {
 	const char *kind = mp_rd_str(rd, cg, "throttle_kind", MP_RD_NULL | MP_RD_ABSENT);
 	uint64_t thr, rec, soft;
-	char b[32], b2[32];
+	char b[32], w[200];
 
 	if (mp_rd_u64(rd, cg, "throttle_bytes", MP_RD_NULL | MP_RD_ABSENT, &thr))
 		fprintf(f, "%sthrottling point    %s (%" PRIu64 " bytes), %s set by %s%s\n", ind,
@@ -121,9 +121,9 @@ void mp_text_soft(const cJSON *cg, FILE *f, struct mp_rd *rd, const char *ind)
 				? " (a soft limit: it acts only under global memory pressure)" : "");
 	if (mp_rd_u64(rd, cg, "reclaimable_bytes", MP_RD_NULL | MP_RD_ABSENT, &rec) &&
 	    mp_rd_u64(rd, cg, "soft_headroom_bytes", MP_RD_NULL, &soft))
-		fprintf(f, "%ssoft headroom       %s (%" PRIu64 " bytes): the headroom and %s of "
-			"reclaimable page cache\n", ind, mp_fmt_bytes(soft, b, sizeof(b)), soft,
-			mp_fmt_bytes(rec, b2, sizeof(b2)));
+		fprintf(f, "%ssoft headroom       %s (%" PRIu64 " bytes): %s\n", ind,
+			mp_fmt_bytes(soft, b, sizeof(b)), soft,
+			mp_view_soft_words(cg, rd, mp_fmt_sbytes, "the headroom", rec, w, sizeof(w)));
 }
 
 /* ---- limits --features ----------------------------------------------------------- */

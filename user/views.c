@@ -202,3 +202,22 @@ void mp_view_cats_free(struct mp_view_cats *v)
 	free(v->rows);
 	memset(v, 0, sizeof(*v));
 }
+
+const char *mp_view_soft_words(const cJSON *cg, struct mp_rd *rd, mp_view_size_fn size,
+			       const char *hard, uint64_t rec, char *buf, size_t len)
+{
+	const char *from = mp_rd_str(rd, cg, "headroom_from", MP_RD_NULL | MP_RD_ABSENT);
+	uint64_t soft = 0, hard_b = 0;
+	char b[32];
+
+	size((int64_t)rec, b, sizeof(b));
+	mp_rd_u64(rd, cg, "soft_headroom_bytes", MP_RD_NULL | MP_RD_ABSENT, &soft);
+	mp_rd_u64(rd, cg, "headroom_bytes", MP_RD_NULL | MP_RD_ABSENT, &hard_b);
+	/* the figures decide (documents before this added the cache anyway) */
+	if (rec && soft == hard_b && from && !strcmp(from, "MemAvailable"))
+		snprintf(buf, len, "%s alone: MemAvailable, which sets it, counts the %s of "
+			 "reclaimable page cache already", hard, b);
+	else
+		snprintf(buf, len, "%s and %s of reclaimable page cache", hard, b);
+	return buf;
+}

@@ -114,6 +114,13 @@ struct mp_view_moment {
 };
 void mp_view_moment(const cJSON *o, struct mp_rd *rd, struct mp_view_moment *m);
 
+/* The soft headroom's words, after its figure: "HARD and 1.0 GiB of
+ * reclaimable page cache", or, where MemAvailable sets the headroom (it
+ * counts that cache already, and the soft headroom adds none), HARD alone
+ * and why. HARD is the renderer's name for the hard headroom. */
+const char *mp_view_soft_words(const cJSON *cg, struct mp_rd *rd, mp_view_size_fn size,
+			       const char *hard, uint64_t rec, char *buf, size_t len);
+
 /* A percentage as the tables print it: within ±0.05 (which "%.1f" would
  * print as "-0.0" or "0.0") it is 0. */
 double mp_view_pct(double pct);

@@ -99,6 +99,25 @@ test_headroom_cache() {
 	check_ge "cache: reclaimable page cache >= 290 MiB" "$rec" $((290 * MIB))
 	check_eq "cache: soft = hard + reclaimable" "$soft" $((hard + rec))
 	check "cache: text shows the soft headroom" grep -q "soft headroom .*of reclaimable page cache" <<< "$("$MEMPROBE" limits --cgroup "$cg")"
+	# the cgroup unlimited: where MemAvailable bounds the headroom, it
+	# counts this cache already, and the soft headroom adds none (it added
+	# the cache a second time)
+	local lim_file=memory.limit_in_bytes unl=-1 hfrom
+	[ "$(cg_version "$cg")" = 2 ] && lim_file=memory.max unl=max
+	echo "$unl" > "$cg/$lim_file"
+	"$MEMPROBE" limits --cgroup "$cg" --format json > "$TMP/cache-unl.json"
+	hfrom=$(jqv "$TMP/cache-unl.json" .cgroup.headroom_from)
+	if [ "$hfrom" = MemAvailable ]; then
+		check_eq "cache: bound by MemAvailable, the soft headroom is the headroom" \
+			"$(jqv "$TMP/cache-unl.json" .cgroup.soft_headroom_bytes)" \
+			"$(jqv "$TMP/cache-unl.json" .cgroup.headroom_bytes)"
+		check "cache: ... and the text says MemAvailable counts the cache" grep -q \
+			"soft headroom .*MemAvailable, which sets it, counts the .* of reclaimable page cache already" \
+			<<< "$("$MEMPROBE" report "$TMP/cache-unl.json")"
+	else
+		skip "cache: unlimited, the headroom is set by $hfrom here, not MemAvailable"
+	fi
+	echo $((512 * MIB)) > "$cg/$lim_file"
 	# a plain process allocates more than the hard headroom: the kernel
 	# reclaims the cache, nobody is OOM-killed
 	want=$((hard / MIB + 100))

@@ -99,6 +99,14 @@ static bool check_fixture(const char *name)
 		  fmt_val(cg.has_reclaimable, cg.reclaimable_bytes, v, sizeof(v)));
 	check_key(name, text, "soft_headroom_bytes",
 		  fmt_val(cg.has_reclaimable, cg.soft_headroom_bytes, v, sizeof(v)));
+	/* MemAvailable counts the reclaimable page cache already: where it
+	 * bounds the headroom, the soft headroom adds none (it added it twice) */
+	printf("# %s: headroom %llu from %s, reclaimable %llu, soft %llu\n", name,
+	       (unsigned long long)cg.headroom_bytes, cg.headroom_from,
+	       (unsigned long long)cg.reclaimable_bytes, (unsigned long long)cg.soft_headroom_bytes);
+	CHECK_EQ_INT(cg.soft_headroom_bytes, cg.headroom_bytes +
+		     (strcmp(cg.headroom_from, "MemAvailable") ? cg.reclaimable_bytes : 0),
+		     "%s: the soft headroom is the headroom and the cache MemAvailable lacks", name);
 
 	/* memory.stat by category (v1: total_* keys, kmem usage as kernel) */
 	struct mp_cg_stat st;
