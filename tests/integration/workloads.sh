@@ -93,11 +93,15 @@ test_postgres() {
 		grep -Eq "^pinned at the probe's stop: .*RssShmem up to [0-9.]+ [KMG]i?B in one process" "$TMP/pg.txt"
 	check "postgres: the text names the segment and its mappers by role" \
 		grep -Eq "^  shared segment /dev/zero \(deleted\): .* by [0-9]+ processes: postgres ×$n \(backends\)" "$TMP/pg.txt"
-	if [ "$(jqv "$out" '[.overhead.groups[] | .categories[] | select(.category == "shmem") | .bytes] | add // 0')" -ge "$MIB" ]; then
+	# the words list the groups charged, in the groups' order: the backends among
+	# them where their share is a MiB or more (the checkpointer, or another
+	# process, may have touched more of the new pages during the probe: a
+	# sanitizer build's slower probe once put it first)
+	if [ "$(jqv "$out" '[.overhead.groups[] | select(.comm == "postgres" and .role == "backend") | .categories[] | select(.category == "shmem") | .bytes] | add // 0')" -ge "$MIB" ]; then
 		check "postgres: shared memory said once, with who was charged" \
-			grep -Eq "^overhead .*; shared memory \(shmem\) [0-9.]+ MiB, charged to the first toucher of each page: postgres ×$n \(backends\)" "$TMP/pg.txt"
+			grep -Eq "^overhead .*; shared memory \(shmem\) [0-9.]+ MiB, charged to the first toucher of each page:[^;]* postgres ×$n \(backends\)" "$TMP/pg.txt"
 	else
-		skip "postgres: shared_buffers did not grow during the probe"
+		skip "postgres: the backends were charged less than 1 MiB of shared_buffers during the probe"
 	fi
 	remove_cgroup "$cg"
 	rm -rf "$d"
