@@ -12,6 +12,7 @@
 #include "render.h"
 #include "compare.h"
 #include "util.h"
+#include "views.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -399,20 +400,19 @@ static void t_oom_kills(const cJSON *doc, FILE *f, struct mp_rd *rd)
  * for). */
 static void t_copy_on_write(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *o = mp_rd_obj(rd, attribution(doc, rd), "copy_on_write", MP_RD_ABSENT), *t;
+	struct mp_view_cow v;
 	struct row r = { f, 0 };
 
 	header(f, "pid,comm,bytes");
-	if (!o)
+	if (mp_view_cow(attribution(doc, rd), rd, &v))
 		return;
-	cJSON_ArrayForEach(t, mp_rd_arr(rd, o, "by_task", MP_RD_ABSENT)) {
-		if (!mp_rd_is_obj(rd, t))
-			return;
-		field_u(&r, rd, t, "pid", 0);
-		field(&r, mp_rd_str(rd, t, "comm", 0));
-		field_u(&r, rd, t, "bytes", 0);
+	for (int i = 0; i < v.ntasks; i++) {
+		field_n(&r, v.tasks[i].pid);
+		field(&r, v.tasks[i].comm);
+		field_n(&r, v.tasks[i].bytes);
 		end_row(&r);
 	}
+	mp_view_cow_free(&v);
 }
 
 static const struct csv_table tables[] = {

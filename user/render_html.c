@@ -1201,17 +1201,17 @@ static void note(FILE *f, const char *text)
 
 static void probe_summary(const cJSON *r, FILE *f, struct mp_rd *rd)
 {
-	const char *n = mp_rd_str(rd, r, "note", MP_RD_ABSENT);
-	uint64_t sig;
+	struct mp_view_verdicts v;
 
-	if (n)
-		note(f, n);
-	if (mp_rd_bool(rd, r, "interrupted", 0))
+	mp_view_verdicts(r, rd, &v);
+	if (v.note)
+		note(f, v.note);
+	if (v.interrupted)
 		note(f, "Interrupted: the probe was stopped by a signal; figures are partial.");
-	if (mp_rd_u64(rd, r, "probe_killed_by_signal", MP_RD_NULL, &sig))
+	if (v.killed)
 		note(f, "Killed: the probe process was killed from outside memprobe; figures are "
 		     "partial.");
-	if (mp_rd_bool(rd, r, "probe_oom_killed", 0))
+	if (v.oom_killed)
 		note(f, "The probe was OOM-killed.");
 	fputs("<section><h2>Summary</h2>\n<table class=\"summary\">\n", f);
 	limit_rows(mp_rd_obj(rd, r, "target", 0), f, rd);

@@ -352,28 +352,25 @@ static void hooks(const cJSON *a, FILE *f, struct mp_rd *rd)
 /* Who paid for a fork's shared pages (as the text says it). */
 static void copy_on_write(const cJSON *a, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *o = mp_rd_obj(rd, a, "copy_on_write", MP_RD_ABSENT), *t;
+	struct mp_view_cow v;
 	char b[32];
-	int n = 0;
 
-	if (!o)
+	if (mp_view_cow(a, rd, &v) || !v.present)
 		return;
-	if (!mp_rd_str(rd, o, "source", MP_RD_NULL)) {
-		fprintf(f, "Copy-on-write: not looked for (%s).\n\n", mp_rd_str(rd, o, "why", 0));
+	if (v.why) {
+		fprintf(f, "Copy-on-write: not looked for (%s).\n\n", v.why);
 		return;
 	}
 	fprintf(f, "Copy-on-write: %s of pages copied on write (after a fork, or at a "
 		"private file page's first write: `%s`'s copies, %s)",
-		mp_render_usize(mp_rd_u64v(rd, o, "bytes"), b, sizeof(b)),
-		mp_rd_str(rd, o, "source", 0), mp_rd_str(rd, o, "span", 0));
-	cJSON_ArrayForEach(t, mp_rd_arr(rd, o, "by_task", 0)) {
-		if (n == 3 || !mp_rd_is_obj(rd, t))
-			break;
-		fputs(n++ ? ", " : ": ", f);
-		who(f, t, rd);
-		fprintf(f, " copied %s", mp_render_usize(mp_rd_u64v(rd, t, "bytes"), b, sizeof(b)));
+		mp_render_usize(v.bytes, b, sizeof(b)), v.source, v.span);
+	for (int i = 0; i < v.nshown; i++) {
+		fputs(i ? ", " : ": ", f);
+		who(f, v.tasks[i].obj, rd);
+		fprintf(f, " copied %s", mp_render_usize(v.tasks[i].bytes, b, sizeof(b)));
 	}
 	fputs(".\n\n", f);
+	mp_view_cow_free(&v);
 }
 
 static void attribution(const cJSON *a, FILE *f, struct mp_rd *rd)
@@ -393,19 +390,18 @@ static void attribution(const cJSON *a, FILE *f, struct mp_rd *rd)
 
 static void verdicts(const cJSON *r, FILE *f, struct mp_rd *rd)
 {
-	const char *note = mp_rd_str(rd, r, "note", MP_RD_ABSENT);
-	uint64_t sig;
+	struct mp_view_verdicts v;
 
-	if (note)
-		fprintf(f, "> **Note:** %s\n\n", note);
-	if (mp_rd_bool(rd, r, "interrupted", 0))
+	mp_view_verdicts(r, rd, &v);
+	if (v.note)
+		fprintf(f, "> **Note:** %s\n\n", v.note);
+	if (v.interrupted)
 		fputs("> **Interrupted:** the probe was stopped by a signal; figures are partial.\n\n", f);
-	if (mp_rd_u64(rd, r, "probe_killed_by_signal", MP_RD_NULL, &sig))
+	if (v.killed)
 		fprintf(f, "> **Killed:** the probe process was killed by signal %" PRIu64
-			" from outside memprobe; figures are partial.\n\n", sig);
-	if (mp_rd_bool(rd, r, "probe_oom_killed", 0))
-		fprintf(f, "> **OOM:** the probe was OOM-killed (at the %s's limit).\n\n",
-			mp_rd_str(rd, r, "probe_oom_limit", 0));
+			" from outside memprobe; figures are partial.\n\n", v.signal);
+	if (v.oom_killed)
+		fprintf(f, "> **OOM:** the probe was OOM-killed (at the %s's limit).\n\n", v.oom_limit);
 }
 
 static void md_probe(const cJSON *r, FILE *f, struct mp_rd *rd)

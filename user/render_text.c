@@ -187,19 +187,19 @@ void mp_text_features(const cJSON *doc, FILE *f, struct mp_rd *rd)
 /* What stopped the probe short, if anything. */
 static void probe_verdicts(const cJSON *r, FILE *f, struct mp_rd *rd)
 {
-	const char *note = mp_rd_str(rd, r, "note", MP_RD_ABSENT);
-	uint64_t sig;
+	struct mp_view_verdicts v;
 
-	if (note)
-		fprintf(f, "NOTE: %s\n", note);
-	if (mp_rd_bool(rd, r, "interrupted", 0))
+	mp_view_verdicts(r, rd, &v);
+	if (v.note)
+		fprintf(f, "NOTE: %s\n", v.note);
+	if (v.interrupted)
 		fputs("INTERRUPTED: the probe was stopped by a signal; figures are partial "
 		      "(the chunk being filled counts as allocated as far as it got)\n", f);
-	if (mp_rd_u64(rd, r, "probe_killed_by_signal", MP_RD_NULL, &sig))
+	if (v.killed)
 		fprintf(f, "KILLED: the probe process was killed by signal %d from outside memprobe; "
-			"figures are partial\n", (int)sig);
-	if (mp_rd_bool(rd, r, "probe_oom_killed", 0))
-		fputs(strcmp(mp_rd_str(rd, r, "probe_oom_limit", 0), "probe cgroup") == 0
+			"figures are partial\n", (int)v.signal);
+	if (v.oom_killed)
+		fputs(strcmp(v.oom_limit, "probe cgroup") == 0
 			      ? "The probe was OOM-killed at its own cgroup's limit (the workload was not)\n"
 			      : "The probe was OOM-killed at the target's limit: the workload grew "
 				"while it ran (the probe, at oom_score_adj 1000, was the victim)\n", f);
