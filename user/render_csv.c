@@ -373,27 +373,27 @@ static void t_overhead(const cJSON *doc, FILE *f, struct mp_rd *rd)
  * sample's) and the limit in force then (empty: not read). */
 static void t_oom_kills(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *it;
+	struct mp_view_ooms v;
 	struct row r = { f, 0 };
-	char b[32];
 
 	header(f, "t_ms,pid,comm,usage_bytes,usage_at_kill,limit_bytes");
-	cJSON_ArrayForEach(it, mp_rd_arr(rd, doc, "oom_kills", 0)) {
-		bool at_kill;
-		uint64_t u;
+	if (mp_view_ooms(doc, rd, &v))
+		return;
+	for (int i = 0; i < v.n; i++) {
+		const struct mp_view_oom *k = &v.rows[i];
 
-		if (!mp_rd_is_obj(rd, it))
-			return;
-		u = mp_render_oom_usage(rd, it, &at_kill);
-		field_u(&r, rd, it, "t_ms", 0);
-		field_u(&r, rd, it, "pid", 0);
-		field(&r, mp_rd_str(rd, it, "comm", 0));
-		snprintf(b, sizeof(b), "%" PRIu64, u);
-		field(&r, b);
-		field(&r, at_kill ? "true" : "false");
-		field_u(&r, rd, it, "limit_bytes", MP_RD_NULL | MP_RD_ABSENT);
+		field_n(&r, k->t_ms);
+		field_n(&r, k->pid);
+		field(&r, k->comm);
+		field_n(&r, k->usage);
+		field(&r, k->at_kill ? "true" : "false");
+		if (k->has_limit)
+			field_n(&r, k->limit);
+		else
+			field(&r, NULL);
 		end_row(&r);
 	}
+	mp_view_ooms_free(&v);
 }
 
 /* Pages copied on write after a fork, per process (empty when not looked

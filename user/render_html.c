@@ -1118,28 +1118,28 @@ static void hooks_table(const cJSON *a, FILE *f, struct mp_rd *rd)
 
 static void oom_table(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *kills = mp_rd_arr(rd, doc, "oom_kills", 0), *it;
+	struct mp_view_ooms v;
 	char b[32];
 
-	if (!cJSON_GetArraySize(kills))
+	if (mp_view_ooms(doc, rd, &v))
 		return;
+	if (!v.n) {
+		mp_view_ooms_free(&v);
+		return;
+	}
 	fputs("<section><h2>OOM kills</h2>\n<div class=\"wrap\"><table class=\"oom-kills\"><tr>"
 	      "<th class=\"n\">t (s)</th><th>task</th><th class=\"n\">usage</th></tr>\n", f);
-	cJSON_ArrayForEach(it, kills) {
-		bool at_kill;
-		uint64_t u;
-
-		if (!mp_rd_is_obj(rd, it))
-			return;
-		u = mp_render_oom_usage(rd, it, &at_kill);
-		fprintf(f, "<tr><td class=\"n\">%.1f</td><td>", mp_rd_u64v(rd, it, "t_ms") / 1000.0);
-		mp_html_who(f, it, rd);
-		fprintf(f, "</td><td class=\"n\">%s %s</td></tr>\n", mp_render_usize(u, b, sizeof(b)),
-			at_kill ? "at the kill" : "(last sample before it)");
+	for (int i = 0; i < v.n; i++) {
+		fprintf(f, "<tr><td class=\"n\">%.1f</td><td>", v.rows[i].t_ms / 1000.0);
+		mp_html_who(f, v.rows[i].obj, rd);
+		fprintf(f, "</td><td class=\"n\">%s %s</td></tr>\n",
+			mp_render_usize(v.rows[i].usage, b, sizeof(b)),
+			v.rows[i].at_kill ? "at the kill" : "(last sample before it)");
 	}
 	fputs("</table></div>\n", f);
-	mp_html_oom_vectors(doc, f, rd);
+	mp_html_oom_vectors(&v, f, rd);
 	fputs("</section>\n", f);
+	mp_view_ooms_free(&v);
 }
 
 /* ---- the page --------------------------------------------------------------------- */

@@ -396,15 +396,15 @@ void mp_html_not_charged(const cJSON *a, FILE *f, struct mp_rd *rd)
 }
 
 /* One kill's vector: what was charged, each byte once, and the limit. */
-static void oom_vector(const cJSON *k, int i, FILE *f, struct mp_rd *rd)
+static void oom_vector(const struct mp_view_oom *k, int i, FILE *f, struct mp_rd *rd)
 {
 	static const char *const keys[] = { "rss_bytes", "shmem_unmapped_bytes",
 					    "page_cache_unmapped_bytes", "kernel_bytes", "sock_bytes" };
-	const cJSON *ch = mp_rd_obj(rd, k, "charged", MP_RD_NULL | MP_RD_ABSENT);
+	const cJSON *ch = mp_rd_obj(rd, k->obj, "charged", MP_RD_NULL | MP_RD_ABSENT);
 	char path[96];
 
-	fprintf(f, "<tr><td class=\"n\">%.1f</td><td>", mp_rd_u64v(rd, k, "t_ms") / 1000.0);
-	mp_html_who(f, k, rd);
+	fprintf(f, "<tr><td class=\"n\">%.1f</td><td>", k->t_ms / 1000.0);
+	mp_html_who(f, k->obj, rd);
 	fputs("</td>", f);
 	for (size_t j = 0; j < sizeof(keys) / sizeof(keys[0]); j++) {
 		snprintf(path, sizeof(path), "oom_kills.%d.charged.%s", i, keys[j]);
@@ -415,20 +415,18 @@ static void oom_vector(const cJSON *k, int i, FILE *f, struct mp_rd *rd)
 				path);
 	}
 	snprintf(path, sizeof(path), "oom_kills.%d.limit_bytes", i);
-	if (mp_rd_item(rd, k, "limit_bytes", MP_RD_ABSENT))
-		cell(f, path, k, "limit_bytes", rd);
+	if (mp_rd_item(rd, k->obj, "limit_bytes", MP_RD_ABSENT))
+		cell_v(f, path, k->has_limit, k->limit);
 	else
 		fputs("<td class=\"n\"></td>", f);
 	fputs("</tr>\n", f);
 }
 
-void mp_html_oom_vectors(const cJSON *doc, FILE *f, struct mp_rd *rd)
+void mp_html_oom_vectors(const struct mp_view_ooms *v, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *kills = mp_rd_arr(rd, doc, "oom_kills", 0), *k;
 	char line[4096];
-	int i = 0;
 
-	if (!cJSON_GetArraySize(kills))
+	if (!v->n)
 		return;
 	fputs("<p>What was charged at each kill, each byte once (the last sample's memory.stat): "
 	      "RSS is what processes map; shmem and page cache no process maps (unmapped) are "
@@ -437,14 +435,11 @@ void mp_html_oom_vectors(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	      "<br>unmapped</th><th class=\"n\">page cache<br>unmapped</th>"
 	      "<th class=\"n\">kernel</th><th class=\"n\">sock</th><th class=\"n\">limit<br>then</th>"
 	      "</tr>\n", f);
-	cJSON_ArrayForEach(k, kills) {
-		if (!mp_rd_is_obj(rd, k))
-			return;
-		oom_vector(k, i++, f, rd);
-	}
+	for (int i = 0; i < v->n; i++)
+		oom_vector(&v->rows[i], i, f, rd);
 	fputs("</table></div>\n", f);
-	cJSON_ArrayForEach(k, kills)
-		if (mp_render_oom_line(rd, k, line, sizeof(line))) {
+	for (int i = 0; i < v->n; i++)
+		if (mp_render_oom_line(rd, v->rows[i].obj, line, sizeof(line))) {
 			fputs("<p class=\"sub\">", f);
 			mp_html_esc(f, line);
 			fputs("</p>\n", f);

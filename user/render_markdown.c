@@ -491,39 +491,41 @@ static void record_head(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	fprintf(f, "| OOM kills | %d |\n\n", cJSON_GetArraySize(mp_rd_arr(rd, doc, "oom_kills", 0)));
 }
 
+/* The OOM kills, a row each, then what each was made of. */
+static void oom_kills(const cJSON *doc, FILE *f, struct mp_rd *rd)
+{
+	struct mp_view_ooms v;
+	char b[32], line[PATH_MAX + 512];
+
+	if (mp_view_ooms(doc, rd, &v))
+		return;
+	if (v.n)
+		fputs("## OOM kills\n\n| t (s) | task | usage | limit |\n|---:|---|---:|---:|\n", f);
+	for (int i = 0; i < v.n; i++) {
+		fprintf(f, "| %.1f | ", v.rows[i].t_ms / 1000.0);
+		who(f, v.rows[i].obj, rd);
+		fprintf(f, " | %s %s | ", mp_render_usize(v.rows[i].usage, b, sizeof(b)),
+			v.rows[i].at_kill ? "at the kill" : "(last sample before it)");
+		/* the limit then (documents before it: none) */
+		if (v.rows[i].has_limit)
+			fputs(mp_render_usize(v.rows[i].limit, b, sizeof(b)), f);
+		fputs(" |\n", f);
+	}
+	if (v.n)
+		fputc('\n', f);
+	for (int i = 0; i < v.n; i++)
+		if (mp_render_oom_line(rd, v.rows[i].obj, line, sizeof(line)))
+			fprintf(f, "- %.1f s: %s\n", v.rows[i].t_ms / 1000.0, line);
+	if (v.n)
+		fputc('\n', f);
+	mp_view_ooms_free(&v);
+}
+
 static void record_events(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *kills = mp_rd_arr(rd, doc, "oom_kills", 0), *it;
 	const cJSON *p = mp_rd_obj(rd, doc, "probe", MP_RD_ABSENT);
-	char b[32];
 
-	if (cJSON_GetArraySize(kills)) {
-		fputs("## OOM kills\n\n| t (s) | task | usage | limit |\n|---:|---|---:|---:|\n", f);
-		cJSON_ArrayForEach(it, kills) {
-			bool at_kill;
-			uint64_t u, lim;
-
-			if (!mp_rd_is_obj(rd, it))
-				return;
-			u = mp_render_oom_usage(rd, it, &at_kill);
-			fprintf(f, "| %.1f | ", mp_rd_u64v(rd, it, "t_ms") / 1000.0);
-			who(f, it, rd);
-			fprintf(f, " | %s %s | ", mp_render_usize(u, b, sizeof(b)),
-				at_kill ? "at the kill" : "(last sample before it)");
-			/* the limit then (documents before it: none) */
-			if (mp_rd_u64(rd, it, "limit_bytes", MP_RD_NULL | MP_RD_ABSENT, &lim))
-				fputs(mp_render_usize(lim, b, sizeof(b)), f);
-			fputs(" |\n", f);
-		}
-		fputc('\n', f);
-		cJSON_ArrayForEach(it, kills) {
-			char line[PATH_MAX + 512];
-
-			if (mp_rd_is_obj(rd, it) && mp_render_oom_line(rd, it, line, sizeof(line)))
-				fprintf(f, "- %.1f s: %s\n", mp_rd_u64v(rd, it, "t_ms") / 1000.0, line);
-		}
-		fputc('\n', f);
-	}
+	oom_kills(doc, f, rd);
 	if (!p)
 		return;
 	fputs("## The probe (--probe-at)\n\n", f);

@@ -390,29 +390,27 @@ static void oom_explained(const cJSON *kill, FILE *f, struct mp_rd *rd)
 
 static void record_events(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *it, *p = mp_rd_obj(rd, doc, "probe", MP_RD_ABSENT);
-	char b1[32];
-	uint64_t n;
+	const cJSON *p = mp_rd_obj(rd, doc, "probe", MP_RD_ABSENT);
+	struct mp_view_ooms v;
+	char b1[32], b2[32];
 
-	cJSON_ArrayForEach(it, mp_rd_arr(rd, doc, "oom_kills", 0)) {
-		if (!mp_rd_is_obj(rd, it))
-			return;
-		bool at_kill;
-		uint64_t u = mp_render_oom_usage(rd, it, &at_kill), lim;
-		char b2[32];
+	if (mp_view_ooms(doc, rd, &v))
+		return;
+	for (int i = 0; i < v.n; i++) {
+		const struct mp_view_oom *k = &v.rows[i];
 
-		fprintf(f, "OOM kill at %.1f s: %s[%u] (usage %s%s",
-			mp_rd_u64v(rd, it, "t_ms") / 1000.0, mp_rd_str(rd, it, "comm", 0),
-			(unsigned int)mp_rd_u64v(rd, it, "pid"), mp_fmt_bytes(u, b1, sizeof(b1)),
-			at_kill ? " at the kill" : ", last sample before it");
-		if (mp_rd_u64(rd, it, "limit_bytes", MP_RD_NULL | MP_RD_ABSENT, &lim))
-			fprintf(f, "; limit %s then", mp_fmt_bytes(lim, b2, sizeof(b2)));
+		fprintf(f, "OOM kill at %.1f s: %s[%u] (usage %s%s", k->t_ms / 1000.0, k->comm,
+			(unsigned int)k->pid, mp_fmt_bytes(k->usage, b1, sizeof(b1)),
+			k->at_kill ? " at the kill" : ", last sample before it");
+		if (k->has_limit)
+			fprintf(f, "; limit %s then", mp_fmt_bytes(k->limit, b2, sizeof(b2)));
 		fputs(")\n", f);
-		oom_explained(it, f, rd);
+		oom_explained(k->obj, f, rd);
 	}
-	if (mp_rd_u64(rd, doc, "oom_kills_not_listed", MP_RD_ABSENT, &n) && n)
+	if (v.not_listed)
 		fprintf(f, "(and %" PRIu64 " OOM kills between the first and the last half of "
-			"those listed)\n", n);
+			"those listed)\n", v.not_listed);
+	mp_view_ooms_free(&v);
 	if (p) {
 		/* the probe's fields on a line, its overhead in words below */
 		cJSON *q = cJSON_Duplicate(p, 1);
