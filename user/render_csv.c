@@ -206,8 +206,10 @@ static void field_n(struct row *r, uint64_t v)
  */
 static void t_timeline(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *cats = mp_rd_obj(rd, doc, "category_sources", 0), *c, *s;
+	const cJSON *cats = mp_rd_obj(rd, doc, "category_sources", 0), *c;
+	struct mp_view_timeline v;
 	struct row r = { f, 0 };
+	int64_t x;
 
 	fputs("t_ms,usage_bytes,limit_bytes,faults_per_sec", f);
 	cJSON_ArrayForEach(c, cats) {
@@ -217,33 +219,32 @@ static void t_timeline(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	}
 	fputs(",resolution_ms,samples,usage_min_bytes,usage_max_bytes\r\n", f);
 	r.n = 0;
-	cJSON_ArrayForEach(s, mp_rd_arr(rd, doc, "timeline", 0)) {
-		const cJSON *st, *bg, *mn, *mx;
-		uint64_t samples, ms;
+	if (mp_view_timeline(doc, rd, &v))
+		return;
+	for (int i = 0; i < v.n; i++) {
+		const struct mp_view_tl_row *s = &v.rows[i];
 
-		if (!mp_rd_is_obj(rd, s))
-			return;
-		st = mp_rd_obj(rd, s, "stat", 0);
-		bg = mp_rd_obj(rd, s, "bpf_growth", MP_RD_ABSENT);
-		field_u(&r, rd, s, "t_ms", 0);
-		field_u(&r, rd, s, "usage_bytes", 0);
-		field_u(&r, rd, s, "limit_bytes", MP_RD_NULL | MP_RD_ABSENT);
-		field_u(&r, rd, s, "faults_per_sec", 0);
+		field_n(&r, s->t_ms);
+		field_n(&r, s->usage);
+		if (s->has_limit)
+			field_n(&r, s->limit);
+		else
+			field(&r, NULL);
+		field_n(&r, s->faults_per_sec);
 		cJSON_ArrayForEach(c, cats) {
-			if (mp_rd_item(rd, st, c->string, MP_RD_ABSENT))
-				field_u(&r, rd, st, c->string, 0);
-			else
-				field_s(&r, rd, bg, c->string, MP_RD_ABSENT);
+			char b[32] = "";
+
+			if (mp_view_tl_cat(s->obj, c->string, rd, &x))
+				snprintf(b, sizeof(b), "%" PRId64, x);
+			field(&r, b[0] ? b : NULL);
 		}
-		ms = mp_render_row_ms(rd, doc, s, &samples);
-		field_n(&r, ms);
-		field_n(&r, samples);
-		mn = mp_rd_obj(rd, s, "min", MP_RD_ABSENT);
-		mx = mp_rd_obj(rd, s, "max", MP_RD_ABSENT);
-		field_u(&r, rd, mn ? mn : s, "usage_bytes", 0);
-		field_u(&r, rd, mx ? mx : s, "usage_bytes", 0);
+		field_n(&r, s->resolution_ms);
+		field_n(&r, s->samples);
+		field_n(&r, s->usage_min);
+		field_n(&r, s->usage_max);
 		end_row(&r);
 	}
+	mp_view_timeline_free(&v);
 }
 
 /* One figure: its path and its value (a number's literal, a string, true

@@ -387,62 +387,57 @@ struct tl {
 	bool drawn[NR_SERIES];
 };
 
-static double sample_cat(const cJSON *s, const char *cat, struct mp_rd *rd)
+/* A series' figure of a row (views.h): a net shrink stacks as nothing. */
+static double sample_cat(const struct mp_view_tl_row *r, const char *cat, struct mp_rd *rd)
 {
-	uint64_t u;
-	int64_t v = 0;
+	int64_t v;
 
-	if (mp_rd_u64(rd, mp_rd_obj(rd, s, "stat", 0), cat, MP_RD_ABSENT, &u))
-		return (double)u;
-	mp_rd_s64(rd, mp_rd_obj(rd, s, "bpf_growth", MP_RD_ABSENT), cat, MP_RD_ABSENT, &v);
-	return v > 0 ? (double)v : 0.0; /* a net shrink stacks as nothing */
+	mp_view_tl_cat(r->obj, cat, rd, &v);
+	return v > 0 ? (double)v : 0.0;
 }
 
 static int tl_read(const cJSON *doc, struct tl *tl, struct mp_rd *rd)
 {
-	const cJSON *arr = mp_rd_arr(rd, doc, "timeline", 0), *s;
-	size_t total = (size_t)cJSON_GetArraySize(arr), step, i = 0;
+	struct mp_view_timeline v;
+	size_t total, step;
 
+	if (mp_view_timeline(doc, rd, &v))
+		return 0;
+	total = (size_t)v.n;
 	step = total > MAX_POINTS ? (total + MAX_POINTS - 1) / MAX_POINTS : 1;
 	tl->t = calloc(total / step + 2, sizeof(double));
 	tl->usage = calloc(total / step + 2, sizeof(double));
 	tl->usage_max = calloc(total / step + 2, sizeof(double));
 	tl->v = calloc((total / step + 2) * NR_SERIES, sizeof(double));
-	if (!tl->t || !tl->v || !tl->usage || !tl->usage_max)
-		return -1;
-	cJSON_ArrayForEach(s, arr) {
-		const cJSON *mx;
-		size_t j = tl->n;
-		double sum = 0;
+	for (size_t i = 0; tl->t && tl->v && tl->usage && tl->usage_max && i < total; i++) {
+		const struct mp_view_tl_row *r = &v.rows[i];
+		double *x = &tl->v[tl->n * NR_SERIES], sum = 0;
 
 		/* every step-th, and always the last */
-		if (i++ % step && i != total)
+		if (i % step && i + 1 != total)
 			continue;
-		if (!mp_rd_is_obj(rd, s))
-			return 0;
-		tl->t[j] = (double)mp_rd_u64v(rd, s, "t_ms");
-		tl->usage[j] = (double)mp_rd_u64v(rd, s, "usage_bytes");
+		tl->t[tl->n] = (double)r->t_ms;
+		tl->usage[tl->n] = (double)r->usage;
 		/* a folded row: its last sample drawn, and its highest usage */
-		mx = mp_rd_obj(rd, s, "max", MP_RD_ABSENT);
-		tl->usage_max[j] = mx ? (double)mp_rd_u64v(rd, mx, "usage_bytes") : tl->usage[j];
-		tl->folded += mx != NULL;
+		tl->usage_max[tl->n] = (double)r->usage_max;
+		tl->folded += r->folded;
 		for (int k = 0; k < NR_SERIES; k++) {
-			tl->v[j * NR_SERIES + k] = sample_cat(s, series[k], rd);
+			x[k] = sample_cat(r, series[k], rd);
 			if (!strcmp(series[k], "file")) /* shmem is drawn on its own */
-				tl->v[j * NR_SERIES + k] = tl->v[j * NR_SERIES + k] > tl->v[j * NR_SERIES + 1]
-					? tl->v[j * NR_SERIES + k] - tl->v[j * NR_SERIES + 1] : 0;
-			sum += tl->v[j * NR_SERIES + k];
-			tl->drawn[k] |= tl->v[j * NR_SERIES + k] > 0;
+				x[k] = x[k] > x[1] ? x[k] - x[1] : 0;
+			sum += x[k];
+			tl->drawn[k] |= x[k] > 0;
 		}
-		if (tl->t[j] > tl->t_max)
-			tl->t_max = tl->t[j];
+		if (tl->t[tl->n] > tl->t_max)
+			tl->t_max = tl->t[tl->n];
 		if (sum > tl->y_max)
 			tl->y_max = sum;
-		if (tl->usage_max[j] > tl->y_max)
-			tl->y_max = tl->usage_max[j];
+		if (tl->usage_max[tl->n] > tl->y_max)
+			tl->y_max = tl->usage_max[tl->n];
 		tl->n++;
 	}
-	return 0;
+	mp_view_timeline_free(&v);
+	return tl->t && tl->v && tl->usage && tl->usage_max ? 0 : -1;
 }
 
 #define PH 260 /* the timeline plot's height */

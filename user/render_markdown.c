@@ -541,66 +541,43 @@ static void record_events(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	overhead(mp_rd_obj(rd, p, "overhead", MP_RD_ABSENT), f, rd);
 }
 
-/* A timeline figure: the kernel's where the sample has it, else BPF's. */
-static int64_t sample_cat(const cJSON *s, const char *cat, struct mp_rd *rd)
-{
-	const cJSON *st = mp_rd_obj(rd, s, "stat", 0);
-	uint64_t u;
-	int64_t v = 0;
-
-	if (mp_rd_u64(rd, st, cat, MP_RD_ABSENT, &u))
-		return (int64_t)u;
-	mp_rd_s64(rd, mp_rd_obj(rd, s, "bpf_growth", MP_RD_ABSENT), cat, MP_RD_ABSENT, &v);
-	return v;
-}
-
-/* About 20 rows evenly in time, each with its resolution (a folded row's
- * figures are its last sample's). */
+/* The timeline's short table (views.h), each row with its resolution (a
+ * folded row's figures are its last sample's). */
 static void record_timeline(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *tl = mp_rd_arr(rd, doc, "timeline", 0), *s;
-	const cJSON *last = cJSON_GetArrayItem(tl, cJSON_GetArraySize(tl) - 1);
-	size_t n = (size_t)cJSON_GetArraySize(tl), shown = 0;
-	uint64_t next = 0, end = 0, samples, total = 0, folded = 0, lim;
+	struct mp_view_timeline v;
 	char b[7][32];
 
+	if (mp_view_timeline(doc, rd, &v))
+		return;
 	fputs("## Timeline\n\n| t (s) | usage | limit | anon | file | kernel | faults/s | "
 	      "resolution |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n", f);
-	if (last && mp_rd_is_obj(rd, last))
-		end = mp_rd_u64v(rd, last, "t_ms");
-	cJSON_ArrayForEach(s, tl) {
-		if (!mp_rd_is_obj(rd, s))
-			return;
-		uint64_t ms = mp_render_row_ms(rd, doc, s, &samples);
+	for (int i = 0; i < v.n; i++) {
+		const struct mp_view_tl_row *r = &v.rows[i];
 
-		total += samples;
-		folded += samples > 1;
-		if (!mp_render_row_due(&next, end, 20, mp_rd_u64v(rd, s, "t_ms")))
+		if (!r->due)
 			continue;
-		shown++;
-		snprintf(b[5], sizeof(b[5]), ", %" PRIu64 " samples", samples);
-		/* the limit in force (a folded row's: its last sample's); documents
-		 * before it: empty */
-		if (!mp_rd_u64(rd, s, "limit_bytes", MP_RD_NULL | MP_RD_ABSENT, &lim))
+		snprintf(b[5], sizeof(b[5]), ", %" PRIu64 " samples", r->samples);
+		/* the limit in force; documents before it: empty */
+		if (!r->has_limit)
 			b[6][0] = '\0';
 		else
-			mp_render_usize(lim, b[6], sizeof(b[6]));
-		fprintf(f, "| %.1f | %s | %s | %s | %s | %s | %" PRIu64 " | %s%s |\n",
-			mp_rd_u64v(rd, s, "t_ms") / 1000.0,
-			mp_render_usize(mp_rd_u64v(rd, s, "usage_bytes"), b[0], sizeof(b[0])), b[6],
-			mp_render_size(sample_cat(s, "anon", rd), b[1], sizeof(b[1])),
-			mp_render_size(sample_cat(s, "file", rd), b[2], sizeof(b[2])),
-			mp_render_size(sample_cat(s, "kernel", rd), b[3], sizeof(b[3])),
-			mp_rd_u64v(rd, s, "faults_per_sec"), mp_render_ms(ms, b[4], sizeof(b[4])),
-			samples > 1 ? b[5] : "");
+			mp_render_usize(r->limit, b[6], sizeof(b[6]));
+		fprintf(f, "| %.1f | %s | %s | %s | %s | %s | %" PRIu64 " | %s%s |\n", r->t_ms / 1000.0,
+			mp_render_usize(r->usage, b[0], sizeof(b[0])), b[6],
+			mp_render_size(r->anon, b[1], sizeof(b[1])),
+			mp_render_size(r->file, b[2], sizeof(b[2])),
+			mp_render_size(r->kernel, b[3], sizeof(b[3])), r->faults_per_sec,
+			mp_render_ms(r->resolution_ms, b[4], sizeof(b[4])), r->samples > 1 ? b[5] : "");
 	}
-	if (shown < n)
-		fprintf(f, "\n_%zu of %zu rows (%" PRIu64 " samples), evenly in time._\n", shown, n,
-			total);
-	if (folded)
+	if (v.ndue < v.n)
+		fprintf(f, "\n_%d of %d rows (%" PRIu64 " samples), evenly in time._\n", v.ndue, v.n,
+			v.samples);
+	if (v.folded)
 		fputs("\n_A row of many samples is folded: its figures are its last sample's; "
 		      "the JSON document has their min, max and mean._\n", f);
 	fputc('\n', f);
+	mp_view_timeline_free(&v);
 }
 
 static void md_record(const cJSON *doc, FILE *f, struct mp_rd *rd)

@@ -425,38 +425,21 @@ static void record_events(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	}
 }
 
-/* One row of the timeline: the kernel's figure for a category, else BPF's;
- * its resolution last (a folded row's figures are its last sample's). */
-static void record_row(const cJSON *doc, const cJSON *s, FILE *f, struct mp_rd *rd)
+/* One row of the timeline (views.h): its resolution last (a folded row's
+ * figures are its last sample's). */
+static void record_row(const struct mp_view_timeline *v, const struct mp_view_tl_row *r, FILE *f)
 {
-	static const char *const cats[3] = { "anon", "file", "kernel" };
-	const cJSON *st = mp_rd_obj(rd, s, "stat", 0);
-	const cJSON *bg = mp_rd_obj(rd, s, "bpf_growth", MP_RD_ABSENT);
 	char b[5][32];
-	uint64_t n;
-	int64_t v[3];
-	uint64_t lim;
 
-	for (int j = 0; j < 3; j++) {
-		uint64_t u;
-
-		if (mp_rd_u64(rd, st, cats[j], MP_RD_ABSENT, &u))
-			v[j] = (int64_t)u;
-		else
-			mp_rd_s64(rd, bg, cats[j], 0, &v[j]);
-	}
-	fprintf(f, "%8.1f %12s", mp_rd_u64v(rd, s, "t_ms") / 1000.0,
-		mp_fmt_bytes(mp_rd_u64v(rd, s, "usage_bytes"), b[0], sizeof(b[0])));
-	/* the limit in force beside the usage (a folded row's: its last
-	 * sample's; documents before it have no column) */
-	if (mp_rd_item(rd, doc, "limit", MP_RD_ABSENT))
-		fprintf(f, " %12s",
-			mp_rd_u64(rd, s, "limit_bytes", MP_RD_NULL | MP_RD_ABSENT, &lim) ?
-			mp_fmt_bytes(lim, b[0], sizeof(b[0])) : "-");
+	fprintf(f, "%8.1f %12s", r->t_ms / 1000.0, mp_fmt_bytes(r->usage, b[0], sizeof(b[0])));
+	/* the limit in force beside the usage (documents before it have no
+	 * column) */
+	if (v->limit_column)
+		fprintf(f, " %12s", r->has_limit ? mp_fmt_bytes(r->limit, b[0], sizeof(b[0])) : "-");
 	fprintf(f, " %12s %12s %12s %10" PRIu64 " %11s\n",
-		mp_fmt_sbytes(v[0], b[1], sizeof(b[1])), mp_fmt_sbytes(v[1], b[2], sizeof(b[2])),
-		mp_fmt_sbytes(v[2], b[3], sizeof(b[3])), mp_rd_u64v(rd, s, "faults_per_sec"),
-		mp_render_ms(mp_render_row_ms(rd, doc, s, &n), b[4], sizeof(b[4])));
+		mp_fmt_sbytes(r->anon, b[1], sizeof(b[1])), mp_fmt_sbytes(r->file, b[2], sizeof(b[2])),
+		mp_fmt_sbytes(r->kernel, b[3], sizeof(b[3])), r->faults_per_sec,
+		mp_render_ms(r->resolution_ms, b[4], sizeof(b[4])));
 }
 
 /* How the timeline was folded, under it (documents before the bound have
@@ -479,24 +462,19 @@ static void record_folding(const cJSON *doc, FILE *f, struct mp_rd *rd)
 
 void mp_text_record(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *tl = mp_rd_arr(rd, doc, "timeline", 0), *s;
-	const cJSON *last = cJSON_GetArrayItem(tl, cJSON_GetArraySize(tl) - 1);
-	uint64_t next = 0, end = 0;
+	struct mp_view_timeline v;
 
 	record_head(doc, f, rd);
 	record_events(doc, f, rd);
+	if (mp_view_timeline(doc, rd, &v))
+		return;
 	fprintf(f, "\n%8s %12s%s %12s %12s %12s %10s %11s\n", "t (s)", "usage",
-		mp_rd_item(rd, doc, "limit", MP_RD_ABSENT) ? "        limit" : "", "anon", "file",
-		"kernel", "faults/s", "resolution");
-	/* about 20 rows, whatever the length, evenly in time */
-	if (last && mp_rd_is_obj(rd, last))
-		end = mp_rd_u64v(rd, last, "t_ms");
-	cJSON_ArrayForEach(s, tl) {
-		if (!mp_rd_is_obj(rd, s))
-			break;
-		if (mp_render_row_due(&next, end, 20, mp_rd_u64v(rd, s, "t_ms")))
-			record_row(doc, s, f, rd);
-	}
+		v.limit_column ? "        limit" : "", "anon", "file", "kernel", "faults/s",
+		"resolution");
+	for (int i = 0; i < v.n; i++)
+		if (v.rows[i].due)
+			record_row(&v, &v.rows[i], f);
+	mp_view_timeline_free(&v);
 	record_folding(doc, f, rd);
 	mp_text_attribution(mp_rd_obj(rd, doc, "attribution", 0), f, rd);
 	mp_text_pinned(mp_rd_obj(rd, doc, "pinned", MP_RD_ABSENT), f, rd);
