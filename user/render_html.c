@@ -117,20 +117,19 @@ static void row_size(FILE *f, const char *label, uint64_t v, const char *extra)
 
 static void limit_rows(const cJSON *cg, FILE *f, struct mp_rd *rd)
 {
-	uint64_t v;
+	struct mp_view_limits v;
 
-	row_size(f, "limit", mp_rd_u64v(rd, cg, "effective_limit_bytes"), NULL);
-	if (mp_rd_u64(rd, cg, "throttle_bytes", MP_RD_NULL | MP_RD_ABSENT, &v)) {
-		const char *kind = mp_rd_str(rd, cg, "throttle_kind", MP_RD_NULL | MP_RD_ABSENT);
-
+	mp_view_limits(cg, rd, &v);
+	row_size(f, "limit", v.limit, NULL);
+	if (v.has_throttle) {
 		row_start(f, "throttling point");
-		mp_html_esc(f, mp_render_usize(v, (char[32]){ 0 }, 32));
+		mp_html_esc(f, mp_render_usize(v.throttle, (char[32]){ 0 }, 32));
 		fputs(" (", f);
-		mp_html_esc(f, kind ? kind : "throttle");
+		mp_html_esc(f, v.throttle_kind ? v.throttle_kind : "throttle");
 		fputs(")</td></tr>\n", f);
 	}
-	if (mp_rd_u64(rd, cg, "high_bytes", MP_RD_NULL | MP_RD_ABSENT, &v))
-		row_size(f, "memory.high", v, NULL);
+	if (v.has_high && !v.high_null)
+		row_size(f, "memory.high", v.high, NULL);
 }
 
 /* The overhead table's rows after its parts (views.h), and its end. */
@@ -1219,10 +1218,12 @@ static void probe_summary(const cJSON *r, FILE *f, struct mp_rd *rd)
 
 static void record_summary(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *run = mp_rd_obj(rd, doc, "run", 0), *pk = mp_rd_obj(rd, doc, "peak", 0);
+	const cJSON *run = mp_rd_obj(rd, doc, "run", 0);
 	const cJSON *cmd = mp_rd_arr(rd, run, "command", MP_RD_ABSENT), *a;
 	const cJSON *p = mp_rd_obj(rd, doc, "probe", MP_RD_ABSENT);
-	uint64_t v;
+	struct mp_view_run r;
+
+	mp_view_run(doc, rd, &r);
 
 	fputs("<section><h2>Summary</h2>\n<table class=\"summary\">\n", f);
 	if (cmd) {
@@ -1235,18 +1236,17 @@ static void record_summary(const cJSON *doc, FILE *f, struct mp_rd *rd)
 		fputs("</code></td></tr>\n", f);
 	}
 	row_start(f, "ended by");
-	mp_html_esc(f, mp_rd_str(rd, run, "ended_by", 0));
-	fprintf(f, " after %.1f s", mp_rd_u64v(rd, run, "duration_ms") / 1000.0);
-	if (mp_rd_u64(rd, run, "exit_status", MP_RD_ABSENT, &v))
-		fprintf(f, " (exit status %d)", (int)v);
-	else if (mp_rd_u64(rd, run, "killed_by_signal", MP_RD_ABSENT, &v))
-		fprintf(f, " (killed by signal %d)", (int)v);
+	mp_html_esc(f, r.ended_by);
+	fprintf(f, " after %.1f s", r.duration_ms / 1000.0);
+	if (r.has_exit)
+		fprintf(f, " (exit status %d)", (int)r.exit_status);
+	else if (r.has_signal)
+		fprintf(f, " (killed by signal %d)", (int)r.signal);
 	fputs("</td></tr>\n", f);
 	limit_rows(mp_rd_obj(rd, doc, "target", 0), f, rd);
-	if (mp_rd_u64(rd, pk, "usage_bytes", MP_RD_ABSENT, &v))
-		row_size(f, "peak", v, NULL);
-	fprintf(f, "<tr><th>OOM kills</th><td>%d</td></tr>\n",
-		cJSON_GetArraySize(mp_rd_arr(rd, doc, "oom_kills", 0)));
+	if (r.has_peak)
+		row_size(f, "peak", r.peak, NULL);
+	fprintf(f, "<tr><th>OOM kills</th><td>%d</td></tr>\n", r.ooms);
 	mp_html_faults_row(mp_rd_obj(rd, doc, "attribution", 0), f, rd);
 	if (p && !mp_rd_str(rd, p, "error", MP_RD_ABSENT)) {
 		fputs("<tr><th colspan=\"2\">the probe (--probe-at)</th></tr>\n", f);

@@ -75,29 +75,28 @@ static void limit_row(FILE *f, struct mp_rd *rd, const char *label, const cJSON 
 		mp_rd_u64(rd, o, name, MP_RD_NULL, &v) ? mp_render_usize(v, b, sizeof(b)) : "max");
 }
 
-/* The cgroup's limit and throttling point (throttle_bytes: when present). */
+/* The cgroup's limit and throttling point (views.h). */
 static void limit_rows(const cJSON *cg, FILE *f, struct mp_rd *rd)
 {
-	uint64_t thr;
+	struct mp_view_limits v;
 	char b[32];
 
-	fprintf(f, "| limit | %s, set by ",
-		mp_render_usize(mp_rd_u64v(rd, cg, "effective_limit_bytes"), b, sizeof(b)));
-	code(f, mp_rd_str(rd, cg, "effective_limit_from", 0));
+	mp_view_limits(cg, rd, &v);
+	fprintf(f, "| limit | %s, set by ", mp_render_usize(v.limit, b, sizeof(b)));
+	code(f, v.limit_from);
 	fputs(" |\n", f);
-	if (mp_rd_u64(rd, cg, "throttle_bytes", MP_RD_NULL | MP_RD_ABSENT, &thr)) {
-		const char *kind = mp_rd_str(rd, cg, "throttle_kind", MP_RD_NULL | MP_RD_ABSENT);
-		const char *from = mp_rd_str(rd, cg, "throttle_from", MP_RD_NULL | MP_RD_ABSENT);
-
-		fprintf(f, "| throttling point | %s (%s", mp_render_usize(thr, b, sizeof(b)),
-			kind ? kind : "throttle");
-		if (from) {
+	if (v.has_throttle) {
+		fprintf(f, "| throttling point | %s (%s", mp_render_usize(v.throttle, b, sizeof(b)),
+			v.throttle_kind ? v.throttle_kind : "throttle");
+		if (v.throttle_from) {
 			fputs(", set by ", f);
-			code(f, from);
+			code(f, v.throttle_from);
 		}
 		fputs(") |\n", f);
 	}
-	limit_row(f, rd, "memory.high", cg, "high_bytes");
+	if (v.has_high)
+		fprintf(f, "| memory.high | %s |\n",
+			v.high_null ? "max" : mp_render_usize(v.high, b, sizeof(b)));
 }
 
 /* Summary rows of the memory no process maps and the huge pages, of a
@@ -452,11 +451,13 @@ static void limit_change_rows(const cJSON *doc, FILE *f, struct mp_rd *rd)
 
 static void record_head(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *run = mp_rd_obj(rd, doc, "run", 0), *pk = mp_rd_obj(rd, doc, "peak", 0);
+	const cJSON *run = mp_rd_obj(rd, doc, "run", 0);
 	const cJSON *cmd = mp_rd_arr(rd, run, "command", MP_RD_ABSENT), *a;
 	const cJSON *t = mp_rd_obj(rd, doc, "target", 0);
-	uint64_t v, t_ms;
+	struct mp_view_run r;
 	char b[32];
+
+	mp_view_run(doc, rd, &r);
 
 	fputs("# memprobe record: ", f);
 	code(f, mp_rd_str(rd, t, "dir", 0));
@@ -471,24 +472,22 @@ static void record_head(const cJSON *doc, FILE *f, struct mp_rd *rd)
 		}
 		fputs(" |\n", f);
 	}
-	fprintf(f, "| ended by | %s after %.1f s", mp_rd_str(rd, run, "ended_by", 0),
-		mp_rd_u64v(rd, run, "duration_ms") / 1000.0);
-	if (mp_rd_u64(rd, run, "exit_status", MP_RD_ABSENT, &v))
-		fprintf(f, " (exit status %d)", (int)v);
-	else if (mp_rd_u64(rd, run, "killed_by_signal", MP_RD_ABSENT, &v))
-		fprintf(f, " (killed by signal %d)", (int)v);
+	fprintf(f, "| ended by | %s after %.1f s", r.ended_by, r.duration_ms / 1000.0);
+	if (r.has_exit)
+		fprintf(f, " (exit status %d)", (int)r.exit_status);
+	else if (r.has_signal)
+		fprintf(f, " (killed by signal %d)", (int)r.signal);
 	fputs(" |\n", f);
 	limit_rows(t, f, rd);
 	limit_change_rows(doc, f, rd);
-	if (mp_rd_u64(rd, pk, "usage_bytes", MP_RD_ABSENT, &v) && mp_rd_u64(rd, pk, "t_ms", 0, &t_ms))
-		fprintf(f, "| peak | %s at %.1f s (%s) |\n", mp_render_usize(v, b, sizeof(b)), t_ms / 1000.0,
-			mp_rd_str(rd, pk, "usage_source", 0));
-	if (mp_rd_u64(rd, run, "timeline_samples_late", MP_RD_ABSENT, &v) && v)
+	if (r.has_peak)
+		fprintf(f, "| peak | %s at %.1f s (%s) |\n", mp_render_usize(r.peak, b, sizeof(b)),
+			r.peak_t_ms / 1000.0, r.peak_source);
+	if (r.late)
 		fprintf(f, "| timeline | %" PRIu64 " samples late, %" PRIu64 " missed (longest gap "
-			"%.1f s) |\n", v, mp_rd_u64v(rd, run, "timeline_samples_missed"),
-			mp_rd_u64v(rd, run, "timeline_longest_gap_ms") / 1000.0);
+			"%.1f s) |\n", r.late, r.missed, r.longest_gap_ms / 1000.0);
 	moment_rows(mp_rd_obj(rd, doc, "pinned", MP_RD_ABSENT), true, f, rd);
-	fprintf(f, "| OOM kills | %d |\n\n", cJSON_GetArraySize(mp_rd_arr(rd, doc, "oom_kills", 0)));
+	fprintf(f, "| OOM kills | %d |\n\n", r.ooms);
 }
 
 /* The OOM kills, a row each, then what each was made of. */

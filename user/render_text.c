@@ -313,39 +313,27 @@ static void record_limit_changes(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	fputc('\n', f);
 }
 
-/* "memprobe record: DIR running CMD ARGS", how it ended, the peak. */
-/* "timeline: 3 samples late, 18 missed (longest gap 1.9 s)": said when
- * the sampler did not get the CPU in time (older documents: nothing) */
-static void timeline_late(const cJSON *run, FILE *f, struct mp_rd *rd)
-{
-	uint64_t late, missed = 0, gap = 0;
-
-	if (!mp_rd_u64(rd, run, "timeline_samples_late", MP_RD_ABSENT, &late) || !late)
-		return;
-	mp_rd_u64(rd, run, "timeline_samples_missed", MP_RD_ABSENT, &missed);
-	mp_rd_u64(rd, run, "timeline_longest_gap_ms", MP_RD_ABSENT, &gap);
-	fprintf(f, "timeline: %" PRIu64 " sample%s late, %" PRIu64 " missed (longest gap %.1f s)\n",
-		late, late == 1 ? "" : "s", missed, gap / 1000.0);
-}
-
+/* "memprobe record: DIR running CMD ARGS", how it ended, the peak, and
+ * "timeline: 3 samples late, 18 missed (longest gap 1.9 s)" when the
+ * sampler did not get the CPU in time. */
 static void record_head(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *run = mp_rd_obj(rd, doc, "run", 0), *pk = mp_rd_obj(rd, doc, "peak", 0);
+	const cJSON *run = mp_rd_obj(rd, doc, "run", 0);
 	const cJSON *cmd = mp_rd_arr(rd, run, "command", MP_RD_ABSENT), *a;
-	uint64_t v, t_ms;
+	struct mp_view_run r;
 	char b1[32];
 
+	mp_view_run(doc, rd, &r);
 	fprintf(f, "memprobe record: %s", mp_rd_str(rd, mp_rd_obj(rd, doc, "target", 0), "dir", 0));
 	if (cmd)
 		fputs(" running", f);
 	cJSON_ArrayForEach(a, cmd)
 		fprintf(f, " %s", mp_rd_elem_str(rd, a));
-	fprintf(f, "\nended by %s after %.1f s", mp_rd_str(rd, run, "ended_by", 0),
-		mp_rd_u64v(rd, run, "duration_ms") / 1000.0);
-	if (mp_rd_u64(rd, run, "exit_status", MP_RD_ABSENT, &v))
-		fprintf(f, " (exit status %d)", (int)v);
-	else if (mp_rd_u64(rd, run, "killed_by_signal", MP_RD_ABSENT, &v))
-		fprintf(f, " (killed by signal %d)", (int)v);
+	fprintf(f, "\nended by %s after %.1f s", r.ended_by, r.duration_ms / 1000.0);
+	if (r.has_exit)
+		fprintf(f, " (exit status %d)", (int)r.exit_status);
+	else if (r.has_signal)
+		fprintf(f, " (killed by signal %d)", (int)r.signal);
 	fprintf(f, "; limit %s effective",
 		mp_fmt_bytes(mp_rd_u64v(rd, mp_rd_obj(rd, doc, "target", 0), "effective_limit_bytes"),
 			     b1, sizeof(b1)));
@@ -356,12 +344,12 @@ static void record_head(const cJSON *doc, FILE *f, struct mp_rd *rd)
 		fprintf(f, "in place: %s; its process tree: %d pids\n",
 			mp_rd_str(rd, run, "in_place_why", 0), cJSON_GetArraySize(pids));
 	}
-	/* an empty peak: not one sample was taken */
-	if (mp_rd_u64(rd, pk, "usage_bytes", MP_RD_ABSENT, &v) &&
-	    mp_rd_u64(rd, pk, "t_ms", 0, &t_ms))
-		fprintf(f, "peak %s at %.1f s (%s)\n", mp_fmt_bytes(v, b1, sizeof(b1)), t_ms / 1000.0,
-			mp_rd_str(rd, pk, "usage_source", 0));
-	timeline_late(run, f, rd);
+	if (r.has_peak)
+		fprintf(f, "peak %s at %.1f s (%s)\n", mp_fmt_bytes(r.peak, b1, sizeof(b1)),
+			r.peak_t_ms / 1000.0, r.peak_source);
+	if (r.late)
+		fprintf(f, "timeline: %" PRIu64 " sample%s late, %" PRIu64 " missed (longest gap "
+			"%.1f s)\n", r.late, r.late == 1 ? "" : "s", r.missed, r.longest_gap_ms / 1000.0);
 }
 
 /* "  OOM at DIR's 256.0 MiB limit ...: RSS ...; shmem ... that no process
