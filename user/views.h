@@ -242,7 +242,7 @@ struct mp_view_tl_row {
 	uint64_t usage_min, usage_max; /* a sample's: its usage */
 	bool folded;               /* max given: many samples */
 	bool due;                  /* in the short table: about MP_VIEW_TL_ROWS, evenly in time */
-	int64_t anon, file, kernel; /* mp_view_tl_cat's, 0 where neither has it */
+	int64_t anon, file, kernel; /* mp_view_tl_cat's; one of them must have it */
 };
 #define MP_VIEW_TL_ROWS 20
 struct mp_view_timeline {

@@ -73,6 +73,17 @@ bool mp_view_tl_cat(const cJSON *row, const char *cat, struct mp_rd *rd, int64_t
 	return mp_rd_s64(rd, mp_rd_obj(rd, row, "bpf_growth", MP_RD_ABSENT), cat, MP_RD_ABSENT, v);
 }
 
+/* A column of the short table: the kernel's figure or BPF's, one of them
+ * there (a row with neither is a damaged document, said as BPF's missing). */
+static int64_t tl_col(const cJSON *s, const char *cat, struct mp_rd *rd)
+{
+	int64_t v = 0;
+
+	if (!mp_view_tl_cat(s, cat, rd, &v))
+		mp_rd_s64(rd, mp_rd_obj(rd, s, "bpf_growth", MP_RD_ABSENT), cat, 0, &v);
+	return v;
+}
+
 /* Row r of timeline row s: its figures, its resolution, its categories. */
 static void tl_row(const cJSON *doc, const cJSON *s, struct mp_rd *rd, struct mp_view_tl_row *r)
 {
@@ -88,9 +99,9 @@ static void tl_row(const cJSON *doc, const cJSON *s, struct mp_rd *rd, struct mp
 	r->usage_min = mn ? mp_rd_u64v(rd, mn, "usage_bytes") : r->usage;
 	r->usage_max = mx ? mp_rd_u64v(rd, mx, "usage_bytes") : r->usage;
 	r->folded = mx != NULL;
-	mp_view_tl_cat(s, "anon", rd, &r->anon);
-	mp_view_tl_cat(s, "file", rd, &r->file);
-	mp_view_tl_cat(s, "kernel", rd, &r->kernel);
+	r->anon = tl_col(s, "anon", rd);
+	r->file = tl_col(s, "file", rd);
+	r->kernel = tl_col(s, "kernel", rd);
 }
 
 int mp_view_timeline(const cJSON *doc, struct mp_rd *rd, struct mp_view_timeline *v)
