@@ -696,26 +696,32 @@ static void add_retained(const struct build *b, cJSON *o, int k, int64_t ret, in
 		cJSON_AddBoolToObject(o, "retained_below_floor", true);
 }
 
-/* Without BPF: why, and what would bring it; with /proc's rows, what they
- * cannot tell. */
+/* What /proc's rows are, and what they cannot tell. */
+#define PROC_ROWS_WORDS								\
+	"per process: /proc's counters at each snapshot (RssAnon, RssFile, "	\
+	"RssShmem, VmPTE, threads' kernel stacks), approximate: a page several "	\
+	"processes map counts in each, page cache no process maps is in none, "	\
+	"and a process that lived between two snapshots is not seen; slab, "	\
+	"percpu, sock and vmalloc: the cgroup's totals only"
+
+/* Without BPF: why, and what would bring it; with /proc's rows (no BPF,
+ * or --memcg-from counters), what they cannot tell. */
 static void add_missing_no_bpf(const struct build *b, cJSON *missing)
 {
 	bool rows = false;
 
-	if (!b->in->no_bpf_reason)
-		return;
-	add_missing(missing, NULL, NULL, "no_bpf",
-		    b->in->no_bpf_line && b->in->no_bpf_line[0] ? b->in->no_bpf_line :
-		    "no BPF program runs");
+	if (b->in->no_bpf_reason)
+		add_missing(missing, NULL, NULL, "no_bpf",
+			    b->in->no_bpf_line && b->in->no_bpf_line[0] ? b->in->no_bpf_line :
+			    "no BPF program runs");
 	for (int k = 0; k < MP_NR_CATS; k++)
 		rows |= b->in->cats[k].rows;
 	if (rows)
 		add_missing(missing, b->in->hooks[MP_CONCERN_MEMCG].concern, NULL, "proc",
-			    "per process: /proc's counters at each snapshot (RssAnon, RssFile, "
-			    "RssShmem, VmPTE, threads' kernel stacks), approximate: a page several "
-			    "processes map counts in each, page cache no process maps is in none, "
-			    "and a process that lived between two snapshots is not seen; slab, "
-			    "percpu, sock and vmalloc: the cgroup's totals only");
+			    b->in->no_bpf_reason ? PROC_ROWS_WORDS :
+			    PROC_ROWS_WORDS "; anon unmapped and still charged: not counted; "
+			    "--memcg-from tracepoint splits them all (a program run per memcg "
+			    "stat update)");
 }
 
 static uint64_t proc_total(const struct mp_proc_row *p)
