@@ -111,8 +111,8 @@ static const struct ladder {
 	 * page tables, threads' stacks) read at each snapshot split
 	 * memory.stat's totals (attr_proc.c), as without BPF. */
 	[MP_CONCERN_MEMCG] = { {
-		{ POLL, "the kernel's per-process counters (/proc/PID/status and "
-		  "smaps_rollup at each snapshot) splitting memory.stat's totals", { 0 }, { 0 },
+		{ POLL, "the processes' own counters at each snapshot (/proc) over "
+		  "memory.stat's totals", { 0 }, { 0 },
 		  "memory.stat + /proc/PID/status", .counters = true },
 		{ TP_BTF, "tracepoint memcg:mod_memcg_state + mod_memcg_lruvec_state",
 		  { "mod_memcg_state", "mod_memcg_lruvec_state" },

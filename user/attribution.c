@@ -1155,6 +1155,34 @@ static void add_byte_updates(const struct build *b, cJSON *o)
 	mp_json_add_u64(u, "mismatched", n[2]);
 }
 
+/*
+ * How often the kernel ran each program, and for how long, by its own
+ * run-time stats (bpf_prog_info's run_cnt and run_time_ns), counted only
+ * while they are on (sysctl kernel.bpf_stats_enabled, or a BPF_ENABLE_STATS
+ * fd held): null when no program has a count. Every firing of the
+ * tracepoint, in any cgroup: the programs filter on the target first.
+ */
+static void add_program_runs(const struct build *b, cJSON *o)
+{
+	const struct mp_attr_input *in = b->in;
+	cJSON *runs, *ns;
+	bool any = false;
+
+	for (size_t i = 0; i < in->nprogs; i++)
+		any |= in->progs[i].run_cnt > 0;
+	if (!any) {
+		cJSON_AddNullToObject(o, "program_runs");
+		cJSON_AddNullToObject(o, "program_run_time_ns");
+		return;
+	}
+	runs = cJSON_AddObjectToObject(o, "program_runs");
+	ns = cJSON_AddObjectToObject(o, "program_run_time_ns");
+	for (size_t i = 0; i < in->nprogs; i++) {
+		mp_json_add_u64(runs, in->progs[i].name, in->progs[i].run_cnt);
+		mp_json_add_u64(ns, in->progs[i].name, in->progs[i].run_time_ns);
+	}
+}
+
 /* events, and the losses: map overflows, and runs skipped by the kernel's
  * recursion guard (an interrupt's event while the same program ran on
  * that CPU) */
@@ -1168,6 +1196,7 @@ static void add_events(const struct build *b, cJSON *a)
 	mp_json_add_u64(o, "memcg_stat_updates", t->memcg_events);
 	mp_json_add_u64(o, "tracked_kernel_pages_freed", t->kernel_pages_freed);
 	add_byte_updates(b, o);
+	add_program_runs(b, o);
 
 	o = cJSON_AddObjectToObject(a, "events_lost");
 	for (int l = 0; l < MP_NR_LOST; l++) {
