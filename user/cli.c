@@ -168,6 +168,12 @@ static int shared_opt(const struct mp_cli_cmd *cmd, struct mp_cli *c, int id, co
 	case MP_OPT_BYTES: c->bytes = true; return 0;
 	case MP_OPT_TABLE: c->table = arg; return 0;
 	case MP_OPT_FAULT_TRACEPOINT: c->fault_tracepoint = true; return 0;
+	case MP_OPT_MEMCG_FROM:
+		if (strcmp(arg, "tracepoint") && strcmp(arg, "counters"))
+			return mp_cli_bad(cmd->name, "--memcg-from %s: no such source; give "
+					  "tracepoint or counters", arg);
+		c->memcg_counters = !strcmp(arg, "counters");
+		return 0;
 	/* on bad input the value stored is never read: the command exits */
 	case MP_OPT_TOP:
 		ret = mp_cli_count(cmd->name, "--top", arg, 0, MAX_COUNT, "a count",

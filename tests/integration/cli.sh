@@ -90,7 +90,7 @@ help_opt() {
 }
 
 test_cli() {
-	local src want got rc opt all form syn took f cg=$(own_memcg_dir)
+	local st src want got rc opt all form syn took f cg=$(own_memcg_dir)
 	src=$(cd "$(dirname "$0")/.." && pwd)
 	# the version the documents carry: `git describe` of the tree it was built from
 	got=$("$MEMPROBE" --version); rc=$?
@@ -146,7 +146,7 @@ test_cli() {
 	done
 	check "cli: limits --help lists -o, as every command's does" grep -qE -- "^  -o, --output FILE" <<< "$("$MEMPROBE" limits --help)"
 	"$MEMPROBE" probe --help > "$TMP/cli.out"
-	for opt in --cgroup --pid --limit --chunk --margin --thp --format --output --stack-sample --fault-tracepoint --top --threads --populate --btf --fill-host --to-limit --reclaim-cache --help; do
+	for opt in --cgroup --pid --limit --chunk --margin --thp --format --output --stack-sample --fault-tracepoint --memcg-from --top --threads --populate --btf --fill-host --to-limit --reclaim-cache --help; do
 		check "cli: probe --help lists $opt" grep -qE -- "^  (-[a-z], |    )$opt( |\$)" "$TMP/cli.out"
 	done
 	check_match "cli: probe --help: --chunk's default" "$(help_opt probe --chunk)" -- "--chunk SIZE .*(default: limit/32 in 2 MiB steps, 2 MiB to 1 GiB)"
@@ -154,8 +154,13 @@ test_cli() {
 	check_match "cli: probe --help: --limit's default" "$(help_opt probe --limit)" -- "--limit SIZE .*(default: 1G; in a limited cgroup, that cgroup)"
 	check_match "cli: probe --help: --thp's default" "$(help_opt probe --thp)" -- "--thp MODE .*(default: auto)"
 	check_match "cli: probe --help: --threads' default" "$(help_opt probe --threads)" -- "--threads N .*(default: 1)"
+	check_match "cli: probe --help: --memcg-from's default" "$(help_opt probe --memcg-from)" -- "--memcg-from SOURCE .*(default: tracepoint)"
+	"$MEMPROBE" probe --limit 64M --memcg-from events -o /dev/null 2> "$TMP/cli.err"; st=$?
+	check_eq "cli: --memcg-from events: exit 2" "$st" 2
+	check_eq "cli: --memcg-from events: one line naming the value and the fix" "$(cat "$TMP/cli.err")" \
+		"memprobe probe: --memcg-from events: no such source; give tracepoint or counters"
 	"$MEMPROBE" record --help > "$TMP/cli.out"
-	for opt in --cgroup --pid --limit --duration --interval --probe-at --format --output --stack-sample --fault-tracepoint --top --ready-fd --btf --help; do
+	for opt in --cgroup --pid --limit --duration --interval --probe-at --format --output --stack-sample --fault-tracepoint --memcg-from --top --ready-fd --btf --help; do
 		check "cli: record --help lists $opt" grep -qE -- "^  (-[a-z], |    )$opt( |\$)" "$TMP/cli.out"
 	done
 	check_match "cli: record --help: --interval's default" "$(help_opt record --interval)" -- "--interval MS .*(default: 100)"
