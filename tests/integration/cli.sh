@@ -759,8 +759,35 @@ man_tags() {
 		tp { if (ss == "" || cur == ss) print; tp = 0; next }
 		/^\.TP/ { tp = 1 }' "$1" | sed 's/\\-/-/g'
 }
+# man_formats MAN CMD: the words in bold of the -f, --format entry under
+# OPTIONS' .SS CMD (.B all, .BR the odd arguments, .RB the even ones), one
+# a line: the formats the page names, among its other bold words
+man_formats() {
+	awk -v ss="$2" '
+		function args(s, a,   n, q, i, c, w) {
+			n = 0; q = 0; w = ""
+			for (i = 1; i <= length(s); i++) {
+				c = substr(s, i, 1)
+				if (c == "\"") { q = !q; continue }
+				if (c == " " && !q) { if (w != "") a[++n] = w; w = ""; continue }
+				w = w c
+			}
+			if (w != "") a[++n] = w
+			return n
+		}
+		/^\.SH / { in_opt = ($2 == "OPTIONS"); next }
+		/^\.SS / { cur = $2; on = 0; next }
+		!in_opt || cur != ss { next }
+		/^\.TP/ { tp = 1; on = 0; next }
+		tp { tp = 0; on = ($0 ~ /\\-\\-format/); next }
+		on && /^\.(B|BR|RB) / {
+			m = $1; n = args(substr($0, length(m) + 2), a)
+			for (i = 1; i <= n; i++)
+				if (m == ".B" || (m == ".BR" && i % 2) || (m == ".RB" && !(i % 2))) print a[i]
+		}' "$1"
+}
 test_man() {
-	local src man c want got
+	local src man c want got all
 	src=$(cd "$(dirname "$0")/.." && pwd)
 	man=$src/docs/memprobe.8
 	[ -f "$man" ] || { skip "man: no docs/memprobe.8 here (a guest)"; return; }
@@ -778,6 +805,21 @@ test_man() {
 		check_eq "man: OPTIONS' $c: the long options of $c --help, no more, no fewer" \
 			"only in --help: $(comm -23 <(echo "$want") <(echo "$got") | tr '\n' ' '); only in the man page: $(comm -13 <(echo "$want") <(echo "$got") | tr '\n' ' ')" \
 			"only in --help: ; only in the man page: "
+	done
+	# --format's values: those each command takes, from the renderer table
+	# by way of its own messages (scripts/completion.sh, as the completion
+	# has them), against the renderers the man page names there: a
+	# renderer added to the table is added to the page too
+	"$src/scripts/completion.sh" "$MEMPROBE" > "$TMP/man.bash"
+	all=$(. "$TMP/man.bash"; _memprobe_opts report-format | tr ' ' '\n' | sort)
+	check_match "man: the renderers' names, from the binary" "$all" -x openmetrics
+	for c in $(man_cmds); do
+		[ "$c" = help ] && continue
+		want=$(. "$TMP/man.bash"; _memprobe_opts "$c-format" | tr ' ' '\n' | sort)
+		got=$(man_formats "$man" "$c" | sort -u | comm -12 - <(echo "$all"))
+		check_eq "man: OPTIONS' $c: --format names the formats $c takes, no more, no fewer" \
+			"only taken: $(comm -23 <(echo "$want") <(echo "$got") | tr '\n' ' '); only in the man page: $(comm -13 <(echo "$want") <(echo "$got") | tr '\n' ' ')" \
+			"only taken: ; only in the man page: "
 	done
 	check "man: nothing left behind" no_leftovers
 }
