@@ -27,6 +27,20 @@ test_bad_input() {
 	expect_bad "pid not a number" "$MEMPROBE" limits --pid 12x
 	expect_bad "size 12Q" "$MEMPROBE" probe --limit 12Q
 	expect_bad "size -1G" "$MEMPROBE" probe --limit -1G
+	# sizes are binary (as memory.max takes them): 1GB, 10^9 bytes to SI
+	# and 2^30 to Docker, was taken as 2^30; a fraction of a byte was
+	# rounded down. Both refused now, before the missing pid is looked at.
+	expect_bad "size 1GB" "$MEMPROBE" probe --chunk 1GB --pid $missing_pid
+	check_eq "bad input: ... names both readings and the binary spellings" "$(cat "$TMP/bad.err")" \
+		"memprobe probe: --chunk 1GB: GB means 10^9 bytes to some, 2^30 to others; give 1G or 1GiB (2^30), or a byte count"
+	expect_bad "size 268435456.5" "$MEMPROBE" record --limit 268435456.5 -- true
+	check_eq "bad input: ... a fraction of a byte" "$(cat "$TMP/bad.err")" \
+		"memprobe record: --limit 268435456.5: a fraction of a byte; give whole bytes, or a fraction of a unit such as 1.5G"
+	expect_bad "size 100B" "$MEMPROBE" budget --margin 100B --pid $missing_pid
+	check_match "bad input: ... not a size" "$(cat "$TMP/bad.err")" -F -- "--margin 100B: not a size"
+	check_empty "bad input: 1G, 1GiB, 1Gi, 1024M, 1.5G and 4096 are sizes (the pid refused, not they)" \
+		"$(for s in 1G 1GiB 1Gi 1024M 1.5G 4096; do
+			"$MEMPROBE" probe --chunk $s --pid $missing_pid 2>&1 | grep -- --chunk; done)"
 	expect_bad "chunk 0" "$MEMPROBE" probe --chunk 0
 	expect_bad "limit below one chunk" "$MEMPROBE" probe --limit 16M --chunk 32M
 	expect_bad "unknown thp mode" "$MEMPROBE" probe --thp sometimes
