@@ -346,7 +346,7 @@ test_pinned() {
 	mkdir -p "$mnt" && mount -t tmpfs -o size=64m memprobe-test "$mnt" || { fail "pinned: mount tmpfs"; return; }
 	cg=$(make_cgroup pinned $((400 * MIB)))
 	pid=$(run_in_cgroup "$cg" "$BIN/pinned" 64 "$mnt/pool" 32 120)
-	wait_usage "$cg" $((96 * MIB)) || fail "pinned: the stand-in did not get to 96 MiB"
+	check_usage "pinned: the stand-in gets to 96 MiB" "$cg" $((96 * MIB))
 	sleep 0.5
 	out=$TMP/pinned-record.json
 	"$MEMPROBE" record --cgroup "$cg" --duration 2 --format json -o "$out" 2>/dev/null
