@@ -141,19 +141,19 @@ static void overhead_tail(const cJSON *o, const char *total, FILE *f, struct mp_
 
 	if (mp_view_overhead_tail(o, rd, &t))
 		return;
+	/* what the kernel reclaimed of the workload's memory (0 or below): in
+	 * the sum, so in the table */
+	for (int i = 0; i < t.nreclaimed; i++) {
+		fputs("<tr><td>reclaimed by the kernel to make room (the workload's)</td><td>", f);
+		mp_html_esc(f, t.reclaimed[i].category);
+		fprintf(f, "</td><td class=\"n\">%s</td></tr>\n",
+			mp_render_size(t.reclaimed[i].bytes, b, sizeof(b)));
+	}
 	for (int i = 0; i < t.nprobe; i++) {
 		fputs("<tr><td>the probe's own cost</td><td>", f);
 		mp_html_esc(f, t.probe[i].category);
 		fprintf(f, "</td><td class=\"n\">%s</td></tr>\n",
 			mp_render_size(t.probe[i].bytes, b, sizeof(b)));
-	}
-	/* what the kernel reclaimed of the workload's memory (0 or below): in
-	 * the sum, so in the table */
-	for (int i = 0; i < t.nreclaimed; i++) {
-		fputs("<tr><td>reclaimed by the kernel to make room</td><td>", f);
-		mp_html_esc(f, t.reclaimed[i].category);
-		fprintf(f, "</td><td class=\"n\">%s</td></tr>\n",
-			mp_render_size(t.reclaimed[i].bytes, b, sizeof(b)));
 	}
 	fprintf(f, "<tr><td>the probe's own cost, in all</td><td></td><td class=\"n\">%s"
 		"</td></tr>\n", mp_render_size(t.probe_kernel, b, sizeof(b)));
@@ -1046,8 +1046,18 @@ static void categories_table(const cJSON *a, FILE *f, struct mp_rd *rd)
 	fprintf(f, "<tr><th>attributed</th><td class=\"n\">%s</td><td></td><td>",
 		mp_render_size(v.attributed, b1, sizeof(b1)));
 	mp_html_esc(f, v.attributed_as);
-	fprintf(f, "</td></tr>\n<tr><th>unattributed</th><td class=\"n\">%s</td><td></td><td></td>"
-		"</tr></table></div></section>\n", mp_render_size(v.unattributed, b1, sizeof(b1)));
+	fputs("</td></tr>\n", f);
+	if (v.unmapped_shown)
+		fprintf(f, "<tr><th>anon unmapped</th><td class=\"n\">%s</td><td></td><td>out of anon, "
+			"still charged: being freed, or held by a pipe or a pin</td></tr>\n",
+			mp_render_size(v.unmapped, b1, sizeof(b1)));
+	fprintf(f, "<tr><th>unattributed</th><td class=\"n\">%s</td><td></td><td>",
+		mp_render_size(v.unattributed, b1, sizeof(b1)));
+	if (v.share_shown)
+		fprintf(f, "%.1f%% of the growth", v.unattributed_pct);
+	else
+		fputs("no share: the growth is under 1 MiB", f);
+	fputs("</td></tr></table></div></section>\n", f);
 	mp_view_cats_free(&v);
 }
 

@@ -261,7 +261,7 @@ static void categories(const cJSON *a, FILE *f, struct mp_rd *rd)
 	category_rows(&v, f, rd);
 	fprintf(f, "| **attributed** | %s | | %s |\n",
 		mp_render_size(v.attributed, b, sizeof(b)), v.attributed_as);
-	if (v.has_unmapped)
+	if (v.unmapped_shown)
 		fprintf(f, "| **anon unmapped** | %s | | out of anon, still charged: being freed, "
 			"or held by a pipe or a pin |\n", mp_render_size(v.unmapped, b, sizeof(b)));
 	/* no share of a growth near zero (as the text) */

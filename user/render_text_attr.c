@@ -163,8 +163,7 @@ static void categories(const cJSON *a, FILE *f, struct mp_rd *rd)
 	category_rows(&v, gw, f, rd);
 	fprintf(f, "  %-20s %12s   (%s)\n", "attributed",
 		mp_fmt_sbytes(v.attributed, b1, sizeof(b1)), v.attributed_as);
-	/* from 1 MiB: a TLB batch in flight is a few pages */
-	if (v.has_unmapped && (v.unmapped >= (int64_t)MP_MIB || v.unmapped <= -(int64_t)MP_MIB))
+	if (v.unmapped_shown)
 		fprintf(f, "  %-20s %12s   (out of anon, still charged: being freed, or held by "
 			"a pipe or a pin)\n", "anon unmapped", mp_fmt_sbytes(v.unmapped, b1, sizeof(b1)));
 	if (v.share_shown)

@@ -50,6 +50,9 @@ struct mp_view_cats {
 	const char *span, *attributed_as;
 	bool has_unmapped;         /* anon_unmapped_bytes given (not null) */
 	int64_t unmapped;
+	/* the anon unmapped row shows from 1 MiB either way: a TLB batch in
+	 * flight is a few pages */
+	bool unmapped_shown;
 	/* the unattributed share of the growth in percent, 0 within ±0.05;
 	 * shown only from 1 MiB of growth (share_shown): a share of a growth
 	 * near zero (a --reclaim-cache probe's, whose cache went as the probe
