@@ -418,6 +418,37 @@ static __always_inline void cow_check(void *ctx, struct mp_cpu *c)
 	}
 }
 
+/* A charge update in the target (or, with --memcg-from counters, a page
+ * allocated in it): past wake_above_pages, wake the sampler. The usage is
+ * read on every 64th update on a CPU (a 4 KiB page makes about four
+ * updates, one allocation): 256 KiB at most between reads there (1 MiB
+ * when counted by allocations). */
+static __always_inline void wake_check(struct mp_cpu *c, struct mem_cgroup *memcg)
+{
+	__u64 above = wake_above_pages;
+	struct mp_oom_event *e;
+	__s64 usage;
+
+	if (!above || (++c->wake_checks & 63))
+		return;
+	usage = target_usage_pages(memcg);
+	if (usage < 0 || (__u64)usage < above)
+		return;
+	wake_above_pages = 0; /* one event until user space sets it again */
+	e = bpf_ringbuf_reserve(&oom_events, sizeof(*e), 0);
+	if (!e)
+		return;
+	__builtin_memset(e, 0, sizeof(*e));
+	e->kind = MP_EVENT_WAKE;
+	e->ts_ns = bpf_ktime_get_ns();
+	e->usage_bytes = (__u64)usage * page_size;
+	bpf_ringbuf_submit(e, 0);
+}
+
+/* --memcg-from counters: no memcg program runs, so the page allocation
+ * path checks for record's wake-up instead. */
+const volatile bool wake_on_alloc = false;
+
 static __always_inline int on_page_alloc(void *ctx, struct page *page,
 					 unsigned int order, gfp_t gfp, int migratetype,
 					 bool btf)
@@ -430,6 +461,13 @@ static __always_inline int on_page_alloc(void *ctx, struct page *page,
 
 	if (!c || !c->in_target)
 		return 0;
+	if (wake_on_alloc) {
+		int id = bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id);
+		struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+
+		if (id >= 0 && id < CGROUP_SUBSYS_COUNT_MAX)
+			wake_check(c, (struct mem_cgroup *)BPF_CORE_READ(t, cgroups, subsys[id]));
+	}
 	tgid = c->key;
 	c->totals.alloc_pages_by_order[user ? 0 : 1]
 				      [order > MP_MAX_ORDER ? MP_MAX_ORDER : order] += 1;
@@ -765,31 +803,6 @@ static __always_inline bool cat_of(int item, bool lruvec, __u64 *cat, int *unit)
 	*unit = (int)cat_unit_bytes[c];
 	*cat = c;
 	return true;
-}
-
-/* A charge update in the target: past wake_above_pages, wake the sampler.
- * The usage is read on every 64th update on a CPU (a 4 KiB page makes about
- * four): 256 KiB at most between reads there. */
-static __always_inline void wake_check(struct mp_cpu *c, struct mem_cgroup *memcg)
-{
-	__u64 above = wake_above_pages;
-	struct mp_oom_event *e;
-	__s64 usage;
-
-	if (!above || (++c->wake_checks & 63))
-		return;
-	usage = target_usage_pages(memcg);
-	if (usage < 0 || (__u64)usage < above)
-		return;
-	wake_above_pages = 0; /* one event until user space sets it again */
-	e = bpf_ringbuf_reserve(&oom_events, sizeof(*e), 0);
-	if (!e)
-		return;
-	__builtin_memset(e, 0, sizeof(*e));
-	e->kind = MP_EVENT_WAKE;
-	e->ts_ns = bpf_ktime_get_ns();
-	e->usage_bytes = (__u64)usage * page_size;
-	bpf_ringbuf_submit(e, 0);
 }
 
 static __always_inline int on_memcg_stat(struct mem_cgroup *memcg, int item,

@@ -56,6 +56,9 @@ struct mp_attr_opts {
 	bool judge_all_rungs;        /* probe every rung, not only down to the first usable */
 	bool fault_tracepoint;       /* count faults per event (exceptions:page_fault_user)
 				      * instead of reading the kernel's counters */
+	bool memcg_counters;         /* split memory.stat by process from the kernel's
+				      * per-process counters at the snapshots, not
+				      * per memcg stat update (--memcg-from counters) */
 	uint32_t proc_tree_pid;      /* without BPF, the per-process rows of this process
 				      * and its descendants instead of cg's processes
 				      * (a command run where memprobe runs); 0: cg's */

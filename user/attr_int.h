@@ -24,7 +24,8 @@ struct mp_attr {
 	char btf_source[128];
 	bool judged_all;
 	bool btf_custom;                 /* the BTF is --btf's file */
-	bool fault_tracepoint;           /* --fault-tracepoint: the counters rungs passed over */
+	bool fault_tracepoint;           /* --fault-tracepoint: the faults' counters rungs passed over */
+	bool memcg_counters;             /* --memcg-from counters: the memcg's counters rung taken */
 	bool no_batch;                   /* the kernel has no batch map lookup (< 5.6) */
 	bool byte_exact;                 /* the BPF side reads byte items' counters
 					  * (cat_state_index: some category has one) */

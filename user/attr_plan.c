@@ -106,7 +106,14 @@ static const struct ladder {
 		{ POLL, "polling the cgroup's oom_kill counter (no victim names)",
 		  { 0 }, { 0 }, "oom_kill counter" },
 	} },
+	/* --memcg-from counters: no program per memcg stat update (about
+	 * four per anonymous page); the processes' own counters (RSS by kind,
+	 * page tables, threads' stacks) read at each snapshot split
+	 * memory.stat's totals (attr_proc.c), as without BPF. */
 	[MP_CONCERN_MEMCG] = { {
+		{ POLL, "the processes' own counters at each snapshot (/proc) over "
+		  "memory.stat's totals", { 0 }, { 0 },
+		  "memory.stat + /proc/PID/status", .counters = true },
 		{ TP_BTF, "tracepoint memcg:mod_memcg_state + mod_memcg_lruvec_state",
 		  { "mod_memcg_state", "mod_memcg_lruvec_state" },
 		  { PROG(tp_mod_memcg_state), PROG(tp_mod_memcg_lruvec_state) } },
@@ -255,8 +262,12 @@ static void judge(struct mp_attr *a, const struct mp_kfacts *k, int c, int i)
 		snprintf(why, n, "denied (MEMPROBE_DENY_HOOKS)");
 		return;
 	}
-	if (r->counters && a->fault_tracepoint) {
+	if (r->counters && c == MP_CONCERN_FAULTS && a->fault_tracepoint) {
 		snprintf(why, n, "passed over (--fault-tracepoint)");
+		return;
+	}
+	if (r->counters && c == MP_CONCERN_MEMCG && !a->memcg_counters) {
+		snprintf(why, n, "passed over (--memcg-from tracepoint)");
 		return;
 	}
 	if (r->kind == POLL)
@@ -330,7 +341,7 @@ static void plan(struct mp_attr *a, const struct mp_kfacts *k, bool all)
 			a->hooks[c].missing_reason = "no_hook";
 			snprintf(a->hooks[c].missing, sizeof(a->hooks[c].missing),
 				 "no usable hook (%s)", tried);
-		} else if (l->rungs[a->chosen[c]].kind == POLL) {
+		} else if (l->rungs[a->chosen[c]].kind == POLL && !l->rungs[a->chosen[c]].counters) {
 			a->hooks[c].missing_reason = "polled";
 			snprintf(a->hooks[c].missing, sizeof(a->hooks[c].missing),
 				 "no BPF hook (%s)", tried);
@@ -433,6 +444,11 @@ static int open_skel(struct mp_attr *a, const struct mp_attr_opts *o, const stru
 	a->skel->rodata->target_cgid = o->target_cgid;
 	a->skel->rodata->page_size = (uint32_t)sysconf(_SC_PAGESIZE);
 	a->skel->rodata->stack_sample_period = o->stack_sample_period;
+	/* --memcg-from counters: no memcg program, so neither anon's unmaps
+	 * (the free path's anon count is their other half) nor record's
+	 * wake-up there: the allocation path wakes it */
+	a->skel->rodata->count_anon_frees = !o->memcg_counters;
+	a->skel->rodata->wake_on_alloc = o->memcg_counters;
 	/* preallocated: sized for the target, one entry where no page is
 	 * tracked (no stacks); its filter a slot an entry, a power of two, at
 	 * least 16384: every free and allocation of the machine reads a slot
@@ -748,6 +764,7 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 	a->ncpus = libbpf_num_possible_cpus();
 	a->page_size = sysconf(_SC_PAGESIZE);
 	a->fault_tracepoint = o->fault_tracepoint;
+	a->memcg_counters = o->memcg_counters;
 	denied(NULL); /* a word that names nothing is a typo: say so */
 	if (errlen)
 		err[0] = '\0';

@@ -66,12 +66,18 @@ void mp_attr_proc_start(struct mp_attr *a)
 {
 	struct mp_hook *h = &a->hooks[MP_CONCERN_MEMCG];
 
-	if (!a->no_bpf[0] || (!a->have_cg && !a->proc_tree_pid))
+	/* --memcg-from counters: the rows are /proc's, the programs keep
+	 * the rest (kernel paths, faults, copies, OOM kills) */
+	bool counters = h->counters && a->chosen[MP_CONCERN_MEMCG] >= 0;
+
+	if ((!a->no_bpf[0] && !counters) || (!a->have_cg && !a->proc_tree_pid))
 		return;
 	a->proc_rows = true;
 	learn_stack_size(a);
 	for (size_t i = 0; i < sizeof(row_cats) / sizeof(row_cats[0]); i++)
 		a->cat_rows[row_cats[i]] = true;
+	if (!a->no_bpf[0])
+		return;
 	snprintf(h->hook, sizeof(h->hook), "polling memory.stat (totals) and /proc (per process, "
 		 "approximate)");
 	snprintf(h->target, sizeof(h->target), "memory.stat + /proc/PID/status");

@@ -359,6 +359,10 @@ static int snapshot(struct mp_attr *a, struct mp_attr_snap *s, bool stacks, bool
 	pthread_mutex_unlock(&a->gone_lock);
 	if (ret)
 		goto out;
+	/* --memcg-from counters: the categories of each process are its
+	 * counters of this moment, in the rows the programs made */
+	if (a->proc_rows && (ret = mp_attr_proc_snapshot(a, s, stacks)))
+		goto out;
 	if (stacks) {
 		/* the cheap ones get names only if kept (fill_comms) */
 		fill_comms(a, s);

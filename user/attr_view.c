@@ -167,6 +167,8 @@ static int view_misses(struct mp_attr *a, struct mp_attr_input *in)
 		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
 			continue;
 		pm[n].name = bpf_program__name(p);
+		pm[n].run_cnt = info.run_cnt;
+		pm[n].run_time_ns = info.run_time_ns;
 		pm[n++].misses = info.recursion_misses;
 		in->recursion_misses += info.recursion_misses;
 	}

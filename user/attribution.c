@@ -696,26 +696,32 @@ static void add_retained(const struct build *b, cJSON *o, int k, int64_t ret, in
 		cJSON_AddBoolToObject(o, "retained_below_floor", true);
 }
 
-/* Without BPF: why, and what would bring it; with /proc's rows, what they
- * cannot tell. */
+/* What /proc's rows are, and what they cannot tell. */
+#define PROC_ROWS_WORDS								\
+	"per process: /proc's counters at each snapshot (RssAnon, RssFile, "	\
+	"RssShmem, VmPTE, threads' kernel stacks), approximate: a page several "	\
+	"processes map counts in each, page cache no process maps is in none, "	\
+	"and a process that lived between two snapshots is not seen; slab, "	\
+	"percpu, sock and vmalloc: the cgroup's totals only"
+
+/* Without BPF: why, and what would bring it; with /proc's rows (no BPF,
+ * or --memcg-from counters), what they cannot tell. */
 static void add_missing_no_bpf(const struct build *b, cJSON *missing)
 {
 	bool rows = false;
 
-	if (!b->in->no_bpf_reason)
-		return;
-	add_missing(missing, NULL, NULL, "no_bpf",
-		    b->in->no_bpf_line && b->in->no_bpf_line[0] ? b->in->no_bpf_line :
-		    "no BPF program runs");
+	if (b->in->no_bpf_reason)
+		add_missing(missing, NULL, NULL, "no_bpf",
+			    b->in->no_bpf_line && b->in->no_bpf_line[0] ? b->in->no_bpf_line :
+			    "no BPF program runs");
 	for (int k = 0; k < MP_NR_CATS; k++)
 		rows |= b->in->cats[k].rows;
 	if (rows)
 		add_missing(missing, b->in->hooks[MP_CONCERN_MEMCG].concern, NULL, "proc",
-			    "per process: /proc's counters at each snapshot (RssAnon, RssFile, "
-			    "RssShmem, VmPTE, threads' kernel stacks), approximate: a page several "
-			    "processes map counts in each, page cache no process maps is in none, "
-			    "and a process that lived between two snapshots is not seen; slab, "
-			    "percpu, sock and vmalloc: the cgroup's totals only");
+			    b->in->no_bpf_reason ? PROC_ROWS_WORDS :
+			    PROC_ROWS_WORDS "; anon unmapped and still charged: not counted; "
+			    "--memcg-from tracepoint splits them all (a program run per memcg "
+			    "stat update)");
 }
 
 static uint64_t proc_total(const struct mp_proc_row *p)
@@ -1149,6 +1155,34 @@ static void add_byte_updates(const struct build *b, cJSON *o)
 	mp_json_add_u64(u, "mismatched", n[2]);
 }
 
+/*
+ * How often the kernel ran each program, and for how long, by its own
+ * run-time stats (bpf_prog_info's run_cnt and run_time_ns), counted only
+ * while they are on (sysctl kernel.bpf_stats_enabled, or a BPF_ENABLE_STATS
+ * fd held): null when no program has a count. Every firing of the
+ * tracepoint, in any cgroup: the programs filter on the target first.
+ */
+static void add_program_runs(const struct build *b, cJSON *o)
+{
+	const struct mp_attr_input *in = b->in;
+	cJSON *runs, *ns;
+	bool any = false;
+
+	for (size_t i = 0; i < in->nprogs; i++)
+		any |= in->progs[i].run_cnt > 0;
+	if (!any) {
+		cJSON_AddNullToObject(o, "program_runs");
+		cJSON_AddNullToObject(o, "program_run_time_ns");
+		return;
+	}
+	runs = cJSON_AddObjectToObject(o, "program_runs");
+	ns = cJSON_AddObjectToObject(o, "program_run_time_ns");
+	for (size_t i = 0; i < in->nprogs; i++) {
+		mp_json_add_u64(runs, in->progs[i].name, in->progs[i].run_cnt);
+		mp_json_add_u64(ns, in->progs[i].name, in->progs[i].run_time_ns);
+	}
+}
+
 /* events, and the losses: map overflows, and runs skipped by the kernel's
  * recursion guard (an interrupt's event while the same program ran on
  * that CPU) */
@@ -1162,6 +1196,7 @@ static void add_events(const struct build *b, cJSON *a)
 	mp_json_add_u64(o, "memcg_stat_updates", t->memcg_events);
 	mp_json_add_u64(o, "tracked_kernel_pages_freed", t->kernel_pages_freed);
 	add_byte_updates(b, o);
+	add_program_runs(b, o);
 
 	o = cJSON_AddObjectToObject(a, "events_lost");
 	for (int l = 0; l < MP_NR_LOST; l++) {

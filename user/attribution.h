@@ -49,6 +49,8 @@ struct mp_attr_frames {
 struct mp_attr_prog_misses {
 	const char *name;
 	uint64_t misses;
+	uint64_t run_cnt, run_time_ns; /* the kernel's run-time stats: 0 unless
+					* they were on (kernel.bpf_stats_enabled) */
 };
 
 struct mp_attr_input {

@@ -48,6 +48,7 @@ enum mp_cli_id {
 	MP_OPT_BYTES,
 	MP_OPT_TABLE,
 	MP_OPT_FAULT_TRACEPOINT,
+	MP_OPT_MEMCG_FROM,
 	MP_OPT_CMD = 512,
 };
 
@@ -83,6 +84,14 @@ struct mp_cli_opt {
 	{ "fault-tracepoint", 0, NULL, "count page faults per event with the "          \
 	  "exceptions:page_fault_user tracepoint (one program run per fault)",          \
 	  "the kernel's own counters", MP_OPT_FAULT_TRACEPOINT }
+#define MP_CLI_OPT_MEMCG_FROM                                                          \
+	{ "memcg-from", 0, "SOURCE", "where the per-process split of memory.stat's "    \
+	  "categories comes from: tracepoint (the memcg stat tracepoints, a program "   \
+	  "run per update, about 4 per anonymous page: per-process slab, sock and "     \
+	  "percpu, charges from other contexts, anon unmapped and still charged) or "   \
+	  "counters (the kernel's per-process counters read at each snapshot: RSS by "  \
+	  "kind, page tables, stacks; no program run per page)", "tracepoint",         \
+	  MP_OPT_MEMCG_FROM }
 #define MP_CLI_OPT_BTF                                                                 \
 	{ "btf", 0, "FILE", "the kernel's BTF for CO-RE: a raw BTF file or a vmlinux "  \
 	  "with a .BTF section", "/sys/kernel/btf/vmlinux", MP_OPT_BTF }
@@ -99,7 +108,8 @@ struct mp_cli_opt {
 	MP_CLI_OPT_OUTPUT, MP_CLI_OPT_BYTES,                                           \
 	MP_CLI_OPT_TABLE("categories, tasks, kernel_paths, hooks, overhead, "           \
 			 "copy_on_write, figures (record: timeline, oom_kills)"),        \
-	MP_CLI_OPT_STACK_SAMPLE, MP_CLI_OPT_FAULT_TRACEPOINT, MP_CLI_OPT_TOP
+	MP_CLI_OPT_STACK_SAMPLE, MP_CLI_OPT_FAULT_TRACEPOINT, MP_CLI_OPT_MEMCG_FROM,        \
+	MP_CLI_OPT_TOP
 /* The status line of the commands that run for a while (status.h). */
 #define MP_CLI_OPTS_STATUS                                                             \
 	{ "quiet", 0, NULL, "no status line on standard error", NULL, MP_OPT_QUIET },   \
@@ -140,6 +150,7 @@ struct mp_cli {
 	int top;                              /* MP_CLI_TOP_DEFAULT unless given */
 	uint32_t stack_sample;                /* 1 unless given */
 	bool fault_tracepoint;                /* --fault-tracepoint */
+	bool memcg_counters;                  /* --memcg-from counters */
 	enum mp_status_mode status;           /* --quiet, --progress: MP_STATUS_AUTO unless given */
 	char **rest;                          /* takes_command: the words after
 					       * the options; operands: the words
@@ -165,6 +176,7 @@ struct mp_cli {
 		(o)->top = (c)->top;                                                   \
 		(o)->stack_sample_period = (c)->stack_sample;                          \
 		(o)->fault_tracepoint = (c)->fault_tracepoint;                         \
+		(o)->memcg_counters = (c)->memcg_counters;                             \
 		(o)->status_mode = (c)->status;                                        \
 	} while (0)
 

@@ -31,7 +31,7 @@ enum {
 	{ "thp", 0, "MODE", "transparent huge pages for the fill: auto (the host's "   \
 	  "setting), never or always", "auto", MP_PROBE_OPT_THP },                     \
 	MP_CLI_OPT_FORMAT(fmt), MP_CLI_OPT_OUTPUT, MP_CLI_OPT_STACK_SAMPLE,                \
-	MP_CLI_OPT_FAULT_TRACEPOINT, MP_CLI_OPT_TOP,                                   \
+	MP_CLI_OPT_FAULT_TRACEPOINT, MP_CLI_OPT_MEMCG_FROM, MP_CLI_OPT_TOP,            \
 	{ "threads", 0, "N", "threads filling each chunk, 1 to "                       \
 	  MP_CLI_STR(MP_PROBE_MAX_THREADS), "1", MP_PROBE_OPT_THREADS },               \
 	{ "populate", 0, NULL, "fault the chunks in with MADV_POPULATE_WRITE (Linux "  \

@@ -12,6 +12,7 @@
 #include "render.h"
 #include "compare.h"
 #include "util.h"
+#include "views.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -205,8 +206,10 @@ static void field_n(struct row *r, uint64_t v)
  */
 static void t_timeline(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *cats = mp_rd_obj(rd, doc, "category_sources", 0), *c, *s;
+	const cJSON *cats = mp_rd_obj(rd, doc, "category_sources", 0), *c;
+	struct mp_view_timeline v;
 	struct row r = { f, 0 };
+	int64_t x;
 
 	fputs("t_ms,usage_bytes,limit_bytes,faults_per_sec", f);
 	cJSON_ArrayForEach(c, cats) {
@@ -216,33 +219,32 @@ static void t_timeline(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	}
 	fputs(",resolution_ms,samples,usage_min_bytes,usage_max_bytes\r\n", f);
 	r.n = 0;
-	cJSON_ArrayForEach(s, mp_rd_arr(rd, doc, "timeline", 0)) {
-		const cJSON *st, *bg, *mn, *mx;
-		uint64_t samples, ms;
+	if (mp_view_timeline(doc, rd, &v))
+		return;
+	for (int i = 0; i < v.n; i++) {
+		const struct mp_view_tl_row *s = &v.rows[i];
 
-		if (!mp_rd_is_obj(rd, s))
-			return;
-		st = mp_rd_obj(rd, s, "stat", 0);
-		bg = mp_rd_obj(rd, s, "bpf_growth", MP_RD_ABSENT);
-		field_u(&r, rd, s, "t_ms", 0);
-		field_u(&r, rd, s, "usage_bytes", 0);
-		field_u(&r, rd, s, "limit_bytes", MP_RD_NULL | MP_RD_ABSENT);
-		field_u(&r, rd, s, "faults_per_sec", 0);
+		field_n(&r, s->t_ms);
+		field_n(&r, s->usage);
+		if (s->has_limit)
+			field_n(&r, s->limit);
+		else
+			field(&r, NULL);
+		field_n(&r, s->faults_per_sec);
 		cJSON_ArrayForEach(c, cats) {
-			if (mp_rd_item(rd, st, c->string, MP_RD_ABSENT))
-				field_u(&r, rd, st, c->string, 0);
-			else
-				field_s(&r, rd, bg, c->string, MP_RD_ABSENT);
+			char b[32] = "";
+
+			if (mp_view_tl_cat(s->obj, c->string, rd, &x))
+				snprintf(b, sizeof(b), "%" PRId64, x);
+			field(&r, b[0] ? b : NULL);
 		}
-		ms = mp_render_row_ms(rd, doc, s, &samples);
-		field_n(&r, ms);
-		field_n(&r, samples);
-		mn = mp_rd_obj(rd, s, "min", MP_RD_ABSENT);
-		mx = mp_rd_obj(rd, s, "max", MP_RD_ABSENT);
-		field_u(&r, rd, mn ? mn : s, "usage_bytes", 0);
-		field_u(&r, rd, mx ? mx : s, "usage_bytes", 0);
+		field_n(&r, s->resolution_ms);
+		field_n(&r, s->samples);
+		field_n(&r, s->usage_min);
+		field_n(&r, s->usage_max);
 		end_row(&r);
 	}
+	mp_view_timeline_free(&v);
 }
 
 /* One figure: its path and its value (a number's literal, a string, true
@@ -372,47 +374,46 @@ static void t_overhead(const cJSON *doc, FILE *f, struct mp_rd *rd)
  * sample's) and the limit in force then (empty: not read). */
 static void t_oom_kills(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *it;
+	struct mp_view_ooms v;
 	struct row r = { f, 0 };
-	char b[32];
 
 	header(f, "t_ms,pid,comm,usage_bytes,usage_at_kill,limit_bytes");
-	cJSON_ArrayForEach(it, mp_rd_arr(rd, doc, "oom_kills", 0)) {
-		bool at_kill;
-		uint64_t u;
+	if (mp_view_ooms(doc, rd, &v))
+		return;
+	for (int i = 0; i < v.n; i++) {
+		const struct mp_view_oom *k = &v.rows[i];
 
-		if (!mp_rd_is_obj(rd, it))
-			return;
-		u = mp_render_oom_usage(rd, it, &at_kill);
-		field_u(&r, rd, it, "t_ms", 0);
-		field_u(&r, rd, it, "pid", 0);
-		field(&r, mp_rd_str(rd, it, "comm", 0));
-		snprintf(b, sizeof(b), "%" PRIu64, u);
-		field(&r, b);
-		field(&r, at_kill ? "true" : "false");
-		field_u(&r, rd, it, "limit_bytes", MP_RD_NULL | MP_RD_ABSENT);
+		field_n(&r, k->t_ms);
+		field_n(&r, k->pid);
+		field(&r, k->comm);
+		field_n(&r, k->usage);
+		field(&r, k->at_kill ? "true" : "false");
+		if (k->has_limit)
+			field_n(&r, k->limit);
+		else
+			field(&r, NULL);
 		end_row(&r);
 	}
+	mp_view_ooms_free(&v);
 }
 
 /* Pages copied on write after a fork, per process (empty when not looked
  * for). */
 static void t_copy_on_write(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *o = mp_rd_obj(rd, attribution(doc, rd), "copy_on_write", MP_RD_ABSENT), *t;
+	struct mp_view_cow v;
 	struct row r = { f, 0 };
 
 	header(f, "pid,comm,bytes");
-	if (!o)
+	if (mp_view_cow(attribution(doc, rd), rd, &v))
 		return;
-	cJSON_ArrayForEach(t, mp_rd_arr(rd, o, "by_task", MP_RD_ABSENT)) {
-		if (!mp_rd_is_obj(rd, t))
-			return;
-		field_u(&r, rd, t, "pid", 0);
-		field(&r, mp_rd_str(rd, t, "comm", 0));
-		field_u(&r, rd, t, "bytes", 0);
+	for (int i = 0; i < v.ntasks; i++) {
+		field_n(&r, v.tasks[i].pid);
+		field(&r, v.tasks[i].comm);
+		field_n(&r, v.tasks[i].bytes);
 		end_row(&r);
 	}
+	mp_view_cow_free(&v);
 }
 
 static const struct csv_table tables[] = {

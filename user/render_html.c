@@ -117,20 +117,19 @@ static void row_size(FILE *f, const char *label, uint64_t v, const char *extra)
 
 static void limit_rows(const cJSON *cg, FILE *f, struct mp_rd *rd)
 {
-	uint64_t v;
+	struct mp_view_limits v;
 
-	row_size(f, "limit", mp_rd_u64v(rd, cg, "effective_limit_bytes"), NULL);
-	if (mp_rd_u64(rd, cg, "throttle_bytes", MP_RD_NULL | MP_RD_ABSENT, &v)) {
-		const char *kind = mp_rd_str(rd, cg, "throttle_kind", MP_RD_NULL | MP_RD_ABSENT);
-
+	mp_view_limits(cg, rd, &v);
+	row_size(f, "limit", v.limit, NULL);
+	if (v.has_throttle) {
 		row_start(f, "throttling point");
-		mp_html_esc(f, mp_render_usize(v, (char[32]){ 0 }, 32));
+		mp_html_esc(f, mp_render_usize(v.throttle, (char[32]){ 0 }, 32));
 		fputs(" (", f);
-		mp_html_esc(f, kind ? kind : "throttle");
+		mp_html_esc(f, v.throttle_kind ? v.throttle_kind : "throttle");
 		fputs(")</td></tr>\n", f);
 	}
-	if (mp_rd_u64(rd, cg, "high_bytes", MP_RD_NULL | MP_RD_ABSENT, &v))
-		row_size(f, "memory.high", v, NULL);
+	if (v.has_high && !v.high_null)
+		row_size(f, "memory.high", v.high, NULL);
 }
 
 /* The overhead object as its view's table (views.h: its groups, as text
@@ -325,62 +324,57 @@ struct tl {
 	bool drawn[NR_SERIES];
 };
 
-static double sample_cat(const cJSON *s, const char *cat, struct mp_rd *rd)
+/* A series' figure of a row (views.h): a net shrink stacks as nothing. */
+static double sample_cat(const struct mp_view_tl_row *r, const char *cat, struct mp_rd *rd)
 {
-	uint64_t u;
-	int64_t v = 0;
+	int64_t v;
 
-	if (mp_rd_u64(rd, mp_rd_obj(rd, s, "stat", 0), cat, MP_RD_ABSENT, &u))
-		return (double)u;
-	mp_rd_s64(rd, mp_rd_obj(rd, s, "bpf_growth", MP_RD_ABSENT), cat, MP_RD_ABSENT, &v);
-	return v > 0 ? (double)v : 0.0; /* a net shrink stacks as nothing */
+	mp_view_tl_cat(r->obj, cat, rd, &v);
+	return v > 0 ? (double)v : 0.0;
 }
 
 static int tl_read(const cJSON *doc, struct tl *tl, struct mp_rd *rd)
 {
-	const cJSON *arr = mp_rd_arr(rd, doc, "timeline", 0), *s;
-	size_t total = (size_t)cJSON_GetArraySize(arr), step, i = 0;
+	struct mp_view_timeline v;
+	size_t total, step;
 
+	if (mp_view_timeline(doc, rd, &v))
+		return 0;
+	total = (size_t)v.n;
 	step = total > MAX_POINTS ? (total + MAX_POINTS - 1) / MAX_POINTS : 1;
 	tl->t = calloc(total / step + 2, sizeof(double));
 	tl->usage = calloc(total / step + 2, sizeof(double));
 	tl->usage_max = calloc(total / step + 2, sizeof(double));
 	tl->v = calloc((total / step + 2) * NR_SERIES, sizeof(double));
-	if (!tl->t || !tl->v || !tl->usage || !tl->usage_max)
-		return -1;
-	cJSON_ArrayForEach(s, arr) {
-		const cJSON *mx;
-		size_t j = tl->n;
-		double sum = 0;
+	for (size_t i = 0; tl->t && tl->v && tl->usage && tl->usage_max && i < total; i++) {
+		const struct mp_view_tl_row *r = &v.rows[i];
+		double *x = &tl->v[tl->n * NR_SERIES], sum = 0;
 
 		/* every step-th, and always the last */
-		if (i++ % step && i != total)
+		if (i % step && i + 1 != total)
 			continue;
-		if (!mp_rd_is_obj(rd, s))
-			return 0;
-		tl->t[j] = (double)mp_rd_u64v(rd, s, "t_ms");
-		tl->usage[j] = (double)mp_rd_u64v(rd, s, "usage_bytes");
+		tl->t[tl->n] = (double)r->t_ms;
+		tl->usage[tl->n] = (double)r->usage;
 		/* a folded row: its last sample drawn, and its highest usage */
-		mx = mp_rd_obj(rd, s, "max", MP_RD_ABSENT);
-		tl->usage_max[j] = mx ? (double)mp_rd_u64v(rd, mx, "usage_bytes") : tl->usage[j];
-		tl->folded += mx != NULL;
+		tl->usage_max[tl->n] = (double)r->usage_max;
+		tl->folded += r->folded;
 		for (int k = 0; k < NR_SERIES; k++) {
-			tl->v[j * NR_SERIES + k] = sample_cat(s, series[k], rd);
+			x[k] = sample_cat(r, series[k], rd);
 			if (!strcmp(series[k], "file")) /* shmem is drawn on its own */
-				tl->v[j * NR_SERIES + k] = tl->v[j * NR_SERIES + k] > tl->v[j * NR_SERIES + 1]
-					? tl->v[j * NR_SERIES + k] - tl->v[j * NR_SERIES + 1] : 0;
-			sum += tl->v[j * NR_SERIES + k];
-			tl->drawn[k] |= tl->v[j * NR_SERIES + k] > 0;
+				x[k] = x[k] > x[1] ? x[k] - x[1] : 0;
+			sum += x[k];
+			tl->drawn[k] |= x[k] > 0;
 		}
-		if (tl->t[j] > tl->t_max)
-			tl->t_max = tl->t[j];
+		if (tl->t[tl->n] > tl->t_max)
+			tl->t_max = tl->t[tl->n];
 		if (sum > tl->y_max)
 			tl->y_max = sum;
-		if (tl->usage_max[j] > tl->y_max)
-			tl->y_max = tl->usage_max[j];
+		if (tl->usage_max[tl->n] > tl->y_max)
+			tl->y_max = tl->usage_max[tl->n];
 		tl->n++;
 	}
-	return 0;
+	mp_view_timeline_free(&v);
+	return tl->t && tl->v && tl->usage && tl->usage_max ? 0 : -1;
 }
 
 #define PH 260 /* the timeline plot's height */
@@ -1040,28 +1034,28 @@ static void hooks_table(const cJSON *a, FILE *f, struct mp_rd *rd)
 
 static void oom_table(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *kills = mp_rd_arr(rd, doc, "oom_kills", 0), *it;
+	struct mp_view_ooms v;
 	char b[32];
 
-	if (!cJSON_GetArraySize(kills))
+	if (mp_view_ooms(doc, rd, &v))
 		return;
+	if (!v.n) {
+		mp_view_ooms_free(&v);
+		return;
+	}
 	fputs("<section><h2>OOM kills</h2>\n<div class=\"wrap\"><table class=\"oom-kills\"><tr>"
 	      "<th class=\"n\">t (s)</th><th>task</th><th class=\"n\">usage</th></tr>\n", f);
-	cJSON_ArrayForEach(it, kills) {
-		bool at_kill;
-		uint64_t u;
-
-		if (!mp_rd_is_obj(rd, it))
-			return;
-		u = mp_render_oom_usage(rd, it, &at_kill);
-		fprintf(f, "<tr><td class=\"n\">%.1f</td><td>", mp_rd_u64v(rd, it, "t_ms") / 1000.0);
-		mp_html_who(f, it, rd);
-		fprintf(f, "</td><td class=\"n\">%s %s</td></tr>\n", mp_render_usize(u, b, sizeof(b)),
-			at_kill ? "at the kill" : "(last sample before it)");
+	for (int i = 0; i < v.n; i++) {
+		fprintf(f, "<tr><td class=\"n\">%.1f</td><td>", v.rows[i].t_ms / 1000.0);
+		mp_html_who(f, v.rows[i].obj, rd);
+		fprintf(f, "</td><td class=\"n\">%s %s</td></tr>\n",
+			mp_render_usize(v.rows[i].usage, b, sizeof(b)),
+			v.rows[i].at_kill ? "at the kill" : "(last sample before it)");
 	}
 	fputs("</table></div>\n", f);
-	mp_html_oom_vectors(doc, f, rd);
+	mp_html_oom_vectors(&v, f, rd);
 	fputs("</section>\n", f);
+	mp_view_ooms_free(&v);
 }
 
 /* ---- the page --------------------------------------------------------------------- */
@@ -1123,17 +1117,17 @@ static void note(FILE *f, const char *text)
 
 static void probe_summary(const cJSON *r, FILE *f, struct mp_rd *rd)
 {
-	const char *n = mp_rd_str(rd, r, "note", MP_RD_ABSENT);
-	uint64_t sig;
+	struct mp_view_verdicts v;
 
-	if (n)
-		note(f, n);
-	if (mp_rd_bool(rd, r, "interrupted", 0))
+	mp_view_verdicts(r, rd, &v);
+	if (v.note)
+		note(f, v.note);
+	if (v.interrupted)
 		note(f, "Interrupted: the probe was stopped by a signal; figures are partial.");
-	if (mp_rd_u64(rd, r, "probe_killed_by_signal", MP_RD_NULL, &sig))
+	if (v.killed)
 		note(f, "Killed: the probe process was killed from outside memprobe; figures are "
 		     "partial.");
-	if (mp_rd_bool(rd, r, "probe_oom_killed", 0))
+	if (v.oom_killed)
 		note(f, "The probe was OOM-killed.");
 	fputs("<section><h2>Summary</h2>\n<table class=\"summary\">\n", f);
 	limit_rows(mp_rd_obj(rd, r, "target", 0), f, rd);
@@ -1146,10 +1140,12 @@ static void probe_summary(const cJSON *r, FILE *f, struct mp_rd *rd)
 
 static void record_summary(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *run = mp_rd_obj(rd, doc, "run", 0), *pk = mp_rd_obj(rd, doc, "peak", 0);
+	const cJSON *run = mp_rd_obj(rd, doc, "run", 0);
 	const cJSON *cmd = mp_rd_arr(rd, run, "command", MP_RD_ABSENT), *a;
 	const cJSON *p = mp_rd_obj(rd, doc, "probe", MP_RD_ABSENT);
-	uint64_t v;
+	struct mp_view_run r;
+
+	mp_view_run(doc, rd, &r);
 
 	fputs("<section><h2>Summary</h2>\n<table class=\"summary\">\n", f);
 	if (cmd) {
@@ -1162,18 +1158,17 @@ static void record_summary(const cJSON *doc, FILE *f, struct mp_rd *rd)
 		fputs("</code></td></tr>\n", f);
 	}
 	row_start(f, "ended by");
-	mp_html_esc(f, mp_rd_str(rd, run, "ended_by", 0));
-	fprintf(f, " after %.1f s", mp_rd_u64v(rd, run, "duration_ms") / 1000.0);
-	if (mp_rd_u64(rd, run, "exit_status", MP_RD_ABSENT, &v))
-		fprintf(f, " (exit status %d)", (int)v);
-	else if (mp_rd_u64(rd, run, "killed_by_signal", MP_RD_ABSENT, &v))
-		fprintf(f, " (killed by signal %d)", (int)v);
+	mp_html_esc(f, r.ended_by);
+	fprintf(f, " after %.1f s", r.duration_ms / 1000.0);
+	if (r.has_exit)
+		fprintf(f, " (exit status %d)", (int)r.exit_status);
+	else if (r.has_signal)
+		fprintf(f, " (killed by signal %d)", (int)r.signal);
 	fputs("</td></tr>\n", f);
 	limit_rows(mp_rd_obj(rd, doc, "target", 0), f, rd);
-	if (mp_rd_u64(rd, pk, "usage_bytes", MP_RD_ABSENT, &v))
-		row_size(f, "peak", v, NULL);
-	fprintf(f, "<tr><th>OOM kills</th><td>%d</td></tr>\n",
-		cJSON_GetArraySize(mp_rd_arr(rd, doc, "oom_kills", 0)));
+	if (r.has_peak)
+		row_size(f, "peak", r.peak, NULL);
+	fprintf(f, "<tr><th>OOM kills</th><td>%d</td></tr>\n", r.ooms);
 	mp_html_faults_row(mp_rd_obj(rd, doc, "attribution", 0), f, rd);
 	if (p && !mp_rd_str(rd, p, "error", MP_RD_ABSENT)) {
 		fputs("<tr><th colspan=\"2\">the probe (--probe-at)</th></tr>\n", f);

@@ -5,6 +5,7 @@
 #define MEMPROBE_RENDER_HTML_H
 
 #include "render.h"
+#include "views.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -49,6 +50,6 @@ void mp_html_lost(const cJSON *a, FILE *f, struct mp_rd *rd);
 /* Kernel pages the cgroup was not charged for (the host pays). */
 void mp_html_not_charged(const cJSON *a, FILE *f, struct mp_rd *rd);
 /* Each OOM kill's category vector (charged) and its limit then. */
-void mp_html_oom_vectors(const cJSON *doc, FILE *f, struct mp_rd *rd);
+void mp_html_oom_vectors(const struct mp_view_ooms *v, FILE *f, struct mp_rd *rd);
 
 #endif

@@ -50,17 +50,25 @@ static void fact_size(FILE *f, const char *path, const char *label, const cJSON 
 	fputs("</td></tr>\n", f);
 }
 
-/* A size cell of a table, the same way. */
-static void cell(FILE *f, const char *path, const cJSON *o, const char *name, struct mp_rd *rd)
+/* A size cell of a table, the same way: v where has, else "not measured". */
+static void cell_v(FILE *f, const char *path, bool has, uint64_t v)
 {
-	uint64_t v;
 	char b[32];
 
-	if (mp_rd_u64(rd, o, name, MP_RD_NULL, &v))
+	if (has)
 		fprintf(f, "<td class=\"n\" data-field=\"%s\" data-value=\"%" PRIu64 "\">%s</td>", path,
 			v, mp_render_usize(v, b, sizeof(b)));
 	else
 		fprintf(f, "<td class=\"n not-measured\" data-field=\"%s\">not measured</td>", path);
+}
+
+/* Member name of o as a cell. */
+static void cell(FILE *f, const char *path, const cJSON *o, const char *name, struct mp_rd *rd)
+{
+	uint64_t v = 0;
+	bool has = mp_rd_u64(rd, o, name, MP_RD_NULL, &v);
+
+	cell_v(f, path, has, v);
 }
 
 /* A string fact: data-value is the string itself. */
@@ -193,36 +201,22 @@ static void pinned_rows(const cJSON *p, FILE *f, struct mp_rd *rd)
 }
 
 /* The mappers of a segment by name and role, all of them. */
-static void mappers(const cJSON *s, FILE *f, struct mp_rd *rd)
+static void mappers(const struct mp_view_segment *s, FILE *f)
 {
-	const cJSON *g;
-	char name[96];
-	int n = 0;
-
-	cJSON_ArrayForEach(g, mp_rd_arr(rd, s, "mapper_groups", 0)) {
-		if (!mp_rd_is_obj(rd, g))
-			return;
-		fputs(n++ ? ", " : "", f);
-		fputs("<code>", f);
-		mp_html_esc(f, mp_proc_group_name(mp_rd_str(rd, g, "comm", 0),
-						  mp_rd_str(rd, g, "role", 0),
-						  (unsigned)mp_rd_u64v(rd, g, "processes"), 0, name,
-						  sizeof(name)));
+	for (int i = 0; i < s->ngroups; i++) {
+		fputs(i ? ", <code>" : "<code>", f);
+		mp_html_esc(f, s->groups[i].name);
 		fputs("</code>", f);
 	}
 }
 
-static void segments(const cJSON *p, FILE *f, struct mp_rd *rd)
+static void segments(const struct mp_view_pinned *v, FILE *f)
 {
-	const cJSON *segs = mp_rd_arr(rd, p, "shared_segments", MP_RD_ABSENT), *s;
-	uint64_t total = 0;
 	char path[96];
-	int i = 0;
 
-	if (!segs)
+	if (!v->has_segments)
 		return;
-	mp_rd_u64(rd, p, "shared_segments_total", MP_RD_ABSENT, &total);
-	if (!cJSON_GetArraySize(segs)) {
+	if (!v->nsegs) {
 		fputs("<p>No shared segment (shmem mapped by processes) in the target.</p>\n", f);
 		return;
 	}
@@ -231,74 +225,69 @@ static void segments(const cJSON *p, FILE *f, struct mp_rd *rd)
 	      "class=\"segments\"><tr><th>segment</th><th class=\"n\">mapped</th>"
 	      "<th class=\"n\">resident</th><th class=\"n\">processes</th><th>mapped by</th></tr>\n",
 	      f);
-	cJSON_ArrayForEach(s, segs) {
-		if (!mp_rd_is_obj(rd, s))
-			return;
+	for (int i = 0; i < v->nsegs; i++) {
+		const struct mp_view_segment *s = &v->segs[i];
+
 		fputs("<tr><td><code>", f);
-		mp_html_esc(f, mp_rd_str(rd, s, "name", 0));
-		snprintf(path, sizeof(path), "pinned.shared_segments.%d.mapped_bytes", i);
+		mp_html_esc(f, s->name);
 		fputs("</code></td>", f);
-		cell(f, path, s, "mapped_bytes", rd);
-		snprintf(path, sizeof(path), "pinned.shared_segments.%d.resident_bytes", i++);
-		cell(f, path, s, "resident_bytes", rd);
-		fprintf(f, "<td class=\"n\">%" PRIu64 "</td><td>", mp_rd_u64v(rd, s, "mappers"));
-		mappers(s, f, rd);
+		snprintf(path, sizeof(path), "pinned.shared_segments.%d.mapped_bytes", i);
+		cell_v(f, path, true, s->mapped);
+		snprintf(path, sizeof(path), "pinned.shared_segments.%d.resident_bytes", i);
+		cell_v(f, path, s->has_resident, s->resident);
+		fprintf(f, "<td class=\"n\">%" PRIu64 "</td><td>", s->mappers);
+		mappers(s, f);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table></div>\n", f);
-	if (total > (uint64_t)i)
+	if (v->segments_total > (uint64_t)v->nsegs)
 		fprintf(f, "<p class=\"sub\">and %" PRIu64 " more shared segments, not listed</p>\n",
-			total - (uint64_t)i);
+			v->segments_total - (uint64_t)v->nsegs);
 }
 
-static void pinned_tasks(const cJSON *p, FILE *f, struct mp_rd *rd)
+static void pinned_tasks(const struct mp_view_pinned *v, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *t, *l;
 	char b[4][32];
 
-	if (!cJSON_GetArraySize(mp_rd_arr(rd, p, "tasks", 0)))
+	if (!v->ntasks)
 		return;
 	fputs("<div class=\"wrap\"><table class=\"pinned-tasks\"><tr><th>process</th><th>category"
 	      "</th><th class=\"n\">locked</th><th>of it</th><th class=\"n\">pinned</th>"
 	      "<th class=\"n\">RssShmem</th></tr>\n", f);
-	cJSON_ArrayForEach(t, mp_rd_arr(rd, p, "tasks", 0)) {
-		if (!mp_rd_is_obj(rd, t))
-			return;
-		l = mp_rd_obj(rd, t, "locked", MP_RD_NULL);
+	for (int i = 0; i < v->ntasks; i++) {
+		const struct mp_view_pinned_task *t = &v->tasks[i];
+
 		fputs("<tr><td>", f);
-		mp_html_who(f, t, rd);
+		mp_html_who(f, t->obj, rd);
 		fputs("</td><td>", f);
-		mp_html_esc(f, mp_rd_str(rd, t, "category", 0));
+		mp_html_esc(f, t->category);
 		fprintf(f, "</td><td class=\"n\">%s</td><td>",
-			mp_render_usize(mp_rd_u64v(rd, t, "vm_lck_bytes"), b[0], sizeof(b[0])));
-		if (l)
+			mp_render_usize(t->vm_lck, b[0], sizeof(b[0])));
+		if (t->locked)
 			fprintf(f, "shmem %s, anon %s, file %s",
-				mp_fmt_bytes(mp_rd_u64v(rd, l, "shmem_bytes"), b[1], sizeof(b[1])),
-				mp_fmt_bytes(mp_rd_u64v(rd, l, "anon_bytes"), b[2], sizeof(b[2])),
-				mp_fmt_bytes(mp_rd_u64v(rd, l, "file_bytes"), b[3], sizeof(b[3])));
+				mp_fmt_bytes(t->shmem, b[1], sizeof(b[1])),
+				mp_fmt_bytes(t->anon, b[2], sizeof(b[2])),
+				mp_fmt_bytes(t->file, b[3], sizeof(b[3])));
 		else
 			fputs("not measured", f);
-		fprintf(f, "</td><td class=\"n\">%s</td>",
-			mp_render_usize(mp_rd_u64v(rd, t, "vm_pin_bytes"), b[0], sizeof(b[0])));
+		fprintf(f, "</td><td class=\"n\">%s</td>", mp_render_usize(t->vm_pin, b[0], sizeof(b[0])));
 		fprintf(f, "<td class=\"n\">%s</td></tr>\n",
-			mp_render_usize(mp_rd_u64v(rd, t, "rss_shmem_bytes"), b[1], sizeof(b[1])));
+			mp_render_usize(t->rss_shmem, b[1], sizeof(b[1])));
 	}
 	fputs("</table></div>\n", f);
 }
 
 /* Drivers' kernel memory, charged and not (null: no kernel stacks). */
-static void drivers(const cJSON *p, FILE *f, struct mp_rd *rd)
+static void drivers(const struct mp_view_pinned *v, FILE *f)
 {
-	const cJSON *drv = mp_rd_arr(rd, p, "drivers", MP_RD_NULL), *it;
 	char path[64];
-	int i = 0;
 
-	if (!drv) {
+	if (!v->has_drivers) {
 		fputs("<p data-field=\"pinned.drivers\" class=\"not-measured\">Drivers: not measured "
 		      "(no kernel stacks).</p>\n", f);
 		return;
 	}
-	if (!cJSON_GetArraySize(drv)) {
+	if (!v->ndrivers) {
 		fputs("<p data-field=\"pinned.drivers\" data-value=\"0\">Drivers: none seen in the "
 		      "kernel paths.</p>\n", f);
 		return;
@@ -306,18 +295,18 @@ static void drivers(const cJSON *p, FILE *f, struct mp_rd *rd)
 	fputs("<div class=\"wrap\"><table class=\"drivers\"><tr><th>driver</th><th class=\"n\">"
 	      "allocated</th><th class=\"n\">charged</th><th class=\"n\">not charged (the host "
 	      "pays)</th></tr>\n", f);
-	cJSON_ArrayForEach(it, drv) {
-		if (!mp_rd_is_obj(rd, it))
-			return;
+	for (int i = 0; i < v->ndrivers; i++) {
+		const struct mp_view_driver *d = &v->drivers[i];
+
 		fputs("<tr><td><code>", f);
-		mp_html_esc(f, mp_rd_str(rd, it, "driver", 0));
+		mp_html_esc(f, d->driver);
 		fputs("</code></td>", f);
 		snprintf(path, sizeof(path), "pinned.drivers.%d.alloc_bytes", i);
-		cell(f, path, it, "alloc_bytes", rd);
+		cell_v(f, path, true, d->alloc);
 		snprintf(path, sizeof(path), "pinned.drivers.%d.charged_bytes", i);
-		cell(f, path, it, "charged_bytes", rd);
-		snprintf(path, sizeof(path), "pinned.drivers.%d.not_charged_bytes", i++);
-		cell(f, path, it, "not_charged_bytes", rd);
+		cell_v(f, path, true, d->charged);
+		snprintf(path, sizeof(path), "pinned.drivers.%d.not_charged_bytes", i);
+		cell_v(f, path, true, d->not_charged);
 		fputs("</tr>\n", f);
 	}
 	fputs("</table></div>\n", f);
@@ -325,19 +314,17 @@ static void drivers(const cJSON *p, FILE *f, struct mp_rd *rd)
 
 void mp_html_pinned(const cJSON *p, FILE *f, struct mp_rd *rd)
 {
-	const char *at;
+	struct mp_view_pinned v;
 
-	if (!p)
+	if (!p || mp_view_pinned(p, rd, &v))
 		return; /* older documents */
-	at = mp_rd_str(rd, p, "at", 0);
-	fprintf(f, "<section class=\"pinned\"><h2>Pinned and shared memory, %s</h2>\n",
-		!strcmp(at, "stop") ? "at the probe's stop" : !strcmp(at, "peak") ? "at the peak" :
-		"at the end");
+	fprintf(f, "<section class=\"pinned\"><h2>Pinned and shared memory, %s</h2>\n", v.when);
 	pinned_rows(p, f, rd);
-	segments(p, f, rd);
-	pinned_tasks(p, f, rd);
-	drivers(p, f, rd);
+	segments(&v, f);
+	pinned_tasks(&v, f, rd);
+	drivers(&v, f);
 	fputs("</section>\n", f);
+	mp_view_pinned_free(&v);
 }
 
 /* ---- events lost, not charged, OOM vectors ---------------------------------------- */
@@ -409,15 +396,15 @@ void mp_html_not_charged(const cJSON *a, FILE *f, struct mp_rd *rd)
 }
 
 /* One kill's vector: what was charged, each byte once, and the limit. */
-static void oom_vector(const cJSON *k, int i, FILE *f, struct mp_rd *rd)
+static void oom_vector(const struct mp_view_oom *k, int i, FILE *f, struct mp_rd *rd)
 {
 	static const char *const keys[] = { "rss_bytes", "shmem_unmapped_bytes",
 					    "page_cache_unmapped_bytes", "kernel_bytes", "sock_bytes" };
-	const cJSON *ch = mp_rd_obj(rd, k, "charged", MP_RD_NULL | MP_RD_ABSENT);
+	const cJSON *ch = mp_rd_obj(rd, k->obj, "charged", MP_RD_NULL | MP_RD_ABSENT);
 	char path[96];
 
-	fprintf(f, "<tr><td class=\"n\">%.1f</td><td>", mp_rd_u64v(rd, k, "t_ms") / 1000.0);
-	mp_html_who(f, k, rd);
+	fprintf(f, "<tr><td class=\"n\">%.1f</td><td>", k->t_ms / 1000.0);
+	mp_html_who(f, k->obj, rd);
 	fputs("</td>", f);
 	for (size_t j = 0; j < sizeof(keys) / sizeof(keys[0]); j++) {
 		snprintf(path, sizeof(path), "oom_kills.%d.charged.%s", i, keys[j]);
@@ -428,20 +415,18 @@ static void oom_vector(const cJSON *k, int i, FILE *f, struct mp_rd *rd)
 				path);
 	}
 	snprintf(path, sizeof(path), "oom_kills.%d.limit_bytes", i);
-	if (mp_rd_item(rd, k, "limit_bytes", MP_RD_ABSENT))
-		cell(f, path, k, "limit_bytes", rd);
+	if (mp_rd_item(rd, k->obj, "limit_bytes", MP_RD_ABSENT))
+		cell_v(f, path, k->has_limit, k->limit);
 	else
 		fputs("<td class=\"n\"></td>", f);
 	fputs("</tr>\n", f);
 }
 
-void mp_html_oom_vectors(const cJSON *doc, FILE *f, struct mp_rd *rd)
+void mp_html_oom_vectors(const struct mp_view_ooms *v, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *kills = mp_rd_arr(rd, doc, "oom_kills", 0), *k;
 	char line[4096];
-	int i = 0;
 
-	if (!cJSON_GetArraySize(kills))
+	if (!v->n)
 		return;
 	fputs("<p>What was charged at each kill, each byte once (the last sample's memory.stat): "
 	      "RSS is what processes map; shmem and page cache no process maps (unmapped) are "
@@ -450,14 +435,11 @@ void mp_html_oom_vectors(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	      "<br>unmapped</th><th class=\"n\">page cache<br>unmapped</th>"
 	      "<th class=\"n\">kernel</th><th class=\"n\">sock</th><th class=\"n\">limit<br>then</th>"
 	      "</tr>\n", f);
-	cJSON_ArrayForEach(k, kills) {
-		if (!mp_rd_is_obj(rd, k))
-			return;
-		oom_vector(k, i++, f, rd);
-	}
+	for (int i = 0; i < v->n; i++)
+		oom_vector(&v->rows[i], i, f, rd);
 	fputs("</table></div>\n", f);
-	cJSON_ArrayForEach(k, kills)
-		if (mp_render_oom_line(rd, k, line, sizeof(line))) {
+	for (int i = 0; i < v->n; i++)
+		if (mp_render_oom_line(rd, v->rows[i].obj, line, sizeof(line))) {
 			fputs("<p class=\"sub\">", f);
 			mp_html_esc(f, line);
 			fputs("</p>\n", f);

@@ -107,29 +107,28 @@ static void limit_row(FILE *f, struct mp_rd *rd, const char *label, const cJSON 
 		mp_rd_u64(rd, o, name, MP_RD_NULL, &v) ? mp_render_usize(v, b, sizeof(b)) : "max");
 }
 
-/* The cgroup's limit and throttling point (throttle_bytes: when present). */
+/* The cgroup's limit and throttling point (views.h). */
 static void limit_rows(const cJSON *cg, FILE *f, struct mp_rd *rd)
 {
-	uint64_t thr;
+	struct mp_view_limits v;
 	char b[32];
 
-	fprintf(f, "| limit | %s, set by ",
-		mp_render_usize(mp_rd_u64v(rd, cg, "effective_limit_bytes"), b, sizeof(b)));
-	code(f, mp_rd_str(rd, cg, "effective_limit_from", 0));
+	mp_view_limits(cg, rd, &v);
+	fprintf(f, "| limit | %s, set by ", mp_render_usize(v.limit, b, sizeof(b)));
+	code(f, v.limit_from);
 	fputs(" |\n", f);
-	if (mp_rd_u64(rd, cg, "throttle_bytes", MP_RD_NULL | MP_RD_ABSENT, &thr)) {
-		const char *kind = mp_rd_str(rd, cg, "throttle_kind", MP_RD_NULL | MP_RD_ABSENT);
-		const char *from = mp_rd_str(rd, cg, "throttle_from", MP_RD_NULL | MP_RD_ABSENT);
-
-		fprintf(f, "| throttling point | %s (%s", mp_render_usize(thr, b, sizeof(b)),
-			kind ? kind : "throttle");
-		if (from) {
+	if (v.has_throttle) {
+		fprintf(f, "| throttling point | %s (%s", mp_render_usize(v.throttle, b, sizeof(b)),
+			v.throttle_kind ? v.throttle_kind : "throttle");
+		if (v.throttle_from) {
 			fputs(", set by ", f);
-			code(f, from);
+			code(f, v.throttle_from);
 		}
 		fputs(") |\n", f);
 	}
-	limit_row(f, rd, "memory.high", cg, "high_bytes");
+	if (v.has_high)
+		fprintf(f, "| memory.high | %s |\n",
+			v.high_null ? "max" : mp_render_usize(v.high, b, sizeof(b)));
 }
 
 /* Summary rows of the memory no process maps and the huge pages, of a
@@ -268,28 +267,25 @@ static void hooks(const cJSON *a, FILE *f, struct mp_rd *rd)
 /* Who paid for a fork's shared pages (as the text says it). */
 static void copy_on_write(const cJSON *a, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *o = mp_rd_obj(rd, a, "copy_on_write", MP_RD_ABSENT), *t;
+	struct mp_view_cow v;
 	char b[32];
-	int n = 0;
 
-	if (!o)
+	if (mp_view_cow(a, rd, &v) || !v.present)
 		return;
-	if (!mp_rd_str(rd, o, "source", MP_RD_NULL)) {
-		fprintf(f, "Copy-on-write: not looked for (%s).\n\n", mp_rd_str(rd, o, "why", 0));
+	if (v.why) {
+		fprintf(f, "Copy-on-write: not looked for (%s).\n\n", v.why);
 		return;
 	}
 	fprintf(f, "Copy-on-write: %s of pages copied on write (after a fork, or at a "
 		"private file page's first write: `%s`'s copies, %s)",
-		mp_render_usize(mp_rd_u64v(rd, o, "bytes"), b, sizeof(b)),
-		mp_rd_str(rd, o, "source", 0), mp_rd_str(rd, o, "span", 0));
-	cJSON_ArrayForEach(t, mp_rd_arr(rd, o, "by_task", 0)) {
-		if (n == 3 || !mp_rd_is_obj(rd, t))
-			break;
-		fputs(n++ ? ", " : ": ", f);
-		who(f, t, rd);
-		fprintf(f, " copied %s", mp_render_usize(mp_rd_u64v(rd, t, "bytes"), b, sizeof(b)));
+		mp_render_usize(v.bytes, b, sizeof(b)), v.source, v.span);
+	for (int i = 0; i < v.nshown; i++) {
+		fputs(i ? ", " : ": ", f);
+		who(f, v.tasks[i].obj, rd);
+		fprintf(f, " copied %s", mp_render_usize(v.tasks[i].bytes, b, sizeof(b)));
 	}
 	fputs(".\n\n", f);
+	mp_view_cow_free(&v);
 }
 
 static void attribution(const cJSON *a, FILE *f, struct mp_rd *rd)
@@ -309,19 +305,18 @@ static void attribution(const cJSON *a, FILE *f, struct mp_rd *rd)
 
 static void verdicts(const cJSON *r, FILE *f, struct mp_rd *rd)
 {
-	const char *note = mp_rd_str(rd, r, "note", MP_RD_ABSENT);
-	uint64_t sig;
+	struct mp_view_verdicts v;
 
-	if (note)
-		fprintf(f, "> **Note:** %s\n\n", note);
-	if (mp_rd_bool(rd, r, "interrupted", 0))
+	mp_view_verdicts(r, rd, &v);
+	if (v.note)
+		fprintf(f, "> **Note:** %s\n\n", v.note);
+	if (v.interrupted)
 		fputs("> **Interrupted:** the probe was stopped by a signal; figures are partial.\n\n", f);
-	if (mp_rd_u64(rd, r, "probe_killed_by_signal", MP_RD_NULL, &sig))
+	if (v.killed)
 		fprintf(f, "> **Killed:** the probe process was killed by signal %" PRIu64
-			" from outside memprobe; figures are partial.\n\n", sig);
-	if (mp_rd_bool(rd, r, "probe_oom_killed", 0))
-		fprintf(f, "> **OOM:** the probe was OOM-killed (at the %s's limit).\n\n",
-			mp_rd_str(rd, r, "probe_oom_limit", 0));
+			" from outside memprobe; figures are partial.\n\n", v.signal);
+	if (v.oom_killed)
+		fprintf(f, "> **OOM:** the probe was OOM-killed (at the %s's limit).\n\n", v.oom_limit);
 }
 
 static void md_probe(const cJSON *r, FILE *f, struct mp_rd *rd)
@@ -372,11 +367,13 @@ static void limit_change_rows(const cJSON *doc, FILE *f, struct mp_rd *rd)
 
 static void record_head(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *run = mp_rd_obj(rd, doc, "run", 0), *pk = mp_rd_obj(rd, doc, "peak", 0);
+	const cJSON *run = mp_rd_obj(rd, doc, "run", 0);
 	const cJSON *cmd = mp_rd_arr(rd, run, "command", MP_RD_ABSENT), *a;
 	const cJSON *t = mp_rd_obj(rd, doc, "target", 0);
-	uint64_t v, t_ms;
+	struct mp_view_run r;
 	char b[32];
+
+	mp_view_run(doc, rd, &r);
 
 	fputs("# memprobe record: ", f);
 	code(f, mp_rd_str(rd, t, "dir", 0));
@@ -391,59 +388,59 @@ static void record_head(const cJSON *doc, FILE *f, struct mp_rd *rd)
 		}
 		fputs(" |\n", f);
 	}
-	fprintf(f, "| ended by | %s after %.1f s", mp_rd_str(rd, run, "ended_by", 0),
-		mp_rd_u64v(rd, run, "duration_ms") / 1000.0);
-	if (mp_rd_u64(rd, run, "exit_status", MP_RD_ABSENT, &v))
-		fprintf(f, " (exit status %d)", (int)v);
-	else if (mp_rd_u64(rd, run, "killed_by_signal", MP_RD_ABSENT, &v))
-		fprintf(f, " (killed by signal %d)", (int)v);
+	fprintf(f, "| ended by | %s after %.1f s", r.ended_by, r.duration_ms / 1000.0);
+	if (r.has_exit)
+		fprintf(f, " (exit status %d)", (int)r.exit_status);
+	else if (r.has_signal)
+		fprintf(f, " (killed by signal %d)", (int)r.signal);
 	fputs(" |\n", f);
 	limit_rows(t, f, rd);
 	limit_change_rows(doc, f, rd);
-	if (mp_rd_u64(rd, pk, "usage_bytes", MP_RD_ABSENT, &v) && mp_rd_u64(rd, pk, "t_ms", 0, &t_ms))
-		fprintf(f, "| peak | %s at %.1f s (%s) |\n", mp_render_usize(v, b, sizeof(b)), t_ms / 1000.0,
-			mp_rd_str(rd, pk, "usage_source", 0));
-	if (mp_rd_u64(rd, run, "timeline_samples_late", MP_RD_ABSENT, &v) && v)
+	if (r.has_peak)
+		fprintf(f, "| peak | %s at %.1f s (%s) |\n", mp_render_usize(r.peak, b, sizeof(b)),
+			r.peak_t_ms / 1000.0, r.peak_source);
+	if (r.late)
 		fprintf(f, "| timeline | %" PRIu64 " samples late, %" PRIu64 " missed (longest gap "
-			"%.1f s) |\n", v, mp_rd_u64v(rd, run, "timeline_samples_missed"),
-			mp_rd_u64v(rd, run, "timeline_longest_gap_ms") / 1000.0);
+			"%.1f s) |\n", r.late, r.missed, r.longest_gap_ms / 1000.0);
 	moment_rows(mp_rd_obj(rd, doc, "pinned", MP_RD_ABSENT), true, f, rd);
-	fprintf(f, "| OOM kills | %d |\n\n", cJSON_GetArraySize(mp_rd_arr(rd, doc, "oom_kills", 0)));
+	fprintf(f, "| OOM kills | %d |\n\n", r.ooms);
+}
+
+/* The OOM kills, a row each, then what each was made of. */
+static void oom_kills(const cJSON *doc, FILE *f, struct mp_rd *rd)
+{
+	struct mp_view_ooms v;
+	char b[32], line[PATH_MAX + 512];
+
+	if (mp_view_ooms(doc, rd, &v))
+		return;
+	if (v.n)
+		fputs("## OOM kills\n\n| t (s) | task | usage | limit |\n|---:|---|---:|---:|\n", f);
+	for (int i = 0; i < v.n; i++) {
+		fprintf(f, "| %.1f | ", v.rows[i].t_ms / 1000.0);
+		who(f, v.rows[i].obj, rd);
+		fprintf(f, " | %s %s | ", mp_render_usize(v.rows[i].usage, b, sizeof(b)),
+			v.rows[i].at_kill ? "at the kill" : "(last sample before it)");
+		/* the limit then (documents before it: none) */
+		if (v.rows[i].has_limit)
+			fputs(mp_render_usize(v.rows[i].limit, b, sizeof(b)), f);
+		fputs(" |\n", f);
+	}
+	if (v.n)
+		fputc('\n', f);
+	for (int i = 0; i < v.n; i++)
+		if (mp_render_oom_line(rd, v.rows[i].obj, line, sizeof(line)))
+			fprintf(f, "- %.1f s: %s\n", v.rows[i].t_ms / 1000.0, line);
+	if (v.n)
+		fputc('\n', f);
+	mp_view_ooms_free(&v);
 }
 
 static void record_events(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *kills = mp_rd_arr(rd, doc, "oom_kills", 0), *it;
 	const cJSON *p = mp_rd_obj(rd, doc, "probe", MP_RD_ABSENT);
-	char b[32];
 
-	if (cJSON_GetArraySize(kills)) {
-		fputs("## OOM kills\n\n| t (s) | task | usage | limit |\n|---:|---|---:|---:|\n", f);
-		cJSON_ArrayForEach(it, kills) {
-			bool at_kill;
-			uint64_t u, lim;
-
-			if (!mp_rd_is_obj(rd, it))
-				return;
-			u = mp_render_oom_usage(rd, it, &at_kill);
-			fprintf(f, "| %.1f | ", mp_rd_u64v(rd, it, "t_ms") / 1000.0);
-			who(f, it, rd);
-			fprintf(f, " | %s %s | ", mp_render_usize(u, b, sizeof(b)),
-				at_kill ? "at the kill" : "(last sample before it)");
-			/* the limit then (documents before it: none) */
-			if (mp_rd_u64(rd, it, "limit_bytes", MP_RD_NULL | MP_RD_ABSENT, &lim))
-				fputs(mp_render_usize(lim, b, sizeof(b)), f);
-			fputs(" |\n", f);
-		}
-		fputc('\n', f);
-		cJSON_ArrayForEach(it, kills) {
-			char line[PATH_MAX + 512];
-
-			if (mp_rd_is_obj(rd, it) && mp_render_oom_line(rd, it, line, sizeof(line)))
-				fprintf(f, "- %.1f s: %s\n", mp_rd_u64v(rd, it, "t_ms") / 1000.0, line);
-		}
-		fputc('\n', f);
-	}
+	oom_kills(doc, f, rd);
 	if (!p)
 		return;
 	fputs("## The probe (--probe-at)\n\n", f);
@@ -459,66 +456,43 @@ static void record_events(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	overhead(mp_rd_obj(rd, p, "overhead", MP_RD_ABSENT), f, rd);
 }
 
-/* A timeline figure: the kernel's where the sample has it, else BPF's. */
-static int64_t sample_cat(const cJSON *s, const char *cat, struct mp_rd *rd)
-{
-	const cJSON *st = mp_rd_obj(rd, s, "stat", 0);
-	uint64_t u;
-	int64_t v = 0;
-
-	if (mp_rd_u64(rd, st, cat, MP_RD_ABSENT, &u))
-		return (int64_t)u;
-	mp_rd_s64(rd, mp_rd_obj(rd, s, "bpf_growth", MP_RD_ABSENT), cat, MP_RD_ABSENT, &v);
-	return v;
-}
-
-/* About 20 rows evenly in time, each with its resolution (a folded row's
- * figures are its last sample's). */
+/* The timeline's short table (views.h), each row with its resolution (a
+ * folded row's figures are its last sample's). */
 static void record_timeline(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *tl = mp_rd_arr(rd, doc, "timeline", 0), *s;
-	const cJSON *last = cJSON_GetArrayItem(tl, cJSON_GetArraySize(tl) - 1);
-	size_t n = (size_t)cJSON_GetArraySize(tl), shown = 0;
-	uint64_t next = 0, end = 0, samples, total = 0, folded = 0, lim;
+	struct mp_view_timeline v;
 	char b[7][32];
 
+	if (mp_view_timeline(doc, rd, &v))
+		return;
 	fputs("## Timeline\n\n| t (s) | usage | limit | anon | file | kernel | faults/s | "
 	      "resolution |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n", f);
-	if (last && mp_rd_is_obj(rd, last))
-		end = mp_rd_u64v(rd, last, "t_ms");
-	cJSON_ArrayForEach(s, tl) {
-		if (!mp_rd_is_obj(rd, s))
-			return;
-		uint64_t ms = mp_render_row_ms(rd, doc, s, &samples);
+	for (int i = 0; i < v.n; i++) {
+		const struct mp_view_tl_row *r = &v.rows[i];
 
-		total += samples;
-		folded += samples > 1;
-		if (!mp_render_row_due(&next, end, 20, mp_rd_u64v(rd, s, "t_ms")))
+		if (!r->due)
 			continue;
-		shown++;
-		snprintf(b[5], sizeof(b[5]), ", %" PRIu64 " samples", samples);
-		/* the limit in force (a folded row's: its last sample's); documents
-		 * before it: empty */
-		if (!mp_rd_u64(rd, s, "limit_bytes", MP_RD_NULL | MP_RD_ABSENT, &lim))
+		snprintf(b[5], sizeof(b[5]), ", %" PRIu64 " samples", r->samples);
+		/* the limit in force; documents before it: empty */
+		if (!r->has_limit)
 			b[6][0] = '\0';
 		else
-			mp_render_usize(lim, b[6], sizeof(b[6]));
-		fprintf(f, "| %.1f | %s | %s | %s | %s | %s | %" PRIu64 " | %s%s |\n",
-			mp_rd_u64v(rd, s, "t_ms") / 1000.0,
-			mp_render_usize(mp_rd_u64v(rd, s, "usage_bytes"), b[0], sizeof(b[0])), b[6],
-			mp_render_size(sample_cat(s, "anon", rd), b[1], sizeof(b[1])),
-			mp_render_size(sample_cat(s, "file", rd), b[2], sizeof(b[2])),
-			mp_render_size(sample_cat(s, "kernel", rd), b[3], sizeof(b[3])),
-			mp_rd_u64v(rd, s, "faults_per_sec"), mp_render_ms(ms, b[4], sizeof(b[4])),
-			samples > 1 ? b[5] : "");
+			mp_render_usize(r->limit, b[6], sizeof(b[6]));
+		fprintf(f, "| %.1f | %s | %s | %s | %s | %s | %" PRIu64 " | %s%s |\n", r->t_ms / 1000.0,
+			mp_render_usize(r->usage, b[0], sizeof(b[0])), b[6],
+			mp_render_size(r->anon, b[1], sizeof(b[1])),
+			mp_render_size(r->file, b[2], sizeof(b[2])),
+			mp_render_size(r->kernel, b[3], sizeof(b[3])), r->faults_per_sec,
+			mp_render_ms(r->resolution_ms, b[4], sizeof(b[4])), r->samples > 1 ? b[5] : "");
 	}
-	if (shown < n)
-		fprintf(f, "\n_%zu of %zu rows (%" PRIu64 " samples), evenly in time._\n", shown, n,
-			total);
-	if (folded)
+	if (v.ndue < v.n)
+		fprintf(f, "\n_%d of %d rows (%" PRIu64 " samples), evenly in time._\n", v.ndue, v.n,
+			v.samples);
+	if (v.folded)
 		fputs("\n_A row of many samples is folded: its figures are its last sample's; "
 		      "the JSON document has their min, max and mean._\n", f);
 	fputc('\n', f);
+	mp_view_timeline_free(&v);
 }
 
 static void md_record(const cJSON *doc, FILE *f, struct mp_rd *rd)

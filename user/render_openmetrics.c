@@ -255,6 +255,18 @@ static void stat_metrics(struct om *m, const cJSON *stat)
 		   true);
 }
 
+/* kernel_other's category, where the objcg reserve is said (views.h:
+ * reserve; v1 documents with kmem, absent elsewhere), or NULL. */
+static const cJSON *reserve_of(struct om *m, const cJSON *cats)
+{
+	const cJSON *c;
+
+	cJSON_ArrayForEach(c, cats)
+		if (cJSON_IsObject(c) && !strcmp(mp_rd_str(m->rd, c, "name", 0), "kernel_other"))
+			return c;
+	return NULL;
+}
+
 /* The attribution's categories (probe: the first chunk to the probe's stop;
  * record: the start to the peak), net growth; kernel_other is kernel's rest. */
 static void growth_metrics(struct om *m, const cJSON *a)
@@ -305,6 +317,10 @@ static void growth_metrics(struct om *m, const cJSON *a)
 	    "freed over the attribution's span: out of memory.stat's anon, still charged",
 	    mp_rd_obj(m->rd, a, "reconciliation", MP_RD_ABSENT), "anon_unmapped_bytes",
 	    MP_RD_ABSENT | MP_RD_NULL, true, NULL);
+	one(m, "memprobe_objcg_reserve_bytes", "gauge", "Kernel memory charged to the cgroup "
+	    "that no object holds: its objcgs' reserve (nr_charged_bytes), which cgroup v1's "
+	    "kmem counts; part of kernel_other's growth, at the attribution's end",
+	    reserve_of(m, cats), "objcg_reserve_bytes", MP_RD_ABSENT, true, NULL);
 	one(m, "memprobe_page_faults_total", "counter", "The target's page faults over the "
 	    "attribution's span", mp_rd_obj(m->rd, a, "page_faults", MP_RD_ABSENT), "total",
 	    MP_RD_ABSENT, false, NULL);

@@ -187,19 +187,19 @@ void mp_text_features(const cJSON *doc, FILE *f, struct mp_rd *rd)
 /* What stopped the probe short, if anything. */
 static void probe_verdicts(const cJSON *r, FILE *f, struct mp_rd *rd)
 {
-	const char *note = mp_rd_str(rd, r, "note", MP_RD_ABSENT);
-	uint64_t sig;
+	struct mp_view_verdicts v;
 
-	if (note)
-		fprintf(f, "NOTE: %s\n", note);
-	if (mp_rd_bool(rd, r, "interrupted", 0))
+	mp_view_verdicts(r, rd, &v);
+	if (v.note)
+		fprintf(f, "NOTE: %s\n", v.note);
+	if (v.interrupted)
 		fputs("INTERRUPTED: the probe was stopped by a signal; figures are partial "
 		      "(the chunk being filled counts as allocated as far as it got)\n", f);
-	if (mp_rd_u64(rd, r, "probe_killed_by_signal", MP_RD_NULL, &sig))
+	if (v.killed)
 		fprintf(f, "KILLED: the probe process was killed by signal %d from outside memprobe; "
-			"figures are partial\n", (int)sig);
-	if (mp_rd_bool(rd, r, "probe_oom_killed", 0))
-		fputs(strcmp(mp_rd_str(rd, r, "probe_oom_limit", 0), "probe cgroup") == 0
+			"figures are partial\n", (int)v.signal);
+	if (v.oom_killed)
+		fputs(strcmp(v.oom_limit, "probe cgroup") == 0
 			      ? "The probe was OOM-killed at its own cgroup's limit (the workload was not)\n"
 			      : "The probe was OOM-killed at the target's limit: the workload grew "
 				"while it ran (the probe, at oom_score_adj 1000, was the victim)\n", f);
@@ -313,39 +313,27 @@ static void record_limit_changes(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	fputc('\n', f);
 }
 
-/* "memprobe record: DIR running CMD ARGS", how it ended, the peak. */
-/* "timeline: 3 samples late, 18 missed (longest gap 1.9 s)": said when
- * the sampler did not get the CPU in time (older documents: nothing) */
-static void timeline_late(const cJSON *run, FILE *f, struct mp_rd *rd)
-{
-	uint64_t late, missed = 0, gap = 0;
-
-	if (!mp_rd_u64(rd, run, "timeline_samples_late", MP_RD_ABSENT, &late) || !late)
-		return;
-	mp_rd_u64(rd, run, "timeline_samples_missed", MP_RD_ABSENT, &missed);
-	mp_rd_u64(rd, run, "timeline_longest_gap_ms", MP_RD_ABSENT, &gap);
-	fprintf(f, "timeline: %" PRIu64 " sample%s late, %" PRIu64 " missed (longest gap %.1f s)\n",
-		late, late == 1 ? "" : "s", missed, gap / 1000.0);
-}
-
+/* "memprobe record: DIR running CMD ARGS", how it ended, the peak, and
+ * "timeline: 3 samples late, 18 missed (longest gap 1.9 s)" when the
+ * sampler did not get the CPU in time. */
 static void record_head(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *run = mp_rd_obj(rd, doc, "run", 0), *pk = mp_rd_obj(rd, doc, "peak", 0);
+	const cJSON *run = mp_rd_obj(rd, doc, "run", 0);
 	const cJSON *cmd = mp_rd_arr(rd, run, "command", MP_RD_ABSENT), *a;
-	uint64_t v, t_ms;
+	struct mp_view_run r;
 	char b1[32];
 
+	mp_view_run(doc, rd, &r);
 	fprintf(f, "memprobe record: %s", mp_rd_str(rd, mp_rd_obj(rd, doc, "target", 0), "dir", 0));
 	if (cmd)
 		fputs(" running", f);
 	cJSON_ArrayForEach(a, cmd)
 		fprintf(f, " %s", mp_rd_elem_str(rd, a));
-	fprintf(f, "\nended by %s after %.1f s", mp_rd_str(rd, run, "ended_by", 0),
-		mp_rd_u64v(rd, run, "duration_ms") / 1000.0);
-	if (mp_rd_u64(rd, run, "exit_status", MP_RD_ABSENT, &v))
-		fprintf(f, " (exit status %d)", (int)v);
-	else if (mp_rd_u64(rd, run, "killed_by_signal", MP_RD_ABSENT, &v))
-		fprintf(f, " (killed by signal %d)", (int)v);
+	fprintf(f, "\nended by %s after %.1f s", r.ended_by, r.duration_ms / 1000.0);
+	if (r.has_exit)
+		fprintf(f, " (exit status %d)", (int)r.exit_status);
+	else if (r.has_signal)
+		fprintf(f, " (killed by signal %d)", (int)r.signal);
 	fprintf(f, "; limit %s effective",
 		mp_fmt_bytes(mp_rd_u64v(rd, mp_rd_obj(rd, doc, "target", 0), "effective_limit_bytes"),
 			     b1, sizeof(b1)));
@@ -356,12 +344,12 @@ static void record_head(const cJSON *doc, FILE *f, struct mp_rd *rd)
 		fprintf(f, "in place: %s; its process tree: %d pids\n",
 			mp_rd_str(rd, run, "in_place_why", 0), cJSON_GetArraySize(pids));
 	}
-	/* an empty peak: not one sample was taken */
-	if (mp_rd_u64(rd, pk, "usage_bytes", MP_RD_ABSENT, &v) &&
-	    mp_rd_u64(rd, pk, "t_ms", 0, &t_ms))
-		fprintf(f, "peak %s at %.1f s (%s)\n", mp_fmt_bytes(v, b1, sizeof(b1)), t_ms / 1000.0,
-			mp_rd_str(rd, pk, "usage_source", 0));
-	timeline_late(run, f, rd);
+	if (r.has_peak)
+		fprintf(f, "peak %s at %.1f s (%s)\n", mp_fmt_bytes(r.peak, b1, sizeof(b1)),
+			r.peak_t_ms / 1000.0, r.peak_source);
+	if (r.late)
+		fprintf(f, "timeline: %" PRIu64 " sample%s late, %" PRIu64 " missed (longest gap "
+			"%.1f s)\n", r.late, r.late == 1 ? "" : "s", r.missed, r.longest_gap_ms / 1000.0);
 }
 
 /* "  OOM at DIR's 256.0 MiB limit ...: RSS ...; shmem ... that no process
@@ -390,29 +378,27 @@ static void oom_explained(const cJSON *kill, FILE *f, struct mp_rd *rd)
 
 static void record_events(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *it, *p = mp_rd_obj(rd, doc, "probe", MP_RD_ABSENT);
-	char b1[32];
-	uint64_t n;
+	const cJSON *p = mp_rd_obj(rd, doc, "probe", MP_RD_ABSENT);
+	struct mp_view_ooms v;
+	char b1[32], b2[32];
 
-	cJSON_ArrayForEach(it, mp_rd_arr(rd, doc, "oom_kills", 0)) {
-		if (!mp_rd_is_obj(rd, it))
-			return;
-		bool at_kill;
-		uint64_t u = mp_render_oom_usage(rd, it, &at_kill), lim;
-		char b2[32];
+	if (mp_view_ooms(doc, rd, &v))
+		return;
+	for (int i = 0; i < v.n; i++) {
+		const struct mp_view_oom *k = &v.rows[i];
 
-		fprintf(f, "OOM kill at %.1f s: %s[%u] (usage %s%s",
-			mp_rd_u64v(rd, it, "t_ms") / 1000.0, mp_rd_str(rd, it, "comm", 0),
-			(unsigned int)mp_rd_u64v(rd, it, "pid"), mp_fmt_bytes(u, b1, sizeof(b1)),
-			at_kill ? " at the kill" : ", last sample before it");
-		if (mp_rd_u64(rd, it, "limit_bytes", MP_RD_NULL | MP_RD_ABSENT, &lim))
-			fprintf(f, "; limit %s then", mp_fmt_bytes(lim, b2, sizeof(b2)));
+		fprintf(f, "OOM kill at %.1f s: %s[%u] (usage %s%s", k->t_ms / 1000.0, k->comm,
+			(unsigned int)k->pid, mp_fmt_bytes(k->usage, b1, sizeof(b1)),
+			k->at_kill ? " at the kill" : ", last sample before it");
+		if (k->has_limit)
+			fprintf(f, "; limit %s then", mp_fmt_bytes(k->limit, b2, sizeof(b2)));
 		fputs(")\n", f);
-		oom_explained(it, f, rd);
+		oom_explained(k->obj, f, rd);
 	}
-	if (mp_rd_u64(rd, doc, "oom_kills_not_listed", MP_RD_ABSENT, &n) && n)
+	if (v.not_listed)
 		fprintf(f, "(and %" PRIu64 " OOM kills between the first and the last half of "
-			"those listed)\n", n);
+			"those listed)\n", v.not_listed);
+	mp_view_ooms_free(&v);
 	if (p) {
 		/* the probe's fields on a line, its overhead in words below */
 		cJSON *q = cJSON_Duplicate(p, 1);
@@ -427,38 +413,21 @@ static void record_events(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	}
 }
 
-/* One row of the timeline: the kernel's figure for a category, else BPF's;
- * its resolution last (a folded row's figures are its last sample's). */
-static void record_row(const cJSON *doc, const cJSON *s, FILE *f, struct mp_rd *rd)
+/* One row of the timeline (views.h): its resolution last (a folded row's
+ * figures are its last sample's). */
+static void record_row(const struct mp_view_timeline *v, const struct mp_view_tl_row *r, FILE *f)
 {
-	static const char *const cats[3] = { "anon", "file", "kernel" };
-	const cJSON *st = mp_rd_obj(rd, s, "stat", 0);
-	const cJSON *bg = mp_rd_obj(rd, s, "bpf_growth", MP_RD_ABSENT);
 	char b[5][32];
-	uint64_t n;
-	int64_t v[3];
-	uint64_t lim;
 
-	for (int j = 0; j < 3; j++) {
-		uint64_t u;
-
-		if (mp_rd_u64(rd, st, cats[j], MP_RD_ABSENT, &u))
-			v[j] = (int64_t)u;
-		else
-			mp_rd_s64(rd, bg, cats[j], 0, &v[j]);
-	}
-	fprintf(f, "%8.1f %12s", mp_rd_u64v(rd, s, "t_ms") / 1000.0,
-		mp_fmt_bytes(mp_rd_u64v(rd, s, "usage_bytes"), b[0], sizeof(b[0])));
-	/* the limit in force beside the usage (a folded row's: its last
-	 * sample's; documents before it have no column) */
-	if (mp_rd_item(rd, doc, "limit", MP_RD_ABSENT))
-		fprintf(f, " %12s",
-			mp_rd_u64(rd, s, "limit_bytes", MP_RD_NULL | MP_RD_ABSENT, &lim) ?
-			mp_fmt_bytes(lim, b[0], sizeof(b[0])) : "-");
+	fprintf(f, "%8.1f %12s", r->t_ms / 1000.0, mp_fmt_bytes(r->usage, b[0], sizeof(b[0])));
+	/* the limit in force beside the usage (documents before it have no
+	 * column) */
+	if (v->limit_column)
+		fprintf(f, " %12s", r->has_limit ? mp_fmt_bytes(r->limit, b[0], sizeof(b[0])) : "-");
 	fprintf(f, " %12s %12s %12s %10" PRIu64 " %11s\n",
-		mp_fmt_sbytes(v[0], b[1], sizeof(b[1])), mp_fmt_sbytes(v[1], b[2], sizeof(b[2])),
-		mp_fmt_sbytes(v[2], b[3], sizeof(b[3])), mp_rd_u64v(rd, s, "faults_per_sec"),
-		mp_render_ms(mp_render_row_ms(rd, doc, s, &n), b[4], sizeof(b[4])));
+		mp_fmt_sbytes(r->anon, b[1], sizeof(b[1])), mp_fmt_sbytes(r->file, b[2], sizeof(b[2])),
+		mp_fmt_sbytes(r->kernel, b[3], sizeof(b[3])), r->faults_per_sec,
+		mp_render_ms(r->resolution_ms, b[4], sizeof(b[4])));
 }
 
 /* How the timeline was folded, under it (documents before the bound have
@@ -481,24 +450,19 @@ static void record_folding(const cJSON *doc, FILE *f, struct mp_rd *rd)
 
 void mp_text_record(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *tl = mp_rd_arr(rd, doc, "timeline", 0), *s;
-	const cJSON *last = cJSON_GetArrayItem(tl, cJSON_GetArraySize(tl) - 1);
-	uint64_t next = 0, end = 0;
+	struct mp_view_timeline v;
 
 	record_head(doc, f, rd);
 	record_events(doc, f, rd);
+	if (mp_view_timeline(doc, rd, &v))
+		return;
 	fprintf(f, "\n%8s %12s%s %12s %12s %12s %10s %11s\n", "t (s)", "usage",
-		mp_rd_item(rd, doc, "limit", MP_RD_ABSENT) ? "        limit" : "", "anon", "file",
-		"kernel", "faults/s", "resolution");
-	/* about 20 rows, whatever the length, evenly in time */
-	if (last && mp_rd_is_obj(rd, last))
-		end = mp_rd_u64v(rd, last, "t_ms");
-	cJSON_ArrayForEach(s, tl) {
-		if (!mp_rd_is_obj(rd, s))
-			break;
-		if (mp_render_row_due(&next, end, 20, mp_rd_u64v(rd, s, "t_ms")))
-			record_row(doc, s, f, rd);
-	}
+		v.limit_column ? "        limit" : "", "anon", "file", "kernel", "faults/s",
+		"resolution");
+	for (int i = 0; i < v.n; i++)
+		if (v.rows[i].due)
+			record_row(&v, &v.rows[i], f);
+	mp_view_timeline_free(&v);
 	record_folding(doc, f, rd);
 	mp_text_attribution(mp_rd_obj(rd, doc, "attribution", 0), f, rd);
 	mp_text_pinned(mp_rd_obj(rd, doc, "pinned", MP_RD_ABSENT), f, rd);

@@ -313,30 +313,23 @@ static void hooks(const cJSON *a, FILE *f, struct mp_rd *rd)
  * before it say nothing; not looked for: why). */
 static void copy_on_write(const cJSON *a, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *o = mp_rd_obj(rd, a, "copy_on_write", MP_RD_ABSENT), *t;
-	uint64_t period = 1;
+	struct mp_view_cow v;
 	char b[32];
-	int n = 0;
 
-	if (!o)
+	if (mp_view_cow(a, rd, &v) || !v.present)
 		return;
-	if (!mp_rd_str(rd, o, "source", MP_RD_NULL)) {
-		fprintf(f, "Copy-on-write: not looked for (%s)\n", mp_rd_str(rd, o, "why", 0));
+	if (v.why) {
+		fprintf(f, "Copy-on-write: not looked for (%s)\n", v.why);
 		return;
 	}
-	mp_rd_u64(rd, o, "sample_period", 0, &period);
 	fprintf(f, "Copy-on-write: %s of pages copied on write (after a fork, or at a private file "
-		"page's first write: %s's copies, %s, %s)",
-		mp_fmt_bytes(mp_rd_u64v(rd, o, "bytes"), b, sizeof(b)), mp_rd_str(rd, o, "source", 0),
-		mp_rd_str(rd, o, "span", 0), period > 1 ? "sampled" : "every one counted");
-	cJSON_ArrayForEach(t, mp_rd_arr(rd, o, "by_task", 0)) {
-		if (n == 3 || !mp_rd_is_obj(rd, t))
-			break;
-		fprintf(f, "%s%s[%d] copied %s", n++ ? ", " : ": ", mp_rd_str(rd, t, "comm", 0),
-			(int)mp_rd_u64v(rd, t, "pid"),
-			mp_fmt_bytes(mp_rd_u64v(rd, t, "bytes"), b, sizeof(b)));
-	}
+		"page's first write: %s's copies, %s, %s)", mp_fmt_bytes(v.bytes, b, sizeof(b)),
+		v.source, v.span, v.period > 1 ? "sampled" : "every one counted");
+	for (int i = 0; i < v.nshown; i++)
+		fprintf(f, "%s%s[%d] copied %s", i ? ", " : ": ", v.tasks[i].comm, (int)v.tasks[i].pid,
+			mp_fmt_bytes(v.tasks[i].bytes, b, sizeof(b)));
 	fputc('\n', f);
+	mp_view_cow_free(&v);
 }
 
 void mp_text_attribution(const cJSON *a, FILE *f, struct mp_rd *rd)

@@ -236,4 +236,165 @@ int mp_view_hooks(const cJSON *a, struct mp_rd *rd, struct mp_view_hooks *v);
 void mp_view_hooks_free(struct mp_view_hooks *v);
 int mp_view_hooks_table(const struct mp_view_hooks *v, struct mp_rd *rd, struct mp_view_table *t);
 
+/* ==== pinned memory, copies on write, the timeline, OOM kills, the summary ====
+ * (views_pinned.c, views_run.c) */
+
+/* One shared segment of the pinned object, and who maps it. */
+struct mp_view_segment {
+	const char *name;
+	uint64_t mapped, resident, mappers;
+	bool has_resident;         /* resident_bytes not null */
+	bool brief;                /* in the short list (text): 1 MiB or more resident,
+				    * the first MP_VIEW_BRIEF_SEGMENTS of them */
+	int ngroups;               /* mapper groups by name and role */
+	struct mp_view_mapper {
+		char name[96];     /* "postgres ×32 (backends)" */
+		uint64_t processes;
+	} *groups;
+};
+#define MP_VIEW_BRIEF_SEGMENTS 3
+#define MP_VIEW_BRIEF_MAPPERS 3
+
+/* A process holding locked or pinned memory. */
+struct mp_view_pinned_task {
+	const cJSON *obj;          /* the task (the renderer says who it is) */
+	const char *comm, *category;
+	uint64_t pid, vm_lck, vm_pin, rss_shmem;
+	bool locked;               /* its locked split was measured (not null) */
+	uint64_t shmem, anon, file;
+};
+
+/* A driver's kernel memory, charged and not. */
+struct mp_view_driver {
+	const char *driver;
+	uint64_t alloc, charged, not_charged;
+};
+
+/* The pinned object: memory.stat's pinned figures, the processes' VmLck,
+ * VmPin and RssShmem, the shared segments, the tasks and the drivers. */
+struct mp_view_pinned {
+	const cJSON *obj;
+	const char *when;          /* "at the probe's stop", "at the peak", "at the end" */
+	bool has_unevictable, has_shmem; /* memory.stat had them (not null) */
+	uint64_t unevictable, shmem, vm_lck, vm_pin, processes;
+	bool has_rss_max;          /* rss_shmem_max_bytes given: the largest process's */
+	bool has_rss_sum;          /* an older document's sum over the processes */
+	uint64_t rss_shmem_max, rss_shmem;
+	bool has_segments;         /* shared_segments given (older documents: not) */
+	struct mp_view_segment *segs;
+	int nsegs, nbrief;         /* nbrief: the segments in the short list */
+	uint64_t segments_total;   /* all the target's, listed or not */
+	uint64_t brief_rest;       /* resident bytes of the listed ones left out of
+				    * the short list */
+	struct mp_view_pinned_task *tasks;
+	int ntasks;
+	bool has_drivers;          /* null: no kernel stacks to find them in */
+	struct mp_view_driver *drivers;
+	int ndrivers;
+};
+/* 0, or -1 with rd's error said; free with mp_view_pinned_free. */
+int mp_view_pinned(const cJSON *p, struct mp_rd *rd, struct mp_view_pinned *v);
+void mp_view_pinned_free(struct mp_view_pinned *v);
+
+/* Pages copied on write after a fork (attribution.copy_on_write). */
+struct mp_view_cow {
+	bool present;              /* documents before it have none */
+	const char *why;           /* not looked for: why (source null); else NULL */
+	const char *source, *span;
+	uint64_t bytes, period;    /* period: 1, every copy counted */
+	struct mp_view_cow_task {
+		const cJSON *obj;
+		const char *comm;
+		uint64_t pid, bytes;
+	} *tasks;                  /* every process, most first */
+	int ntasks, nshown;        /* nshown: the ones a sentence names */
+};
+#define MP_VIEW_COW_SHOWN 3
+/* 0, or -1 with rd's error said; free with mp_view_cow_free. */
+int mp_view_cow(const cJSON *a, struct mp_rd *rd, struct mp_view_cow *v);
+void mp_view_cow_free(struct mp_view_cow *v);
+
+/* What stopped a probe short, if anything (a probe document). */
+struct mp_view_verdicts {
+	const char *note;          /* NULL: none */
+	bool interrupted, killed, oom_killed;
+	uint64_t signal;           /* killed: by it */
+	const char *oom_limit;     /* oom_killed: "probe cgroup" or the target's */
+};
+void mp_view_verdicts(const cJSON *r, struct mp_rd *rd, struct mp_view_verdicts *v);
+
+/* One OOM kill of a recording. */
+struct mp_view_oom {
+	const cJSON *obj;          /* the kill (mp_render_oom_line, the vector) */
+	const char *comm;
+	uint64_t t_ms, pid;
+	uint64_t usage;            /* the hook's at the kill, else the last sample's */
+	bool at_kill;
+	bool has_limit;            /* the limit then (older documents: none) */
+	uint64_t limit;
+};
+struct mp_view_ooms {
+	struct mp_view_oom *rows;
+	int n;
+	uint64_t not_listed;       /* kills between the first and the last half listed */
+};
+/* 0, or -1 with rd's error said; free with mp_view_ooms_free. */
+int mp_view_ooms(const cJSON *doc, struct mp_rd *rd, struct mp_view_ooms *v);
+void mp_view_ooms_free(struct mp_view_ooms *v);
+
+/* One timeline row: a sample, or a folded row of many (its figures its
+ * last sample's, its usage's min and max beside them). */
+struct mp_view_tl_row {
+	const cJSON *obj;          /* the row (mp_view_tl_cat) */
+	uint64_t t_ms, usage, faults_per_sec;
+	bool has_limit;            /* the limit in force (older documents: none) */
+	uint64_t limit;
+	uint64_t resolution_ms, samples;
+	uint64_t usage_min, usage_max; /* a sample's: its usage */
+	bool folded;               /* max given: many samples */
+	bool due;                  /* in the short table: about MP_VIEW_TL_ROWS, evenly in time */
+	int64_t anon, file, kernel; /* mp_view_tl_cat's; one of them must have it */
+};
+#define MP_VIEW_TL_ROWS 20
+struct mp_view_timeline {
+	struct mp_view_tl_row *rows;
+	int n, ndue;
+	uint64_t samples;          /* over all rows */
+	int folded;                /* rows of more than one sample */
+	bool limit_column;         /* the document says the limit in force (doc.limit) */
+};
+/* 0, or -1 with rd's error said; free with mp_view_timeline_free. */
+int mp_view_timeline(const cJSON *doc, struct mp_rd *rd, struct mp_view_timeline *v);
+void mp_view_timeline_free(struct mp_view_timeline *v);
+/* A row's figure for category cat: the kernel's (stat) where the row has
+ * it, else BPF's growth; false (*v 0) where neither has it. */
+bool mp_view_tl_cat(const cJSON *row, const char *cat, struct mp_rd *rd, int64_t *v);
+
+/* The facts a summary says of the cgroup: its limit, throttling point and
+ * memory.high, and of a recording its end and its peak. */
+struct mp_view_limits {
+	uint64_t limit;            /* effective_limit_bytes */
+	const char *limit_from;
+	bool has_throttle;
+	uint64_t throttle;
+	const char *throttle_kind; /* NULL: not said */
+	const char *throttle_from; /* NULL: not said */
+	bool has_high, high_null;  /* high_bytes given; null: "max" */
+	uint64_t high;
+};
+void mp_view_limits(const cJSON *cg, struct mp_rd *rd, struct mp_view_limits *v);
+
+struct mp_view_run {
+	const char *ended_by;
+	uint64_t duration_ms;
+	bool has_exit, has_signal;
+	uint64_t exit_status, signal;
+	bool has_peak;             /* a sample was taken */
+	uint64_t peak, peak_t_ms;
+	const char *peak_source;
+	uint64_t late, missed, longest_gap_ms; /* samples the sampler was late for */
+	int ooms;                  /* the OOM kills listed */
+};
+void mp_view_run(const cJSON *doc, struct mp_rd *rd, struct mp_view_run *v);
+
 #endif

@@ -1123,7 +1123,7 @@ static const char *events_lost_line(const cJSON *a, const char *drop)
 static void test_faults_charges_events(void)
 {
 	struct mp_attr_prog_misses progs[] = {
-		{ "tp_mm_page_alloc", 3 }, { "tp_page_fault_user", 0 },
+		{ "tp_mm_page_alloc", 3, 262150, 9000000 }, { "tp_page_fault_user", 0, 0, 0 },
 	};
 	struct fx f;
 	struct mp_task_row *t;
@@ -1187,6 +1187,21 @@ static void test_faults_charges_events(void)
 		  "an older document without stack_walk_failed renders");
 	CHECK_S64(jint(jobj(a, "events"), "memcg_stat_updates"), 4000, "memcg stat updates");
 	CHECK_S64(jint(jobj(a, "events"), "tracked_kernel_pages_freed"), 12, "kernel pages freed");
+	CHECK_S64(jint(jobj(jobj(a, "events"), "program_runs"), "tp_mm_page_alloc"), 262150,
+		  "the kernel's run count of a program");
+	CHECK_S64(jint(jobj(jobj(a, "events"), "program_runs"), "tp_page_fault_user"), 0,
+		  "a program that never ran listed with 0");
+	CHECK_S64(jint(jobj(jobj(a, "events"), "program_run_time_ns"), "tp_mm_page_alloc"),
+		  9000000, "the kernel's run time of a program");
+	cJSON_Delete(a);
+
+	/* the run-time stats off: no program has a count, and none is 0 */
+	progs[0].run_cnt = progs[0].run_time_ns = 0;
+	a = mp_report_attribution(&f.in);
+	CHECK(cJSON_IsNull(jobj(jobj(a, "events"), "program_runs")),
+	      "stats off: program_runs null, not 0");
+	CHECK(cJSON_IsNull(jobj(jobj(a, "events"), "program_run_time_ns")),
+	      "stats off: program_run_time_ns null");
 	cJSON_Delete(a);
 
 	/* polled faults and charges: the cgroup's total, the probe's unknown */

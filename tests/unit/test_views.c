@@ -151,11 +151,48 @@ static void test_overhead_rows(void)
 	cJSON_Delete(doc);
 }
 
+/* v1's kmem reserve (kernel_other's objcg_reserve_bytes, the categories
+ * view's reserve) is a metric as it is a cell of text, markdown and html;
+ * absent (v2, older documents) it has no sample. */
+static void test_reserve_metric(void)
+{
+	char err[512];
+	int kind = 0;
+	cJSON *doc = mp_doc_load_file(FIXTURES "/html/probe-pinned.json", &kind, err, sizeof(err));
+	cJSON *c, *ko = NULL;
+	char *out;
+
+	CHECK(doc != NULL, "the fixture loads: %s", doc ? "" : err);
+	if (!doc)
+		return;
+	out = rendered(doc, kind, "openmetrics");
+	CHECK(!strstr(out, "memprobe_objcg_reserve_bytes"), "no reserve said: no sample");
+	free(out);
+	cJSON_ArrayForEach(c, cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "attribution"),
+						 "categories"))
+		if (!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(c, "name")), "kernel_other"))
+			ko = c;
+	CHECK(ko != NULL, "the fixture has kernel_other");
+	if (ko)
+		cJSON_AddItemToObject(ko, "objcg_reserve_bytes", cJSON_CreateRaw("1171456"));
+	out = rendered(doc, kind, "openmetrics");
+	has(out, "# TYPE memprobe_objcg_reserve_bytes gauge\n", "openmetrics");
+	has(out, "# UNIT memprobe_objcg_reserve_bytes bytes\n", "openmetrics");
+	has(out, "memprobe_objcg_reserve_bytes{cgroup=", "openmetrics");
+	has(out, "} 1171456\n", "openmetrics");
+	free(out);
+	out = rendered(doc, kind, "text");
+	has(out, MP_VIEW_RESERVE "1.1 MiB", "text");
+	free(out);
+	cJSON_Delete(doc);
+}
+
 int main(void)
 {
 	test_overhead_rows();
 	test_pct();
 	test_cats();
 	test_cells();
+	test_reserve_metric();
 	return unit_done("views");
 }

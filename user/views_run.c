@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Views of a run (views.h): what stopped a probe short, a recording's OOM
+ * kills and timeline rows, the summary's limit, end and peak. */
+#include "views.h"
+#include "render.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void mp_view_verdicts(const cJSON *r, struct mp_rd *rd, struct mp_view_verdicts *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->note = mp_rd_str(rd, r, "note", MP_RD_ABSENT);
+	v->interrupted = mp_rd_bool(rd, r, "interrupted", 0);
+	v->killed = mp_rd_u64(rd, r, "probe_killed_by_signal", MP_RD_NULL, &v->signal);
+	v->oom_killed = mp_rd_bool(rd, r, "probe_oom_killed", 0);
+	if (v->oom_killed)
+		v->oom_limit = mp_rd_str(rd, r, "probe_oom_limit", 0);
+}
+
+/* Room for n rows of size sz (one more: an empty array is no failure). */
+static void *rows_of(const cJSON *arr, size_t sz, struct mp_rd *rd)
+{
+	void *p = calloc((size_t)cJSON_GetArraySize(arr) + 1, sz);
+
+	if (!p)
+		mp_rd_fail(rd, arr, NULL, "out of memory");
+	return p;
+}
+
+int mp_view_ooms(const cJSON *doc, struct mp_rd *rd, struct mp_view_ooms *v)
+{
+	const cJSON *kills = mp_rd_arr(rd, doc, "oom_kills", 0), *it;
+
+	memset(v, 0, sizeof(*v));
+	if (!mp_rd_ok(rd) || !(v->rows = rows_of(kills, sizeof(*v->rows), rd)))
+		return -1;
+	cJSON_ArrayForEach(it, kills) {
+		struct mp_view_oom *k = &v->rows[v->n];
+
+		if (!mp_rd_is_obj(rd, it))
+			break;
+		k->obj = it;
+		k->t_ms = mp_rd_u64v(rd, it, "t_ms");
+		k->pid = mp_rd_u64v(rd, it, "pid");
+		k->comm = mp_rd_str(rd, it, "comm", 0);
+		k->usage = mp_render_oom_usage(rd, it, &k->at_kill);
+		k->has_limit = mp_rd_u64(rd, it, "limit_bytes", MP_RD_NULL | MP_RD_ABSENT, &k->limit);
+		v->n++;
+	}
+	mp_rd_u64(rd, doc, "oom_kills_not_listed", MP_RD_ABSENT, &v->not_listed);
+	if (mp_rd_ok(rd))
+		return 0;
+	mp_view_ooms_free(v);
+	return -1;
+}
+
+void mp_view_ooms_free(struct mp_view_ooms *v)
+{
+	free(v->rows);
+	memset(v, 0, sizeof(*v));
+}
+
+bool mp_view_tl_cat(const cJSON *row, const char *cat, struct mp_rd *rd, int64_t *v)
+{
+	uint64_t u;
+
+	*v = 0;
+	if (mp_rd_u64(rd, mp_rd_obj(rd, row, "stat", 0), cat, MP_RD_ABSENT, &u)) {
+		*v = (int64_t)u;
+		return true;
+	}
+	return mp_rd_s64(rd, mp_rd_obj(rd, row, "bpf_growth", MP_RD_ABSENT), cat, MP_RD_ABSENT, v);
+}
+
+/* A column of the short table: the kernel's figure or BPF's, one of them
+ * there (a row with neither is a damaged document, said as BPF's missing). */
+static int64_t tl_col(const cJSON *s, const char *cat, struct mp_rd *rd)
+{
+	int64_t v = 0;
+
+	if (!mp_view_tl_cat(s, cat, rd, &v))
+		mp_rd_s64(rd, mp_rd_obj(rd, s, "bpf_growth", MP_RD_ABSENT), cat, 0, &v);
+	return v;
+}
+
+/* Row r of timeline row s: its figures, its resolution, its categories. */
+static void tl_row(const cJSON *doc, const cJSON *s, struct mp_rd *rd, struct mp_view_tl_row *r)
+{
+	const cJSON *mn = mp_rd_obj(rd, s, "min", MP_RD_ABSENT);
+	const cJSON *mx = mp_rd_obj(rd, s, "max", MP_RD_ABSENT);
+
+	r->obj = s;
+	r->t_ms = mp_rd_u64v(rd, s, "t_ms");
+	r->usage = mp_rd_u64v(rd, s, "usage_bytes");
+	r->has_limit = mp_rd_u64(rd, s, "limit_bytes", MP_RD_NULL | MP_RD_ABSENT, &r->limit);
+	r->faults_per_sec = mp_rd_u64v(rd, s, "faults_per_sec");
+	r->resolution_ms = mp_render_row_ms(rd, doc, s, &r->samples);
+	r->usage_min = mn ? mp_rd_u64v(rd, mn, "usage_bytes") : r->usage;
+	r->usage_max = mx ? mp_rd_u64v(rd, mx, "usage_bytes") : r->usage;
+	r->folded = mx != NULL;
+	r->anon = tl_col(s, "anon", rd);
+	r->file = tl_col(s, "file", rd);
+	r->kernel = tl_col(s, "kernel", rd);
+}
+
+int mp_view_timeline(const cJSON *doc, struct mp_rd *rd, struct mp_view_timeline *v)
+{
+	const cJSON *tl = mp_rd_arr(rd, doc, "timeline", 0), *s;
+	const cJSON *last = cJSON_GetArrayItem(tl, cJSON_GetArraySize(tl) - 1);
+	uint64_t next = 0, end = 0;
+
+	memset(v, 0, sizeof(*v));
+	v->limit_column = mp_rd_item(rd, doc, "limit", MP_RD_ABSENT) != NULL;
+	if (!mp_rd_ok(rd) || !(v->rows = rows_of(tl, sizeof(*v->rows), rd)))
+		return -1;
+	if (last && mp_rd_is_obj(rd, last))
+		end = mp_rd_u64v(rd, last, "t_ms");
+	cJSON_ArrayForEach(s, tl) {
+		struct mp_view_tl_row *r = &v->rows[v->n];
+
+		if (!mp_rd_is_obj(rd, s))
+			break;
+		tl_row(doc, s, rd, r);
+		/* about MP_VIEW_TL_ROWS rows, whatever the length, evenly in time */
+		r->due = mp_render_row_due(&next, end, MP_VIEW_TL_ROWS, r->t_ms);
+		v->ndue += r->due;
+		v->samples += r->samples;
+		v->folded += r->samples > 1;
+		v->n++;
+	}
+	if (mp_rd_ok(rd))
+		return 0;
+	mp_view_timeline_free(v);
+	return -1;
+}
+
+void mp_view_timeline_free(struct mp_view_timeline *v)
+{
+	free(v->rows);
+	memset(v, 0, sizeof(*v));
+}
+
+void mp_view_limits(const cJSON *cg, struct mp_rd *rd, struct mp_view_limits *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->limit = mp_rd_u64v(rd, cg, "effective_limit_bytes");
+	v->limit_from = mp_rd_str(rd, cg, "effective_limit_from", 0);
+	v->has_throttle = mp_rd_u64(rd, cg, "throttle_bytes", MP_RD_NULL | MP_RD_ABSENT,
+				    &v->throttle);
+	if (v->has_throttle) {
+		v->throttle_kind = mp_rd_str(rd, cg, "throttle_kind", MP_RD_NULL | MP_RD_ABSENT);
+		v->throttle_from = mp_rd_str(rd, cg, "throttle_from", MP_RD_NULL | MP_RD_ABSENT);
+	}
+	v->has_high = mp_rd_item(rd, cg, "high_bytes", MP_RD_ABSENT) != NULL;
+	v->high_null = v->has_high && !mp_rd_u64(rd, cg, "high_bytes", MP_RD_NULL, &v->high);
+}
+
+void mp_view_run(const cJSON *doc, struct mp_rd *rd, struct mp_view_run *v)
+{
+	const cJSON *run = mp_rd_obj(rd, doc, "run", 0), *pk = mp_rd_obj(rd, doc, "peak", 0);
+
+	memset(v, 0, sizeof(*v));
+	v->ended_by = mp_rd_str(rd, run, "ended_by", 0);
+	v->duration_ms = mp_rd_u64v(rd, run, "duration_ms");
+	v->has_exit = mp_rd_u64(rd, run, "exit_status", MP_RD_ABSENT, &v->exit_status);
+	if (!v->has_exit)
+		v->has_signal = mp_rd_u64(rd, run, "killed_by_signal", MP_RD_ABSENT, &v->signal);
+	/* an empty peak: not one sample was taken */
+	v->has_peak = mp_rd_u64(rd, pk, "usage_bytes", MP_RD_ABSENT, &v->peak);
+	if (v->has_peak) {
+		v->peak_t_ms = mp_rd_u64v(rd, pk, "t_ms");
+		v->peak_source = mp_rd_str(rd, pk, "usage_source", 0);
+	}
+	/* said when the sampler did not get the CPU in time (older
+	 * documents: nothing) */
+	if (mp_rd_u64(rd, run, "timeline_samples_late", MP_RD_ABSENT, &v->late) && v->late) {
+		mp_rd_u64(rd, run, "timeline_samples_missed", MP_RD_ABSENT, &v->missed);
+		mp_rd_u64(rd, run, "timeline_longest_gap_ms", MP_RD_ABSENT, &v->longest_gap_ms);
+	}
+	v->ooms = cJSON_GetArraySize(mp_rd_arr(rd, doc, "oom_kills", 0));
+}
