@@ -420,7 +420,7 @@ test_html_fixtures() {
 	# the overhead's table lists what the kernel reclaimed: its rows sum to the total
 	"$MEMPROBE" report "$fx/probe-reclaim-cache.json" --format html --bytes -o "$d/fx-rec.html"
 	check_eq "html: the overhead table's reclaimed rows are the document's reclaimed_parts" \
-		"$(grep -o '<tr><td>reclaimed by the kernel to make room</td><td>[a-z_]*</td><td class="n">-*[0-9]*' "$d/fx-rec.html" | head -n 2 | sed 's/.*<td>\([a-z_]*\)<.*"n">/\1 /' | tr '\n' ,)" \
+		"$(grep -o '<tr><td>reclaimed by the kernel to make room[^<]*</td><td>[a-z_]*</td><td class="n">-*[0-9]*' "$d/fx-rec.html" | head -n 2 | sed 's/.*<td>\([a-z_]*\)<.*"n">/\1 /' | tr '\n' ,)" \
 		"$(jq -r '.overhead.reclaimed_parts[] | "\(.category) \(.bytes)"' "$fx/probe-reclaim-cache.json" | tr '\n' ,)"
 	if [ ! -x /usr/bin/chromium ]; then
 		skip "html fixtures in a browser: no /usr/bin/chromium (scripts/deps.sh --tests installs it)"
