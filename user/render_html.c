@@ -137,38 +137,29 @@ static void limit_rows(const cJSON *cg, FILE *f, struct mp_rd *rd)
  * "overhead" at the peak, "left after" once the probe exited. */
 static void overhead(const cJSON *o, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *after;
-	struct mp_view_table t;
-
 	fputs("<h2>What the overhead is made of</h2>\n", f);
 	if (!o) {
 		fputs("<p>This document has no breakdown of the overhead (the memprobe that made "
 		      "it measured none); the categories below say where the growth went.</p>\n", f);
 		return;
 	}
-	mp_view_lay(mp_view_overhead_table(o, "overhead", mp_render_size, rd, &t),
-		    &t, mp_html_table, f, rd);
-	after = mp_rd_obj(rd, o, "left_after", MP_RD_ABSENT);
-	if (after) {
-		fputs("\n<p>Left after the probe exited:</p>\n", f);
-		mp_view_lay(mp_view_overhead_table(after, "left after", mp_render_size, rd, &t),
-			    &t, mp_html_table, f, rd);
-	}
+	mp_view_lay_overhead(o, "\n<p>Left after the probe exited:</p>\n", mp_render_size,
+			     mp_html_table, f, rd);
 	fputc('\n', f);
 }
 
 /* The probe's nine fields, as rows (probe doc, or record's probe). */
 static void nine_rows(const cJSON *r, FILE *f, struct mp_rd *rd)
 {
-	char b[32], extra[64];
+	struct mp_view_nine v;
 
-	row_size(f, "usage before", mp_rd_u64v(rd, r, "usage_before_bytes"), NULL);
-	snprintf(extra, sizeof(extra), " (%" PRIu64 " chunks)", mp_rd_u64v(rd, r, "probe_chunks"));
-	row_size(f, "allocated", mp_rd_u64v(rd, r, "allocated_bytes"), extra);
-	row_size(f, "usage at the peak", mp_rd_u64v(rd, r, "usage_peak_bytes"), NULL);
-	row_size(f, "usage after", mp_rd_u64v(rd, r, "usage_after_bytes"), NULL);
-	fprintf(f, "<tr><th>overhead</th><td><b>%s</b> (peak − before − allocated)</td></tr>\n",
-		mp_render_size(mp_rd_s64v(rd, r, "overhead_bytes"), b, sizeof(b)));
+	mp_view_nine(r, rd, &v);
+	for (int i = 0; i < MP_VIEW_NINE_ROWS; i++) {
+		row_start(f, v.rows[i].label);
+		fputs(v.rows[i].strong ? "<b>" : "", f);
+		mp_html_esc(f, v.rows[i].value);
+		fprintf(f, "%s%s</td></tr>\n", v.rows[i].strong ? "</b>" : "", v.rows[i].extra);
+	}
 }
 
 /* ---- the charts ------------------------------------------------------------------- */

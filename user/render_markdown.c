@@ -163,40 +163,26 @@ static void moment_rows(const cJSON *o, bool pinned, FILE *f, struct mp_rd *rd)
  * stayed charged once the probe exited (as the text report says). */
 static void overhead(const cJSON *o, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *after;
-	struct mp_view_table t;
-
 	if (!o)
 		return;
 	fprintf(f, "## What the overhead is made of (at the %s)\n\n",
 		mp_rd_str(rd, o, "at", MP_RD_ABSENT) ? mp_rd_str(rd, o, "at", 0) : "peak");
-	mp_view_lay(mp_view_overhead_table(o, "overhead", mp_render_size, rd, &t),
-		    &t, table, f, rd);
-	after = mp_rd_obj(rd, o, "left_after", MP_RD_ABSENT);
-	if (after) {
-		fputs("\nLeft after the probe exited:\n\n", f);
-		mp_view_lay(mp_view_overhead_table(after, "left after", mp_render_size, rd, &t),
-			    &t, table, f, rd);
-	}
+	mp_view_lay_overhead(o, "\nLeft after the probe exited:\n\n", mp_render_size, table, f, rd);
 	fputc('\n', f);
 }
 
 /* The probe's nine fields (probe doc, or record's --probe-at object). */
 static void summary_nine(const cJSON *r, FILE *f, struct mp_rd *rd)
 {
-	uint64_t chunks = mp_rd_u64v(rd, r, "probe_chunks");
-	char b[32];
+	struct mp_view_nine v;
 
-	fprintf(f, "| usage before | %s |\n",
-		mp_render_usize(mp_rd_u64v(rd, r, "usage_before_bytes"), b, sizeof(b)));
-	fprintf(f, "| allocated | %s (%" PRIu64 " chunks) |\n",
-		mp_render_usize(mp_rd_u64v(rd, r, "allocated_bytes"), b, sizeof(b)), chunks);
-	fprintf(f, "| usage at the peak | %s |\n",
-		mp_render_usize(mp_rd_u64v(rd, r, "usage_peak_bytes"), b, sizeof(b)));
-	fprintf(f, "| usage after | %s |\n",
-		mp_render_usize(mp_rd_u64v(rd, r, "usage_after_bytes"), b, sizeof(b)));
-	fprintf(f, "| **overhead** | **%s** (peak − before − allocated) |\n",
-		mp_render_size(mp_rd_s64v(rd, r, "overhead_bytes"), b, sizeof(b)));
+	mp_view_nine(r, rd, &v);
+	for (int i = 0; i < MP_VIEW_NINE_ROWS; i++) {
+		const char *s = v.rows[i].strong ? "**" : "";
+
+		fprintf(f, "| %s%s%s | %s%s%s%s |\n", s, v.rows[i].label, s, s, v.rows[i].value, s,
+			v.rows[i].extra);
+	}
 }
 
 /* ---- attribution ----------------------------------------------------------------- */

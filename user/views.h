@@ -199,6 +199,11 @@ int mp_view_cats_table(const struct mp_view_cats *v, mp_view_size_fn size, struc
  * reclaimed, the probe's own cost, unexplained, and the total named total. */
 int mp_view_overhead_table(const cJSON *o, const char *total, mp_view_size_fn size,
 			   struct mp_rd *rd, struct mp_view_table *t);
+/* The overhead object's tables, each laid by lay: at the peak ("overhead"),
+ * then, where the probe left some charged once it exited, the renderer's
+ * words for it (between) and "left after". */
+void mp_view_lay_overhead(const cJSON *o, const char *between, mp_view_size_fn size,
+			  mp_view_table_fn lay, FILE *f, struct mp_rd *rd);
 
 /* The kernel paths: a path's net and allocated bytes, and the first frames
  * of its top stack (innermost first), at most MP_VIEW_FRAMES. */
@@ -396,5 +401,20 @@ struct mp_view_run {
 	int ooms;                  /* the OOM kills listed */
 };
 void mp_view_run(const cJSON *doc, struct mp_rd *rd, struct mp_view_run *v);
+
+/* The probe's nine fields as a summary's rows (a probe document, or
+ * record's probe object): label, the size as markdown and html write it
+ * (mp_render_size: --bytes) and what follows it; strong: the overhead,
+ * the row the eye looks for. */
+#define MP_VIEW_NINE_ROWS 5
+struct mp_view_nine {
+	struct {
+		const char *label;
+		char value[40];
+		char extra[48];
+		bool strong;
+	} rows[MP_VIEW_NINE_ROWS];
+};
+void mp_view_nine(const cJSON *r, struct mp_rd *rd, struct mp_view_nine *v);
 
 #endif

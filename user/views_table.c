@@ -406,3 +406,17 @@ int mp_view_hooks_table(const struct mp_view_hooks *v, struct mp_rd *rd, struct 
 	}
 	return table_end(t, rd);
 }
+
+void mp_view_lay_overhead(const cJSON *o, const char *between, mp_view_size_fn size,
+			  mp_view_table_fn lay, FILE *f, struct mp_rd *rd)
+{
+	const cJSON *after;
+	struct mp_view_table t;
+
+	mp_view_lay(mp_view_overhead_table(o, "overhead", size, rd, &t), &t, lay, f, rd);
+	after = mp_rd_obj(rd, o, "left_after", MP_RD_ABSENT);
+	if (!after)
+		return;
+	fputs(between, f);
+	mp_view_lay(mp_view_overhead_table(after, "left after", size, rd, &t), &t, lay, f, rd);
+}
