@@ -251,27 +251,16 @@ static void hooks(const cJSON *a, FILE *f, struct mp_rd *rd)
 }
 
 /* Who paid for a fork's shared pages (as the text says it). */
+static void who_cow(FILE *f, const struct mp_view_cow_task *t, struct mp_rd *rd)
+{
+	who(f, t->obj, rd);
+}
+
 static void copy_on_write(const cJSON *a, FILE *f, struct mp_rd *rd)
 {
-	struct mp_view_cow v;
-	char b[32];
+	static const struct mp_view_cow_words w = { mp_render_size, "`", ".\n\n", who_cow };
 
-	if (mp_view_cow(a, rd, &v) || !v.present)
-		return;
-	if (v.why) {
-		fprintf(f, "Copy-on-write: not looked for (%s).\n\n", v.why);
-		return;
-	}
-	fprintf(f, "Copy-on-write: %s of pages copied on write (after a fork, or at a "
-		"private file page's first write: `%s`'s copies, %s)",
-		mp_render_usize(v.bytes, b, sizeof(b)), v.source, v.span);
-	for (int i = 0; i < v.nshown; i++) {
-		fputs(i ? ", " : ": ", f);
-		who(f, v.tasks[i].obj, rd);
-		fprintf(f, " copied %s", mp_render_usize(v.tasks[i].bytes, b, sizeof(b)));
-	}
-	fputs(".\n\n", f);
-	mp_view_cow_free(&v);
+	mp_view_cow_say(a, &w, f, rd);
 }
 
 static void attribution(const cJSON *a, FILE *f, struct mp_rd *rd)

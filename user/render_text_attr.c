@@ -311,25 +311,17 @@ static void hooks(const cJSON *a, FILE *f, struct mp_rd *rd)
 /* "Copy-on-write: redis-server[812] copied 160.0 MiB of pages it shared
  * with a forked child ...": who paid for a fork's shared pages (documents
  * before it say nothing; not looked for: why). */
+static void who_cow(FILE *f, const struct mp_view_cow_task *t, struct mp_rd *rd)
+{
+	(void)rd;
+	fprintf(f, "%s[%d]", t->comm, (int)t->pid);
+}
+
 static void copy_on_write(const cJSON *a, FILE *f, struct mp_rd *rd)
 {
-	struct mp_view_cow v;
-	char b[32];
+	static const struct mp_view_cow_words w = { mp_fmt_sbytes, "", "\n", who_cow };
 
-	if (mp_view_cow(a, rd, &v) || !v.present)
-		return;
-	if (v.why) {
-		fprintf(f, "Copy-on-write: not looked for (%s)\n", v.why);
-		return;
-	}
-	fprintf(f, "Copy-on-write: %s of pages copied on write (after a fork, or at a private file "
-		"page's first write: %s's copies, %s, %s)", mp_fmt_bytes(v.bytes, b, sizeof(b)),
-		v.source, v.span, v.period > 1 ? "sampled" : "every one counted");
-	for (int i = 0; i < v.nshown; i++)
-		fprintf(f, "%s%s[%d] copied %s", i ? ", " : ": ", v.tasks[i].comm, (int)v.tasks[i].pid,
-			mp_fmt_bytes(v.tasks[i].bytes, b, sizeof(b)));
-	fputc('\n', f);
-	mp_view_cow_free(&v);
+	mp_view_cow_say(a, &w, f, rd);
 }
 
 void mp_text_attribution(const cJSON *a, FILE *f, struct mp_rd *rd)

@@ -319,6 +319,19 @@ struct mp_view_cow {
 int mp_view_cow(const cJSON *a, struct mp_rd *rd, struct mp_view_cow *v);
 void mp_view_cow_free(struct mp_view_cow *v);
 
+/* The copy-on-write sentence, as text and markdown say it: who paid for a
+ * fork's shared pages (nothing where the document has no such object, why
+ * where none was looked for), in the renderer's words for sizes, the
+ * function's name (quote around it) and the processes it names (who). */
+struct mp_view_cow_words {
+	mp_view_size_fn size;
+	const char *quote;         /* "`" in markdown */
+	const char *end;           /* after the sentence */
+	void (*who)(FILE *f, const struct mp_view_cow_task *t, struct mp_rd *rd);
+};
+void mp_view_cow_say(const cJSON *a, const struct mp_view_cow_words *w, FILE *f,
+		     struct mp_rd *rd);
+
 /* What stopped a probe short, if anything (a probe document). */
 struct mp_view_verdicts {
 	const char *note;          /* NULL: none */
