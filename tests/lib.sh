@@ -165,6 +165,35 @@ check_within() {
 	else fail "$1 (got '$2', want '$3' within $(awk -v t="$4" 'BEGIN { print t * 100 }')%)"; fi
 }
 
+# check_num WHAT GOT OP WANT: decimal numbers (a fraction, a ratio, a
+# count per GiB), compared as awk's doubles; OP is <, <=, >, >= or ==. For
+# byte counts use the integer checks above: a double is exact only to 2^53.
+check_num() {
+	if num_cmp "$2" "$3" "$4"; then pass "$1"
+	else fail "$1 (got '$(shown "$2")', want $3 '$(shown "$4")')"; fi
+}
+
+# num_cmp GOT OP WANT: the condition of check_num; false when either is
+# not a number or OP is none of the five
+num_cmp() {
+	awk -v g="$1" -v op="$2" -v w="$3" 'BEGIN {
+		n = "^-?[0-9]+(\\.[0-9]+)?$"
+		if (g !~ n || w !~ n) exit 1
+		g += 0; w += 0
+		if (op == "<") exit !(g < w); if (op == "<=") exit !(g <= w)
+		if (op == ">") exit !(g > w); if (op == ">=") exit !(g >= w)
+		if (op == "==") exit !(g == w)
+		exit 1 }'
+}
+
+# check_usage WHAT DIR BYTES: cgroup DIR comes to hold at least BYTES
+# (waited for, as wait_usage), failing with the usage it last read; that
+# reading, not a second one (a probe's cgroup may be gone by then)
+check_usage() {
+	wait_usage "$2" "$3"
+	check_ge "$1" "$USAGE_READ" "$3"
+}
+
 # within GOT WANT TOLERANCE_FRACTION: the condition of check_within; false
 # when either is not a number
 within() {
@@ -312,11 +341,13 @@ wait_filling() {
 	return 1
 }
 
-# wait_usage DIR BYTES: wait (up to 60 s) until cgroup DIR holds BYTES
+# wait_usage DIR BYTES: wait (up to 60 s) until cgroup DIR holds BYTES;
+# USAGE_READ is the last usage read (empty when DIR could not be read)
 wait_usage() {
 	local i
 	for i in $(seq 6000); do
-		[ "$(cg_usage "$1" 2>/dev/null || echo 0)" -ge "$2" ] && return 0
+		USAGE_READ=$(cg_usage "$1" 2>/dev/null)
+		[ "${USAGE_READ:-0}" -ge "$2" ] && return 0
 		sleep 0.01
 	done
 	return 1

@@ -248,6 +248,13 @@ void mp_attr_rename(struct mp_attr *a, uint32_t pid);
  * hold the caller (the recorder's sampler) for up to 2.5 s at every new
  * peak while the usage climbs, and read them at a later moment anyway. */
 int mp_attr_snapshot_peak(struct mp_attr *a, struct mp_attr_snap *snap);
+/* Are the task rows' categories /proc's counters (no BPF, or --memcg-from
+ * counters)? */
+bool mp_attr_rows_from_proc(const struct mp_attr *a);
+/* What snapshot s accounts for of the usage: memory.stat's categories the
+ * usage is made of (when s read them), or what its rows' charges add up to
+ * with anon unmapped and still charged, whichever is more. */
+int64_t mp_attr_snap_accounted(const struct mp_attr *a, const struct mp_attr_snap *s);
 
 /* The same without the per-stack map, memory.stat read once (no waiting for
  * it to settle): cheap enough to take at every new peak of the usage. */

@@ -857,6 +857,11 @@ const char *mp_attr_cat_polled_reason(const struct mp_attr *a, int cat)
 	return a->cat_polled_reason[cat];
 }
 
+bool mp_attr_rows_from_proc(const struct mp_attr *a)
+{
+	return a && a->proc_rows;
+}
+
 bool mp_attr_cat_rows(const struct mp_attr *a, int cat)
 {
 	return a->cat_rows[cat];

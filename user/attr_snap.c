@@ -464,6 +464,16 @@ static int64_t vector_sum(const struct mp_attr *a, const struct mp_attr_snap *s)
 	return sum;
 }
 
+int64_t mp_attr_snap_accounted(const struct mp_attr *a, const struct mp_attr_snap *s)
+{
+	int64_t stat = 0, rows = vector_sum(a, s);
+
+	for (int k = 0; s->have_stat && k < MP_NR_CATS; k++)
+		if (mp_cats[k].part == MP_PART_USAGE && s->stat.have[k])
+			stat += (int64_t)s->stat.bytes[k];
+	return stat > rows ? stat : rows;
+}
+
 /*
  * Called at each new highest usage read: the vector kept is the one whose
  * own sum is the highest, not the one taken after the highest read. A

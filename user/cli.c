@@ -12,6 +12,7 @@
 #include "out.h"
 #include "util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -45,9 +46,22 @@ void mp_cli_warn(const char *cmd, const char *fmt, ...)
 int mp_cli_size(const char *cmd, const char *opt, const char *arg, uint64_t *v)
 {
 	int err = mp_parse_size(arg, v);
+	int n = (int)strlen(arg);
 
-	if (err == -ERANGE)
+	if (err == MP_SIZE_TOO_LARGE)
 		return mp_cli_bad(cmd, "%s %s: too large; give less than 8388608T", opt, arg);
+	if (err == MP_SIZE_SI_SUFFIX) {
+		/* "1GB": KB, MB, GB or TB, the 1st to 4th power; say both readings */
+		char u = (char)toupper((unsigned char)arg[n - 2]);
+		int k = (int)(strchr("KMGT", u) - "KMGT") + 1;
+
+		return mp_cli_bad(cmd, "%s %s: %s means 10^%d bytes to some, 2^%d to others; "
+				  "give %.*s%c or %.*s%ciB (2^%d), or a byte count", opt, arg,
+				  arg + n - 2, 3 * k, 10 * k, n - 2, arg, u, n - 2, arg, u, 10 * k);
+	}
+	if (err == MP_SIZE_PART_BYTE)
+		return mp_cli_bad(cmd, "%s %s: a fraction of a byte; give whole bytes, or a "
+				  "fraction of a unit such as 1.5G", opt, arg);
 	if (err || *v == 0)
 		return mp_cli_bad(cmd, "%s %s: not a size; give a positive size such as 512M, 1G, "
 				  "1GiB or a byte count", opt, arg);

@@ -132,105 +132,34 @@ static void limit_rows(const cJSON *cg, FILE *f, struct mp_rd *rd)
 		row_size(f, "memory.high", v.high, NULL);
 }
 
-/* The overhead table's rows after its parts (views.h), and its end. */
-static void overhead_tail(const cJSON *o, const char *total, FILE *f, struct mp_rd *rd)
-{
-	struct mp_view_overhead_tail t;
-	char b[32];
-
-	if (mp_view_overhead_tail(o, rd, &t))
-		return;
-	for (int i = 0; i < t.nprobe; i++) {
-		fputs("<tr><td>the probe's own cost</td><td>", f);
-		mp_html_esc(f, t.probe[i].category);
-		fprintf(f, "</td><td class=\"n\">%s</td></tr>\n",
-			mp_render_size(t.probe[i].bytes, b, sizeof(b)));
-	}
-	/* what the kernel reclaimed of the workload's memory (0 or below): in
-	 * the sum, so in the table */
-	for (int i = 0; i < t.nreclaimed; i++) {
-		fputs("<tr><td>reclaimed by the kernel to make room</td><td>", f);
-		mp_html_esc(f, t.reclaimed[i].category);
-		fprintf(f, "</td><td class=\"n\">%s</td></tr>\n",
-			mp_render_size(t.reclaimed[i].bytes, b, sizeof(b)));
-	}
-	fprintf(f, "<tr><td>the probe's own cost, in all</td><td></td><td class=\"n\">%s"
-		"</td></tr>\n", mp_render_size(t.probe_kernel, b, sizeof(b)));
-	fprintf(f, "<tr><td>unexplained</td><td></td><td class=\"n\">%s</td></tr>\n",
-		mp_render_size(t.unexplained, b, sizeof(b)));
-	fprintf(f, "<tr><th>%s</th><td></td><th class=\"n\">%s</th></tr></table></div>\n",
-		total, mp_render_size(t.total, b, sizeof(b)));
-	mp_view_overhead_tail_free(&t);
-}
-
-/* The overhead object: who and what it is made of (views.h: its groups, as
- * text and markdown list them, or an older document's parts); total names
- * the sum ("overhead" at the peak, "left after" once the probe exited). */
-static void overhead_parts(const cJSON *o, const char *total, FILE *f, struct mp_rd *rd)
-{
-	struct mp_view_overhead_rows v;
-	char b[32];
-
-	if (mp_view_overhead_rows(o, rd, &v))
-		return;
-	fprintf(f, "<div class=\"wrap\"><table class=\"overhead\"><tr><th>%s</th><th>%s</th>"
-		"<th class=\"n\">bytes</th></tr>\n", v.groups ? "who" : "part",
-		v.groups ? "categories" : "category");
-	for (int i = 0; i < v.n; i++) {
-		const struct mp_view_overhead_row *r = &v.rows[i];
-
-		fputs("<tr><td>", f);
-		if (v.groups)
-			mp_html_esc(f, r->name);
-		else
-			mp_html_who(f, r->obj, rd);
-		fputs("</td><td>", f);
-		for (int c = 0; c < r->ncats; c++) {
-			fputs(c ? ", " : "", f);
-			mp_html_esc(f, r->cats[c].category);
-			if (!v.groups)
-				continue;
-			fprintf(f, " %s", mp_render_size(r->cats[c].bytes, b, sizeof(b)));
-			if (!strcmp(r->cats[c].category, "anon") && r->cow)
-				fprintf(f, " (%s copied on write)", mp_render_size(r->cow, b, sizeof(b)));
-		}
-		fprintf(f, "</td><td class=\"n\">%s</td></tr>\n",
-			mp_render_size(r->bytes, b, sizeof(b)));
-	}
-	mp_view_overhead_rows_free(&v);
-	overhead_tail(o, total, f, rd);
-}
-
+/* The overhead object as its view's table (views.h: its groups, as text
+ * and markdown list them, or an older document's parts), its total named
+ * "overhead" at the peak, "left after" once the probe exited. */
 static void overhead(const cJSON *o, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *after;
-
 	fputs("<h2>What the overhead is made of</h2>\n", f);
 	if (!o) {
 		fputs("<p>This document has no breakdown of the overhead (the memprobe that made "
 		      "it measured none); the categories below say where the growth went.</p>\n", f);
 		return;
 	}
-	overhead_parts(o, "overhead", f, rd);
-	after = mp_rd_obj(rd, o, "left_after", MP_RD_ABSENT);
-	if (after) {
-		fputs("<p>Left after the probe exited:</p>\n", f);
-		overhead_parts(after, "left after", f, rd);
-	}
+	mp_view_lay_overhead(o, "\n<p>Left after the probe exited:</p>\n", mp_render_size,
+			     mp_html_table, f, rd);
+	fputc('\n', f);
 }
 
 /* The probe's nine fields, as rows (probe doc, or record's probe). */
 static void nine_rows(const cJSON *r, FILE *f, struct mp_rd *rd)
 {
-	char b[32], extra[64];
+	struct mp_view_nine v;
 
-	row_size(f, "usage before", mp_rd_u64v(rd, r, "usage_before_bytes"), NULL);
-	snprintf(extra, sizeof(extra), " (%" PRIu64 " chunks)", mp_rd_u64v(rd, r, "probe_chunks"));
-	row_size(f, "allocated", mp_rd_u64v(rd, r, "allocated_bytes"), extra);
-	row_size(f, "usage at the peak", mp_rd_u64v(rd, r, "usage_peak_bytes"), NULL);
-	row_size(f, "usage after", mp_rd_u64v(rd, r, "usage_after_bytes"), NULL);
-	fprintf(f, "<tr><th>overhead</th><td><b>%s</b> (peak − before − allocated)</td></tr>\n",
-		mp_render_size(mp_rd_s64v(rd, r, "overhead_bytes"), b, sizeof(b)));
+	mp_view_nine(r, rd, &v);
+	for (int i = 0; i < MP_VIEW_NINE_ROWS; i++) {
+		row_start(f, v.rows[i].label);
+		fputs(v.rows[i].strong ? "<b>" : "", f);
+		mp_html_esc(f, v.rows[i].value);
+		fprintf(f, "%s%s</td></tr>\n", v.rows[i].strong ? "</b>" : "", v.rows[i].extra);
+	}
 }
 
 /* ---- the charts ------------------------------------------------------------------- */
@@ -1004,9 +933,49 @@ void mp_html_who(FILE *f, const cJSON *tk, struct mp_rd *rd)
 	fputs("</code>", f);
 }
 
+/* A span of a view's table (views.h): a frame in <code>. */
+static void span(const struct mp_view_span *s, FILE *f, struct mp_rd *rd)
+{
+	switch (s->kind) {
+	case MP_SPAN_FRAME: fputs(s->caller ? "<br><code>" : "<code>", f);
+		mp_html_esc(f, s->s);
+		fputs("</code>", f);
+		break;
+	case MP_SPAN_WHO: mp_html_who(f, s->obj, rd); break;
+	case MP_SPAN_TEXT: fputs(s->s ? s->s : "", f); break;
+	default: mp_html_esc(f, s->s); break;
+	}
+}
+
+/* A view's table in a scrolling wrap: a total's cells <th>. A table that
+ * ends on a total closes on its line. */
+void mp_html_table(const struct mp_view_table *t, FILE *f, struct mp_rd *rd)
+{
+	int rows = mp_view_table_rows(t);
+
+	fprintf(f, "<div class=\"wrap\"><table class=\"%s\"><tr>", t->cls);
+	for (int c = 0; c < t->ncols; c++)
+		fprintf(f, "<th%s>%s</th>", t->numeric & 1u << c ? " class=\"n\"" : "", t->head[c]);
+	fputs("</tr>\n", f);
+	for (int i = 0; i < t->ncells; i++) {
+		const struct mp_view_cell *c = &t->cells[i];
+		const char *tag = c->strong ? "th" : "td";
+		int col = i % t->ncols;
+
+		fprintf(f, "%s<%s%s>", col ? "" : "<tr>", tag,
+			c->n && t->numeric & 1u << col ? " class=\"n\"" : "");
+		mp_view_cell_spans(t, c, span, f, rd);
+		fprintf(f, "</%s>", tag);
+		if (col == t->ncols - 1)
+			fputs(i / t->ncols < rows - 1 || !t->cells[i - col].strong ? "</tr>\n" : "</tr>", f);
+	}
+	fputs("</table></div>", f);
+}
+
 static void categories_table(const cJSON *a, FILE *f, struct mp_rd *rd)
 {
 	struct mp_view_cats v;
+	struct mp_view_table t;
 	char b1[32];
 
 	if (mp_view_cats(a, rd, mp_render_size, &v))
@@ -1015,97 +984,41 @@ static void categories_table(const cJSON *a, FILE *f, struct mp_rd *rd)
 	mp_html_esc(f, mp_render_size(v.measured, b1, sizeof(b1)));
 	fputs(" ", f);
 	mp_html_esc(f, v.span);
-	fputs(".</p>\n<div class=\"wrap\"><table class=\"categories\"><tr><th>category</th>"
-	      "<th class=\"n\">growth</th><th class=\"n\">left after</th><th>top tasks</th></tr>\n",
-	      f);
-	for (int i = 0; i < v.n; i++) {
-		const struct mp_view_cat *c = &v.rows[i];
-
-		fputs("<tr><td>", f);
-		mp_html_esc(f, c->name);
-		fputs("</td><td class=\"n\">", f);
-		mp_html_esc(f, c->growth);
-		fprintf(f, "</td><td class=\"n\">%s</td><td>", c->left);
-		mp_html_esc(f, c->note);
-		if (c->reserve)
-			fprintf(f, "%s" MP_VIEW_RESERVE "%s%s", c->note[0] ? "; " : "",
-				mp_render_size(c->reserve, b1, sizeof(b1)), c->ntasks ? "; " : "");
-		for (int t = 0; t < c->ntasks; t++) {
-			fputs(t ? ", " : "", f);
-			mp_html_who(f, c->tasks[t].obj, rd);
-			fprintf(f, " %s", mp_render_size(c->tasks[t].bytes, b1, sizeof(b1)));
-		}
-		fputs("</td></tr>\n", f);
-	}
-	fprintf(f, "<tr><th>attributed</th><td class=\"n\">%s</td><td></td><td>",
-		mp_render_size(v.attributed, b1, sizeof(b1)));
-	mp_html_esc(f, v.attributed_as);
-	fprintf(f, "</td></tr>\n<tr><th>unattributed</th><td class=\"n\">%s</td><td></td><td></td>"
-		"</tr></table></div></section>\n", mp_render_size(v.unattributed, b1, sizeof(b1)));
+	fputs(".</p>\n", f);
+	mp_view_lay(mp_view_cats_table(&v, mp_render_size, rd, &t), &t, mp_html_table, f, rd);
+	fputs("</section>\n", f);
 	mp_view_cats_free(&v);
 }
 
 static void paths_table(const cJSON *a, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *it, *st, *fr;
-	char b1[32], b2[32];
+	struct mp_view_paths v;
+	struct mp_view_table t;
 
-	fputs("<section><h2>Kernel paths</h2>\n<div class=\"wrap\"><table class=\"kernel-paths\">"
-	      "<tr><th>path</th><th class=\"n\">net</th><th class=\"n\">allocated</th>"
-	      "<th>top stack (innermost first)</th></tr>\n", f);
-	cJSON_ArrayForEach(it, mp_rd_arr(rd, a, "kernel_paths", 0)) {
-		int i = 0;
-
-		if (!mp_rd_is_obj(rd, it))
-			return;
-		fputs("<tr><td>", f);
-		mp_html_esc(f, mp_rd_str(rd, it, "path", 0));
-		fprintf(f, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td>",
-			mp_render_size(mp_rd_s64v(rd, it, "bytes"), b1, sizeof(b1)),
-			mp_render_usize(mp_rd_u64v(rd, it, "alloc_bytes"), b2, sizeof(b2)));
-		st = cJSON_GetArrayItem(mp_rd_arr(rd, it, "top_stacks", 0), 0);
-		if (st && mp_rd_is_obj(rd, st))
-			cJSON_ArrayForEach(fr, mp_rd_arr(rd, st, "frames", 0)) {
-				if (i++ >= 8)
-					break;
-				fputs(i > 1 ? "<br>" : "", f);
-				fputs("<code>", f);
-				mp_html_esc(f, mp_rd_elem_str(rd, fr));
-				fputs("</code>", f);
-			}
-		fputs("</td></tr>\n", f);
-	}
-	fputs("</table></div></section>\n", f);
+	if (mp_view_paths(a, rd, &v))
+		return;
+	fputs("<section><h2>Kernel paths</h2>\n", f);
+	mp_view_lay(mp_view_paths_table(&v, mp_render_size, rd, &t), &t, mp_html_table, f, rd);
+	fputs("</section>\n", f);
+	mp_view_paths_free(&v);
 }
 
 static void hooks_table(const cJSON *a, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *it;
+	struct mp_view_hooks v;
+	struct mp_view_table t;
 
-	fputs("<section><h2>Hooks</h2>\n<div class=\"wrap\"><table class=\"hooks\"><tr>"
-	      "<th>concern</th><th>hook</th><th>missing</th></tr>\n", f);
-	cJSON_ArrayForEach(it, mp_rd_arr(rd, a, "hooks", MP_RD_ABSENT)) {
-		const char *hook;
-
-		if (!mp_rd_is_obj(rd, it))
-			return;
-		hook = mp_rd_str(rd, it, "hook", MP_RD_NULL);
-		fputs("<tr><td>", f);
-		mp_html_esc(f, mp_rd_str(rd, it, "concern", 0));
-		fputs("</td><td>", f);
-		mp_html_esc(f, hook ? hook : "none");
-		fputs("</td><td>", f);
-		mp_html_esc(f, mp_rd_str(rd, it, "missing", MP_RD_ABSENT));
-		fputs("</td></tr>\n", f);
-	}
-	fputs("</table></div>\n", f);
-	cJSON_ArrayForEach(it, mp_rd_arr(rd, a, "attribution_missing", 0)) {
-		if (!mp_rd_is_obj(rd, it))
-			return;
+	if (mp_view_hooks(a, rd, &v))
+		return;
+	fputs("<section><h2>Hooks</h2>\n", f);
+	mp_view_lay(mp_view_hooks_table(&v, rd, &t), &t, mp_html_table, f, rd);
+	fputc('\n', f);
+	for (int i = 0; i < v.nmissing; i++) {
 		fputs("<p class=\"sub\">attribution missing: ", f);
-		mp_html_esc(f, mp_rd_str(rd, it, "message", 0));
+		mp_html_esc(f, v.missing[i]);
 		fputs("</p>\n", f);
 	}
+	mp_view_hooks_free(&v);
 	mp_html_lost(a, f, rd);
 	fputs("</section>\n", f);
 }

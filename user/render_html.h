@@ -19,6 +19,11 @@ const char *mp_html_colour(const char *cat);
 /* "<code>comm[pid, host H]</code>": the host's pid beside the container's. */
 void mp_html_who(FILE *f, const cJSON *tk, struct mp_rd *rd);
 
+/* A view's table (views.h) in a scrolling wrap: "<div class=wrap><table
+ * class=CLS>" to "</table></div>", no newline after. */
+struct mp_view_table;
+void mp_html_table(const struct mp_view_table *t, FILE *f, struct mp_rd *rd);
+
 /* One row of a diverging bar chart: zero in the middle, a negative bar
  * drawn to its left, a positive one to its right. */
 struct mp_html_bar {

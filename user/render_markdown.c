@@ -49,6 +49,38 @@ static void who(FILE *f, const cJSON *tk, struct mp_rd *rd)
 	code(f, b);
 }
 
+/* A span of a view's table (views.h): names in code spans. */
+static void span(const struct mp_view_span *s, FILE *f, struct mp_rd *rd)
+{
+	switch (s->kind) {
+	case MP_SPAN_TEXT:
+	case MP_SPAN_DOC: fputs(s->s ? s->s : "", f); break;
+	case MP_SPAN_FRAME: fputs(s->caller ? " ← " : "", f); /* fall through */
+	case MP_SPAN_NAME: code(f, s->s); break;
+	case MP_SPAN_WHO: who(f, s->obj, rd); break;
+	}
+}
+
+/* A view's table; a total in bold, a blank cell "| |". */
+static void table(const struct mp_view_table *t, FILE *f, struct mp_rd *rd)
+{
+	for (int c = 0; c < t->ncols; c++)
+		fprintf(f, "| %s ", t->head[c]);
+	fputs("|\n", f);
+	for (int c = 0; c < t->ncols; c++)
+		fputs(t->numeric & 1u << c ? "|---:" : "|---", f);
+	fputs("|\n", f);
+	for (int i = 0; i < t->ncells; i++) {
+		const struct mp_view_cell *c = &t->cells[i];
+
+		fputs(c->n && c->strong ? "| **" : "| ", f);
+		mp_view_cell_spans(t, c, span, f, rd);
+		fputs(!c->n ? "" : c->strong ? "** " : " ", f);
+		if ((i + 1) % t->ncols == 0)
+			fputs("|\n", f);
+	}
+}
+
 static void header_line(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
 	const cJSON *h = mp_rd_obj(rd, doc, "host", 0);
@@ -126,151 +158,47 @@ static void moment_rows(const cJSON *o, bool pinned, FILE *f, struct mp_rd *rd)
 			mp_render_usize(mp_rd_u64v(rd, o, "vm_pin_bytes"), b2, sizeof(b2)));
 }
 
-/* The probe's own rows, what the kernel reclaimed for it, unexplained and
- * the total: the rest of an overhead table, whatever its first rows. */
-static void overhead_tail(const cJSON *o, const char *total, FILE *f, struct mp_rd *rd)
-{
-	struct mp_view_overhead_tail t;
-	char b[32];
-
-	if (mp_view_overhead_tail(o, rd, &t))
-		return;
-	for (int i = 0; i < t.nreclaimed; i++) {
-		fputs("| reclaimed by the kernel to make room (the workload's) | ", f);
-		code(f, t.reclaimed[i].category);
-		fprintf(f, " | %s |\n", mp_render_size(t.reclaimed[i].bytes, b, sizeof(b)));
-	}
-	for (int i = 0; i < t.nprobe; i++) {
-		fputs("| the probe's own cost | ", f);
-		code(f, t.probe[i].category);
-		fprintf(f, " | %s |\n", mp_render_size(t.probe[i].bytes, b, sizeof(b)));
-	}
-	fprintf(f, "| the probe's own cost, in all | | %s |\n",
-		mp_render_size(t.probe_kernel, b, sizeof(b)));
-	fprintf(f, "| unexplained | | %s |\n", mp_render_size(t.unexplained, b, sizeof(b)));
-	fprintf(f, "| **%s** | | **%s** |\n\n", total, mp_render_size(t.total, b, sizeof(b)));
-	mp_view_overhead_tail_free(&t);
-}
-
-/* The overhead object (probe doc `overhead`, record's probe): its rows
- * (views.h: groups, or an older document's parts), and their total as
- * total names it: "overhead" at the peak, "left after" for what stayed
- * charged once the probe exited (as the text report says). */
-static void overhead_parts(const cJSON *o, const char *total, FILE *f, struct mp_rd *rd)
-{
-	struct mp_view_overhead_rows v;
-	char b[32];
-
-	if (mp_view_overhead_rows(o, rd, &v))
-		return;
-	fputs(v.groups ? "| who | categories | bytes |\n|---|---|---:|\n" :
-			 "| part | category | bytes |\n|---|---|---:|\n", f);
-	for (int i = 0; i < v.n; i++) {
-		const struct mp_view_overhead_row *r = &v.rows[i];
-
-		fputs("| ", f);
-		if (v.groups)
-			code(f, r->name);
-		else
-			who(f, r->obj, rd);
-		fputs(" | ", f);
-		for (int c = 0; c < r->ncats; c++) {
-			fputs(c ? ", " : "", f);
-			code(f, r->cats[c].category);
-			if (!v.groups)
-				continue;
-			fprintf(f, " %s", mp_render_size(r->cats[c].bytes, b, sizeof(b)));
-			if (!strcmp(r->cats[c].category, "anon") && r->cow)
-				fprintf(f, " (%s copied on write)", mp_render_size(r->cow, b, sizeof(b)));
-		}
-		fprintf(f, " | %s |\n", mp_render_size(r->bytes, b, sizeof(b)));
-	}
-	mp_view_overhead_rows_free(&v);
-	overhead_tail(o, total, f, rd);
-}
-
+/* The overhead object (probe doc `overhead`, record's probe) as its view's
+ * table, its total named "overhead" at the peak, "left after" for what
+ * stayed charged once the probe exited (as the text report says). */
 static void overhead(const cJSON *o, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *after;
-
 	if (!o)
 		return;
 	fprintf(f, "## What the overhead is made of (at the %s)\n\n",
 		mp_rd_str(rd, o, "at", MP_RD_ABSENT) ? mp_rd_str(rd, o, "at", 0) : "peak");
-	overhead_parts(o, "overhead", f, rd);
-	after = mp_rd_obj(rd, o, "left_after", MP_RD_ABSENT);
-	if (after) {
-		fputs("Left after the probe exited:\n\n", f);
-		overhead_parts(after, "left after", f, rd);
-	}
+	mp_view_lay_overhead(o, "\nLeft after the probe exited:\n\n", mp_render_size, table, f, rd);
+	fputc('\n', f);
 }
 
 /* The probe's nine fields (probe doc, or record's --probe-at object). */
 static void summary_nine(const cJSON *r, FILE *f, struct mp_rd *rd)
 {
-	uint64_t chunks = mp_rd_u64v(rd, r, "probe_chunks");
-	char b[32];
+	struct mp_view_nine v;
 
-	fprintf(f, "| usage before | %s |\n",
-		mp_render_usize(mp_rd_u64v(rd, r, "usage_before_bytes"), b, sizeof(b)));
-	fprintf(f, "| allocated | %s (%" PRIu64 " chunks) |\n",
-		mp_render_usize(mp_rd_u64v(rd, r, "allocated_bytes"), b, sizeof(b)), chunks);
-	fprintf(f, "| usage at the peak | %s |\n",
-		mp_render_usize(mp_rd_u64v(rd, r, "usage_peak_bytes"), b, sizeof(b)));
-	fprintf(f, "| usage after | %s |\n",
-		mp_render_usize(mp_rd_u64v(rd, r, "usage_after_bytes"), b, sizeof(b)));
-	fprintf(f, "| **overhead** | **%s** (peak − before − allocated) |\n",
-		mp_render_size(mp_rd_s64v(rd, r, "overhead_bytes"), b, sizeof(b)));
+	mp_view_nine(r, rd, &v);
+	for (int i = 0; i < MP_VIEW_NINE_ROWS; i++) {
+		const char *s = v.rows[i].strong ? "**" : "";
+
+		fprintf(f, "| %s%s%s | %s%s%s%s |\n", s, v.rows[i].label, s, s, v.rows[i].value, s,
+			v.rows[i].extra);
+	}
 }
 
 /* ---- attribution ----------------------------------------------------------------- */
 
-static void category_rows(const struct mp_view_cats *v, FILE *f, struct mp_rd *rd)
-{
-	char b[32];
-
-	for (int i = 0; i < v->n; i++) {
-		const struct mp_view_cat *c = &v->rows[i];
-
-		fputs("| ", f);
-		code(f, c->name);
-		fprintf(f, " | %s | %s | %s", c->growth, c->left, c->note);
-		if (c->reserve)
-			fprintf(f, "%s" MP_VIEW_RESERVE "%s%s", c->note[0] ? "; " : "",
-				mp_render_size(c->reserve, b, sizeof(b)), c->ntasks ? "; " : "");
-		for (int t = 0; t < c->ntasks; t++) {
-			fputs(t ? ", " : "", f);
-			who(f, c->tasks[t].obj, rd);
-			fprintf(f, " %s", mp_render_size(c->tasks[t].bytes, b, sizeof(b)));
-		}
-		fputs(" |\n", f);
-	}
-}
-
 static void categories(const cJSON *a, FILE *f, struct mp_rd *rd)
 {
 	struct mp_view_cats v;
+	struct mp_view_table t;
 	char b[32];
 
 	if (mp_view_cats(a, rd, mp_render_size, &v))
 		return;
 	fprintf(f, "## Where the cgroup's growth went\n\nUsage %s%s %s.\n\n",
 		v.measured >= 0 ? "+" : "", mp_render_size(v.measured, b, sizeof(b)), v.span);
-	fputs("| category | growth | left after | top tasks |\n|---|---:|---:|---|\n", f);
-	category_rows(&v, f, rd);
-	fprintf(f, "| **attributed** | %s | | %s |\n",
-		mp_render_size(v.attributed, b, sizeof(b)), v.attributed_as);
-	if (v.has_unmapped)
-		fprintf(f, "| **anon unmapped** | %s | | out of anon, still charged: being freed, "
-			"or held by a pipe or a pin |\n", mp_render_size(v.unmapped, b, sizeof(b)));
-	/* no share of a growth near zero (as the text) */
-	if (v.share_shown)
-		fprintf(f, "| **unattributed** | %s | | %.1f%% of the growth |\n\n",
-			mp_render_size(v.unattributed, b, sizeof(b)), v.unattributed_pct);
-	else
-		fprintf(f, "| **unattributed** | %s | | no share: the growth is under 1 MiB |\n\n",
-			mp_render_size(v.unattributed, b, sizeof(b)));
-	fputs("_file includes shmem; kernel includes pagetables, kernel_stack, slab, percpu, "
+	mp_view_lay(mp_view_cats_table(&v, mp_render_size, rd, &t), &t, table, f, rd);
+	fputs("\n_file includes shmem; kernel includes pagetables, kernel_stack, slab, percpu, "
 	      "vmalloc and kernel_other._\n\n", f);
 	mp_view_cats_free(&v);
 }
@@ -289,58 +217,32 @@ static void faults(const cJSON *a, FILE *f, struct mp_rd *rd)
 
 static void kernel_paths(const cJSON *a, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *it, *st, *fr;
-	char b1[32], b2[32];
+	struct mp_view_paths v;
+	struct mp_view_table t;
 
-	fputs("## Kernel paths\n\nKernel page allocations with a stack, net of frees.\n\n"
-	      "| path | net | allocated | top stack (innermost first) |\n|---|---:|---:|---|\n", f);
-	cJSON_ArrayForEach(it, mp_rd_arr(rd, a, "kernel_paths", 0)) {
-		int i = 0;
-
-		if (!mp_rd_is_obj(rd, it))
-			return;
-		fputs("| ", f);
-		code(f, mp_rd_str(rd, it, "path", 0));
-		fprintf(f, " | %s | %s | ", mp_render_size(mp_rd_s64v(rd, it, "bytes"), b1, sizeof(b1)),
-			mp_render_usize(mp_rd_u64v(rd, it, "alloc_bytes"), b2, sizeof(b2)));
-		st = cJSON_GetArrayItem(mp_rd_arr(rd, it, "top_stacks", 0), 0);
-		if (st && mp_rd_is_obj(rd, st))
-			cJSON_ArrayForEach(fr, mp_rd_arr(rd, st, "frames", 0)) {
-				if (i++ >= 8)
-					break;
-				fputs(i > 1 ? " ← " : "", f);
-				code(f, mp_rd_elem_str(rd, fr));
-			}
-		fputs(" |\n", f);
-	}
+	fputs("## Kernel paths\n\nKernel page allocations with a stack, net of frees.\n\n", f);
+	if (mp_view_paths(a, rd, &v))
+		return;
+	mp_view_lay(mp_view_paths_table(&v, mp_render_size, rd, &t), &t, table, f, rd);
+	mp_view_paths_free(&v);
 	fputc('\n', f);
 }
 
 static void hooks(const cJSON *a, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *it, *lost;
+	struct mp_view_hooks v;
+	struct mp_view_table t;
+	const cJSON *lost;
 
-	fputs("## Hooks\n\n| concern | hook | missing |\n|---|---|---|\n", f);
-	cJSON_ArrayForEach(it, mp_rd_arr(rd, a, "hooks", MP_RD_ABSENT)) {
-		const char *hook, *miss;
-
-		if (!mp_rd_is_obj(rd, it))
-			return;
-		hook = mp_rd_str(rd, it, "hook", MP_RD_NULL);
-		miss = mp_rd_str(rd, it, "missing", MP_RD_ABSENT);
-		fputs("| ", f);
-		code(f, mp_rd_str(rd, it, "concern", 0));
-		fprintf(f, " | %s | ", hook ? hook : "none");
-		if (miss)
-			code(f, miss);
-		fputs(" |\n", f);
-	}
-	cJSON_ArrayForEach(it, mp_rd_arr(rd, a, "attribution_missing", 0)) {
-		if (!mp_rd_is_obj(rd, it))
-			return;
+	fputs("## Hooks\n\n", f);
+	if (mp_view_hooks(a, rd, &v))
+		return;
+	mp_view_lay(mp_view_hooks_table(&v, rd, &t), &t, table, f, rd);
+	for (int i = 0; i < v.nmissing; i++) {
 		fputs("\n- attribution missing: ", f);
-		code(f, mp_rd_str(rd, it, "message", 0));
+		code(f, v.missing[i]);
 	}
+	mp_view_hooks_free(&v);
 	/* none without a BPF session (attribution_missing says why) */
 	lost = mp_rd_obj(rd, a, "events_lost", MP_RD_ABSENT);
 	if (lost)
@@ -349,27 +251,16 @@ static void hooks(const cJSON *a, FILE *f, struct mp_rd *rd)
 }
 
 /* Who paid for a fork's shared pages (as the text says it). */
+static void who_cow(FILE *f, const struct mp_view_cow_task *t, struct mp_rd *rd)
+{
+	who(f, t->obj, rd);
+}
+
 static void copy_on_write(const cJSON *a, FILE *f, struct mp_rd *rd)
 {
-	struct mp_view_cow v;
-	char b[32];
+	static const struct mp_view_cow_words w = { mp_render_size, "`", ".\n\n", who_cow };
 
-	if (mp_view_cow(a, rd, &v) || !v.present)
-		return;
-	if (v.why) {
-		fprintf(f, "Copy-on-write: not looked for (%s).\n\n", v.why);
-		return;
-	}
-	fprintf(f, "Copy-on-write: %s of pages copied on write (after a fork, or at a "
-		"private file page's first write: `%s`'s copies, %s)",
-		mp_render_usize(v.bytes, b, sizeof(b)), v.source, v.span);
-	for (int i = 0; i < v.nshown; i++) {
-		fputs(i ? ", " : ": ", f);
-		who(f, v.tasks[i].obj, rd);
-		fprintf(f, " copied %s", mp_render_usize(v.tasks[i].bytes, b, sizeof(b)));
-	}
-	fputs(".\n\n", f);
-	mp_view_cow_free(&v);
+	mp_view_cow_say(a, &w, f, rd);
 }
 
 static void attribution(const cJSON *a, FILE *f, struct mp_rd *rd)

@@ -163,8 +163,7 @@ static void categories(const cJSON *a, FILE *f, struct mp_rd *rd)
 	category_rows(&v, gw, f, rd);
 	fprintf(f, "  %-20s %12s   (%s)\n", "attributed",
 		mp_fmt_sbytes(v.attributed, b1, sizeof(b1)), v.attributed_as);
-	/* from 1 MiB: a TLB batch in flight is a few pages */
-	if (v.has_unmapped && (v.unmapped >= (int64_t)MP_MIB || v.unmapped <= -(int64_t)MP_MIB))
+	if (v.unmapped_shown)
 		fprintf(f, "  %-20s %12s   (out of anon, still charged: being freed, or held by "
 			"a pipe or a pin)\n", "anon unmapped", mp_fmt_sbytes(v.unmapped, b1, sizeof(b1)));
 	if (v.share_shown)
@@ -209,51 +208,43 @@ static void faults_and_charges(const cJSON *a, FILE *f, struct mp_rd *rd)
 	fputc('\n', f);
 }
 
-/* A stack: who allocated it, and its first frames. */
-static void stack(const cJSON *st, FILE *f, struct mp_rd *rd, int max_frames)
+/* A path's top stack: who allocated it, and its first frames (views.h). */
+static void stack(const struct mp_view_path *p, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *fr;
 	char b[32], b2[32], who[128];
-	int i = 0;
 
-	if (!mp_rd_is_obj(rd, st))
+	if (!p->stack)
 		return;
 	fprintf(f, "      %s net (%s allocated) by %s\n",
-		mp_fmt_sbytes(mp_rd_s64v(rd, st, "bytes"), b, sizeof(b)),
-		mp_fmt_bytes(mp_rd_u64v(rd, st, "alloc_bytes"), b2, sizeof(b2)),
-		pid_of(rd, st, who, sizeof(who)));
-	cJSON_ArrayForEach(fr, mp_rd_arr(rd, st, "frames", 0)) {
-		if (i++ >= max_frames)
-			break;
-		fprintf(f, "        %s\n", mp_rd_elem_str(rd, fr));
-	}
+		mp_fmt_sbytes(mp_rd_s64v(rd, p->stack, "bytes"), b, sizeof(b)),
+		mp_fmt_bytes(mp_rd_u64v(rd, p->stack, "alloc_bytes"), b2, sizeof(b2)),
+		pid_of(rd, p->stack, who, sizeof(who)));
+	for (int i = 0; i < p->nframes; i++)
+		fprintf(f, "        %s\n", p->frames[i]);
 }
 
 static void kernel_paths(const cJSON *a, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *paths = mp_rd_arr(rd, a, "kernel_paths", 0);
 	const cJSON *nc = mp_rd_arr(rd, a, "not_charged", 0), *it;
+	struct mp_view_paths v;
 	char b1[32], b2[32];
 
 	fputs("\nKernel paths (kernel page allocations with a stack, net of frees):\n", f);
-	if (cJSON_GetArraySize(paths) == 0)
+	if (mp_view_paths(a, rd, &v))
+		return;
+	if (v.n == 0)
 		fputs(!mp_rd_arr(rd, mp_rd_obj(rd, a, "page_alloc", 0), "kernel_pages_by_order",
 				 MP_RD_NULL) ?
 		      "  none recorded (no page allocation hook)\n" :
 		      "  none recorded (no kernel page allocation in the target, or --stack-sample 0)\n",
 		      f);
-	cJSON_ArrayForEach(it, paths) {
-		const cJSON *first;
-
-		if (!mp_rd_is_obj(rd, it))
-			return;
-		fprintf(f, "  %-20s %12s net, %s allocated\n", mp_rd_str(rd, it, "path", 0),
-			mp_fmt_sbytes(mp_rd_s64v(rd, it, "bytes"), b1, sizeof(b1)),
-			mp_fmt_bytes(mp_rd_u64v(rd, it, "alloc_bytes"), b2, sizeof(b2)));
-		first = cJSON_GetArrayItem(mp_rd_arr(rd, it, "top_stacks", 0), 0);
-		if (first)
-			stack(first, f, rd, 8);
+	for (int i = 0; i < v.n; i++) {
+		fprintf(f, "  %-20s %12s net, %s allocated\n", v.rows[i].path,
+			mp_fmt_sbytes(v.rows[i].bytes, b1, sizeof(b1)),
+			mp_fmt_bytes(v.rows[i].alloc, b2, sizeof(b2)));
+		stack(&v.rows[i], f, rd);
 	}
+	mp_view_paths_free(&v);
 	if (cJSON_GetArraySize(nc) == 0)
 		return;
 	fputs("\nNot charged to the cgroup (kernel pages allocated in its tasks without "
@@ -266,26 +257,12 @@ static void kernel_paths(const cJSON *a, FILE *f, struct mp_rd *rd)
 	}
 }
 
-/* One entry of attribution_missing, {concern, category, reason, message}:
- * its message, the ids checked. */
-static const char *missing_message(const cJSON *it, struct mp_rd *rd)
+static void missing(const struct mp_view_hooks *v, FILE *f)
 {
-	if (!mp_rd_is_obj(rd, it))
-		return "";
-	mp_rd_str(rd, it, "concern", MP_RD_NULL);
-	mp_rd_str(rd, it, "category", MP_RD_NULL);
-	mp_rd_str(rd, it, "reason", 0);
-	return mp_rd_str(rd, it, "message", 0);
-}
-
-static void missing(const cJSON *a, FILE *f, struct mp_rd *rd)
-{
-	const cJSON *miss = mp_rd_arr(rd, a, "attribution_missing", 0), *it;
-
-	if (cJSON_GetArraySize(miss) == 0)
+	if (v->nmissing == 0)
 		fputs("attribution missing: none\n", f);
-	cJSON_ArrayForEach(it, miss)
-		fprintf(f, "attribution missing: %s\n", missing_message(it, rd));
+	for (int i = 0; i < v->nmissing; i++)
+		fprintf(f, "attribution missing: %s\n", v->missing[i]);
 }
 
 /* The losses, and what the recursion misses among them can have changed
@@ -316,53 +293,41 @@ static void events_lost(const cJSON *o, FILE *f, struct mp_rd *rd)
 
 static void hooks(const cJSON *a, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *it;
+	bool bpf = mp_rd_item(rd, a, "hooks", MP_RD_ABSENT) != NULL;
+	struct mp_view_hooks v;
 
-	fputs("\nHooks:\n", f);
-	cJSON_ArrayForEach(it, mp_rd_arr(rd, a, "hooks", 0)) {
-		const char *name, *hook;
-
-		if (!mp_rd_is_obj(rd, it))
-			return;
-		mp_rd_str(rd, it, "concern", 0);
-		name = mp_rd_str(rd, it, "name", 0); /* the words for people */
-		hook = mp_rd_str(rd, it, "hook", MP_RD_NULL);
-		fprintf(f, "  %-20s %s\n", name, hook ? hook : "none");
-	}
-	missing(a, f, rd);
-	events_lost(mp_rd_obj(rd, a, "events_lost", 0), f, rd);
+	if (mp_view_hooks(a, rd, &v))
+		return;
+	fputs(bpf ? "\nHooks:\n" : "\nHooks: none\n", f);
+	for (int i = 0; i < v.n; i++)
+		fprintf(f, "  %-20s %s\n", v.rows[i].name, v.rows[i].hook);
+	missing(&v, f);
+	mp_view_hooks_free(&v);
+	/* none without a BPF session */
+	if (bpf)
+		events_lost(mp_rd_obj(rd, a, "events_lost", 0), f, rd);
 }
 
 /* "Copy-on-write: redis-server[812] copied 160.0 MiB of pages it shared
  * with a forked child ...": who paid for a fork's shared pages (documents
  * before it say nothing; not looked for: why). */
+static void who_cow(FILE *f, const struct mp_view_cow_task *t, struct mp_rd *rd)
+{
+	(void)rd;
+	fprintf(f, "%s[%d]", t->comm, (int)t->pid);
+}
+
 static void copy_on_write(const cJSON *a, FILE *f, struct mp_rd *rd)
 {
-	struct mp_view_cow v;
-	char b[32];
+	static const struct mp_view_cow_words w = { mp_fmt_sbytes, "", "\n", who_cow };
 
-	if (mp_view_cow(a, rd, &v) || !v.present)
-		return;
-	if (v.why) {
-		fprintf(f, "Copy-on-write: not looked for (%s)\n", v.why);
-		return;
-	}
-	fprintf(f, "Copy-on-write: %s of pages copied on write (after a fork, or at a private file "
-		"page's first write: %s's copies, %s, %s)", mp_fmt_bytes(v.bytes, b, sizeof(b)),
-		v.source, v.span, v.period > 1 ? "sampled" : "every one counted");
-	for (int i = 0; i < v.nshown; i++)
-		fprintf(f, "%s%s[%d] copied %s", i ? ", " : ": ", v.tasks[i].comm, (int)v.tasks[i].pid,
-			mp_fmt_bytes(v.tasks[i].bytes, b, sizeof(b)));
-	fputc('\n', f);
-	mp_view_cow_free(&v);
+	mp_view_cow_say(a, &w, f, rd);
 }
 
 void mp_text_attribution(const cJSON *a, FILE *f, struct mp_rd *rd)
 {
 	if (!mp_rd_item(rd, a, "hooks", MP_RD_ABSENT)) {
-		/* no BPF session at all: only why */
-		fputs("\nHooks: none\n", f);
-		missing(a, f, rd);
+		hooks(a, f, rd); /* no BPF session at all: only why */
 		return;
 	}
 	categories(a, f, rd);

@@ -14,30 +14,40 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* "kb", "MB", "gB", "Tb": the SI spelling, which a binary size must not take */
+static bool si_suffix(const char *p)
+{
+	return p[0] && strchr("kKmMgGtT", p[0]) && (p[1] == 'b' || p[1] == 'B') && !p[2];
+}
+
 int mp_parse_size(const char *s, uint64_t *bytes)
 {
+	/* Binary only, and no bare "B": 1GB is 10^9 bytes to SI, to disk
+	 * makers and to Kubernetes' "1G", 2^30 to Docker; "b" is 512 to dd. */
 	static const struct { const char *name; int shift; } units[] = {
-		{ "", 0 }, { "b", 0 },
-		{ "k", 10 }, { "kb", 10 }, { "kib", 10 }, { "ki", 10 },
-		{ "m", 20 }, { "mb", 20 }, { "mib", 20 }, { "mi", 20 },
-		{ "g", 30 }, { "gb", 30 }, { "gib", 30 }, { "gi", 30 },
-		{ "t", 40 }, { "tb", 40 }, { "tib", 40 }, { "ti", 40 },
+		{ "", 0 },
+		{ "k", 10 }, { "kib", 10 }, { "ki", 10 },
+		{ "m", 20 }, { "mib", 20 }, { "mi", 20 },
+		{ "g", 30 }, { "gib", 30 }, { "gi", 30 },
+		{ "t", 40 }, { "tib", 40 }, { "ti", 40 },
 	};
 	uint64_t whole = 0, frac_num = 0, frac_den = 1;
 	const char *p = s;
+	bool frac = false;
 	size_t i;
 
 	if (!s || !isdigit((unsigned char)*p))
-		return -EINVAL; /* also rejects "-1G", " 1G", "" */
+		return MP_SIZE_MALFORMED; /* also rejects "-1G", " 1G", "" */
 	for (; isdigit((unsigned char)*p); p++) {
 		if (whole > (UINT64_MAX - 9) / 10)
-			return -ERANGE;
+			return MP_SIZE_TOO_LARGE;
 		whole = whole * 10 + (uint64_t)(*p - '0');
 	}
 	if (*p == '.') {
 		p++;
+		frac = true;
 		if (!isdigit((unsigned char)*p))
-			return -EINVAL;
+			return MP_SIZE_MALFORMED;
 		for (; isdigit((unsigned char)*p); p++) {
 			if (frac_den < 1000000000ULL) {
 				frac_num = frac_num * 10 + (uint64_t)(*p - '0');
@@ -50,14 +60,16 @@ int mp_parse_size(const char *s, uint64_t *bytes)
 			break;
 	}
 	if (i == sizeof(units) / sizeof(units[0]))
-		return -EINVAL;
+		return si_suffix(p) ? MP_SIZE_SI_SUFFIX : MP_SIZE_MALFORMED;
+	if (frac && !units[i].shift)
+		return MP_SIZE_PART_BYTE; /* a byte count is whole */
 	if (units[i].shift && whole > ((uint64_t)INT64_MAX >> units[i].shift))
-		return -ERANGE;
+		return MP_SIZE_TOO_LARGE;
 	whole <<= units[i].shift;
 	/* frac_num < 10^9 < 2^30 and shift <= 40: 128 bits hold the product */
 	whole += (uint64_t)(((unsigned __int128)frac_num << units[i].shift) / frac_den);
 	if (whole > (uint64_t)INT64_MAX)
-		return -ERANGE;
+		return MP_SIZE_TOO_LARGE;
 	*bytes = whole;
 	return 0;
 }

@@ -21,11 +21,17 @@
 
 /*
  * Parse a size: decimal bytes with an optional binary suffix (K, M, G, T,
- * optionally followed by "i", "B" or "iB", any case), e.g. "512M", "1GiB",
- * "4096". Fractions like "1.5G" are accepted and rounded down to a byte.
- * Returns 0 and stores bytes, -EINVAL on a malformed or negative size,
- * -ERANGE when it does not fit in 63 bits.
+ * optionally followed by "i" or "iB", any case), e.g. "512M", "1GiB",
+ * "4096": the kernel's memory.max takes the first form, Kubernetes the
+ * second. Fractions like "1.5G" are accepted and rounded down to a byte.
+ * Returns 0 and stores bytes, or why not (enum mp_size_err).
  */
+enum mp_size_err {
+	MP_SIZE_MALFORMED = -1,    /* not a size: "12Q", "-1G", "1e9", "100B" */
+	MP_SIZE_TOO_LARGE = -2,    /* beyond 63 bits */
+	MP_SIZE_SI_SUFFIX = -3,    /* "1GB": 10^9 bytes to some, 2^30 to others */
+	MP_SIZE_PART_BYTE = -4,    /* "268435456.5": a fraction without a suffix */
+};
 int mp_parse_size(const char *s, uint64_t *bytes);
 
 /* Format bytes for people: "2.00 TiB", "1.50 GiB", "512.0 MiB", "4096 B":

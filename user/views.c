@@ -188,6 +188,8 @@ int mp_view_cats(const cJSON *a, struct mp_rd *rd, mp_view_size_fn size, struct 
 	v->attributed_as = mp_rd_str(rd, rec, "attributed_as", 0);
 	v->has_unmapped = mp_rd_s64(rd, rec, "anon_unmapped_bytes", MP_RD_NULL | MP_RD_ABSENT,
 				    &v->unmapped);
+	v->unmapped_shown = v->has_unmapped &&
+			    (v->unmapped >= (int64_t)MP_MIB || v->unmapped <= -(int64_t)MP_MIB);
 	v->share_shown = v->measured >= (int64_t)MP_MIB;
 	v->unattributed_pct = mp_view_pct(v->measured ? 100.0 * (double)v->unattributed /
 							      (double)v->measured : 0.0);

@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "doc.h"
 
@@ -50,6 +51,9 @@ struct mp_view_cats {
 	const char *span, *attributed_as;
 	bool has_unmapped;         /* anon_unmapped_bytes given (not null) */
 	int64_t unmapped;
+	/* the anon unmapped row shows from 1 MiB either way: a TLB batch in
+	 * flight is a few pages */
+	bool unmapped_shown;
 	/* the unattributed share of the growth in percent, 0 within ±0.05;
 	 * shown only from 1 MiB of growth (share_shown): a share of a growth
 	 * near zero (a --reclaim-cache probe's, whose cache went as the probe
@@ -124,6 +128,118 @@ const char *mp_view_soft_words(const cJSON *cg, struct mp_rd *rd, mp_view_size_f
 /* A percentage as the tables print it: within ±0.05 (which "%.1f" would
  * print as "-0.0" or "0.0") it is 0. */
 double mp_view_pct(double pct);
+
+/* ---- tables: views_table.c ----------------------------------------------
+ * A table as cells of spans, built once from a view, for markdown and html
+ * to lay out alike (one writer each): the columns, which rows show, in what
+ * order, with which words and sizes are decided here. Text lays its own
+ * columns out from the views themselves. */
+
+enum mp_view_span_kind {
+	MP_SPAN_TEXT,  /* memprobe's own words and figures: as they are in both */
+	MP_SPAN_DOC,   /* words read from the document, not a name (a hook, a
+			* note): markdown as is, html escaped */
+	MP_SPAN_NAME,  /* a name from the document (category, path, concern, group):
+			* markdown's code span, html's text */
+	MP_SPAN_FRAME, /* a stack frame, code in both; a caller (not the innermost)
+			* goes on a new line in html, after " ← " in markdown */
+	MP_SPAN_WHO,   /* a task object: the renderer says who */
+};
+struct mp_view_span {
+	enum mp_view_span_kind kind;
+	bool caller;           /* MP_SPAN_FRAME: not the cell's first frame */
+	const char *s;         /* TEXT, NAME, FRAME; NULL reads as "" */
+	const cJSON *obj;      /* WHO */
+};
+/* Spans [first, first + n) of the table's; n == 0 is a blank cell (markdown
+ * "| |", html "<td></td>"). strong: a total's label or figure (markdown
+ * bold, html <th>). */
+struct mp_view_cell {
+	int first, n;
+	bool strong;
+};
+struct mp_view_table {
+	const char *cls;           /* html's class of the table */
+	int ncols;
+	const char *head[4];       /* the columns' names */
+	unsigned numeric;          /* bit c: column c holds figures (right-aligned) */
+	struct mp_view_cell *cells; /* row r's at r * ncols */
+	int ncells;
+	struct mp_view_span *spans;
+	int nspans;
+	char **strs;               /* the words the table formatted, freed with it */
+	int nstrs;
+	int cap_cells, cap_spans, cap_strs;
+	bool oom;
+};
+static inline int mp_view_table_rows(const struct mp_view_table *t)
+{
+	return t->ncols ? t->ncells / t->ncols : 0;
+}
+void mp_view_table_free(struct mp_view_table *t);
+
+/* What a renderer writes a span, a table with. */
+typedef void (*mp_view_span_fn)(const struct mp_view_span *s, FILE *f, struct mp_rd *rd);
+typedef void (*mp_view_table_fn)(const struct mp_view_table *t, FILE *f, struct mp_rd *rd);
+/* Cell c's spans, each by span. */
+void mp_view_cell_spans(const struct mp_view_table *t, const struct mp_view_cell *c,
+			mp_view_span_fn span, FILE *f, struct mp_rd *rd);
+/* A table a view built (built: its builder's 0; else nothing), laid out by
+ * lay and freed. */
+void mp_view_lay(int built, struct mp_view_table *t, mp_view_table_fn lay, FILE *f,
+		 struct mp_rd *rd);
+
+/* The categories (mp_view_cats, sizes in size's words) as a table: a row a
+ * category shown, its top-tasks cell, and the foot (attributed, anon
+ * unmapped, unattributed). 0, or -1 with rd's error said. */
+int mp_view_cats_table(const struct mp_view_cats *v, mp_view_size_fn size, struct mp_rd *rd,
+		       struct mp_view_table *t);
+
+/* An overhead object's table: its rows (groups or parts), what the kernel
+ * reclaimed, the probe's own cost, unexplained, and the total named total. */
+int mp_view_overhead_table(const cJSON *o, const char *total, mp_view_size_fn size,
+			   struct mp_rd *rd, struct mp_view_table *t);
+/* The overhead object's tables, each laid by lay: at the peak ("overhead"),
+ * then, where the probe left some charged once it exited, the renderer's
+ * words for it (between) and "left after". */
+void mp_view_lay_overhead(const cJSON *o, const char *between, mp_view_size_fn size,
+			  mp_view_table_fn lay, FILE *f, struct mp_rd *rd);
+
+/* The kernel paths: a path's net and allocated bytes, and the first frames
+ * of its top stack (innermost first), at most MP_VIEW_FRAMES. */
+#define MP_VIEW_FRAMES 8
+struct mp_view_path {
+	const char *path;
+	int64_t bytes;             /* net of frees */
+	uint64_t alloc;
+	const cJSON *stack;        /* the top stack, or NULL */
+	int nframes;
+	const char *frames[MP_VIEW_FRAMES];
+};
+struct mp_view_paths {
+	struct mp_view_path *rows;
+	int n;
+};
+int mp_view_paths(const cJSON *a, struct mp_rd *rd, struct mp_view_paths *v);
+void mp_view_paths_free(struct mp_view_paths *v);
+int mp_view_paths_table(const struct mp_view_paths *v, mp_view_size_fn size, struct mp_rd *rd,
+			struct mp_view_table *t);
+
+/* The hooks: each concern's hook ("none" where null) and what is missing,
+ * and attribution_missing's messages. Without a BPF session (no "hooks"),
+ * no rows, the messages say why. */
+struct mp_view_hook {
+	const char *concern, *name, *hook, *missing; /* missing: NULL if absent */
+};
+struct mp_view_hooks {
+	struct mp_view_hook *rows;
+	int n;
+	const char **missing;      /* attribution_missing's messages */
+	int nmissing;
+};
+int mp_view_hooks(const cJSON *a, struct mp_rd *rd, struct mp_view_hooks *v);
+void mp_view_hooks_free(struct mp_view_hooks *v);
+int mp_view_hooks_table(const struct mp_view_hooks *v, struct mp_rd *rd, struct mp_view_table *t);
 
 /* ==== pinned memory, copies on write, the timeline, OOM kills, the summary ====
  * (views_pinned.c, views_run.c) */
@@ -202,6 +318,19 @@ struct mp_view_cow {
 /* 0, or -1 with rd's error said; free with mp_view_cow_free. */
 int mp_view_cow(const cJSON *a, struct mp_rd *rd, struct mp_view_cow *v);
 void mp_view_cow_free(struct mp_view_cow *v);
+
+/* The copy-on-write sentence, as text and markdown say it: who paid for a
+ * fork's shared pages (nothing where the document has no such object, why
+ * where none was looked for), in the renderer's words for sizes, the
+ * function's name (quote around it) and the processes it names (who). */
+struct mp_view_cow_words {
+	mp_view_size_fn size;
+	const char *quote;         /* "`" in markdown */
+	const char *end;           /* after the sentence */
+	void (*who)(FILE *f, const struct mp_view_cow_task *t, struct mp_rd *rd);
+};
+void mp_view_cow_say(const cJSON *a, const struct mp_view_cow_words *w, FILE *f,
+		     struct mp_rd *rd);
 
 /* What stopped a probe short, if anything (a probe document). */
 struct mp_view_verdicts {
@@ -285,5 +414,20 @@ struct mp_view_run {
 	int ooms;                  /* the OOM kills listed */
 };
 void mp_view_run(const cJSON *doc, struct mp_rd *rd, struct mp_view_run *v);
+
+/* The probe's nine fields as a summary's rows (a probe document, or
+ * record's probe object): label, the size as markdown and html write it
+ * (mp_render_size: --bytes) and what follows it; strong: the overhead,
+ * the row the eye looks for. */
+#define MP_VIEW_NINE_ROWS 5
+struct mp_view_nine {
+	struct {
+		const char *label;
+		char value[40];
+		char extra[48];
+		bool strong;
+	} rows[MP_VIEW_NINE_ROWS];
+};
+void mp_view_nine(const cJSON *r, struct mp_rd *rd, struct mp_view_nine *v);
 
 #endif

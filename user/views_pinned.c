@@ -198,3 +198,29 @@ void mp_view_cow_free(struct mp_view_cow *v)
 	free(v->tasks);
 	memset(v, 0, sizeof(*v));
 }
+
+void mp_view_cow_say(const cJSON *a, const struct mp_view_cow_words *w, FILE *f,
+		     struct mp_rd *rd)
+{
+	struct mp_view_cow v;
+	char b[32];
+
+	if (mp_view_cow(a, rd, &v) || !v.present)
+		return;
+	if (v.why) {
+		fprintf(f, "Copy-on-write: not looked for (%s)%s", v.why, w->end);
+		mp_view_cow_free(&v);
+		return;
+	}
+	fprintf(f, "Copy-on-write: %s of pages copied on write (after a fork, or at a private file "
+		"page's first write: %s%s%s's copies, %s, %s)", w->size((int64_t)v.bytes, b, sizeof(b)),
+		w->quote, v.source, w->quote, v.span,
+		v.period > 1 ? "sampled" : "every one counted");
+	for (int i = 0; i < v.nshown; i++) {
+		fputs(i ? ", " : ": ", f);
+		w->who(f, &v.tasks[i], rd);
+		fprintf(f, " copied %s", w->size((int64_t)v.tasks[i].bytes, b, sizeof(b)));
+	}
+	fputs(w->end, f);
+	mp_view_cow_free(&v);
+}

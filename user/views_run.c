@@ -4,6 +4,8 @@
 #include "views.h"
 #include "render.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -179,4 +181,30 @@ void mp_view_run(const cJSON *doc, struct mp_rd *rd, struct mp_view_run *v)
 		mp_rd_u64(rd, run, "timeline_longest_gap_ms", MP_RD_ABSENT, &v->longest_gap_ms);
 	}
 	v->ooms = cJSON_GetArraySize(mp_rd_arr(rd, doc, "oom_kills", 0));
+}
+
+void mp_view_nine(const cJSON *r, struct mp_rd *rd, struct mp_view_nine *v)
+{
+	static const char *const labels[MP_VIEW_NINE_ROWS] = {
+		"usage before", "allocated", "usage at the peak", "usage after", "overhead",
+	};
+	static const char *const keys[MP_VIEW_NINE_ROWS] = {
+		"usage_before_bytes", "allocated_bytes", "usage_peak_bytes", "usage_after_bytes",
+		"overhead_bytes",
+	};
+
+	memset(v, 0, sizeof(*v));
+	for (int i = 0; i < MP_VIEW_NINE_ROWS; i++) {
+		v->rows[i].label = labels[i];
+		if (i == MP_VIEW_NINE_ROWS - 1) /* the overhead may be below 0 */
+			mp_render_size(mp_rd_s64v(rd, r, keys[i]), v->rows[i].value,
+				       sizeof(v->rows[i].value));
+		else
+			mp_render_usize(mp_rd_u64v(rd, r, keys[i]), v->rows[i].value,
+					sizeof(v->rows[i].value));
+	}
+	snprintf(v->rows[1].extra, sizeof(v->rows[1].extra), " (%" PRIu64 " chunks)",
+		 mp_rd_u64v(rd, r, "probe_chunks"));
+	snprintf(v->rows[4].extra, sizeof(v->rows[4].extra), " (peak − before − allocated)");
+	v->rows[4].strong = true;
 }

@@ -27,6 +27,20 @@ test_bad_input() {
 	expect_bad "pid not a number" "$MEMPROBE" limits --pid 12x
 	expect_bad "size 12Q" "$MEMPROBE" probe --limit 12Q
 	expect_bad "size -1G" "$MEMPROBE" probe --limit -1G
+	# sizes are binary (as memory.max takes them): 1GB, 10^9 bytes to SI
+	# and 2^30 to Docker, was taken as 2^30; a fraction of a byte was
+	# rounded down. Both refused now, before the missing pid is looked at.
+	expect_bad "size 1GB" "$MEMPROBE" probe --chunk 1GB --pid $missing_pid
+	check_eq "bad input: ... names both readings and the binary spellings" "$(cat "$TMP/bad.err")" \
+		"memprobe probe: --chunk 1GB: GB means 10^9 bytes to some, 2^30 to others; give 1G or 1GiB (2^30), or a byte count"
+	expect_bad "size 268435456.5" "$MEMPROBE" record --limit 268435456.5 -- true
+	check_eq "bad input: ... a fraction of a byte" "$(cat "$TMP/bad.err")" \
+		"memprobe record: --limit 268435456.5: a fraction of a byte; give whole bytes, or a fraction of a unit such as 1.5G"
+	expect_bad "size 100B" "$MEMPROBE" budget --margin 100B --pid $missing_pid
+	check_match "bad input: ... not a size" "$(cat "$TMP/bad.err")" -F -- "--margin 100B: not a size"
+	check_empty "bad input: 1G, 1GiB, 1Gi, 1024M, 1.5G and 4096 are sizes (the pid refused, not they)" \
+		"$(for s in 1G 1GiB 1Gi 1024M 1.5G 4096; do
+			"$MEMPROBE" probe --chunk $s --pid $missing_pid 2>&1 | grep -- --chunk; done)"
 	expect_bad "chunk 0" "$MEMPROBE" probe --chunk 0
 	expect_bad "limit below one chunk" "$MEMPROBE" probe --limit 16M --chunk 32M
 	expect_bad "unknown thp mode" "$MEMPROBE" probe --thp sometimes
@@ -176,7 +190,8 @@ test_cli() {
 		"$(MEMPROBE_EFFECTIVE_LIMIT_BYTES=$((1024 * MIB)) MEMPROBE_HEADROOM_BYTES=$((10 * MIB)) bash -c "$got"'; echo "$budget"')" 0
 	check_eq "cli: ... with 900 MiB headroom: 900 MiB less limit/16" \
 		"$(MEMPROBE_EFFECTIVE_LIMIT_BYTES=$((1024 * MIB)) MEMPROBE_HEADROOM_BYTES=$((900 * MIB)) bash -c "$got"'; echo "$budget"')" $((836 * MIB))
-	check "cli: every --help line fits in 80 columns" sh -c "for c in limits probe record report budget compare; do \"$MEMPROBE\" \$c --help; done | awk 'length > 79 { exit 1 }'"
+	check_empty "cli: every --help line fits in 80 columns (the longer ones)" \
+		"$(for c in limits probe record report budget compare; do "$MEMPROBE" $c --help; done | awk 'length > 79')"
 	# each synopsis' format list is what its parser takes, no more, no fewer:
 	# every renderer's name tried with a target or file that cannot be, so
 	# that a format taken fails later, on something that is not the format
@@ -655,7 +670,7 @@ overhead_record() {
 	local cg out=$TMP/overhead-record.json pid over
 	cg=$(make_cgroup overhead-record $((3 * GIB / 2))) || { fail "overhead record: make cgroup"; return; }
 	pid=$(run_in_cgroup "$cg" "$BIN/benchmark" 600 100 50 10 0 300 "$TMP/bench-cache" 1600)
-	check "overhead record: the benchmark holds its anon and page cache" wait_usage "$cg" $((700 * MIB))
+	check_usage "overhead record: the benchmark holds its anon and page cache" "$cg" $((700 * MIB))
 	"$MEMPROBE" record --cgroup "$cg" --duration 5 --probe-at 1 --format json -o "$out" 2>/dev/null
 	check_eq "overhead record: exits 0" "$?" 0
 	over=$(jqv "$out" .probe.overhead_bytes)
@@ -763,8 +778,35 @@ man_tags() {
 		tp { if (ss == "" || cur == ss) print; tp = 0; next }
 		/^\.TP/ { tp = 1 }' "$1" | sed 's/\\-/-/g'
 }
+# man_formats MAN CMD: the words in bold of the -f, --format entry under
+# OPTIONS' .SS CMD (.B all, .BR the odd arguments, .RB the even ones), one
+# a line: the formats the page names, among its other bold words
+man_formats() {
+	awk -v ss="$2" '
+		function args(s, a,   n, q, i, c, w) {
+			n = 0; q = 0; w = ""
+			for (i = 1; i <= length(s); i++) {
+				c = substr(s, i, 1)
+				if (c == "\"") { q = !q; continue }
+				if (c == " " && !q) { if (w != "") a[++n] = w; w = ""; continue }
+				w = w c
+			}
+			if (w != "") a[++n] = w
+			return n
+		}
+		/^\.SH / { in_opt = ($2 == "OPTIONS"); next }
+		/^\.SS / { cur = $2; on = 0; next }
+		!in_opt || cur != ss { next }
+		/^\.TP/ { tp = 1; on = 0; next }
+		tp { tp = 0; on = ($0 ~ /\\-\\-format/); next }
+		on && /^\.(B|BR|RB) / {
+			m = $1; n = args(substr($0, length(m) + 2), a)
+			for (i = 1; i <= n; i++)
+				if (m == ".B" || (m == ".BR" && i % 2) || (m == ".RB" && !(i % 2))) print a[i]
+		}' "$1"
+}
 test_man() {
-	local src man c want got
+	local src man c want got all
 	src=$(cd "$(dirname "$0")/.." && pwd)
 	man=$src/docs/memprobe.8
 	[ -f "$man" ] || { skip "man: no docs/memprobe.8 here (a guest)"; return; }
@@ -782,6 +824,21 @@ test_man() {
 		check_eq "man: OPTIONS' $c: the long options of $c --help, no more, no fewer" \
 			"only in --help: $(comm -23 <(echo "$want") <(echo "$got") | tr '\n' ' '); only in the man page: $(comm -13 <(echo "$want") <(echo "$got") | tr '\n' ' ')" \
 			"only in --help: ; only in the man page: "
+	done
+	# --format's values: those each command takes, from the renderer table
+	# by way of its own messages (scripts/completion.sh, as the completion
+	# has them), against the renderers the man page names there: a
+	# renderer added to the table is added to the page too
+	"$src/scripts/completion.sh" "$MEMPROBE" > "$TMP/man.bash"
+	all=$(. "$TMP/man.bash"; _memprobe_opts report-format | tr ' ' '\n' | sort)
+	check_match "man: the renderers' names, from the binary" "$all" -x openmetrics
+	for c in $(man_cmds); do
+		[ "$c" = help ] && continue
+		want=$(. "$TMP/man.bash"; _memprobe_opts "$c-format" | tr ' ' '\n' | sort)
+		got=$(man_formats "$man" "$c" | sort -u | comm -12 - <(echo "$all"))
+		check_eq "man: OPTIONS' $c: --format names the formats $c takes, no more, no fewer" \
+			"only taken: $(comm -23 <(echo "$want") <(echo "$got") | tr '\n' ' '); only in the man page: $(comm -13 <(echo "$want") <(echo "$got") | tr '\n' ' ')" \
+			"only taken: ; only in the man page: "
 	done
 	check "man: nothing left behind" no_leftovers
 }

@@ -96,10 +96,10 @@ test_no_bpf() {
 	# guest's minutes), it is OOM-killed by its own growth, not the probe's
 	cg=$(make_cgroup nobpf-bench $((3 * GIB / 2))) || { fail "no BPF: make cgroup"; return; }
 	pid=$(run_in_cgroup "$cg" "$BIN/benchmark" 600 100 50 10 80 300 "$TMP/bench-cache" 1200)
-	check "no BPF: the benchmark holds its anon and page cache" wait_usage "$cg" $((700 * MIB))
+	check_usage "no BPF: the benchmark holds its anon and page cache" "$cg" $((700 * MIB))
 	sleep 0.5
 	out=$TMP/nobpf-bench.json
-	if "${NOBPF[@]}" "$MEMPROBE" probe --cgroup "$cg" --format json -o "$out" 2>/dev/null; then
+	if "${NOBPF[@]}" "$MEMPROBE" probe --cgroup "$cg" --format json -o "$out" 2> "$TMP/nobpf-bench.err"; then
 		check_eq "no BPF bench: the nine fields' formula, exact" "$(jqv "$out" .overhead_bytes)" \
 			"$(jqv "$out" '.usage_peak_bytes - .usage_before_bytes - .allocated_bytes')"
 		# without BPF no free hook counts a burst being freed at the peak
@@ -107,7 +107,7 @@ test_no_bpf() {
 		# seen against 8 on a loaded host)
 		overhead_checks "$out" "$pid" bursty 80 16
 	else
-		fail "no BPF bench: probe exits 0"
+		fail "no BPF bench: probe exits 0 (got $?: $(shown "$(cat "$TMP/nobpf-bench.err")"))"
 	fi
 	check "no BPF bench: the benchmark survives" kill -0 "$pid"
 	check_eq "no BPF bench: ... no OOM kill in it while probed" "$(jqv "$out" '.workload_oom_kills | length')" 0

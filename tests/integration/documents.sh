@@ -420,7 +420,7 @@ test_html_fixtures() {
 	# the overhead's table lists what the kernel reclaimed: its rows sum to the total
 	"$MEMPROBE" report "$fx/probe-reclaim-cache.json" --format html --bytes -o "$d/fx-rec.html"
 	check_eq "html: the overhead table's reclaimed rows are the document's reclaimed_parts" \
-		"$(grep -o '<tr><td>reclaimed by the kernel to make room</td><td>[a-z_]*</td><td class="n">-*[0-9]*' "$d/fx-rec.html" | head -n 2 | sed 's/.*<td>\([a-z_]*\)<.*"n">/\1 /' | tr '\n' ,)" \
+		"$(grep -o '<tr><td>reclaimed by the kernel to make room[^<]*</td><td>[a-z_]*</td><td class="n">-*[0-9]*' "$d/fx-rec.html" | head -n 2 | sed 's/.*<td>\([a-z_]*\)<.*"n">/\1 /' | tr '\n' ,)" \
 		"$(jq -r '.overhead.reclaimed_parts[] | "\(.category) \(.bytes)"' "$fx/probe-reclaim-cache.json" | tr '\n' ,)"
 	if [ ! -x /usr/bin/chromium ]; then
 		skip "html fixtures in a browser: no /usr/bin/chromium (scripts/deps.sh --tests installs it)"
@@ -465,10 +465,9 @@ test_compare() {
 		# percent is 2600 faults a GiB. The share is a floor, its figure a
 		# ceiling; 2 MiB pages throughout, the floor.
 		echo "# compare: huge pages: $a faults per GiB, the share's ceiling $want"
-		check "compare: huge pages: faults per GiB no more than the order-9 share ($share) allows, +25%" \
-			awk -v a="$a" -v w="$want" 'BEGIN { exit !(a <= w * 1.25) }'
-		check "compare: huge pages: ... and no fewer than 2 MiB pages throughout give, -25%" \
-			awk -v a="$a" 'BEGIN { exit !(a >= 384) }'
+		check_num "compare: huge pages: faults per GiB no more than the order-9 share ($share) allows, +25%" \
+			"$a" '<=' "$(awk -v w="$want" 'BEGIN { printf "%.1f", w * 1.25 }')"
+		check_num "compare: huge pages: ... and no fewer than 2 MiB pages throughout give, -25%" "$a" '>=' 384
 		r=$(row "$d/c.json" page_faults.probe/GiB 'ratios[1]')
 		check_within "compare: the ratio column is the faults' ratio" "$r" \
 			"$(awk -v a="$a" -v n="$n" 'BEGIN { printf "%.3f", a / n }')" 0.01
@@ -485,8 +484,8 @@ test_compare() {
 		ptn=$(row "$d/c.json" kernel_paths.pagetables/GiB 'values[0]')
 		pta=$(row "$d/c.json" kernel_paths.pagetables/GiB 'values[1]')
 		check_within "compare: 4 KiB pages: 2 MiB of page tables per GiB" "$ptn" 2097152 0.1
-		check "compare: huge pages: no more page tables per GiB ($pta <= $ptn)" \
-			awk -v a="$pta" -v n="$ptn" 'BEGIN { exit !(a <= n * 1.02) }'
+		check_num "compare: huge pages: no more page tables per GiB than 4 KiB pages' ($ptn), +2%" \
+			"$pta" '<=' "$(awk -v n="$ptn" 'BEGIN { printf "%.1f", n * 1.02 }')"
 	else
 		skip "compare: huge pages: this host gave the probe no 2 MiB page"
 	fi

@@ -22,6 +22,23 @@ test_checks() {
 ok - x"
 	check_eq "checks: check_near: beyond it" "$(one_check check_near x 111 100 10)" \
 		"not ok - x (got '111', want '100' within 10)"
+	check_eq "checks: check_num: decimals, each operator on its side" \
+		"$(for c in '520.57 < 521' '2.5 <= 2.5' '384.1 > 384' '-1 >= -1.0' '0.5 == 0.50'; do
+			set -- $c; one_check check_num x "$1" "$2" "$3"; done)" "$(printf 'ok - x\n%.0s' 1 2 3 4 5)"
+	check_eq "checks: check_num: the wrong side" "$(one_check check_num x 520.57 '<=' 416.5)" \
+		"not ok - x (got '520.57', want <= '416.5')"
+	check_eq "checks: check_num: equal is not above" "$(one_check check_num x 384 '>' 384.0)" \
+		"not ok - x (got '384', want > '384.0')"
+	check_eq "checks: check_num: null is no number" "$(one_check check_num x null '>=' 0)" \
+		"not ok - x (got 'null', want >= '0')"
+	check_eq "checks: check_num: an empty got fails" "$(one_check check_num x '' '<' 1)" "not ok - x (got '', want < '1')"
+	check_eq "checks: check_num: an unknown operator fails" "$(one_check check_num x 1 '=<' 2)" \
+		"not ok - x (got '1', want =< '2')"
+	check_eq "checks: check_usage: this shell's cgroup holds a byte" "$(one_check check_usage x "$(own_memcg_dir)" 1)" "ok - x"
+	# not waited for (a minute): the failure line, with the usage last read
+	check_eq "checks: check_usage: below, the usage it got" \
+		"$(wait_usage() { USAGE_READ=4096; return 1; }; one_check check_usage x /nowhere 8192)" \
+		"not ok - x (got '4096', want >= '8192')"
 	check_eq "checks: check_empty: the list, on one line" "$(one_check check_empty x "$(printf 'a\nb')")" \
 		"not ok - x (got 'a\\nb', want nothing)"
 	check_eq "checks: check_match: grep's options" "$(one_check check_match x "none: v1" -x 'none: v1')" "ok - x"

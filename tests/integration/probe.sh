@@ -4,11 +4,13 @@
 
 # ---------------------------------------------------------------------------
 test_probe_real() {
-	local cg out lim margin chunk before alloc faults pt growth attr unattr tol ch
+	local cg out lim margin chunk before alloc faults pt growth attr unattr tol ch rc
 	cg=$(make_cgroup probe $GIB) || { fail "probe: make cgroup"; return; }
 	out=$TMP/probe.json
-	if ! "$MEMPROBE" probe --cgroup "$cg" --thp never --format json -o "$out" 2> "$TMP/probe.err"; then
-		fail "probe: exit status 0 ($(cat "$TMP/probe.err"))"; remove_cgroup "$cg"; return
+	"$MEMPROBE" probe --cgroup "$cg" --thp never --format json -o "$out" 2> "$TMP/probe.err"
+	rc=$?
+	if [ "$rc" != 0 ]; then
+		fail "probe: exit status 0 (got $rc: $(shown "$(cat "$TMP/probe.err")"))"; remove_cgroup "$cg"; return
 	fi
 	lim=$(jqv "$out" .cgroup_limit_bytes)
 	margin=$(jqv "$out" .probe.margin_bytes)
@@ -374,16 +376,16 @@ test_overhead() {
 		cg=$(make_cgroup "overhead-$mode" $((3 * GIB / 2))) || { fail "overhead: make cgroup"; return; }
 		out=$TMP/overhead-$mode.json
 		pid=$(run_in_cgroup "$cg" "$BIN/benchmark" 600 100 50 10 $burst 300 "$TMP/bench-cache" 1600)
-		check "overhead $mode: the benchmark holds its anon and page cache" wait_usage "$cg" $((700 * MIB))
+		check_usage "overhead $mode: the benchmark holds its anon and page cache" "$cg" $((700 * MIB))
 		sleep 0.5
-		if ! "$MEMPROBE" probe --cgroup "$cg" --format json -o "$out" 2> "$TMP/overhead.err"; then
-			fail "overhead $mode: probe exits 0 ($(cat "$TMP/overhead.err"))"
-		else
+		if "$MEMPROBE" probe --cgroup "$cg" --format json -o "$out" 2> "$TMP/overhead.err"; then
 			overhead_checks "$out" "$pid" $mode $burst
 			"$MEMPROBE" report "$out" > "$TMP/overhead.txt"
 			check "overhead $mode: the text says it after the nine fields" \
 				eval "sed -n 3p '$TMP/overhead.txt' | grep -q '^overhead [0-9.-]* MiB at the peak: benchmark\[$pid\] anon '"
 			check "overhead $mode: ... and what was left after" grep -q '^left after [0-9.-]* MiB' "$TMP/overhead.txt"
+		else
+			fail "overhead $mode: probe exits 0 (got $?: $(shown "$(cat "$TMP/overhead.err")"))"
 		fi
 		check "overhead $mode: the benchmark survives" kill -0 "$pid"
 		kill -9 "$pid"; wait "$pid" 2>/dev/null
@@ -405,7 +407,7 @@ test_moved_out() {
 	rec=$!
 	for i in $(seq 1200); do [ -s "$TMP/ready-moved" ] && break; sleep 0.05; done
 	pid=$(run_in_cgroup "$a" "$BIN/leave" 64 32)
-	wait_usage "$a" $((64 * MIB)) || fail "moved out: leave did not get to 64 MiB"
+	check_usage "moved out: leave gets to 64 MiB" "$a" $((64 * MIB))
 	echo "$pid" > "$b/cgroup.procs"
 	kill -USR1 "$pid"
 	for i in $(seq 600); do [ "$(cg_usage "$a")" -lt $((40 * MIB)) ] && break; sleep 0.01; done

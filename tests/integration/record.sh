@@ -94,7 +94,7 @@ test_record_limit() {
 	done
 	[ -n "$pid" ] || { fail "record limit: the command did not start"; kill -INT "$mp"; wait "$mp"; return; }
 	cg=$(memcg_dir_of "$pid")
-	wait_usage "$cg" $((100 * MIB)) || fail "record limit: the command did not take 100 MiB"
+	check_usage "record limit: the command takes 100 MiB" "$cg" $((100 * MIB))
 	lim_file=$cg/memory.limit_in_bytes
 	[ "$(cg_version "$cg")" = 2 ] && lim_file=$cg/memory.max
 	echo $((160 * MIB)) > "$lim_file"
@@ -177,7 +177,7 @@ test_record_probe_at() {
 	local cg out=$TMP/rec-probe.json pid
 	cg=$(make_cgroup recprobe $GIB) || { fail "record --probe-at: make cgroup"; return; }
 	pid=$(run_in_cgroup "$cg" stress-ng --vm 1 --vm-bytes $((GIB * 3 / 10)) --vm-keep --vm-method write64 --timeout 600s)
-	wait_usage "$cg" $((GIB / 4)) || fail "record --probe-at: stress-ng did not fill"
+	check_usage "record --probe-at: stress-ng fills a quarter GiB" "$cg" $((GIB / 4))
 	# the recording is stopped once the probe has ended, a state: its
 	# cgroup came and went (a fixed 16 s duration left a probe on a loaded
 	# host 480 of its 650 MB short)
@@ -221,7 +221,7 @@ test_record_probe_at() {
 	# was being stopped, and was marked completed)
 	"$MEMPROBE" record --limit 1G --probe-at 0.2 --format json -o "$out" -- sleep 30 2>/dev/null &
 	pid=$!
-	wait_usage "$(own_memcg_dir)/memprobe-run-$pid" $((128 * MIB)) || fail "record --probe-at: the probe did not start filling"
+	check_usage "record --probe-at: the probe starts filling" "$(own_memcg_dir)/memprobe-run-$pid" $((128 * MIB))
 	kill -INT "$pid"; wait "$pid"
 	echo "# probe stopped by SIGINT: $(jq -c '.probe | {interrupted, completed, allocated_bytes, probe_chunks}' "$out")"
 	check_eq "record --probe-at: SIGINT while it fills: interrupted" "$(jqv "$out" .probe.interrupted)" true
@@ -283,7 +283,7 @@ test_record_faults() {
 	# (its second round waits for a SIGUSR1, sent once the recording is
 	# ready: a timed pause was outrun by a start under load in a guest)
 	pid=$(run_in_cgroup "$cg" "$BIN/faulters" 0 4 2048 2 -1)
-	wait_usage "$cg" $((32 * MIB)) || fail "record faults: the first round did not fault"
+	check_usage "record faults: the first round faults" "$cg" $((32 * MIB))
 	"$MEMPROBE" record --cgroup "$cg" --duration 8 --format json -o "$out" --ready-fd 3 \
 		3> "$TMP/ready-faults" 2>/dev/null &
 	rpid=$!
