@@ -978,7 +978,7 @@ static void categories_table(const cJSON *a, FILE *f, struct mp_rd *rd)
 	struct mp_view_table t;
 	char b1[32];
 
-	if (mp_view_cats(a, rd, mp_render_size, &v))
+	if (mp_view_cats(a, rd, mp_render_size, 0, &v))
 		return;
 	fputs("<section><h2>Where the cgroup's growth went</h2>\n<p>Usage ", f);
 	mp_html_esc(f, mp_render_size(v.measured, b1, sizeof(b1)));

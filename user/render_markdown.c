@@ -193,7 +193,7 @@ static void categories(const cJSON *a, FILE *f, struct mp_rd *rd)
 	struct mp_view_table t;
 	char b[32];
 
-	if (mp_view_cats(a, rd, mp_render_size, &v))
+	if (mp_view_cats(a, rd, mp_render_size, 0, &v))
 		return;
 	fprintf(f, "## Where the cgroup's growth went\n\nUsage %s%s %s.\n\n",
 		v.measured >= 0 ? "+" : "", mp_render_size(v.measured, b, sizeof(b)), v.span);

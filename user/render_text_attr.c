@@ -147,7 +147,7 @@ static void categories(const cJSON *a, FILE *f, struct mp_rd *rd)
 	char b1[32];
 	int gw = 12;
 
-	if (mp_view_cats(a, rd, mp_fmt_sbytes, &v))
+	if (mp_view_cats(a, rd, mp_fmt_sbytes, 0, &v))
 		return;
 	fprintf(f, "\nWhere the cgroup's growth went (usage %s%s %s):\n", v.measured >= 0 ? "+" : "",
 		mp_fmt_sbytes(v.measured, b1, sizeof(b1)), v.span);
