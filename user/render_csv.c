@@ -91,52 +91,80 @@ static const cJSON *attribution(const cJSON *doc, struct mp_rd *rd)
 	return mp_rd_obj(rd, doc, "attribution", 0);
 }
 
+/* An integer we computed, as a field. */
+static void field_n(struct row *r, uint64_t v)
+{
+	char b[32];
+
+	snprintf(b, sizeof(b), "%" PRIu64, v);
+	field(r, b);
+}
+
+/* An integer of the view's, as a field; empty when not given. */
+static void field_given(struct row *r, bool given, int64_t v)
+{
+	char b[32];
+
+	snprintf(b, sizeof(b), "%" PRId64, v);
+	field(r, given ? b : NULL);
+}
+
+/* Every category (none skipped, as the displays skip the empty ones), or
+ * -1 with rd's error said. */
+static int categories(const cJSON *doc, struct mp_rd *rd, struct mp_view_cats *v)
+{
+	return mp_view_cats(attribution(doc, rd), rd, NULL, MP_VIEW_CATS_ALL, v);
+}
+
 static void t_categories(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *it;
+	struct mp_view_cats v;
 	struct row r = { f, 0 };
 
 	/* estimated, bound_bytes and below_floor: docs/report-format.md; an
 	 * exact figure (or a document from before them) leaves them empty */
 	header(f, "category,available,source,growth_bytes,retained_bytes,estimated,bound_bytes,"
 		  "below_floor");
-	cJSON_ArrayForEach(it, mp_rd_arr(rd, attribution(doc, rd), "categories", MP_RD_ABSENT)) {
-		if (!mp_rd_is_obj(rd, it))
-			return;
-		field(&r, mp_rd_str(rd, it, "name", 0));
-		field_bool(&r, rd, it, "available");
-		field(&r, mp_rd_str(rd, it, "source", MP_RD_ABSENT));
-		field_s(&r, rd, it, "growth_bytes", 0);
-		field_s(&r, rd, it, "retained_bytes", MP_RD_ABSENT);
-		field(&r, mp_rd_item(rd, it, "estimated", MP_RD_ABSENT) ? "true" : NULL);
-		field_s(&r, rd, it, "bound_bytes", MP_RD_NULL | MP_RD_ABSENT);
-		field(&r, mp_rd_item(rd, it, "below_floor", MP_RD_ABSENT) ? "true" : NULL);
+	if (categories(doc, rd, &v))
+		return;
+	for (int i = 0; i < v.n; i++) {
+		const struct mp_view_cat *c = &v.rows[i];
+
+		field(&r, c->name);
+		field(&r, c->available ? "true" : "false");
+		field(&r, c->source);
+		field_given(&r, true, c->growth_bytes);
+		field_given(&r, c->has_retained, c->retained);
+		field(&r, c->estimated ? "true" : NULL);
+		field_given(&r, c->has_bound, c->bound);
+		field(&r, c->below_floor ? "true" : NULL);
 		end_row(&r);
 	}
+	mp_view_cats_free(&v);
 }
 
 static void t_tasks(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *it, *tk;
+	struct mp_view_cats v;
 	struct row r = { f, 0 };
 
 	header(f, "category,pid,comm,bytes");
-	cJSON_ArrayForEach(it, mp_rd_arr(rd, attribution(doc, rd), "categories", MP_RD_ABSENT)) {
-		const char *cat;
+	if (categories(doc, rd, &v))
+		return;
+	for (int i = 0; i < v.n; i++)
+		for (int k = 0; k < v.rows[i].ntasks; k++) {
+			const struct mp_view_cat_task *t = &v.rows[i].tasks[k];
 
-		if (!mp_rd_is_obj(rd, it))
-			return;
-		cat = mp_rd_str(rd, it, "name", 0);
-		cJSON_ArrayForEach(tk, mp_rd_arr(rd, it, "tasks", MP_RD_ABSENT)) {
-			if (!mp_rd_is_obj(rd, tk))
-				return;
-			field(&r, cat);
-			field_u(&r, rd, tk, "pid", MP_RD_NULL);
-			field(&r, mp_rd_str(rd, tk, "comm", 0));
-			field_s(&r, rd, tk, "bytes", 0);
+			field(&r, v.rows[i].name);
+			if (t->has_pid)
+				field_n(&r, t->pid);
+			else
+				field(&r, NULL);
+			field(&r, t->comm);
+			field_given(&r, true, t->bytes);
 			end_row(&r);
 		}
-	}
+	mp_view_cats_free(&v);
 }
 
 /* Charged paths (net and allocated), then the ones not charged (allocated). */
@@ -185,15 +213,6 @@ static void t_hooks(const cJSON *doc, FILE *f, struct mp_rd *rd)
 		field(&r, mp_rd_str(rd, it, "missing", MP_RD_ABSENT));
 		end_row(&r);
 	}
-}
-
-/* An integer we computed, as a field. */
-static void field_n(struct row *r, uint64_t v)
-{
-	char b[32];
-
-	snprintf(b, sizeof(b), "%" PRIu64, v);
-	field(r, b);
 }
 
 /*
