@@ -81,11 +81,6 @@ static void field_int(struct row *r, struct mp_rd *rd, const cJSON *o, const cha
 #define field_s(r, rd, o, name, flags) field_int(r, rd, o, name, flags, true)
 #define field_u(r, rd, o, name, flags) field_int(r, rd, o, name, flags, false)
 
-static void field_bool(struct row *r, struct mp_rd *rd, const cJSON *o, const char *name)
-{
-	field(r, mp_rd_bool(rd, o, name, 0) ? "true" : "false");
-}
-
 static const cJSON *attribution(const cJSON *doc, struct mp_rd *rd)
 {
 	return mp_rd_obj(rd, doc, "attribution", 0);
@@ -196,23 +191,26 @@ static void t_kernel_paths(const cJSON *doc, FILE *f, struct mp_rd *rd)
 
 static void t_hooks(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *it;
+	struct mp_view_hooks v;
 	struct row r = { f, 0 };
 
 	header(f, "concern,name,kind,target,hook,polled,missing_reason,missing");
-	cJSON_ArrayForEach(it, mp_rd_arr(rd, attribution(doc, rd), "hooks", MP_RD_ABSENT)) {
-		if (!mp_rd_is_obj(rd, it))
-			return;
-		field(&r, mp_rd_str(rd, it, "concern", 0));
-		field(&r, mp_rd_str(rd, it, "name", 0));
-		field(&r, mp_rd_str(rd, it, "kind", MP_RD_NULL));
-		field(&r, mp_rd_str(rd, it, "target", MP_RD_NULL));
-		field(&r, mp_rd_str(rd, it, "hook", MP_RD_NULL));
-		field_bool(&r, rd, it, "polled");
-		field(&r, mp_rd_str(rd, it, "missing_reason", MP_RD_ABSENT));
-		field(&r, mp_rd_str(rd, it, "missing", MP_RD_ABSENT));
+	if (mp_view_hooks(attribution(doc, rd), rd, &v))
+		return;
+	for (int i = 0; i < v.n; i++) {
+		const struct mp_view_hook *h = &v.rows[i];
+
+		field(&r, h->concern);
+		field(&r, h->name);
+		field(&r, h->kind);
+		field(&r, h->target);
+		field(&r, h->hook_given);
+		field(&r, h->polled ? "true" : "false");
+		field(&r, h->missing_reason);
+		field(&r, h->missing);
 		end_row(&r);
 	}
+	mp_view_hooks_free(&v);
 }
 
 /*

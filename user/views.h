@@ -259,6 +259,11 @@ int mp_view_paths_table(const struct mp_view_paths *v, mp_view_size_fn size, str
  * no rows, the messages say why. */
 struct mp_view_hook {
 	const char *concern, *name, *hook, *missing; /* missing: NULL if absent */
+	/* as the document gives them, for exports: the hook (NULL: null, where
+	 * hook says "none"), its kind and target (NULL: null), polled, and
+	 * missing's reason (NULL if absent) */
+	const char *hook_given, *kind, *target, *missing_reason;
+	bool polled;
 };
 struct mp_view_hooks {
 	struct mp_view_hook *rows;

@@ -376,8 +376,12 @@ int mp_view_hooks(const cJSON *a, struct mp_rd *rd, struct mp_view_hooks *v)
 			break;
 		h->concern = mp_rd_str(rd, it, "concern", 0);
 		h->name = mp_rd_str(rd, it, "name", 0); /* the words for people */
-		h->hook = mp_rd_str(rd, it, "hook", MP_RD_NULL);
-		h->hook = h->hook ? h->hook : "none";
+		h->kind = mp_rd_str(rd, it, "kind", MP_RD_NULL);
+		h->target = mp_rd_str(rd, it, "target", MP_RD_NULL);
+		h->hook_given = mp_rd_str(rd, it, "hook", MP_RD_NULL);
+		h->hook = h->hook_given ? h->hook_given : "none";
+		h->polled = mp_rd_bool(rd, it, "polled", 0);
+		h->missing_reason = mp_rd_str(rd, it, "missing_reason", MP_RD_ABSENT);
 		h->missing = mp_rd_str(rd, it, "missing", MP_RD_ABSENT);
 	}
 	if (mp_rd_ok(rd) && !missing_list(a, rd, v))
