@@ -108,7 +108,7 @@ static void field_given(struct row *r, bool given, int64_t v)
  * -1 with rd's error said. */
 static int categories(const cJSON *doc, struct mp_rd *rd, struct mp_view_cats *v)
 {
-	return mp_view_cats(attribution(doc, rd), rd, NULL, MP_VIEW_CATS_ALL, v);
+	return mp_view_cats(attribution(doc, rd), rd, NULL, MP_VIEW_EXPORT, v);
 }
 
 static void t_categories(const cJSON *doc, FILE *f, struct mp_rd *rd)

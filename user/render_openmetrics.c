@@ -352,7 +352,7 @@ static void growth_metrics(struct om *m, const cJSON *a)
 {
 	struct mp_view_cats v;
 
-	if (mp_view_cats(a, m->rd, NULL, MP_VIEW_CATS_ALL, &v))
+	if (mp_view_cats(a, m->rd, NULL, MP_VIEW_EXPORT, &v))
 		return;
 	category_growth(m, &v);
 	mp_view_cats_free(&v);

@@ -41,7 +41,7 @@ static void cat_figures(const cJSON *it, struct mp_rd *rd, struct mp_view_cat *c
 static bool cat_row(const cJSON *it, struct mp_rd *rd, mp_view_size_fn size, unsigned flags,
 		    struct mp_view_cat *c)
 {
-	bool all = flags & MP_VIEW_CATS_ALL;
+	bool all = flags & MP_VIEW_EXPORT;
 	const cJSON *tasks, *tk;
 
 	memset(c, 0, sizeof(*c));
@@ -200,7 +200,7 @@ void mp_view_moment(const cJSON *o, struct mp_rd *rd, struct mp_view_moment *m)
 int mp_view_cats(const cJSON *a, struct mp_rd *rd, mp_view_size_fn size, unsigned flags,
 		 struct mp_view_cats *v)
 {
-	unsigned may = flags & MP_VIEW_CATS_ALL ? MP_RD_ABSENT : 0;
+	unsigned may = flags & MP_VIEW_EXPORT ? MP_RD_ABSENT : 0;
 	const cJSON *rec = mp_rd_obj(rd, a, "reconciliation", may), *cats, *it;
 
 	memset(v, 0, sizeof(*v));

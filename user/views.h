@@ -28,7 +28,7 @@
 typedef const char *(*mp_view_size_fn)(int64_t v, char *buf, size_t len);
 
 /* A task of a category: who (the renderer says it from obj) and its bytes;
- * pid and comm read for exports only (MP_VIEW_CATS_ALL). */
+ * pid and comm read for exports only (MP_VIEW_EXPORT). */
 struct mp_view_cat_task {
 	const cJSON *obj;
 	int64_t bytes;
@@ -49,7 +49,7 @@ struct mp_view_cat {
 	int64_t reserve;           /* kernel_other's objcg_reserve_bytes (charged on v1
 				    * kmem, in no object), 0 when absent */
 	/* the figures exports write as the document gives them (read with
-	 * MP_VIEW_CATS_ALL only: the displays say them in words above) */
+	 * MP_VIEW_EXPORT only: the displays say them in words above) */
 	bool available;
 	const char *source;        /* NULL: absent (BPF counted it) */
 	bool has_retained;
@@ -58,7 +58,7 @@ struct mp_view_cat {
 	bool has_bound;            /* bound_bytes given, not null */
 	int64_t bound;
 	int ntasks;                /* at most MP_VIEW_TOP_TASKS; every one with
-				    * MP_VIEW_CATS_ALL */
+				    * MP_VIEW_EXPORT */
 	struct mp_view_cat_task *tasks;
 };
 
@@ -66,7 +66,7 @@ struct mp_view_cat {
 struct mp_view_cats {
 	struct mp_view_cat *rows;  /* the rows shown, in the document's order */
 	int n;
-	bool has_measured;         /* measured_growth_bytes given (MP_VIEW_CATS_ALL:
+	bool has_measured;         /* measured_growth_bytes given (MP_VIEW_EXPORT:
 				    * may be absent) */
 	int64_t measured, attributed, unattributed;
 	const char *span, *attributed_as;
@@ -83,11 +83,13 @@ struct mp_view_cats {
 	bool share_shown;
 };
 
-/* Flags of mp_view_cats. ALL: what exports (csv, openmetrics) need, every
- * row and task kept with the figures as the document gives them, and
- * categories, tasks and reconciliation may be absent (record --openmetrics's
- * live document has neither); the displays skip a row that shows nothing. */
-#define MP_VIEW_CATS_ALL 1u
+/* A view's flags. EXPORT: what exports (csv, openmetrics) need rather than
+ * what a display shows: every row and task kept (the displays skip a
+ * category that shows nothing and keep its top tasks), the figures as the
+ * document gives them, and the tables and their parts may be absent (a
+ * document without BPF has an attribution of attribution_missing alone;
+ * record --openmetrics's live one, of page_faults alone). */
+#define MP_VIEW_EXPORT 1u
 
 /* Build v from attribution object a, sizes in size's words (NULL: no words,
  * the cells empty: exports). 0, or -1 with rd's error said (v then empty);
