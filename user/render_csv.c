@@ -165,28 +165,27 @@ static void t_tasks(const cJSON *doc, FILE *f, struct mp_rd *rd)
 /* Charged paths (net and allocated), then the ones not charged (allocated). */
 static void t_kernel_paths(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *a = attribution(doc, rd), *it;
+	struct mp_view_paths v;
 	struct row r = { f, 0 };
 
 	header(f, "path,charged,bytes,alloc_bytes");
-	cJSON_ArrayForEach(it, mp_rd_arr(rd, a, "kernel_paths", MP_RD_ABSENT)) {
-		if (!mp_rd_is_obj(rd, it))
-			return;
-		field(&r, mp_rd_str(rd, it, "path", 0));
+	if (mp_view_paths(attribution(doc, rd), rd, MP_VIEW_EXPORT, &v))
+		return;
+	for (int i = 0; i < v.n; i++) {
+		field(&r, v.rows[i].path);
 		field(&r, "true");
-		field_s(&r, rd, it, "bytes", 0);
-		field_u(&r, rd, it, "alloc_bytes", 0);
+		field_given(&r, true, v.rows[i].bytes);
+		field_n(&r, v.rows[i].alloc);
 		end_row(&r);
 	}
-	cJSON_ArrayForEach(it, mp_rd_arr(rd, a, "not_charged", MP_RD_ABSENT)) {
-		if (!mp_rd_is_obj(rd, it))
-			return;
-		field(&r, mp_rd_str(rd, it, "path", 0));
+	for (int i = 0; i < v.nnc; i++) {
+		field(&r, v.nc[i].path);
 		field(&r, "false");
 		field(&r, NULL);
-		field_u(&r, rd, it, "alloc_bytes", 0);
+		field_n(&r, v.nc[i].alloc);
 		end_row(&r);
 	}
+	mp_view_paths_free(&v);
 }
 
 static void t_hooks(const cJSON *doc, FILE *f, struct mp_rd *rd)

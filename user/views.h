@@ -247,11 +247,22 @@ struct mp_view_path {
 	int nframes;
 	const char *frames[MP_VIEW_FRAMES];
 };
+/* A path whose kernel pages were allocated in the target's tasks without
+ * __GFP_ACCOUNT: the host pays for them, the limit does not see them. */
+struct mp_view_not_charged {
+	const char *path;
+	uint64_t alloc;
+};
 struct mp_view_paths {
 	struct mp_view_path *rows;
 	int n;
+	struct mp_view_not_charged *nc;
+	int nnc;
 };
-int mp_view_paths(const cJSON *a, struct mp_rd *rd, struct mp_view_paths *v);
+/* The kernel paths and the ones not charged; MP_VIEW_EXPORT: either may be
+ * absent, and no stacks are read (stack NULL). 0, or -1 with rd's error said;
+ * free with mp_view_paths_free. */
+int mp_view_paths(const cJSON *a, struct mp_rd *rd, unsigned flags, struct mp_view_paths *v);
 void mp_view_paths_free(struct mp_view_paths *v);
 int mp_view_paths_table(const struct mp_view_paths *v, mp_view_size_fn size, struct mp_rd *rd,
 			struct mp_view_table *t);
