@@ -63,24 +63,6 @@ static void header(FILE *f, const char *names)
 	fprintf(f, "%s\r\n", names);
 }
 
-/* An integer member, checked (signed where sgn); an empty field when null
- * or absent and flags allow it. */
-static void field_int(struct row *r, struct mp_rd *rd, const cJSON *o, const char *name,
-		      unsigned flags, bool sgn)
-{
-	char b[32] = "";
-	uint64_t u;
-	int64_t v;
-
-	if (sgn && mp_rd_s64(rd, o, name, flags, &v))
-		snprintf(b, sizeof(b), "%" PRId64, v);
-	else if (!sgn && mp_rd_u64(rd, o, name, flags, &u))
-		snprintf(b, sizeof(b), "%" PRIu64, u);
-	field(r, b[0] ? b : NULL);
-}
-#define field_s(r, rd, o, name, flags) field_int(r, rd, o, name, flags, true)
-#define field_u(r, rd, o, name, flags) field_int(r, rd, o, name, flags, false)
-
 static const cJSON *attribution(const cJSON *doc, struct mp_rd *rd)
 {
 	return mp_rd_obj(rd, doc, "attribution", 0);
@@ -316,58 +298,67 @@ static void t_figures(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	}
 }
 
-/* One overhead object's rows: a row per category of each group, then what
- * the kernel reclaimed, the probe's own, unexplained and the total, so
- * that the bytes of one moment's rows but the total's add up to it. */
+/* A tail row of the overhead table: what it is, its category and bytes. */
+static void tail_row(struct row *r, const char *at, const char *kind, const char *category,
+		     int64_t bytes)
+{
+	field(r, at);
+	field(r, kind);
+	for (int i = 0; i < 4; i++)
+		field(r, NULL);
+	field(r, category);
+	field_given(r, true, bytes);
+	field(r, NULL);
+	end_row(r);
+}
+
+/* A group's row of one category: who, the category's bytes, and with anon
+ * its copies on write. */
+static void group_row(struct row *r, const char *at, const struct mp_view_overhead_row *g,
+		      const struct mp_view_part *c)
+{
+	field(r, at);
+	field(r, "group");
+	field(r, g->comm);
+	field(r, g->role);
+	field_n(r, g->processes);
+	if (g->has_pid)
+		field_n(r, g->pid);
+	else
+		field(r, NULL);
+	field(r, c->category);
+	field_given(r, true, c->bytes);
+	field_given(r, !strcmp(c->category, "anon") && g->has_cow, g->cow);
+	end_row(r);
+}
+
+/* One overhead object's rows (the overhead views): a row per category of
+ * each group (an older document's parts: none), then what the kernel
+ * reclaimed, the probe's own, unexplained and the total, so that the bytes
+ * of one moment's rows but the total's add up to it. */
 static void overhead_rows(const cJSON *o, const char *at, FILE *f, struct mp_rd *rd)
 {
-	static const char *const tail[][2] = {
-		{ "reclaimed", "reclaimed_parts" }, { "probe", "probe_kernel_parts" },
-	};
-	const cJSON *g, *c;
+	struct mp_view_overhead_rows v;
+	struct mp_view_overhead_tail t;
 	struct row r = { f, 0 };
-	char n[24];
 
-	cJSON_ArrayForEach(g, mp_rd_arr(rd, o, "groups", MP_RD_ABSENT)) {
-		if (!mp_rd_is_obj(rd, g))
-			return;
-		cJSON_ArrayForEach(c, mp_rd_arr(rd, g, "categories", 0)) {
-			field(&r, at);
-			field(&r, "group");
-			field(&r, mp_rd_str(rd, g, "comm", 0));
-			field(&r, mp_rd_str(rd, g, "role", 0));
-			snprintf(n, sizeof(n), "%" PRIu64, mp_rd_u64v(rd, g, "processes"));
-			field(&r, n);
-			field_u(&r, rd, g, "pid", MP_RD_NULL);
-			field(&r, mp_rd_str(rd, c, "category", 0));
-			field_s(&r, rd, c, "bytes", 0);
-			if (!strcmp(mp_rd_str(rd, c, "category", 0), "anon"))
-				field_s(&r, rd, g, "copy_on_write_bytes", MP_RD_NULL);
-			else
-				field(&r, NULL);
-			end_row(&r);
-		}
+	if (mp_view_overhead_rows(o, rd, &v))
+		return;
+	if (mp_view_overhead_tail(o, rd, &t)) {
+		mp_view_overhead_rows_free(&v);
+		return;
 	}
-	for (size_t t = 0; t < 2; t++)
-		cJSON_ArrayForEach(c, mp_rd_arr(rd, o, tail[t][1], MP_RD_ABSENT)) {
-			field(&r, at);
-			field(&r, tail[t][0]);
-			for (int i = 0; i < 4; i++)
-				field(&r, NULL);
-			field(&r, mp_rd_str(rd, c, "category", 0));
-			field_s(&r, rd, c, "bytes", 0);
-			field(&r, NULL);
-			end_row(&r);
-		}
-	for (int t = 0; t < 2; t++) {
-		field(&r, at);
-		field(&r, t ? "total" : "unexplained");
-		for (int i = 0; i < 5; i++)
-			field(&r, NULL);
-		field_s(&r, rd, o, t ? "bytes" : "unexplained_bytes", 0);
-		field(&r, NULL);
-		end_row(&r);
-	}
+	for (int i = 0; v.groups && i < v.n; i++)
+		for (int c = 0; c < v.rows[i].ncats; c++)
+			group_row(&r, at, &v.rows[i], &v.rows[i].cats[c]);
+	for (int i = 0; i < t.nreclaimed; i++)
+		tail_row(&r, at, "reclaimed", t.reclaimed[i].category, t.reclaimed[i].bytes);
+	for (int i = 0; i < t.nprobe; i++)
+		tail_row(&r, at, "probe", t.probe[i].category, t.probe[i].bytes);
+	tail_row(&r, at, "unexplained", NULL, t.unexplained);
+	tail_row(&r, at, "total", NULL, t.total);
+	mp_view_overhead_rows_free(&v);
+	mp_view_overhead_tail_free(&t);
 }
 
 /* The overhead explained (a probe's, record's --probe-at): at the peak,

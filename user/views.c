@@ -121,13 +121,15 @@ void mp_view_overhead_tail_free(struct mp_view_overhead_tail *t)
 /* Row r of a group g: its name, categories, copies on write, bytes. */
 static int group_row(const cJSON *g, struct mp_rd *rd, struct mp_view_overhead_row *r)
 {
-	uint64_t pid = 0, host = 0;
+	uint64_t host = 0;
 
-	mp_rd_u64(rd, g, "pid", MP_RD_NULL, &pid);
+	r->has_pid = mp_rd_u64(rd, g, "pid", MP_RD_NULL, &r->pid);
 	mp_rd_u64(rd, g, "host_pid", MP_RD_ABSENT, &host);
-	mp_rd_s64(rd, g, "copy_on_write_bytes", MP_RD_NULL | MP_RD_ABSENT, &r->cow);
-	mp_proc_group_name_host(mp_rd_str(rd, g, "comm", 0), mp_rd_str(rd, g, "role", 0),
-				(unsigned)mp_rd_u64v(rd, g, "processes"), (uint32_t)pid,
+	r->has_cow = mp_rd_s64(rd, g, "copy_on_write_bytes", MP_RD_NULL | MP_RD_ABSENT, &r->cow);
+	r->comm = mp_rd_str(rd, g, "comm", 0);
+	r->role = mp_rd_str(rd, g, "role", 0);
+	r->processes = mp_rd_u64v(rd, g, "processes");
+	mp_proc_group_name_host(r->comm, r->role, (unsigned)r->processes, (uint32_t)r->pid,
 				(uint32_t)host, r->name, sizeof(r->name));
 	return parts(g, "categories", rd, &r->cats, &r->ncats);
 }

@@ -126,6 +126,12 @@ struct mp_view_overhead_row {
 	int ncats;
 	int64_t cow;               /* a group's anon copied on write, 0 if none */
 	int64_t bytes;
+	/* a group's as the document gives them, for exports */
+	const char *comm, *role;
+	uint64_t processes;
+	bool has_pid;              /* pid not null: one process */
+	uint64_t pid;
+	bool has_cow;              /* copy_on_write_bytes given, not null */
 };
 struct mp_view_overhead_rows {
 	struct mp_view_overhead_row *rows;
