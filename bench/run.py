@@ -21,7 +21,14 @@ cgroup made under the driver's own memory cgroup and removed at exit):
      cost per firing (the empty-progs tracer of the rounds) they give each
      tracer's floor, 1 + firings x cost / the fault's CPU;
   5. the probe's fill rate: `memprobe probe --limit 4G --thp never` against
-     fill.c's mmap+memset of the same size and page size.
+     fill.c's mmap+memset of the same size and page size, one thread and
+     --threads 2, with the default --memcg-from and with `counters`.
+
+memprobe's modes in the rounds and the stats pass: no stacks, stacks (the
+default), --fault-tracepoint, and --memcg-from counters with and without
+stacks: the summary gives both designs of the per-process memcg split their
+BPF firings per page (per task and by the kernel's run counts), program ns
+per page, added CPU per page and floor.
 
 On a fresh machine: tracefs is mounted at /sys/kernel/tracing when no tracefs
 is (bpftrace's tracepoint: probes and perf kmem need it) and unmounted at
@@ -42,8 +49,10 @@ Environment: BENCH_MIN_ROUNDS (15), BENCH_ROUNDS (20, at most), BENCH_SIZE
 BENCH_PROBE_REPS (2), BENCH_PROBE_LIMIT (4G), BENCH_ATTACH_STARTS (20), BENCH_BUDGET_S (720, for
 this script; `make bench` adds the build), MEMPROBE (build/memprobe),
 BENCH_DOC (docs/performance.md), BENCH_TRACERS (comma-separated: which of
-empty-progs, bpftrace, perf-kmem, memprobe-faulttp to run; default all; the
-memprobe modes and the A/A control always run), BENCH_TRACEFS (colon-separated
+empty-progs, bpftrace, perf-kmem, memprobe-faulttp, memprobe-counters,
+memprobe-counters-nostack to run; default all, the last three where record
+has --fault-tracepoint / --memcg-from; memprobe-nostack, memprobe-stacks and
+the A/A control always run), BENCH_TRACEFS (colon-separated
 directories where a mounted tracefs is looked for; default
 /sys/kernel/tracing:/sys/kernel/debug/tracing), BENCH_TRACEFS_MOUNT (where to
 mount one when none is found; /sys/kernel/tracing).
@@ -92,16 +101,24 @@ TRACEFS_DIRS = os.environ.get("BENCH_TRACEFS",
 TRACEFS_MOUNT = os.environ.get("BENCH_TRACEFS_MOUNT", "/sys/kernel/tracing")
 
 # every tracer the bench knows, in round order; main() keeps the ones to run
-ALL_TRACERS = ["memprobe-nostack", "memprobe-stacks", "memprobe-faulttp", "empty-progs",
-               "bpftrace", "perf-kmem", "control"]
+ALL_TRACERS = ["memprobe-nostack", "memprobe-stacks", "memprobe-faulttp", "memprobe-counters",
+               "memprobe-counters-nostack", "empty-progs", "bpftrace", "perf-kmem", "control"]
 REQUIRED = ("memprobe-nostack", "memprobe-stacks", "control")
 TRACERS = list(ALL_TRACERS)
-MEMPROBE_MODES = ("memprobe-nostack", "memprobe-stacks", "memprobe-faulttp")
+MEMPROBE_MODES = ("memprobe-nostack", "memprobe-stacks", "memprobe-faulttp", "memprobe-counters",
+                  "memprobe-counters-nostack")
+# record's two designs for the per-process split of memory.stat (--memcg-from):
+# (label, its mode with default options, its mode with --stack-sample 0)
+MEMCG_PATHS = (("--memcg-from tracepoint (the default)", "memprobe-stacks", "memprobe-nostack"),
+               ("--memcg-from counters", "memprobe-counters", "memprobe-counters-nostack"))
 TRACER_DESC = {
     "none": "no tracer (baseline)",
     "memprobe-nostack": "memprobe record --cgroup CG --stack-sample 0",
     "memprobe-stacks": "memprobe record --cgroup CG (kernel stacks, default)",
     "memprobe-faulttp": "memprobe record --cgroup CG --fault-tracepoint --stack-sample 0",
+    "memprobe-counters": "memprobe record --cgroup CG --memcg-from counters (kernel stacks)",
+    "memprobe-counters-nostack": "memprobe record --cgroup CG --memcg-from counters "
+                                 "--stack-sample 0",
     "empty-progs": "empty tp_btf programs on memprobe's tracepoints (bench/empty.bpf.c)",
     "bpftrace": "bpftrace: faults, mm_page_alloc by order, memcg stat items, memcg-filtered",
     "perf-kmem": "perf kmem --page record (system-wide)",
@@ -541,6 +558,10 @@ class Tracer:
                 argv[4:4] = ["--stack-sample", "0"]
             if k == "memprobe-faulttp":
                 argv[4:4] = ["--fault-tracepoint", "--stack-sample", "0"]
+            if k == "memprobe-counters":
+                argv[4:4] = ["--memcg-from", "counters"]
+            if k == "memprobe-counters-nostack":
+                argv[4:4] = ["--memcg-from", "counters", "--stack-sample", "0"]
             self.fds = [r, w]
             self.p = spawn(argv, pass_fds=(w,), stderr=self.errfile())
             self.close_fds([w])
@@ -1032,6 +1053,7 @@ def firing_windows(pid, empties_pid, fills):
         for i, d in b.items():
             d = dict(d)
             d["fill_runs"] = d["run_cnt"] - a.get(i, d)["run_cnt"]
+            d["fill_ns"] = d["run_time_ns"] - a.get(i, d)["run_time_ns"]
             d["fill_s"] = t1 - t0
             out.append(d)
         return out
@@ -1220,7 +1242,11 @@ def phase_bpfstats(cg, modes):
         net = sum(p["net_ns_per_run"] * p["run_cnt"] for p in hot)
         tot = sum(p["run_time_ns"] for p in ps)
         cpu = sum(x["cpu_s"] for x in fills[mode]["fills"])
+        pages = len(fills[mode]["fills"]) * (parse_size(SIZE) // 4096)
         worst = max(hot, key=lambda p: p["net_ns_per_run"]) if hot else None
+        # memprobe's own reading of the same stats (its document's
+        # attribution.events.program_runs, over its whole recording)
+        own = (fills[mode].get("events") or {}).get("program_runs")
         summ[mode] = emit("bpfstats_summary", mode=mode, runs=runs,
                           weighted_net_ns_per_event=net / runs if runs else None,
                           worst_program=worst["name"] if worst else None,
@@ -1228,6 +1254,8 @@ def phase_bpfstats(cg, modes):
                           bpf_time_s=tot / 1e9, workload_cpu_s=cpu,
                           bpf_share_of_workload_cpu=tot / 1e9 / cpu if cpu else None,
                           firings_per_page=sum(p["firings_per_page"] for p in ps),
+                          program_ns_per_page=sum(p["fill_ns"] for p in ps) / pages,
+                          doc_program_runs_per_page=sum(own.values()) / pages if own else None,
                           events_lost=fills[mode].get("events_lost"))
     for f_ in (inner, empty):
         os.unlink(f_)
@@ -1239,12 +1267,15 @@ def probe_help_flags():
     txt = h.stdout + h.stderr
     r = subprocess.run([MEMPROBE, "record", "--help"], capture_output=True, text=True)
     return {"threads": "--threads" in txt, "populate": "--populate" in txt,
-            "fault_tracepoint": "--fault-tracepoint" in r.stdout + r.stderr}
+            "probe_memcg_from": "--memcg-from" in txt,
+            "fault_tracepoint": "--fault-tracepoint" in r.stdout + r.stderr,
+            "memcg_from": "--memcg-from" in r.stdout + r.stderr}
 
 
 def choose_tracers(flags):
     """The tracers of this run: BENCH_TRACERS's choice (all by default) and
-    the required ones; memprobe-faulttp only where record has the option."""
+    the required ones; memprobe-faulttp and memprobe-counters(-nostack)
+    only where record has the option."""
     want = os.environ.get("BENCH_TRACERS")
     chosen = set(ALL_TRACERS) if not want else {w.strip() for w in want.split(",") if w.strip()}
     bad = chosen - set(ALL_TRACERS)
@@ -1253,6 +1284,8 @@ def choose_tracers(flags):
                  f"(known: {', '.join(ALL_TRACERS)})")
     if not flags["fault_tracepoint"]:
         chosen.discard("memprobe-faulttp")
+    if not flags["memcg_from"]:
+        chosen -= {"memprobe-counters", "memprobe-counters-nostack"}
     return [k for k in ALL_TRACERS if k in chosen or k in REQUIRED]
 
 
@@ -1303,18 +1336,39 @@ def rep_estimate_s(matrix, flags):
         t += 2 * gib / rate[(2, "memset")] + 3
     if flags["populate"]:
         t += 2 * gib / rate[(1, "populate")] + 3
+    if flags["probe_memcg_from"]:
+        t += 2 * gib / rate[(1, "memset")] + 3
+        if flags["threads"]:
+            t += 2 * gib / rate[(2, "memset")] + 3
     return t
+
+
+# the probe phase's variants: name, probe's options, fill.c's, and the
+# variant a speed-up is measured against
+PROBE_VARIANTS = (
+    ("memset", [], ["--threads", "1", "--touch", "memset"], None),
+    ("threads2", ["--threads", "2"], ["--threads", "2", "--touch", "memset"], "memset"),
+    ("populate", ["--populate"], ["--threads", "1", "--touch", "populate"], "memset"),
+    ("counters", ["--memcg-from", "counters"], ["--threads", "1", "--touch", "memset"], None),
+    ("counters-threads2", ["--memcg-from", "counters", "--threads", "2"],
+     ["--threads", "2", "--touch", "memset"], "counters"),
+)
+
+
+def probe_variant_on(name, flags):
+    """Whether `memprobe probe --help` has the options variant name needs."""
+    need = {"threads2": ("threads",), "populate": ("populate",),
+            "counters": ("probe_memcg_from",),
+            "counters-threads2": ("probe_memcg_from", "threads")}.get(name, ())
+    return all(flags[n] for n in need)
 
 
 def phase_probe(cg, matrix, flags):
     log(f"probe fill rate: memprobe probe --limit {PROBE_LIMIT} --thp never "
         f"(--threads: {'yes' if flags['threads'] else 'n/a'}, "
-        f"--populate: {'yes' if flags['populate'] else 'n/a'}) vs fill.c")
-    variants = [("memset", [], ["--threads", "1", "--touch", "memset"])]
-    if flags["threads"]:
-        variants.append(("threads2", ["--threads", "2"], ["--threads", "2", "--touch", "memset"]))
-    if flags["populate"]:
-        variants.append(("populate", ["--populate"], ["--threads", "1", "--touch", "populate"]))
+        f"--populate: {'yes' if flags['populate'] else 'n/a'}, "
+        f"--memcg-from: {'yes' if flags['probe_memcg_from'] else 'n/a'}) vs fill.c")
+    variants = [(n, pa, fa) for n, pa, fa, _ in PROBE_VARIANTS if probe_variant_on(n, flags)]
     res = {name: {"probe": [], "fill": []} for name, _, _ in variants}
     for rep in range(PROBE_REPS):
         if rep and elapsed() + rep_estimate_s(matrix, flags) > BUDGET_S:
@@ -1362,12 +1416,13 @@ def phase_probe(cg, matrix, flags):
                          timed=res[name]["probe"][0]["timed"],
                          events_lost=[p["events_lost"] for p in res[name]["probe"]],
                          events_lost_detail=[p["events_lost_detail"] for p in res[name]["probe"]])
-    base = out.get("memset")
-    for name in ("threads2", "populate"):
+    for name, _, _, against in PROBE_VARIANTS:
+        base = out.get(against)
         if name in out and base:
             out[name]["speedup_vs_memset"] = out[name]["probe_gib_per_s"] / base["probe_gib_per_s"]
             out[name]["fill_speedup_vs_memset"] = out[name]["fill_gib_per_s"] / base["fill_gib_per_s"]
-            emit("probe_speedup", variant=name, speedup=out[name]["speedup_vs_memset"],
+            emit("probe_speedup", variant=name, against=against,
+                 speedup=out[name]["speedup_vs_memset"],
                  fill_speedup=out[name]["fill_speedup_vs_memset"])
     return out
 
@@ -1384,7 +1439,7 @@ def verdict(ok):
 
 def lost_figures(rounds, bsum, probe):
     """Events lost in the rounds, the stats pass and the probe runs, and where."""
-    lost = max(rounds["memprobe-nostack"]["events_lost_max"], rounds["memprobe-stacks"]["events_lost_max"])
+    lost = max(rounds[k]["events_lost_max"] for k in memprobe_ran(rounds))
     lost_stats = max((s.get("events_lost") or 0) for s in bsum.values())
     lost_probe = max((x or 0) for p in probe.values() if isinstance(p, dict) and "events_lost" in p
                      for x in p["events_lost"]) if any(
@@ -1396,7 +1451,7 @@ def lost_figures(rounds, bsum, probe):
                 for kk, v in d.items():
                     probe_where[kk] = max(probe_where.get(kk, 0), v)
     lost_where = {}
-    for k in ("memprobe-nostack", "memprobe-stacks"):
+    for k in memprobe_ran(rounds):
         for d in rounds[k].get("events_lost_detail_all", []):
             for kk, v in d.items():
                 if kk.startswith("recursion_misses:"):
@@ -1460,7 +1515,7 @@ def tracer_floors(rounds, bpf, fl_perf_events):
     out = {"_fault_ns": fault_ns, "_empty": ec}
     for k in TRACERS:
         r = rounds.get(k, {}).get("ratio", {}).get("median")
-        fpp, c = None, None
+        fpp, c, by = None, None, None
         if k in progs:
             # every program it loaded fires with its tracepoint: that
             # tracepoint's count, else the program's own run count
@@ -1478,7 +1533,7 @@ def tracer_floors(rounds, bpf, fl_perf_events):
             evs = [e.split(":", 1)[1] for e in (fl_perf_events or [])]
             fpp = (sum(tp_firings.get(t, 0.0) for t in evs) if firings["task"] and evs
                    else rounds.get(k, {}).get("firings_per_page_median"))
-        o = {"firings_per_page": fpp, "empty_ns_per_firing": c,
+        o = {"firings_per_page": fpp, "empty_ns_per_firing": c, "by_tracepoint": by,
              "floor": 1 + fpp * c / fault_ns if fpp is not None and c is not None else None,
              "added_ns_per_page": (r - 1) * fault_ns if r is not None else None}
         if k == "perf-kmem" and fpp and r is not None:
@@ -1487,17 +1542,23 @@ def tracer_floors(rounds, bpf, fl_perf_events):
     return out
 
 
+def memprobe_ran(rounds):
+    """The memprobe modes with runs in the rounds."""
+    return [k for k in MEMPROBE_MODES if rounds.get(k, {}).get("ratio", {}).get("n")]
+
+
 def headline_figures(rounds, bsum, probe):
     """The figures the issue's targets are checked against, from all phases."""
+    ran = memprobe_ran(rounds)
     fig = {
         "nostack": rounds["memprobe-nostack"]["ratio"],
         "stacks": rounds["memprobe-stacks"]["ratio"],
-        "hwm": max(rounds["memprobe-nostack"]["vmhwm_kib_max"],
-                   rounds["memprobe-stacks"]["vmhwm_kib_max"]),
-        "memlock": max(rounds["memprobe-nostack"]["maps_memlock_bytes_max"],
-                       rounds["memprobe-stacks"]["maps_memlock_bytes_max"]),
-        "top": max((rounds[k] for k in ("memprobe-nostack", "memprobe-stacks")),
-                   key=lambda s: s["vmhwm_kib_max"]),
+        "counters": rounds.get("memprobe-counters", {}).get("ratio"),
+        "counters_nostack": rounds.get("memprobe-counters-nostack", {}).get("ratio"),
+        "hwm": max(rounds[k]["vmhwm_kib_max"] for k in ran),
+        "memlock": max(rounds[k]["maps_memlock_bytes_max"] for k in ran),
+        "top": max((rounds[k] for k in ran), key=lambda s: s["vmhwm_kib_max"]),
+        "firings_rows": {},   # path_rows(): the firings rows' values, for their gaps
     }
     fig.update(lost_figures(rounds, bsum, probe))
     return fig
@@ -1512,6 +1573,9 @@ def target_gaps(fig, bsum, probe, attach):
 
     gap("slowdown, full attribution, no stacks (CPU time ratio)", fig["nostack"]["median"], 1.08)
     gap("slowdown, with kernel stacks (CPU time ratio)", fig["stacks"]["median"], 1.15)
+    for name, key, lim in COUNTERS_SLOWDOWN:
+        if fig.get(key) and fig[key]["n"]:
+            gap(name, fig[key]["median"], lim)
     for k, name, lim in ADDED_TARGETS:
         v = fig["floors"].get(k, {}).get("added_ns_per_page")
         if v is not None:
@@ -1521,12 +1585,15 @@ def target_gaps(fig, bsum, probe, attach):
             continue
         gap(f"in-program ns/event minus empty program's ({mode}, weighted)",
             s["weighted_net_ns_per_event"], 60, " ns")
-    if "memset" in probe:
-        gap("probe fill rate / plain mmap+memset (4 KiB, 1 thread)",
-            probe["memset"]["ratio_median"], 0.95)
-    for name, label in (("threads2", "--threads 2"), ("populate", "--populate")):
+    for name, sfx in PROBE_LABELS.items():
         if name in probe:
-            gap(f"probe {label} / probe one-thread memset", probe[name]["speedup_vs_memset"], 1.5)
+            gap(f"probe fill rate / plain mmap+memset (4 KiB, 1 thread{sfx})",
+                probe[name]["ratio_median"], 0.95)
+    for name, (label, against) in SPEEDUP_LABELS.items():
+        if name in probe and "speedup_vs_memset" in probe[name]:
+            gap(f"probe {label} / {against}", probe[name]["speedup_vs_memset"], 1.5)
+    for name, value in fig["firings_rows"].items():
+        gap(name, value, 2)
     gap("exec to attached, p50", attach["p50_ms"], 100, " ms")
     gap("exec to attached, p95", attach["p95_ms"], 200, " ms")
     gap("memprobe peak RSS (VmHWM just before SIGINT)", fig["hwm"] / 1024, 16, " MiB")
@@ -1534,41 +1601,57 @@ def target_gaps(fig, bsum, probe, attach):
     return gaps
 
 
+PROBE_LABELS = {"memset": "", "counters": ", --memcg-from counters"}
+SPEEDUP_LABELS = {"threads2": ("--threads 2", "probe one-thread memset"),
+                  "populate": ("--populate", "probe one-thread memset"),
+                  "counters-threads2": ("--memcg-from counters --threads 2",
+                                        "probe --memcg-from counters one-thread memset")}
+
+
+def probe_fill_rows(probe, name):
+    """The rows of one one-thread memset variant: fill rate, CPU, misses."""
+    sfx = PROBE_LABELS[name]
+    rate = f"probe fill rate / plain mmap+memset (4 KiB, 1 thread{sfx})"
+    if name not in probe:
+        if name == "memset":
+            return [(rate, "≥ 0.95", f"not measured: {probe.get('error', '?')}", None)]
+        return [] if not probe["flags"].get("probe_memcg_from") else \
+            [(rate, "≥ 0.95", f"not measured: {probe.get('error', '?')}", None)]
+    p = probe[name]
+    rows = [(rate, "≥ 0.95",
+             f"{f3(p['ratio_median'])} ({p['probe_gib_per_s']:.3f} vs "
+             f"{p['fill_gib_per_s']:.3f} GiB/s; timed by {p['timed']})",
+             p["ratio_median"] >= 0.95)]
+    if p.get("cpu_ratio_median") is not None:
+        rows.append((f"probe's whole-process CPU / plain mmap+memset's, same bytes{sfx}",
+                     "≤ 1.10",
+                     f"{f3(p['cpu_ratio_median'])} ({p['probe_cpu_s']:.2f} vs "
+                     f"{p['fill_cpu_s']:.2f} s: memprobe's start, BPF, snapshots and "
+                     f"the fill child, against fill.c's getrusage)",
+                     p["cpu_ratio_median"] <= 1.10))
+    if p.get("miss_bound_share_max") is not None:
+        rows.append((f"recursion misses' bound (events_lost.recursion_miss_bound_bytes) / "
+                     f"the probe's growth, worst run{sfx}", "< 0.1%",
+                     f"{100 * p['miss_bound_share_max']:.3f}%",
+                     p["miss_bound_share_max"] < 0.001))
+    return rows
+
+
 def probe_rows(probe):
     """The summary's rows for the probe's fill rate and its speed-ups."""
-    rows = []
-    if "memset" not in probe:
-        rows.append(("probe fill rate / plain mmap+memset (4 KiB, 1 thread)", "≥ 0.95",
-                     f"not measured: {probe.get('error', '?')}", None))
-    if "memset" in probe:
-        p = probe["memset"]
-        rows.append(("probe fill rate / plain mmap+memset (4 KiB, 1 thread)", "≥ 0.95",
-                     f"{f3(p['ratio_median'])} ({p['probe_gib_per_s']:.3f} vs "
-                     f"{p['fill_gib_per_s']:.3f} GiB/s; timed by {p['timed']})",
-                     p["ratio_median"] >= 0.95))
-        if p.get("cpu_ratio_median") is not None:
-            rows.append(("probe's whole-process CPU / plain mmap+memset's, same bytes", "≤ 1.10",
-                         f"{f3(p['cpu_ratio_median'])} ({p['probe_cpu_s']:.2f} vs "
-                         f"{p['fill_cpu_s']:.2f} s: memprobe's start, BPF, snapshots and "
-                         f"the fill child, against fill.c's getrusage)",
-                         p["cpu_ratio_median"] <= 1.10))
-        if p.get("miss_bound_share_max") is not None:
-            rows.append(("recursion misses' bound (events_lost.recursion_miss_bound_bytes) / "
-                         "the probe's growth, worst run", "< 0.1%",
-                         f"{100 * p['miss_bound_share_max']:.3f}%",
-                         p["miss_bound_share_max"] < 0.001))
-    for name, label in (("threads2", "--threads 2"), ("populate", "--populate")):
-        if name in probe:
+    rows = probe_fill_rows(probe, "memset") + probe_fill_rows(probe, "counters")
+    for name, (label, against) in SPEEDUP_LABELS.items():
+        row = f"probe {label} / {against}"
+        if name in probe and "speedup_vs_memset" in probe[name]:
             p = probe[name]
-            rows.append((f"probe {label} / probe one-thread memset", "≥ 1.5",
+            rows.append((row, "≥ 1.5",
                          f"{p['speedup_vs_memset']:.2f} (fill.c: {p['fill_speedup_vs_memset']:.2f})",
                          p["speedup_vs_memset"] >= 1.5))
-        elif probe["flags"][{"threads2": "threads", "populate": "populate"}[name]]:
-            rows.append((f"probe {label} / probe one-thread memset", "≥ 1.5",
-                         f"not measured: {probe.get('error', '?')}", None))
+        elif probe_variant_on(name, probe["flags"]):
+            rows.append((row, "≥ 1.5", f"not measured: {probe.get('error', '?')}", None))
         else:
-            rows.append((f"probe {label} / probe one-thread memset", "≥ 1.5",
-                         f"not available (`memprobe probe --help` has no {label.split()[0]})", None))
+            rows.append((row, "≥ 1.5", f"not available (`memprobe probe --help` lacks "
+                                       f"{label.replace(' 2', '')})", None))
     return rows
 
 
@@ -1591,7 +1674,14 @@ def lost_row(fig):
 
 ADDED_TARGETS = (("memprobe-nostack", "memprobe's added CPU per 4 KiB page, no stacks", 100),
                  ("memprobe-stacks", "memprobe's added CPU per 4 KiB page, with kernel stacks",
-                  150))
+                  150),
+                 ("memprobe-counters-nostack", "memprobe's added CPU per 4 KiB page, "
+                  "--memcg-from counters, no stacks", 100),
+                 ("memprobe-counters", "memprobe's added CPU per 4 KiB page, "
+                  "--memcg-from counters, with kernel stacks", 150))
+COUNTERS_SLOWDOWN = (
+    ("slowdown, --memcg-from counters, no stacks (CPU time ratio)", "counters_nostack", 1.08),
+    ("slowdown, --memcg-from counters, with kernel stacks (CPU time ratio)", "counters", 1.15))
 
 
 def added_rows(fl):
@@ -1599,6 +1689,8 @@ def added_rows(fl):
     CPU memprobe adds per page, beside the floor of its hooks."""
     rows = []
     for k, name, lim in ADDED_TARGETS:
+        if k not in TRACERS:
+            continue   # not run: record has no --memcg-from
         f = fl.get(k, {})
         v = f.get("added_ns_per_page")
         if v is None:
@@ -1608,6 +1700,68 @@ def added_rows(fl):
         floor = (f" (its hooks' floor: {fpp:.2f} firings × {c:.1f} ns = {fpp * c:.0f} ns)"
                  if fpp is not None and c is not None else "")
         rows.append((name, f"≤ {lim} ns", f"{v:.0f} ns{floor}", v <= lim))
+    return rows
+
+
+def path_cell(fig, bsum, k):
+    """One mode's firings per page, by both counts, and its floor: a dict."""
+    f, b = fig["floors"].get(k, {}), bsum.get(k) or {}
+    return {"task": f.get("firings_per_page"), "kernel": b.get("firings_per_page"),
+            "by_tp": f.get("by_tracepoint") or {},
+            "doc_runs": b.get("doc_program_runs_per_page"), "ns": b.get("program_ns_per_page"),
+            "empty_ns": f.get("empty_ns_per_firing"), "floor": f.get("floor")}
+
+
+def path_rows(fig, bsum):
+    """Per design of the per-process memcg split (--memcg-from): BPF firings
+    per 4 KiB anonymous page against the issue's "≤ 2 on the default path",
+    the programs' ns per page (the kernel's run time) and the floor of the
+    hooks (firings x an empty program's ns); --stack-sample 0 beside."""
+    rows = []
+    fig["firings_rows"] = {}
+
+    def fpp(c):   # the workload's own count where perf could count it
+        return c["task"] if c["task"] is not None else c["kernel"]
+
+    def num(x):
+        return "—" if x is None else f"{x:.2f}"
+
+    def floor(x):
+        return (f"{fpp(x):.2f} firings × {x['empty_ns']:.1f} ns = "
+                f"{fpp(x) * x['empty_ns']:.0f} ns, slowdown floor {f3(x['floor'])}")
+    for label, k, k0 in MEMCG_PATHS:
+        if k not in TRACERS:
+            continue
+        c, c0 = path_cell(fig, bsum, k), path_cell(fig, bsum, k0)
+        name = f"BPF firings per 4 KiB anonymous page, {label}, default options"
+        if fpp(c) is None:
+            rows.append((name, "≤ 2", "not measured", None))
+        else:
+            fig["firings_rows"][name] = fpp(c)
+            hooks = ", ".join(f"{t} {n:.3f}" for t, n in
+                              sorted(c["by_tp"].items(), key=lambda x: -x[1]) if n >= 0.0005)
+            rows.append((name, "≤ 2",
+                         f"{fpp(c):.2f} in the workload's own context ({hooks}); "
+                         f"{num(c['kernel'])} "
+                         f"by the kernel's run counts (stats pass, machine-wide)" +
+                         ("" if c["doc_runs"] is None else
+                          f"; {c['doc_runs']:.2f} by memprobe's own document "
+                          f"(events.program_runs, its whole recording)") +
+                         ("" if fpp(c0) is None else
+                          f" (--stack-sample 0: {fpp(c0):.2f}; kernel {num(c0['kernel'])})"),
+                         fpp(c) <= 2))
+        if c["ns"] is not None:
+            rows.append((f"BPF program ns per 4 KiB page, {label} (kernel run time during "
+                         f"the fills, machine-wide)", "—",
+                         f"{c['ns']:.0f} ns" + ("" if c0["ns"] is None else
+                                                f" (--stack-sample 0: {c0['ns']:.0f} ns)"),
+                         None))
+        if c["empty_ns"] is not None and fpp(c) is not None:
+            rows.append((f"floor of the hooks per 4 KiB page (firings × empty program ns), "
+                         f"{label}", "—", floor(c) + ("" if c0["empty_ns"] is None or
+                                                     fpp(c0) is None else
+                                                     f" (--stack-sample 0: {floor(c0)})"),
+                         None))
     return rows
 
 
@@ -1622,7 +1776,14 @@ def target_rows(fig, bsum, probe, attach):
     rows.append(("slowdown, with kernel stacks (CPU time ratio)", "≤ 1.15",
                  f"{f3(stacks['median'])} (IQR {f3(stacks['q1'])}–{f3(stacks['q3'])})",
                  stacks["median"] <= 1.15))
+    for name, key, lim in COUNTERS_SLOWDOWN:
+        r = fig.get(key)
+        if r and r["n"]:
+            rows.append((name, f"≤ {lim}",
+                         f"{f3(r['median'])} (IQR {f3(r['q1'])}–{f3(r['q3'])})",
+                         r["median"] <= lim))
     rows += added_rows(fig["floors"])
+    rows += path_rows(fig, bsum)
     for mode, s in bsum.items():
         if s["weighted_net_ns_per_event"] is None:
             continue
@@ -1866,7 +2027,8 @@ def bpf_section(progs, bsum, tp_firings, firings):
             continue
         a(f"- {mode}: {s['firings_per_page']:.2f} runs per page; "
           f"weighted net cost {s['weighted_net_ns_per_event']:.1f} ns/event over "
-          f"{s['runs']} runs; all of memprobe's programs together ran "
+          f"{s['runs']} runs; {s['program_ns_per_page']:.0f} ns of program run time per "
+          f"page; all of memprobe's programs together ran "
           f"{s['bpf_time_s'] * 1000:.1f} ms, {100 * s['bpf_share_of_workload_cpu']:.1f}% of the "
           f"workload's {s['workload_cpu_s']:.2f} s CPU (an upper bound on its in-kernel "
           f"share: it includes other processes' filtered-out events).")
@@ -1900,30 +2062,38 @@ def attach_section(attach, hwm):
     return L
 
 
-def probe_section(probe, stacks):
+def probe_section(probe, stacks, counters=None):
     """The probe's fill rate against fill.c's, per variant."""
     L = []
     a = L.append
     a("## The probe's fill rate\n")
     fl = probe["flags"]
     a(f"`memprobe probe --limit {PROBE_LIMIT} --thp never --format json` (attribution on, default "
-      f"options) against `fill` mapping and filling the same number of bytes in the same "
-      f"chunk size with 4 KiB pages, right after it (right before it in odd "
+      f"options; the counters variants add `--memcg-from counters`, which runs no program on "
+      f"the memcg stat tracepoints) against `fill` mapping and filling the same number of "
+      f"bytes in the same chunk size with 4 KiB pages, right after it (right before it in odd "
       f"repetitions). The probe is timed by "
       f"its report's `probe.fill_ns` when it has one, else by its whole command. "
       f"`--threads`: {'available' if fl['threads'] else 'not available'}; `--populate`: "
-      f"{'available' if fl['populate'] else 'not available'}.\n")
+      f"{'available' if fl['populate'] else 'not available'}; `--memcg-from`: "
+      f"{'available' if fl.get('probe_memcg_from') else 'not available'}.\n")
     a(f"The probe fills with its attribution on (kernel stacks, the default): with the "
       f"rounds' slowdown for that mode ({f3(stacks['median'])}), a probe whose only extra "
       f"cost is its BPF programs would reach about {f3(min(1.0, 1 / stacks['median']))} of fill.c's "
-      f"rate with one thread and memset.\n")
-    a("| variant | probe GiB/s | fill.c GiB/s | probe / fill.c (median, min–max) | timed by |")
-    a("|---|---|---|---|---|")
-    for name in ("memset", "threads2", "populate"):
+      f"rate with one thread and memset" +
+      (f"; with `--memcg-from counters` (its rounds' slowdown with stacks "
+       f"{f3(counters['median'])}) about {f3(min(1.0, 1 / counters['median']))}"
+       if counters and counters["n"] else "") + ".\n")
+    a("| variant | probe options | probe GiB/s | fill.c GiB/s | probe / fill.c (median, "
+      "min–max) | probe CPU / fill.c CPU | timed by |")
+    a("|---|---|---|---|---|---|---|")
+    for name, pargs, _, _ in PROBE_VARIANTS:
         if name in probe:
             p = probe[name]
-            a(f"| {name} | {p['probe_gib_per_s']:.3f} | {p['fill_gib_per_s']:.3f} | "
-              f"{f3(p['ratio_median'])} ({f3(p['ratio_min'])}–{f3(p['ratio_max'])}) | {p['timed']} |")
+            a(f"| {name} | {' '.join(pargs) or '(default)'} | {p['probe_gib_per_s']:.3f} | "
+              f"{p['fill_gib_per_s']:.3f} | "
+              f"{f3(p['ratio_median'])} ({f3(p['ratio_min'])}–{f3(p['ratio_max'])}) | "
+              f"{f3(p.get('cpu_ratio_median'))} | {p['timed']} |")
     a("")
     return L
 
@@ -1961,7 +2131,8 @@ def rerun_section():
         "(build/memprobe), `BENCH_DOC` (docs/performance.md), `BENCH_TRACERS` (which of "
         f"{', '.join(k for k in ALL_TRACERS if k not in REQUIRED)} to run, comma-separated; "
         "all by default, memprobe-faulttp where `memprobe record --help` has "
-        "`--fault-tracepoint`), `BENCH_TRACEFS` (where a mounted tracefs is looked for, "
+        "`--fault-tracepoint`, memprobe-counters and memprobe-counters-nostack where it has "
+        "`--memcg-from`), `BENCH_TRACEFS` (where a mounted tracefs is looked for, "
         "colon-separated; /sys/kernel/tracing:/sys/kernel/debug/tracing), "
         "`BENCH_TRACEFS_MOUNT` (where one is mounted when none is; /sys/kernel/tracing).\n",
         "On a fresh machine the bench mounts tracefs when none is mounted (and unmounts it at "
@@ -1985,7 +2156,7 @@ def summarize(m, matrix, rounds, attach, bpf, probe, duration_s, perf_events=Non
     L += tracers_section(rounds, fl)
     L += bpf_section(progs, bsum, bpf[3], bpf[4])
     L += attach_section(attach, fig["hwm"])
-    L += probe_section(probe, fig["stacks"])
+    L += probe_section(probe, fig["stacks"], fig["counters"])
     L += matrix_section(matrix)
     L += rerun_section()
     return L, rows
@@ -2068,8 +2239,9 @@ def main():
 
 
 def kept_scale_section():
-    """The doc's "## Scale" section, which `make scale` (bench/scale.sh)
-    measures, not this bench: carried over as it is."""
+    """The doc's sections from "## Scale" to its end, which `make scale`
+    (bench/scale.sh) and one-off measurements made, not this bench:
+    carried over as they are."""
     try:
         with open(DOC) as f:
             old = f.read()
@@ -2078,8 +2250,7 @@ def kept_scale_section():
     i = old.find("\n## Scale")
     if i < 0:
         return ""
-    j = old.find("\n## ", i + 1)
-    return "\n" + old[i + 1:j if j > 0 else len(old)].rstrip("\n") + "\n"
+    return "\n" + old[i + 1:].rstrip("\n") + "\n"
 
 
 if __name__ == "__main__":
