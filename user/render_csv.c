@@ -63,128 +63,9 @@ static void header(FILE *f, const char *names)
 	fprintf(f, "%s\r\n", names);
 }
 
-/* An integer member, checked (signed where sgn); an empty field when null
- * or absent and flags allow it. */
-static void field_int(struct row *r, struct mp_rd *rd, const cJSON *o, const char *name,
-		      unsigned flags, bool sgn)
-{
-	char b[32] = "";
-	uint64_t u;
-	int64_t v;
-
-	if (sgn && mp_rd_s64(rd, o, name, flags, &v))
-		snprintf(b, sizeof(b), "%" PRId64, v);
-	else if (!sgn && mp_rd_u64(rd, o, name, flags, &u))
-		snprintf(b, sizeof(b), "%" PRIu64, u);
-	field(r, b[0] ? b : NULL);
-}
-#define field_s(r, rd, o, name, flags) field_int(r, rd, o, name, flags, true)
-#define field_u(r, rd, o, name, flags) field_int(r, rd, o, name, flags, false)
-
-static void field_bool(struct row *r, struct mp_rd *rd, const cJSON *o, const char *name)
-{
-	field(r, mp_rd_bool(rd, o, name, 0) ? "true" : "false");
-}
-
 static const cJSON *attribution(const cJSON *doc, struct mp_rd *rd)
 {
 	return mp_rd_obj(rd, doc, "attribution", 0);
-}
-
-static void t_categories(const cJSON *doc, FILE *f, struct mp_rd *rd)
-{
-	const cJSON *it;
-	struct row r = { f, 0 };
-
-	/* estimated, bound_bytes and below_floor: docs/report-format.md; an
-	 * exact figure (or a document from before them) leaves them empty */
-	header(f, "category,available,source,growth_bytes,retained_bytes,estimated,bound_bytes,"
-		  "below_floor");
-	cJSON_ArrayForEach(it, mp_rd_arr(rd, attribution(doc, rd), "categories", MP_RD_ABSENT)) {
-		if (!mp_rd_is_obj(rd, it))
-			return;
-		field(&r, mp_rd_str(rd, it, "name", 0));
-		field_bool(&r, rd, it, "available");
-		field(&r, mp_rd_str(rd, it, "source", MP_RD_ABSENT));
-		field_s(&r, rd, it, "growth_bytes", 0);
-		field_s(&r, rd, it, "retained_bytes", MP_RD_ABSENT);
-		field(&r, mp_rd_item(rd, it, "estimated", MP_RD_ABSENT) ? "true" : NULL);
-		field_s(&r, rd, it, "bound_bytes", MP_RD_NULL | MP_RD_ABSENT);
-		field(&r, mp_rd_item(rd, it, "below_floor", MP_RD_ABSENT) ? "true" : NULL);
-		end_row(&r);
-	}
-}
-
-static void t_tasks(const cJSON *doc, FILE *f, struct mp_rd *rd)
-{
-	const cJSON *it, *tk;
-	struct row r = { f, 0 };
-
-	header(f, "category,pid,comm,bytes");
-	cJSON_ArrayForEach(it, mp_rd_arr(rd, attribution(doc, rd), "categories", MP_RD_ABSENT)) {
-		const char *cat;
-
-		if (!mp_rd_is_obj(rd, it))
-			return;
-		cat = mp_rd_str(rd, it, "name", 0);
-		cJSON_ArrayForEach(tk, mp_rd_arr(rd, it, "tasks", MP_RD_ABSENT)) {
-			if (!mp_rd_is_obj(rd, tk))
-				return;
-			field(&r, cat);
-			field_u(&r, rd, tk, "pid", MP_RD_NULL);
-			field(&r, mp_rd_str(rd, tk, "comm", 0));
-			field_s(&r, rd, tk, "bytes", 0);
-			end_row(&r);
-		}
-	}
-}
-
-/* Charged paths (net and allocated), then the ones not charged (allocated). */
-static void t_kernel_paths(const cJSON *doc, FILE *f, struct mp_rd *rd)
-{
-	const cJSON *a = attribution(doc, rd), *it;
-	struct row r = { f, 0 };
-
-	header(f, "path,charged,bytes,alloc_bytes");
-	cJSON_ArrayForEach(it, mp_rd_arr(rd, a, "kernel_paths", MP_RD_ABSENT)) {
-		if (!mp_rd_is_obj(rd, it))
-			return;
-		field(&r, mp_rd_str(rd, it, "path", 0));
-		field(&r, "true");
-		field_s(&r, rd, it, "bytes", 0);
-		field_u(&r, rd, it, "alloc_bytes", 0);
-		end_row(&r);
-	}
-	cJSON_ArrayForEach(it, mp_rd_arr(rd, a, "not_charged", MP_RD_ABSENT)) {
-		if (!mp_rd_is_obj(rd, it))
-			return;
-		field(&r, mp_rd_str(rd, it, "path", 0));
-		field(&r, "false");
-		field(&r, NULL);
-		field_u(&r, rd, it, "alloc_bytes", 0);
-		end_row(&r);
-	}
-}
-
-static void t_hooks(const cJSON *doc, FILE *f, struct mp_rd *rd)
-{
-	const cJSON *it;
-	struct row r = { f, 0 };
-
-	header(f, "concern,name,kind,target,hook,polled,missing_reason,missing");
-	cJSON_ArrayForEach(it, mp_rd_arr(rd, attribution(doc, rd), "hooks", MP_RD_ABSENT)) {
-		if (!mp_rd_is_obj(rd, it))
-			return;
-		field(&r, mp_rd_str(rd, it, "concern", 0));
-		field(&r, mp_rd_str(rd, it, "name", 0));
-		field(&r, mp_rd_str(rd, it, "kind", MP_RD_NULL));
-		field(&r, mp_rd_str(rd, it, "target", MP_RD_NULL));
-		field(&r, mp_rd_str(rd, it, "hook", MP_RD_NULL));
-		field_bool(&r, rd, it, "polled");
-		field(&r, mp_rd_str(rd, it, "missing_reason", MP_RD_ABSENT));
-		field(&r, mp_rd_str(rd, it, "missing", MP_RD_ABSENT));
-		end_row(&r);
-	}
 }
 
 /* An integer we computed, as a field. */
@@ -194,6 +75,123 @@ static void field_n(struct row *r, uint64_t v)
 
 	snprintf(b, sizeof(b), "%" PRIu64, v);
 	field(r, b);
+}
+
+/* An integer of the view's, as a field; empty when not given. */
+static void field_given(struct row *r, bool given, int64_t v)
+{
+	char b[32];
+
+	snprintf(b, sizeof(b), "%" PRId64, v);
+	field(r, given ? b : NULL);
+}
+
+/* Every category (none skipped, as the displays skip the empty ones), or
+ * -1 with rd's error said. */
+static int categories(const cJSON *doc, struct mp_rd *rd, struct mp_view_cats *v)
+{
+	return mp_view_cats(attribution(doc, rd), rd, NULL, MP_VIEW_EXPORT, v);
+}
+
+static void t_categories(const cJSON *doc, FILE *f, struct mp_rd *rd)
+{
+	struct mp_view_cats v;
+	struct row r = { f, 0 };
+
+	/* estimated, bound_bytes and below_floor: docs/report-format.md; an
+	 * exact figure (or a document from before them) leaves them empty */
+	header(f, "category,available,source,growth_bytes,retained_bytes,estimated,bound_bytes,"
+		  "below_floor");
+	if (categories(doc, rd, &v))
+		return;
+	for (int i = 0; i < v.n; i++) {
+		const struct mp_view_cat *c = &v.rows[i];
+
+		field(&r, c->name);
+		field(&r, c->available ? "true" : "false");
+		field(&r, c->source);
+		field_given(&r, true, c->growth_bytes);
+		field_given(&r, c->has_retained, c->retained);
+		field(&r, c->estimated ? "true" : NULL);
+		field_given(&r, c->has_bound, c->bound);
+		field(&r, c->below_floor ? "true" : NULL);
+		end_row(&r);
+	}
+	mp_view_cats_free(&v);
+}
+
+static void t_tasks(const cJSON *doc, FILE *f, struct mp_rd *rd)
+{
+	struct mp_view_cats v;
+	struct row r = { f, 0 };
+
+	header(f, "category,pid,comm,bytes");
+	if (categories(doc, rd, &v))
+		return;
+	for (int i = 0; i < v.n; i++)
+		for (int k = 0; k < v.rows[i].ntasks; k++) {
+			const struct mp_view_cat_task *t = &v.rows[i].tasks[k];
+
+			field(&r, v.rows[i].name);
+			if (t->has_pid)
+				field_n(&r, t->pid);
+			else
+				field(&r, NULL);
+			field(&r, t->comm);
+			field_given(&r, true, t->bytes);
+			end_row(&r);
+		}
+	mp_view_cats_free(&v);
+}
+
+/* Charged paths (net and allocated), then the ones not charged (allocated). */
+static void t_kernel_paths(const cJSON *doc, FILE *f, struct mp_rd *rd)
+{
+	struct mp_view_paths v;
+	struct row r = { f, 0 };
+
+	header(f, "path,charged,bytes,alloc_bytes");
+	if (mp_view_paths(attribution(doc, rd), rd, MP_VIEW_EXPORT, &v))
+		return;
+	for (int i = 0; i < v.n; i++) {
+		field(&r, v.rows[i].path);
+		field(&r, "true");
+		field_given(&r, true, v.rows[i].bytes);
+		field_n(&r, v.rows[i].alloc);
+		end_row(&r);
+	}
+	for (int i = 0; i < v.nnc; i++) {
+		field(&r, v.nc[i].path);
+		field(&r, "false");
+		field(&r, NULL);
+		field_n(&r, v.nc[i].alloc);
+		end_row(&r);
+	}
+	mp_view_paths_free(&v);
+}
+
+static void t_hooks(const cJSON *doc, FILE *f, struct mp_rd *rd)
+{
+	struct mp_view_hooks v;
+	struct row r = { f, 0 };
+
+	header(f, "concern,name,kind,target,hook,polled,missing_reason,missing");
+	if (mp_view_hooks(attribution(doc, rd), rd, &v))
+		return;
+	for (int i = 0; i < v.n; i++) {
+		const struct mp_view_hook *h = &v.rows[i];
+
+		field(&r, h->concern);
+		field(&r, h->name);
+		field(&r, h->kind);
+		field(&r, h->target);
+		field(&r, h->hook_given);
+		field(&r, h->polled ? "true" : "false");
+		field(&r, h->missing_reason);
+		field(&r, h->missing);
+		end_row(&r);
+	}
+	mp_view_hooks_free(&v);
 }
 
 /*
@@ -300,58 +298,67 @@ static void t_figures(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	}
 }
 
-/* One overhead object's rows: a row per category of each group, then what
- * the kernel reclaimed, the probe's own, unexplained and the total, so
- * that the bytes of one moment's rows but the total's add up to it. */
+/* A tail row of the overhead table: what it is, its category and bytes. */
+static void tail_row(struct row *r, const char *at, const char *kind, const char *category,
+		     int64_t bytes)
+{
+	field(r, at);
+	field(r, kind);
+	for (int i = 0; i < 4; i++)
+		field(r, NULL);
+	field(r, category);
+	field_given(r, true, bytes);
+	field(r, NULL);
+	end_row(r);
+}
+
+/* A group's row of one category: who, the category's bytes, and with anon
+ * its copies on write. */
+static void group_row(struct row *r, const char *at, const struct mp_view_overhead_row *g,
+		      const struct mp_view_part *c)
+{
+	field(r, at);
+	field(r, "group");
+	field(r, g->comm);
+	field(r, g->role);
+	field_n(r, g->processes);
+	if (g->has_pid)
+		field_n(r, g->pid);
+	else
+		field(r, NULL);
+	field(r, c->category);
+	field_given(r, true, c->bytes);
+	field_given(r, !strcmp(c->category, "anon") && g->has_cow, g->cow);
+	end_row(r);
+}
+
+/* One overhead object's rows (the overhead views): a row per category of
+ * each group (an older document's parts: none), then what the kernel
+ * reclaimed, the probe's own, unexplained and the total, so that the bytes
+ * of one moment's rows but the total's add up to it. */
 static void overhead_rows(const cJSON *o, const char *at, FILE *f, struct mp_rd *rd)
 {
-	static const char *const tail[][2] = {
-		{ "reclaimed", "reclaimed_parts" }, { "probe", "probe_kernel_parts" },
-	};
-	const cJSON *g, *c;
+	struct mp_view_overhead_rows v;
+	struct mp_view_overhead_tail t;
 	struct row r = { f, 0 };
-	char n[24];
 
-	cJSON_ArrayForEach(g, mp_rd_arr(rd, o, "groups", MP_RD_ABSENT)) {
-		if (!mp_rd_is_obj(rd, g))
-			return;
-		cJSON_ArrayForEach(c, mp_rd_arr(rd, g, "categories", 0)) {
-			field(&r, at);
-			field(&r, "group");
-			field(&r, mp_rd_str(rd, g, "comm", 0));
-			field(&r, mp_rd_str(rd, g, "role", 0));
-			snprintf(n, sizeof(n), "%" PRIu64, mp_rd_u64v(rd, g, "processes"));
-			field(&r, n);
-			field_u(&r, rd, g, "pid", MP_RD_NULL);
-			field(&r, mp_rd_str(rd, c, "category", 0));
-			field_s(&r, rd, c, "bytes", 0);
-			if (!strcmp(mp_rd_str(rd, c, "category", 0), "anon"))
-				field_s(&r, rd, g, "copy_on_write_bytes", MP_RD_NULL);
-			else
-				field(&r, NULL);
-			end_row(&r);
-		}
+	if (mp_view_overhead_rows(o, rd, &v))
+		return;
+	if (mp_view_overhead_tail(o, rd, &t)) {
+		mp_view_overhead_rows_free(&v);
+		return;
 	}
-	for (size_t t = 0; t < 2; t++)
-		cJSON_ArrayForEach(c, mp_rd_arr(rd, o, tail[t][1], MP_RD_ABSENT)) {
-			field(&r, at);
-			field(&r, tail[t][0]);
-			for (int i = 0; i < 4; i++)
-				field(&r, NULL);
-			field(&r, mp_rd_str(rd, c, "category", 0));
-			field_s(&r, rd, c, "bytes", 0);
-			field(&r, NULL);
-			end_row(&r);
-		}
-	for (int t = 0; t < 2; t++) {
-		field(&r, at);
-		field(&r, t ? "total" : "unexplained");
-		for (int i = 0; i < 5; i++)
-			field(&r, NULL);
-		field_s(&r, rd, o, t ? "bytes" : "unexplained_bytes", 0);
-		field(&r, NULL);
-		end_row(&r);
-	}
+	for (int i = 0; v.groups && i < v.n; i++)
+		for (int c = 0; c < v.rows[i].ncats; c++)
+			group_row(&r, at, &v.rows[i], &v.rows[i].cats[c]);
+	for (int i = 0; i < t.nreclaimed; i++)
+		tail_row(&r, at, "reclaimed", t.reclaimed[i].category, t.reclaimed[i].bytes);
+	for (int i = 0; i < t.nprobe; i++)
+		tail_row(&r, at, "probe", t.probe[i].category, t.probe[i].bytes);
+	tail_row(&r, at, "unexplained", NULL, t.unexplained);
+	tail_row(&r, at, "total", NULL, t.total);
+	mp_view_overhead_rows_free(&v);
+	mp_view_overhead_tail_free(&t);
 }
 
 /* The overhead explained (a probe's, record's --probe-at): at the peak,

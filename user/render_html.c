@@ -978,7 +978,7 @@ static void categories_table(const cJSON *a, FILE *f, struct mp_rd *rd)
 	struct mp_view_table t;
 	char b1[32];
 
-	if (mp_view_cats(a, rd, mp_render_size, &v))
+	if (mp_view_cats(a, rd, mp_render_size, 0, &v))
 		return;
 	fputs("<section><h2>Where the cgroup's growth went</h2>\n<p>Usage ", f);
 	mp_html_esc(f, mp_render_size(v.measured, b1, sizeof(b1)));
@@ -995,7 +995,7 @@ static void paths_table(const cJSON *a, FILE *f, struct mp_rd *rd)
 	struct mp_view_paths v;
 	struct mp_view_table t;
 
-	if (mp_view_paths(a, rd, &v))
+	if (mp_view_paths(a, rd, 0, &v))
 		return;
 	fputs("<section><h2>Kernel paths</h2>\n", f);
 	mp_view_lay(mp_view_paths_table(&v, mp_render_size, rd, &t), &t, mp_html_table, f, rd);

@@ -193,7 +193,7 @@ static void categories(const cJSON *a, FILE *f, struct mp_rd *rd)
 	struct mp_view_table t;
 	char b[32];
 
-	if (mp_view_cats(a, rd, mp_render_size, &v))
+	if (mp_view_cats(a, rd, mp_render_size, 0, &v))
 		return;
 	fprintf(f, "## Where the cgroup's growth went\n\nUsage %s%s %s.\n\n",
 		v.measured >= 0 ? "+" : "", mp_render_size(v.measured, b, sizeof(b)), v.span);
@@ -221,7 +221,7 @@ static void kernel_paths(const cJSON *a, FILE *f, struct mp_rd *rd)
 	struct mp_view_table t;
 
 	fputs("## Kernel paths\n\nKernel page allocations with a stack, net of frees.\n\n", f);
-	if (mp_view_paths(a, rd, &v))
+	if (mp_view_paths(a, rd, 0, &v))
 		return;
 	mp_view_lay(mp_view_paths_table(&v, mp_render_size, rd, &t), &t, table, f, rd);
 	mp_view_paths_free(&v);

@@ -16,8 +16,10 @@
 #include "cgroup.h"
 #include "out.h"
 #include "util.h"
+#include "views.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,18 +117,35 @@ static const char *int_lit(struct om *m, const cJSON *o, const char *name, unsig
 	return mp_rd_num(m->rd, o, name, 0);
 }
 
+/* A family of one sample, its value v. */
+static void one_lit(struct om *m, const char *name, const char *type, const char *help,
+		    const char *v)
+{
+	size_t n = strlen(name);
+
+	family(m, name, type, n > 6 && !strcmp(name + n - 6, "_bytes") ? "bytes" : NULL, help);
+	sample(m, name, NULL, NULL, NULL, NULL, v);
+}
+
+/* A gauge of one sample, a view's figure; none when not given. */
+static void gauge_v(struct om *m, const char *name, const char *help, bool given, int64_t v)
+{
+	char b[24];
+
+	snprintf(b, sizeof(b), "%" PRId64, v);
+	if (given)
+		one_lit(m, name, "gauge", help, b);
+}
+
 /* A family of one sample, o's member; none when it is null or absent
  * (allowed by flags) and if_null is NULL, else if_null ("+Inf"). */
 static void one(struct om *m, const char *name, const char *type, const char *help,
 		const cJSON *o, const char *member, unsigned flags, bool sign, const char *if_null)
 {
 	const char *v = int_lit(m, o, member, flags, sign);
-	size_t n = strlen(name);
 
-	if (!v && !(v = if_null))
-		return;
-	family(m, name, type, n > 6 && !strcmp(name + n - 6, "_bytes") ? "bytes" : NULL, help);
-	sample(m, name, NULL, NULL, NULL, NULL, v);
+	if (v || (v = if_null))
+		one_lit(m, name, type, help, v);
 }
 
 static void gauge(struct om *m, const char *name, const char *help, const cJSON *o,
@@ -207,8 +226,11 @@ static void cgroup_metrics(struct om *m, const cJSON *cg, const cJSON *doc, int 
 		      MP_RD_NULL | MP_RD_ABSENT, NULL);
 }
 
+/* A category's sample: the figure's literal (a 64-bit integer's, at most
+ * 20 digits and a sign). */
 struct cat_val {
-	const char *cat, *part_of, *val;
+	const char *cat, *part_of;
+	char val[24];
 };
 
 static const char *const part_names[] = {
@@ -243,10 +265,13 @@ static void stat_metrics(struct om *m, const cJSON *stat)
 		const char *v = int_lit(m, stat, mp_cats[k].name, MP_RD_ABSENT, false);
 		bool usage = mp_cats[k].part == MP_PART_USAGE;
 
+		struct cat_val *cv;
+
 		if (!v)
 			continue;
-		(usage ? split : parts)[usage ? ns++ : np++] =
-			(struct cat_val){ mp_cats[k].name, part_names[mp_cats[k].part], v };
+		cv = &(usage ? split : parts)[usage ? ns++ : np++];
+		*cv = (struct cat_val){ mp_cats[k].name, part_names[mp_cats[k].part], "" };
+		snprintf(cv->val, sizeof(cv->val), "%s", v);
 	}
 	cat_family(m, "memprobe_memory_bytes", "What the cgroup holds now by category, "
 		   "disjoint: anon + file + kernel + sock is the usage", split, ns, false);
@@ -255,54 +280,53 @@ static void stat_metrics(struct om *m, const cJSON *stat)
 		   true);
 }
 
-/* kernel_other's category, where the objcg reserve is said (views.h:
- * reserve; v1 documents with kmem, absent elsewhere), or NULL. */
-static const cJSON *reserve_of(struct om *m, const cJSON *cats)
+/* Category c's family (-1: none): the usage's split, or the part of file,
+ * kernel or anon it is in; kernel_other is kernel's rest. */
+static int part_of(const struct mp_view_cat *c)
 {
-	const cJSON *c;
-
-	cJSON_ArrayForEach(c, cats)
-		if (cJSON_IsObject(c) && !strcmp(mp_rd_str(m->rd, c, "name", 0), "kernel_other"))
-			return c;
-	return NULL;
+	if (!strcmp(c->name, "kernel_other"))
+		return MP_PART_KERNEL;
+	for (int k = 0; k < MP_NR_CATS; k++)
+		if (!strcmp(mp_cats[k].name, c->name))
+			return mp_cats[k].part;
+	return -1;
 }
 
-/* The attribution's categories (probe: the first chunk to the probe's stop;
- * record: the start to the peak), net growth; kernel_other is kernel's rest. */
-static void growth_metrics(struct om *m, const cJSON *a)
+/* The categories' growth (mp_view_cats, every row) as the split and the
+ * parts; the objcg reserve kernel_other says (views.h: reserve; v1 documents
+ * with kmem, absent elsewhere). */
+static void category_growth(struct om *m, const struct mp_view_cats *v)
 {
-	const cJSON *cats = mp_rd_arr(m->rd, a, "categories", MP_RD_ABSENT), *c;
 	struct cat_val split[MP_NR_CATS + 1], parts[MP_NR_CATS + 1];
+	const struct mp_view_cat *reserve = NULL;
 	size_t ns = 0, np = 0;
 	bool kernel = true; /* kept by the kernel (not on 5.10: no MEMCG_KMEM) */
 
-	cJSON_ArrayForEach(c, cats)
-		if (!strcmp(mp_rd_str(m->rd, c, "name", 0), "kernel"))
-			kernel = !cJSON_IsFalse(mp_rd_item(m->rd, c, "available", MP_RD_ABSENT));
-	cJSON_ArrayForEach(c, cats) {
-		const char *name = mp_rd_str(m->rd, c, "name", 0);
-		const char *v = int_lit(m, c, "growth_bytes", MP_RD_NULL, true);
-		int part = strcmp(name, "kernel_other") ? -1 : MP_PART_KERNEL;
+	for (int i = 0; i < v->n; i++)
+		if (!strcmp(v->rows[i].name, "kernel"))
+			kernel = v->rows[i].available;
+	for (int i = 0; i < v->n; i++) {
+		const struct mp_view_cat *c = &v->rows[i];
+		int part = part_of(c);
+		struct cat_val *cv;
+		bool in_split;
 
-		for (int k = 0; part < 0 && k < MP_NR_CATS; k++)
-			if (!strcmp(mp_cats[k].name, name))
-				part = mp_cats[k].part;
-		if (!v || part < 0 || ns > MP_NR_CATS || np > MP_NR_CATS)
+		if (!reserve && !strcmp(c->name, "kernel_other"))
+			reserve = c;
+		if (part < 0 || ns > MP_NR_CATS || np > MP_NR_CATS)
 			continue;
 		/* a count below what the kernel allows is no figure: no sample */
-		if (mp_rd_item(m->rd, c, "below_floor", MP_RD_ABSENT) &&
-		    mp_rd_bool(m->rd, c, "below_floor", 0))
+		if (c->below_floor)
 			continue;
 		/* without the kernel's total its parts are what the attributed
 		 * growth adds up (reconciliation.attributed_as), and split it */
-		if (!kernel && !strcmp(name, "kernel"))
+		if (!kernel && !strcmp(c->name, "kernel"))
 			continue;
-		if (part == MP_PART_USAGE || (!kernel && part == MP_PART_KERNEL &&
-					      !cJSON_IsFalse(mp_rd_item(m->rd, c, "available",
-									MP_RD_ABSENT))))
-			split[ns++] = (struct cat_val){ name, NULL, v };
-		else
-			parts[np++] = (struct cat_val){ name, part_names[part], v };
+		in_split = part == MP_PART_USAGE ||
+			   (!kernel && part == MP_PART_KERNEL && c->available);
+		cv = in_split ? &split[ns++] : &parts[np++];
+		*cv = (struct cat_val){ c->name, in_split ? NULL : part_names[part], "" };
+		snprintf(cv->val, sizeof(cv->val), "%" PRId64, c->growth_bytes);
 	}
 	cat_family(m, "memprobe_growth_bytes", "Net growth attributed by category over the "
 		   "attribution's span, disjoint: the sum is the attributed growth", split, ns,
@@ -310,17 +334,28 @@ static void growth_metrics(struct om *m, const cJSON *a)
 	cat_family(m, "memprobe_growth_part_bytes", "Net growth of the parts of file and "
 		   "kernel over the attribution's span (kernel_other: kernel's rest)", parts, np,
 		   true);
-	one(m, "memprobe_measured_growth_bytes", "gauge", "The cgroup's usage growth over the "
-	    "attribution's span", mp_rd_obj(m->rd, a, "reconciliation", MP_RD_ABSENT),
-	    "measured_growth_bytes", MP_RD_ABSENT, true, NULL);
-	one(m, "memprobe_anon_unmapped_bytes", "gauge", "Anonymous memory unmapped and not yet "
-	    "freed over the attribution's span: out of memory.stat's anon, still charged",
-	    mp_rd_obj(m->rd, a, "reconciliation", MP_RD_ABSENT), "anon_unmapped_bytes",
-	    MP_RD_ABSENT | MP_RD_NULL, true, NULL);
-	one(m, "memprobe_objcg_reserve_bytes", "gauge", "Kernel memory charged to the cgroup "
-	    "that no object holds: its objcgs' reserve (nr_charged_bytes), which cgroup v1's "
-	    "kmem counts; part of kernel_other's growth, at the attribution's end",
-	    reserve_of(m, cats), "objcg_reserve_bytes", MP_RD_ABSENT, true, NULL);
+	gauge_v(m, "memprobe_measured_growth_bytes", "The cgroup's usage growth over the "
+		"attribution's span", v->has_measured, v->measured);
+	gauge_v(m, "memprobe_anon_unmapped_bytes", "Anonymous memory unmapped and not yet "
+		"freed over the attribution's span: out of memory.stat's anon, still charged",
+		v->has_unmapped, v->unmapped);
+	gauge_v(m, "memprobe_objcg_reserve_bytes", "Kernel memory charged to the cgroup "
+		"that no object holds: its objcgs' reserve (nr_charged_bytes), which cgroup "
+		"v1's kmem counts; part of kernel_other's growth, at the attribution's end",
+		reserve && reserve->has_reserve, reserve ? reserve->reserve : 0);
+}
+
+/* The attribution's categories (probe: the first chunk to the probe's stop;
+ * record: the start to the peak), net growth, from the categories view;
+ * then its page faults and copies on write. */
+static void growth_metrics(struct om *m, const cJSON *a)
+{
+	struct mp_view_cats v;
+
+	if (mp_view_cats(a, m->rd, NULL, MP_VIEW_EXPORT, &v))
+		return;
+	category_growth(m, &v);
+	mp_view_cats_free(&v);
 	one(m, "memprobe_page_faults_total", "counter", "The target's page faults over the "
 	    "attribution's span", mp_rd_obj(m->rd, a, "page_faults", MP_RD_ABSENT), "total",
 	    MP_RD_ABSENT, false, NULL);

@@ -147,7 +147,7 @@ static void categories(const cJSON *a, FILE *f, struct mp_rd *rd)
 	char b1[32];
 	int gw = 12;
 
-	if (mp_view_cats(a, rd, mp_fmt_sbytes, &v))
+	if (mp_view_cats(a, rd, mp_fmt_sbytes, 0, &v))
 		return;
 	fprintf(f, "\nWhere the cgroup's growth went (usage %s%s %s):\n", v.measured >= 0 ? "+" : "",
 		mp_fmt_sbytes(v.measured, b1, sizeof(b1)), v.span);
@@ -225,12 +225,11 @@ static void stack(const struct mp_view_path *p, FILE *f, struct mp_rd *rd)
 
 static void kernel_paths(const cJSON *a, FILE *f, struct mp_rd *rd)
 {
-	const cJSON *nc = mp_rd_arr(rd, a, "not_charged", 0), *it;
 	struct mp_view_paths v;
 	char b1[32], b2[32];
 
 	fputs("\nKernel paths (kernel page allocations with a stack, net of frees):\n", f);
-	if (mp_view_paths(a, rd, &v))
+	if (mp_view_paths(a, rd, 0, &v))
 		return;
 	if (v.n == 0)
 		fputs(!mp_rd_arr(rd, mp_rd_obj(rd, a, "page_alloc", 0), "kernel_pages_by_order",
@@ -244,17 +243,13 @@ static void kernel_paths(const cJSON *a, FILE *f, struct mp_rd *rd)
 			mp_fmt_bytes(v.rows[i].alloc, b2, sizeof(b2)));
 		stack(&v.rows[i], f, rd);
 	}
+	if (v.nnc)
+		fputs("\nNot charged to the cgroup (kernel pages allocated in its tasks without "
+		      "__GFP_ACCOUNT):\n", f);
+	for (int i = 0; i < v.nnc; i++)
+		fprintf(f, "  %-20s %12s allocated\n", v.nc[i].path,
+			mp_fmt_bytes(v.nc[i].alloc, b1, sizeof(b1)));
 	mp_view_paths_free(&v);
-	if (cJSON_GetArraySize(nc) == 0)
-		return;
-	fputs("\nNot charged to the cgroup (kernel pages allocated in its tasks without "
-	      "__GFP_ACCOUNT):\n", f);
-	cJSON_ArrayForEach(it, nc) {
-		if (!mp_rd_is_obj(rd, it))
-			return;
-		fprintf(f, "  %-20s %12s allocated\n", mp_rd_str(rd, it, "path", 0),
-			mp_fmt_bytes(mp_rd_u64v(rd, it, "alloc_bytes"), b1, sizeof(b1)));
-	}
 }
 
 static void missing(const struct mp_view_hooks *v, FILE *f)

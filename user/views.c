@@ -13,30 +13,64 @@ double mp_view_pct(double pct)
 	return pct > -0.05 && pct < 0.05 ? 0.0 : pct;
 }
 
+/* What a member true-or-absent says (docs/report-format.md: estimated,
+ * below_floor). */
+static bool flag_given(struct mp_rd *rd, const cJSON *o, const char *name)
+{
+	return mp_rd_item(rd, o, name, MP_RD_ABSENT) && mp_rd_bool(rd, o, name, 0);
+}
+
+/* A category's figures as exports write them, and its tasks' who. */
+static void cat_figures(const cJSON *it, struct mp_rd *rd, struct mp_view_cat *c)
+{
+	c->available = mp_rd_bool(rd, it, "available", 0);
+	c->source = mp_rd_str(rd, it, "source", MP_RD_ABSENT);
+	c->estimated = flag_given(rd, it, "estimated");
+	c->below_floor = flag_given(rd, it, "below_floor");
+	c->has_bound = mp_rd_s64(rd, it, "bound_bytes", MP_RD_NULL | MP_RD_ABSENT, &c->bound);
+	for (int k = 0; k < c->ntasks; k++) {
+		struct mp_view_cat_task *t = &c->tasks[k];
+
+		t->has_pid = mp_rd_u64(rd, t->obj, "pid", MP_RD_NULL, &t->pid);
+		t->comm = mp_rd_str(rd, t->obj, "comm", 0);
+	}
+}
+
 /* Row it of the categories, or false when it shows nothing (no growth,
- * nothing left after). */
-static bool cat_row(const cJSON *it, struct mp_rd *rd, mp_view_size_fn size,
+ * nothing left after) and flags do not keep it, or on a problem (rd's). */
+static bool cat_row(const cJSON *it, struct mp_rd *rd, mp_view_size_fn size, unsigned flags,
 		    struct mp_view_cat *c)
 {
-	int64_t g, ret = 0;
-	const cJSON *tk;
+	bool all = flags & MP_VIEW_EXPORT;
+	const cJSON *tasks, *tk;
 
-	g = mp_rd_s64v(rd, it, "growth_bytes");
-	mp_rd_s64(rd, it, "retained_bytes", MP_RD_ABSENT, &ret);
-	if (!g && !ret)
-		return false;
 	memset(c, 0, sizeof(*c));
+	c->growth_bytes = mp_rd_s64v(rd, it, "growth_bytes");
+	c->has_retained = mp_rd_s64(rd, it, "retained_bytes", MP_RD_ABSENT, &c->retained);
+	if (!all && !c->growth_bytes && !c->retained)
+		return false;
 	c->obj = it;
-	mp_render_cat_growth(rd, it, size, c->growth, sizeof(c->growth), c->note, sizeof(c->note));
+	if (size)
+		mp_render_cat_growth(rd, it, size, c->growth, sizeof(c->growth), c->note,
+				     sizeof(c->note));
 	c->name = mp_rd_str(rd, it, "name", 0);
-	mp_render_cat_left(rd, it, size, c->left, sizeof(c->left));
-	mp_rd_s64(rd, it, "objcg_reserve_bytes", MP_RD_ABSENT, &c->reserve);
-	cJSON_ArrayForEach(tk, mp_rd_arr(rd, it, "tasks", 0)) {
-		if (c->ntasks >= MP_VIEW_TOP_TASKS || !mp_rd_is_obj(rd, tk))
+	if (size)
+		mp_render_cat_left(rd, it, size, c->left, sizeof(c->left));
+	c->has_reserve = mp_rd_s64(rd, it, "objcg_reserve_bytes", MP_RD_ABSENT, &c->reserve);
+	tasks = mp_rd_arr(rd, it, "tasks", all ? MP_RD_ABSENT : 0);
+	c->tasks = calloc((size_t)cJSON_GetArraySize(tasks) + 1, sizeof(*c->tasks));
+	if (!c->tasks) {
+		mp_rd_fail(rd, it, NULL, "out of memory");
+		return false;
+	}
+	cJSON_ArrayForEach(tk, tasks) {
+		if ((!all && c->ntasks >= MP_VIEW_TOP_TASKS) || !mp_rd_is_obj(rd, tk))
 			break;
 		c->tasks[c->ntasks].obj = tk;
 		c->tasks[c->ntasks++].bytes = mp_rd_s64v(rd, tk, "bytes");
 	}
+	if (all)
+		cat_figures(it, rd, c);
 	return true;
 }
 
@@ -87,13 +121,15 @@ void mp_view_overhead_tail_free(struct mp_view_overhead_tail *t)
 /* Row r of a group g: its name, categories, copies on write, bytes. */
 static int group_row(const cJSON *g, struct mp_rd *rd, struct mp_view_overhead_row *r)
 {
-	uint64_t pid = 0, host = 0;
+	uint64_t host = 0;
 
-	mp_rd_u64(rd, g, "pid", MP_RD_NULL, &pid);
+	r->has_pid = mp_rd_u64(rd, g, "pid", MP_RD_NULL, &r->pid);
 	mp_rd_u64(rd, g, "host_pid", MP_RD_ABSENT, &host);
-	mp_rd_s64(rd, g, "copy_on_write_bytes", MP_RD_NULL | MP_RD_ABSENT, &r->cow);
-	mp_proc_group_name_host(mp_rd_str(rd, g, "comm", 0), mp_rd_str(rd, g, "role", 0),
-				(unsigned)mp_rd_u64v(rd, g, "processes"), (uint32_t)pid,
+	r->has_cow = mp_rd_s64(rd, g, "copy_on_write_bytes", MP_RD_NULL | MP_RD_ABSENT, &r->cow);
+	r->comm = mp_rd_str(rd, g, "comm", 0);
+	r->role = mp_rd_str(rd, g, "role", 0);
+	r->processes = mp_rd_u64v(rd, g, "processes");
+	mp_proc_group_name_host(r->comm, r->role, (unsigned)r->processes, (uint32_t)r->pid,
 				(uint32_t)host, r->name, sizeof(r->name));
 	return parts(g, "categories", rd, &r->cats, &r->ncats);
 }
@@ -163,15 +199,17 @@ void mp_view_moment(const cJSON *o, struct mp_rd *rd, struct mp_view_moment *m)
 			m->huge[m->nhuge++].kind = thp[i][1];
 }
 
-int mp_view_cats(const cJSON *a, struct mp_rd *rd, mp_view_size_fn size, struct mp_view_cats *v)
+int mp_view_cats(const cJSON *a, struct mp_rd *rd, mp_view_size_fn size, unsigned flags,
+		 struct mp_view_cats *v)
 {
-	const cJSON *rec = mp_rd_obj(rd, a, "reconciliation", 0), *cats, *it;
+	unsigned may = flags & MP_VIEW_EXPORT ? MP_RD_ABSENT : 0;
+	const cJSON *rec = mp_rd_obj(rd, a, "reconciliation", may), *cats, *it;
 
 	memset(v, 0, sizeof(*v));
-	v->measured = mp_rd_s64v(rd, rec, "measured_growth_bytes");
+	v->has_measured = mp_rd_s64(rd, rec, "measured_growth_bytes", may, &v->measured);
 	v->unattributed = mp_rd_s64v(rd, rec, "unattributed_bytes");
 	v->span = mp_rd_str(rd, rec, "span", 0);
-	cats = mp_rd_arr(rd, a, "categories", 0);
+	cats = mp_rd_arr(rd, a, "categories", may);
 	if (!mp_rd_ok(rd))
 		return -1;
 	v->rows = calloc((size_t)cJSON_GetArraySize(cats) + 1, sizeof(*v->rows));
@@ -182,7 +220,10 @@ int mp_view_cats(const cJSON *a, struct mp_rd *rd, mp_view_size_fn size, struct 
 	cJSON_ArrayForEach(it, cats) {
 		if (!mp_rd_is_obj(rd, it))
 			break;
-		v->n += cat_row(it, rd, size, &v->rows[v->n]);
+		if (cat_row(it, rd, size, flags, &v->rows[v->n]))
+			v->n++;
+		else /* a row not shown keeps none of its own */
+			free(v->rows[v->n].tasks);
 	}
 	v->attributed = mp_rd_s64v(rd, rec, "attributed_bytes");
 	v->attributed_as = mp_rd_str(rd, rec, "attributed_as", 0);
@@ -201,6 +242,8 @@ int mp_view_cats(const cJSON *a, struct mp_rd *rd, mp_view_size_fn size, struct 
 
 void mp_view_cats_free(struct mp_view_cats *v)
 {
+	for (int i = 0; i < v->n; i++)
+		free(v->rows[i].tasks);
 	free(v->rows);
 	memset(v, 0, sizeof(*v));
 }

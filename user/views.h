@@ -27,6 +27,16 @@
  * (markdown, html: --bytes). */
 typedef const char *(*mp_view_size_fn)(int64_t v, char *buf, size_t len);
 
+/* A task of a category: who (the renderer says it from obj) and its bytes;
+ * pid and comm read for exports only (MP_VIEW_EXPORT). */
+struct mp_view_cat_task {
+	const cJSON *obj;
+	int64_t bytes;
+	bool has_pid;              /* pid not null: "(rest)" has none */
+	uint64_t pid;
+	const char *comm;
+};
+
 /* One category row of "Where the cgroup's growth went". */
 struct mp_view_cat {
 	const cJSON *obj;          /* the category object (for what one renderer adds) */
@@ -34,19 +44,30 @@ struct mp_view_cat {
 	char growth[88];           /* mp_render_cat_growth's cell: "~1.5 MiB ±4.0 KiB", "n/a" */
 	char note[128];            /* what the top-tasks cell says first, or "" */
 	char left[32];             /* mp_render_cat_left's: "" without retained_bytes */
+	int64_t growth_bytes;
+	bool has_reserve;          /* objcg_reserve_bytes given (kernel_other on v1 kmem) */
 	int64_t reserve;           /* kernel_other's objcg_reserve_bytes (charged on v1
 				    * kmem, in no object), 0 when absent */
-	int ntasks;                /* at most MP_VIEW_TOP_TASKS */
-	struct {
-		const cJSON *obj;  /* the task (the renderer says who it is) */
-		int64_t bytes;
-	} tasks[MP_VIEW_TOP_TASKS];
+	/* the figures exports write as the document gives them (read with
+	 * MP_VIEW_EXPORT only: the displays say them in words above) */
+	bool available;
+	const char *source;        /* NULL: absent (BPF counted it) */
+	bool has_retained;
+	int64_t retained;
+	bool estimated, below_floor; /* true; false when absent */
+	bool has_bound;            /* bound_bytes given, not null */
+	int64_t bound;
+	int ntasks;                /* at most MP_VIEW_TOP_TASKS; every one with
+				    * MP_VIEW_EXPORT */
+	struct mp_view_cat_task *tasks;
 };
 
 /* The categories table of an attribution object and its reconciliation. */
 struct mp_view_cats {
 	struct mp_view_cat *rows;  /* the rows shown, in the document's order */
 	int n;
+	bool has_measured;         /* measured_growth_bytes given (MP_VIEW_EXPORT:
+				    * may be absent) */
 	int64_t measured, attributed, unattributed;
 	const char *span, *attributed_as;
 	bool has_unmapped;         /* anon_unmapped_bytes given (not null) */
@@ -62,9 +83,19 @@ struct mp_view_cats {
 	bool share_shown;
 };
 
-/* Build v from attribution object a, sizes in size's words. 0, or -1 with
- * rd's error said (v then empty); free with mp_view_cats_free. */
-int mp_view_cats(const cJSON *a, struct mp_rd *rd, mp_view_size_fn size, struct mp_view_cats *v);
+/* A view's flags. EXPORT: what exports (csv, openmetrics) need rather than
+ * what a display shows: every row and task kept (the displays skip a
+ * category that shows nothing and keep its top tasks), the figures as the
+ * document gives them, and the tables and their parts may be absent (a
+ * document without BPF has an attribution of attribution_missing alone;
+ * record --openmetrics's live one, of page_faults alone). */
+#define MP_VIEW_EXPORT 1u
+
+/* Build v from attribution object a, sizes in size's words (NULL: no words,
+ * the cells empty: exports). 0, or -1 with rd's error said (v then empty);
+ * free with mp_view_cats_free. */
+int mp_view_cats(const cJSON *a, struct mp_rd *rd, mp_view_size_fn size, unsigned flags,
+		 struct mp_view_cats *v);
 void mp_view_cats_free(struct mp_view_cats *v);
 
 /* The end of an overhead table, whatever its first rows (parts or groups):
@@ -95,6 +126,12 @@ struct mp_view_overhead_row {
 	int ncats;
 	int64_t cow;               /* a group's anon copied on write, 0 if none */
 	int64_t bytes;
+	/* a group's as the document gives them, for exports */
+	const char *comm, *role;
+	uint64_t processes;
+	bool has_pid;              /* pid not null: one process */
+	uint64_t pid;
+	bool has_cow;              /* copy_on_write_bytes given, not null */
 };
 struct mp_view_overhead_rows {
 	struct mp_view_overhead_row *rows;
@@ -216,11 +253,22 @@ struct mp_view_path {
 	int nframes;
 	const char *frames[MP_VIEW_FRAMES];
 };
+/* A path whose kernel pages were allocated in the target's tasks without
+ * __GFP_ACCOUNT: the host pays for them, the limit does not see them. */
+struct mp_view_not_charged {
+	const char *path;
+	uint64_t alloc;
+};
 struct mp_view_paths {
 	struct mp_view_path *rows;
 	int n;
+	struct mp_view_not_charged *nc;
+	int nnc;
 };
-int mp_view_paths(const cJSON *a, struct mp_rd *rd, struct mp_view_paths *v);
+/* The kernel paths and the ones not charged; MP_VIEW_EXPORT: either may be
+ * absent, and no stacks are read (stack NULL). 0, or -1 with rd's error said;
+ * free with mp_view_paths_free. */
+int mp_view_paths(const cJSON *a, struct mp_rd *rd, unsigned flags, struct mp_view_paths *v);
 void mp_view_paths_free(struct mp_view_paths *v);
 int mp_view_paths_table(const struct mp_view_paths *v, mp_view_size_fn size, struct mp_rd *rd,
 			struct mp_view_table *t);
@@ -230,6 +278,11 @@ int mp_view_paths_table(const struct mp_view_paths *v, mp_view_size_fn size, str
  * no rows, the messages say why. */
 struct mp_view_hook {
 	const char *concern, *name, *hook, *missing; /* missing: NULL if absent */
+	/* as the document gives them, for exports: the hook (NULL: null, where
+	 * hook says "none"), its kind and target (NULL: null), polled, and
+	 * missing's reason (NULL if absent) */
+	const char *hook_given, *kind, *target, *missing_reason;
+	bool polled;
 };
 struct mp_view_hooks {
 	struct mp_view_hook *rows;

@@ -277,13 +277,15 @@ static void *rows_for(const cJSON *arr, size_t sz, struct mp_rd *rd)
 	return p;
 }
 
-static void path_row(const cJSON *it, struct mp_rd *rd, struct mp_view_path *p)
+static void path_row(const cJSON *it, struct mp_rd *rd, bool stacks, struct mp_view_path *p)
 {
 	const cJSON *fr;
 
 	p->path = mp_rd_str(rd, it, "path", 0);
 	p->bytes = mp_rd_s64v(rd, it, "bytes");
 	p->alloc = mp_rd_u64v(rd, it, "alloc_bytes");
+	if (!stacks)
+		return;
 	p->stack = cJSON_GetArrayItem(mp_rd_arr(rd, it, "top_stacks", 0), 0);
 	if (!p->stack || !mp_rd_is_obj(rd, p->stack))
 		return;
@@ -294,9 +296,26 @@ static void path_row(const cJSON *it, struct mp_rd *rd, struct mp_view_path *p)
 	}
 }
 
-int mp_view_paths(const cJSON *a, struct mp_rd *rd, struct mp_view_paths *v)
+/* The paths not charged: {path, alloc_bytes} each. */
+static int not_charged(const cJSON *a, struct mp_rd *rd, unsigned may, struct mp_view_paths *v)
 {
-	const cJSON *arr = mp_rd_arr(rd, a, "kernel_paths", 0), *it;
+	const cJSON *arr = mp_rd_arr(rd, a, "not_charged", may), *it;
+
+	if (!(v->nc = rows_for(arr, sizeof(*v->nc), rd)))
+		return -1;
+	cJSON_ArrayForEach(it, arr) {
+		if (!mp_rd_is_obj(rd, it))
+			return -1;
+		v->nc[v->nnc].path = mp_rd_str(rd, it, "path", 0);
+		v->nc[v->nnc++].alloc = mp_rd_u64v(rd, it, "alloc_bytes");
+	}
+	return mp_rd_ok(rd) ? 0 : -1;
+}
+
+int mp_view_paths(const cJSON *a, struct mp_rd *rd, unsigned flags, struct mp_view_paths *v)
+{
+	unsigned may = flags & MP_VIEW_EXPORT ? MP_RD_ABSENT : 0;
+	const cJSON *arr = mp_rd_arr(rd, a, "kernel_paths", may), *it;
 
 	memset(v, 0, sizeof(*v));
 	if (!(v->rows = rows_for(arr, sizeof(*v->rows), rd)))
@@ -304,9 +323,9 @@ int mp_view_paths(const cJSON *a, struct mp_rd *rd, struct mp_view_paths *v)
 	cJSON_ArrayForEach(it, arr) {
 		if (!mp_rd_is_obj(rd, it))
 			break;
-		path_row(it, rd, &v->rows[v->n++]);
+		path_row(it, rd, !may, &v->rows[v->n++]);
 	}
-	if (mp_rd_ok(rd))
+	if (mp_rd_ok(rd) && !not_charged(a, rd, may, v))
 		return 0;
 	mp_view_paths_free(v);
 	return -1;
@@ -315,6 +334,7 @@ int mp_view_paths(const cJSON *a, struct mp_rd *rd, struct mp_view_paths *v)
 void mp_view_paths_free(struct mp_view_paths *v)
 {
 	free(v->rows);
+	free(v->nc);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -376,8 +396,12 @@ int mp_view_hooks(const cJSON *a, struct mp_rd *rd, struct mp_view_hooks *v)
 			break;
 		h->concern = mp_rd_str(rd, it, "concern", 0);
 		h->name = mp_rd_str(rd, it, "name", 0); /* the words for people */
-		h->hook = mp_rd_str(rd, it, "hook", MP_RD_NULL);
-		h->hook = h->hook ? h->hook : "none";
+		h->kind = mp_rd_str(rd, it, "kind", MP_RD_NULL);
+		h->target = mp_rd_str(rd, it, "target", MP_RD_NULL);
+		h->hook_given = mp_rd_str(rd, it, "hook", MP_RD_NULL);
+		h->hook = h->hook_given ? h->hook_given : "none";
+		h->polled = mp_rd_bool(rd, it, "polled", 0);
+		h->missing_reason = mp_rd_str(rd, it, "missing_reason", MP_RD_ABSENT);
 		h->missing = mp_rd_str(rd, it, "missing", MP_RD_ABSENT);
 	}
 	if (mp_rd_ok(rd) && !missing_list(a, rd, v))

@@ -39,7 +39,7 @@ static void test_cats(void)
 	anon = cJSON_GetArrayItem(cJSON_GetObjectItem(a, "categories"), 0);
 	cJSON_ReplaceItemInObject(anon, "tasks", cJSON_Parse(tasks));
 	CHECK(mp_doc_adopt(doc, &kind, err, sizeof(err)) == 0, "adopted again: %s", err);
-	CHECK(mp_view_cats(a, &rd, mp_fmt_sbytes, &v) == 0, "the view builds: %s", rd.err);
+	CHECK(mp_view_cats(a, &rd, mp_fmt_sbytes, 0, &v) == 0, "the view builds: %s", rd.err);
 	/* 16 categories, 11 with no growth and nothing left after */
 	CHECK(v.n == 5, "5 rows shown, not %d", v.n);
 	CHECK_STR(v.n ? v.rows[0].name : "", "anon", "the first row");
