@@ -700,7 +700,9 @@ static void add_retained(const struct build *b, cJSON *o, int k, int64_t ret, in
 #define PROC_ROWS_WORDS								\
 	"per process: /proc's counters at each snapshot (RssAnon, RssFile, "	\
 	"RssShmem, VmPTE, threads' kernel stacks), approximate: a page several "	\
-	"processes map counts in each, page cache no process maps is in none, "	\
+	"processes map counts in each, a file page a process maps counts though "	\
+	"it was charged before or elsewhere (RssFile: shared libraries, files "	\
+	"read earlier), page cache no process maps is in none, "		\
 	"and a process that lived between two snapshots is not seen; slab, "	\
 	"percpu, sock and vmalloc: the cgroup's totals only"
 
