@@ -99,7 +99,7 @@ test_postgres() {
 	# sanitizer build's slower probe once put it first)
 	if [ "$(jqv "$out" '[.overhead.groups[] | select(.comm == "postgres" and .role == "backend") | .categories[] | select(.category == "shmem") | .bytes] | add // 0')" -ge "$MIB" ]; then
 		check "postgres: shared memory said once, with who was charged" \
-			grep -Eq "^overhead .*; shared memory \(shmem\) [0-9.]+ MiB, charged to the first toucher of each page:[^;]* postgres ×$n \(backends\)" "$TMP/pg.txt"
+			grep -Eq "^overhead .*(: |; )shared memory \(shmem\) [0-9.]+ MiB, charged to the first toucher of each page:[^;]* postgres ×$n \(backends\)" "$TMP/pg.txt"
 	else
 		skip "postgres: the backends were charged less than 1 MiB of shared_buffers during the probe"
 	fi
