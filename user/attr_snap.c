@@ -160,13 +160,10 @@ static int read_tasks(struct mp_attr *a, struct mp_attr_snap *s, size_t cap,
  * 1 MiB)? 1 yes, 0 no, -1 nothing tells (no kernel total, no usage). */
 static int stat_agrees(struct mp_attr *a, const struct mp_cg_stat *st)
 {
-	uint64_t usage, sum = 0, tol;
+	uint64_t usage, sum = mp_cgroup_stat_usage(st), tol;
 
 	if (!st->have[MP_CAT_KERNEL] || mp_cgroup_usage("", &a->cg, &usage))
 		return -1;
-	for (int k = 0; k < MP_NR_CATS; k++)
-		if (mp_cats[k].part == MP_PART_USAGE)
-			sum += st->bytes[k];
 	tol = usage / 100 > (1 << 20) ? usage / 100 : (1 << 20);
 	return sum + tol >= usage && sum <= usage + tol;
 }
@@ -466,11 +463,9 @@ static int64_t vector_sum(const struct mp_attr *a, const struct mp_attr_snap *s)
 
 int64_t mp_attr_snap_accounted(const struct mp_attr *a, const struct mp_attr_snap *s)
 {
-	int64_t stat = 0, rows = vector_sum(a, s);
+	int64_t stat = s->have_stat ? (int64_t)mp_cgroup_stat_usage(&s->stat) : 0;
+	int64_t rows = vector_sum(a, s);
 
-	for (int k = 0; s->have_stat && k < MP_NR_CATS; k++)
-		if (mp_cats[k].part == MP_PART_USAGE && s->stat.have[k])
-			stat += (int64_t)s->stat.bytes[k];
 	return stat > rows ? stat : rows;
 }
 

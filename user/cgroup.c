@@ -764,6 +764,16 @@ int mp_cgroup_dir_of_id(const struct mp_cgroup *cg, uint64_t id, char *out, size
 	return 0;
 }
 
+uint64_t mp_cgroup_stat_usage(const struct mp_cg_stat *st)
+{
+	uint64_t sum = 0;
+
+	for (int k = 0; k < MP_NR_CATS; k++)
+		if (mp_cats[k].part == MP_PART_USAGE && st->have[k])
+			sum += st->bytes[k];
+	return sum;
+}
+
 int mp_cgroup_stat(const char *root, const struct mp_cgroup *cg, struct mp_cg_stat *st)
 {
 	int v1 = cg->version == 1;

@@ -175,6 +175,10 @@ struct mp_cg_stat {
  */
 int mp_cgroup_stat(const char *root, const struct mp_cgroup *cg, struct mp_cg_stat *st);
 
+/* What st's categories the usage is made of (anon + file + kernel + sock:
+ * MP_PART_USAGE) add up to, those it has. */
+uint64_t mp_cgroup_stat_usage(const struct mp_cg_stat *st);
+
 /*
  * The effective limit now, as mp_cgroup_read finds it (the least limit from
  * cg up to its hierarchy's root, v1's hierarchical_memory_limit from st when

@@ -182,14 +182,13 @@ static void snap_peak(struct rec *r)
 	if (mp_attr_snapshot_peak(r->attr, &s) == 0) {
 		/* --memcg-from counters: one that accounts for less than the
 		 * one kept is a worse picture of the peak, even at a higher
-		 * usage (the charges' rows count anon unmapped and still
-		 * charged; /proc's cannot): an OOM victim
-		 * exiting at the limit takes its anon out of memory.stat and
-		 * /proc while the usage still holds it (--memcg-from counters:
-		 * 0.6 MiB of a 256 MiB peak attributed, the snapshot taken in
-		 * the kill's millisecond), as does a burst being unmapped. The
-		 * pair kept is consistent: its usage is the one it accounts for
-		 * (peak.vector_usage_bytes), the kernel's peak stays apart. */
+		 * usage. An OOM victim exiting at the limit takes its anon out
+		 * of memory.stat and /proc while the usage still holds it (0.6
+		 * MiB of a 256 MiB peak attributed, the snapshot taken in the
+		 * kill's millisecond), as does a burst being unmapped; the
+		 * charges' rows count that as anon unmapped, /proc's cannot.
+		 * The pair kept is consistent: its usage is the one it accounts
+		 * for (peak.vector_usage_bytes), the kernel's peak apart. */
 		if (r->have_peak_snap && mp_attr_rows_from_proc(r->attr) &&
 		    mp_attr_snap_accounted(r->attr, &s) <
 			    mp_attr_snap_accounted(r->attr, &r->at_peak)) {
@@ -255,13 +254,11 @@ static uint64_t charge_slack(void)
  * is the sum of), in memory.stat's figures and in the hooks'. */
 static void accounted(const struct sample *s, int64_t *stat, int64_t *bpf)
 {
-	*stat = *bpf = 0;
-	for (int k = 0; k < MP_NR_CATS; k++) {
-		if (mp_cats[k].part != MP_PART_USAGE)
-			continue;
-		*stat += s->stat.have[k] ? (int64_t)s->stat.bytes[k] : 0;
-		*bpf += s->bpf_growth[k];
-	}
+	*stat = (int64_t)mp_cgroup_stat_usage(&s->stat);
+	*bpf = 0;
+	for (int k = 0; k < MP_NR_CATS; k++)
+		if (mp_cats[k].part == MP_PART_USAGE)
+			*bpf += s->bpf_growth[k];
 }
 
 /* Does s account for more of the usage than the peak's sample? */
@@ -935,17 +932,6 @@ static void watch(struct rec *r, uint64_t deadline_ms)
 	}
 }
 
-/* memory.stat's figures the usage is made of, summed. */
-static int64_t stat_accounted(const struct mp_cg_stat *st)
-{
-	int64_t sum = 0;
-
-	for (int k = 0; k < MP_NR_CATS; k++)
-		if (mp_cats[k].part == MP_PART_USAGE && st->have[k])
-			sum += (int64_t)st->bytes[k];
-	return sum;
-}
-
 /*
  * --memcg-from counters: the categories are memory.stat's, and the peak
  * sample read it at the peak; the peak's snapshot, taken after it (the
@@ -958,8 +944,8 @@ static int64_t stat_accounted(const struct mp_cg_stat *st)
 static void peak_stat(struct rec *r)
 {
 	if (!r->have_peak_snap || !mp_attr_rows_from_proc(r->attr) ||
-	    !r->at_peak.have_stat || stat_accounted(&r->peak.stat) <=
-	    stat_accounted(&r->at_peak.stat))
+	    !r->at_peak.have_stat || mp_cgroup_stat_usage(&r->peak.stat) <=
+	    mp_cgroup_stat_usage(&r->at_peak.stat))
 		return;
 	r->at_peak.stat = r->peak.stat;
 	r->at_peak.stat_settled = true;
