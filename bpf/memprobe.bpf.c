@@ -423,14 +423,18 @@ static __always_inline void cow_check(void *ctx, struct mp_cpu *c)
  * read on every 64th update on a CPU (a 4 KiB page makes about four
  * updates, one allocation): 256 KiB at most between reads there (1 MiB
  * when counted by allocations). */
+static __always_inline bool wake_due(struct mp_cpu *c)
+{
+	return wake_above_pages && !(++c->wake_checks & 63);
+}
+
+/* Past wake_above_pages: one event to the sampler. Only when wake_due. */
 static __always_inline void wake_check(struct mp_cpu *c, struct mem_cgroup *memcg)
 {
 	__u64 above = wake_above_pages;
 	struct mp_oom_event *e;
 	__s64 usage;
 
-	if (!above || (++c->wake_checks & 63))
-		return;
 	usage = target_usage_pages(memcg);
 	if (usage < 0 || (__u64)usage < above)
 		return;
@@ -461,7 +465,9 @@ static __always_inline int on_page_alloc(void *ctx, struct page *page,
 
 	if (!c || !c->in_target)
 		return 0;
-	if (wake_on_alloc) {
+	/* the task's memcg read only on the 64th allocation: this runs on
+	 * every page the target allocates */
+	if (wake_on_alloc && wake_due(c)) {
 		int id = bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id);
 		struct task_struct *t = (struct task_struct *)bpf_get_current_task();
 
@@ -862,7 +868,7 @@ static __always_inline int on_memcg_stat(struct mem_cgroup *memcg, int item,
 	c->totals.memcg_events++;
 	if ((__u64)(bytes < 0 ? -bytes : bytes) > c->totals.max_memcg_event_bytes)
 		c->totals.max_memcg_event_bytes = bytes < 0 ? -bytes : bytes;
-	if (bytes > 0)
+	if (bytes > 0 && wake_due(c))
 		wake_check(c, memcg);
 	return 0;
 }
