@@ -13,6 +13,17 @@ double mp_view_pct(double pct)
 	return pct > -0.05 && pct < 0.05 ? 0.0 : pct;
 }
 
+void *mp_view_rows(const cJSON *arr, size_t sz, struct mp_rd *rd)
+{
+	void *p;
+
+	if (!mp_rd_ok(rd))
+		return NULL;
+	if (!(p = calloc((size_t)cJSON_GetArraySize(arr) + 1, sz)))
+		mp_rd_fail(rd, arr, NULL, "out of memory");
+	return p;
+}
+
 /* What a member true-or-absent says (docs/report-format.md: estimated,
  * below_floor). */
 static bool flag_given(struct mp_rd *rd, const cJSON *o, const char *name)
@@ -58,11 +69,8 @@ static bool cat_row(const cJSON *it, struct mp_rd *rd, mp_view_size_fn size, uns
 		mp_render_cat_left(rd, it, size, c->left, sizeof(c->left));
 	c->has_reserve = mp_rd_s64(rd, it, "objcg_reserve_bytes", MP_RD_ABSENT, &c->reserve);
 	tasks = mp_rd_arr(rd, it, "tasks", all ? MP_RD_ABSENT : 0);
-	c->tasks = calloc((size_t)cJSON_GetArraySize(tasks) + 1, sizeof(*c->tasks));
-	if (!c->tasks) {
-		mp_rd_fail(rd, it, NULL, "out of memory");
+	if (!(c->tasks = mp_view_rows(tasks, sizeof(*c->tasks), rd)))
 		return false;
-	}
 	cJSON_ArrayForEach(tk, tasks) {
 		if ((!all && c->ntasks >= MP_VIEW_TOP_TASKS) || !mp_rd_is_obj(rd, tk))
 			break;
@@ -81,10 +89,8 @@ static int parts(const cJSON *o, const char *name, struct mp_rd *rd, struct mp_v
 	const cJSON *arr = mp_rd_arr(rd, o, name, MP_RD_ABSENT), *it;
 
 	*n = 0;
-	if (!(*out = calloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(**out)))) {
-		mp_rd_fail(rd, arr, NULL, "out of memory");
+	if (!(*out = mp_view_rows(arr, sizeof(**out), rd)))
 		return -1;
-	}
 	cJSON_ArrayForEach(it, arr) {
 		if (!mp_rd_is_obj(rd, it))
 			return -1;
@@ -145,10 +151,8 @@ int mp_view_overhead_rows(const cJSON *o, struct mp_rd *rd, struct mp_view_overh
 		list = mp_rd_arr(rd, o, "parts", 0);
 	if (!mp_rd_ok(rd))
 		return -1;
-	if (!(v->rows = calloc((size_t)cJSON_GetArraySize(list) + 1, sizeof(*v->rows)))) {
-		mp_rd_fail(rd, list, NULL, "out of memory");
+	if (!(v->rows = mp_view_rows(list, sizeof(*v->rows), rd)))
 		return -1;
-	}
 	cJSON_ArrayForEach(it, list) {
 		struct mp_view_overhead_row *r = &v->rows[v->n++];
 
@@ -212,11 +216,8 @@ int mp_view_cats(const cJSON *a, struct mp_rd *rd, mp_view_size_fn size, unsigne
 	cats = mp_rd_arr(rd, a, "categories", may);
 	if (!mp_rd_ok(rd))
 		return -1;
-	v->rows = calloc((size_t)cJSON_GetArraySize(cats) + 1, sizeof(*v->rows));
-	if (!v->rows) {
-		mp_rd_fail(rd, cats, NULL, "out of memory");
+	if (!(v->rows = mp_view_rows(cats, sizeof(*v->rows), rd)))
 		return -1;
-	}
 	cJSON_ArrayForEach(it, cats) {
 		if (!mp_rd_is_obj(rd, it))
 			break;

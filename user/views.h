@@ -19,6 +19,11 @@
 #include "doc.h"
 
 #define MP_VIEW_TOP_TASKS 3
+
+/* For the views' own rooms: zeroed room for arr's rows of size sz, one
+ * more (an empty or absent array is no failure); NULL with rd's error
+ * said (out of memory), or when rd has failed already. */
+void *mp_view_rows(const cJSON *arr, size_t sz, struct mp_rd *rd);
 /* What the categories' top-tasks cell says of kernel_other's reserve,
  * before the bytes: text, markdown and html alike. */
 #define MP_VIEW_RESERVE "charged, in no object (objcg reserve): "

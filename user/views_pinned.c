@@ -8,16 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Room for arr's elements (one more: an empty array is no failure). */
-static void *rows_of(const cJSON *arr, size_t sz, struct mp_rd *rd)
-{
-	void *p = calloc((size_t)cJSON_GetArraySize(arr) + 1, sz);
-
-	if (!p)
-		mp_rd_fail(rd, arr, NULL, "out of memory");
-	return p;
-}
-
 /* Segment s's figures and its mappers by name and role. */
 static int segment(const cJSON *s, struct mp_rd *rd, struct mp_view_segment *g)
 {
@@ -27,7 +17,7 @@ static int segment(const cJSON *s, struct mp_rd *rd, struct mp_view_segment *g)
 	g->mapped = mp_rd_u64v(rd, s, "mapped_bytes");
 	g->has_resident = mp_rd_u64(rd, s, "resident_bytes", MP_RD_NULL, &g->resident);
 	g->mappers = mp_rd_u64v(rd, s, "mappers");
-	if (!mp_rd_ok(rd) || !(g->groups = rows_of(groups, sizeof(*g->groups), rd)))
+	if (!mp_rd_ok(rd) || !(g->groups = mp_view_rows(groups, sizeof(*g->groups), rd)))
 		return -1;
 	cJSON_ArrayForEach(it, groups) {
 		struct mp_view_mapper *m = &g->groups[g->ngroups];
@@ -50,7 +40,7 @@ static int segments(const cJSON *p, struct mp_rd *rd, struct mp_view_pinned *v)
 
 	mp_rd_u64(rd, p, "shared_segments_total", MP_RD_ABSENT, &v->segments_total);
 	v->has_segments = segs != NULL;
-	if (!mp_rd_ok(rd) || !(v->segs = rows_of(segs, sizeof(*v->segs), rd)))
+	if (!mp_rd_ok(rd) || !(v->segs = mp_view_rows(segs, sizeof(*v->segs), rd)))
 		return -1;
 	cJSON_ArrayForEach(s, segs) {
 		struct mp_view_segment *g = &v->segs[v->nsegs];
@@ -73,7 +63,7 @@ static int tasks(const cJSON *p, struct mp_rd *rd, struct mp_view_pinned *v)
 {
 	const cJSON *arr = mp_rd_arr(rd, p, "tasks", 0), *t, *l;
 
-	if (!mp_rd_ok(rd) || !(v->tasks = rows_of(arr, sizeof(*v->tasks), rd)))
+	if (!mp_rd_ok(rd) || !(v->tasks = mp_view_rows(arr, sizeof(*v->tasks), rd)))
 		return -1;
 	cJSON_ArrayForEach(t, arr) {
 		struct mp_view_pinned_task *k = &v->tasks[v->ntasks];
@@ -103,7 +93,7 @@ static int drivers(const cJSON *p, struct mp_rd *rd, struct mp_view_pinned *v)
 	const cJSON *arr = mp_rd_arr(rd, p, "drivers", MP_RD_NULL), *it;
 
 	v->has_drivers = arr != NULL;
-	if (!mp_rd_ok(rd) || !(v->drivers = rows_of(arr, sizeof(*v->drivers), rd)))
+	if (!mp_rd_ok(rd) || !(v->drivers = mp_view_rows(arr, sizeof(*v->drivers), rd)))
 		return -1;
 	cJSON_ArrayForEach(it, arr) {
 		struct mp_view_driver *d = &v->drivers[v->ndrivers];
@@ -173,7 +163,7 @@ int mp_view_cow(const cJSON *a, struct mp_rd *rd, struct mp_view_cow *v)
 	v->bytes = mp_rd_u64v(rd, o, "bytes");
 	mp_rd_u64(rd, o, "sample_period", MP_RD_ABSENT, &v->period);
 	arr = mp_rd_arr(rd, o, "by_task", 0);
-	if (!mp_rd_ok(rd) || !(v->tasks = rows_of(arr, sizeof(*v->tasks), rd)))
+	if (!mp_rd_ok(rd) || !(v->tasks = mp_view_rows(arr, sizeof(*v->tasks), rd)))
 		return -1;
 	cJSON_ArrayForEach(t, arr) {
 		struct mp_view_cow_task *k = &v->tasks[v->ntasks];

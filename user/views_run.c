@@ -20,22 +20,12 @@ void mp_view_verdicts(const cJSON *r, struct mp_rd *rd, struct mp_view_verdicts 
 		v->oom_limit = mp_rd_str(rd, r, "probe_oom_limit", 0);
 }
 
-/* Room for n rows of size sz (one more: an empty array is no failure). */
-static void *rows_of(const cJSON *arr, size_t sz, struct mp_rd *rd)
-{
-	void *p = calloc((size_t)cJSON_GetArraySize(arr) + 1, sz);
-
-	if (!p)
-		mp_rd_fail(rd, arr, NULL, "out of memory");
-	return p;
-}
-
 int mp_view_ooms(const cJSON *doc, struct mp_rd *rd, struct mp_view_ooms *v)
 {
 	const cJSON *kills = mp_rd_arr(rd, doc, "oom_kills", 0), *it;
 
 	memset(v, 0, sizeof(*v));
-	if (!mp_rd_ok(rd) || !(v->rows = rows_of(kills, sizeof(*v->rows), rd)))
+	if (!mp_rd_ok(rd) || !(v->rows = mp_view_rows(kills, sizeof(*v->rows), rd)))
 		return -1;
 	cJSON_ArrayForEach(it, kills) {
 		struct mp_view_oom *k = &v->rows[v->n];
@@ -114,7 +104,7 @@ int mp_view_timeline(const cJSON *doc, struct mp_rd *rd, struct mp_view_timeline
 
 	memset(v, 0, sizeof(*v));
 	v->limit_column = mp_rd_item(rd, doc, "limit", MP_RD_ABSENT) != NULL;
-	if (!mp_rd_ok(rd) || !(v->rows = rows_of(tl, sizeof(*v->rows), rd)))
+	if (!mp_rd_ok(rd) || !(v->rows = mp_view_rows(tl, sizeof(*v->rows), rd)))
 		return -1;
 	if (last && mp_rd_is_obj(rd, last))
 		end = mp_rd_u64v(rd, last, "t_ms");

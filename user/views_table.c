@@ -264,19 +264,6 @@ int mp_view_overhead_table(const cJSON *o, const char *total, mp_view_size_fn si
 
 /* ---- the kernel paths and the hooks ---------------------------------------- */
 
-/* Room for a row per element of arr (and one, so never NULL), or NULL with
- * rd's error said. */
-static void *rows_for(const cJSON *arr, size_t sz, struct mp_rd *rd)
-{
-	void *p;
-
-	if (!mp_rd_ok(rd))
-		return NULL;
-	if (!(p = calloc((size_t)cJSON_GetArraySize(arr) + 1, sz)))
-		mp_rd_fail(rd, arr, NULL, "out of memory");
-	return p;
-}
-
 static void path_row(const cJSON *it, struct mp_rd *rd, bool stacks, struct mp_view_path *p)
 {
 	const cJSON *fr;
@@ -301,7 +288,7 @@ static int not_charged(const cJSON *a, struct mp_rd *rd, unsigned may, struct mp
 {
 	const cJSON *arr = mp_rd_arr(rd, a, "not_charged", may), *it;
 
-	if (!(v->nc = rows_for(arr, sizeof(*v->nc), rd)))
+	if (!(v->nc = mp_view_rows(arr, sizeof(*v->nc), rd)))
 		return -1;
 	cJSON_ArrayForEach(it, arr) {
 		if (!mp_rd_is_obj(rd, it))
@@ -318,7 +305,7 @@ int mp_view_paths(const cJSON *a, struct mp_rd *rd, unsigned flags, struct mp_vi
 	const cJSON *arr = mp_rd_arr(rd, a, "kernel_paths", may), *it;
 
 	memset(v, 0, sizeof(*v));
-	if (!(v->rows = rows_for(arr, sizeof(*v->rows), rd)))
+	if (!(v->rows = mp_view_rows(arr, sizeof(*v->rows), rd)))
 		return -1;
 	cJSON_ArrayForEach(it, arr) {
 		if (!mp_rd_is_obj(rd, it))
@@ -369,7 +356,7 @@ static int missing_list(const cJSON *a, struct mp_rd *rd, struct mp_view_hooks *
 {
 	const cJSON *arr = mp_rd_arr(rd, a, "attribution_missing", 0), *it;
 
-	if (!(v->missing = rows_for(arr, sizeof(*v->missing), rd)))
+	if (!(v->missing = mp_view_rows(arr, sizeof(*v->missing), rd)))
 		return -1;
 	cJSON_ArrayForEach(it, arr) {
 		if (!mp_rd_is_obj(rd, it))
@@ -387,7 +374,7 @@ int mp_view_hooks(const cJSON *a, struct mp_rd *rd, struct mp_view_hooks *v)
 	const cJSON *arr = mp_rd_arr(rd, a, "hooks", MP_RD_ABSENT), *it;
 
 	memset(v, 0, sizeof(*v));
-	if (!(v->rows = rows_for(arr, sizeof(*v->rows), rd)))
+	if (!(v->rows = mp_view_rows(arr, sizeof(*v->rows), rd)))
 		return -1;
 	cJSON_ArrayForEach(it, arr) {
 		struct mp_view_hook *h = &v->rows[v->n++];
