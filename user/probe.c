@@ -64,7 +64,13 @@ void mp_probe_defaults(uint64_t limit, uint64_t *chunk, uint64_t *margin)
 
 /* ---- the child ------------------------------------------------------------ */
 
-enum msg_type { MSG_READY = 1, MSG_CHUNK, MSG_DONE, MSG_FREED, MSG_ERROR };
+/* MSG_READY's bytes: the CPUs the fill may run on (0: unknown). After each
+ * chunk, before its MSG_CHUNK, the fill threads' scheduling during it:
+ * MSG_FILL_CPU (ns on a CPU), MSG_FILL_WAIT (ns runnable, waiting for
+ * one); err ENODATA: not measured (no /proc/thread-self/schedstat). */
+enum msg_type {
+	MSG_READY = 1, MSG_CHUNK, MSG_DONE, MSG_FREED, MSG_ERROR, MSG_FILL_CPU, MSG_FILL_WAIT,
+};
 
 struct msg {
 	uint32_t type;
@@ -112,17 +118,60 @@ static void on_child_stop(int sig)
 	g_child_stop = 1;
 }
 
+/*
+ * A thread's scheduling: its time on a CPU (CLOCK_THREAD_CPUTIME_ID, the
+ * kernel's sum_exec_runtime brought up to date, where schedstat's first
+ * figure lags by up to a tick) and its time runnable but waiting for a
+ * CPU (schedstat's run_delay). What tells a fill that could not scale
+ * for want of CPUs from one slowed in the kernel's fault path.
+ */
+struct sched_use {
+	uint64_t cpu_ns, wait_ns;
+	bool wait_ok;              /* schedstat read (a kernel without
+				    * CONFIG_SCHED_INFO has none; an old one
+				    * with schedstats off says "0 0 0") */
+};
+
+/* The calling thread's; open, read and a digit loop: async-signal-safe. */
+static void sched_now(struct sched_use *u)
+{
+	struct timespec t = { 0, 0 };
+	uint64_t v[3] = { 0, 0, 0 };
+	char buf[96];
+	int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC), i = 0;
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	/* i: the numbers read whole, each ended by a space, a newline or the end */
+	for (ssize_t k = 0; k < n && i < 3; k++) {
+		bool digit = buf[k] >= '0' && buf[k] <= '9';
+
+		if (digit)
+			v[i] = v[i] * 10 + (uint64_t)(buf[k] - '0');
+		if (digit && (k + 1 == n || buf[k + 1] < '0' || buf[k + 1] > '9'))
+			i++;
+	}
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	u->cpu_ns = (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+	u->wait_ns = v[1];
+	/* a thread reading its own has run at least once: 0 timeslices is
+	 * the "0 0 0" of a kernel not keeping them */
+	u->wait_ok = i == 3 && v[2] > 0;
+}
+
 struct fill_part {
 	char *p;
 	size_t len, done;
 	bool populate;
+	bool fresh;                /* a thread of its own, made for this part */
 	int err;
+	struct sched_use used;     /* the part's: from its start to its end */
 };
 
-static void *fill_part(void *arg)
+/* Touch the part, slice by slice, until done or stopped. */
+static void fill_touch(struct fill_part *f)
 {
-	struct fill_part *f = arg;
-
 	for (f->done = 0; f->done < f->len && !g_child_stop;) {
 		size_t n = MP_MIN(f->len - f->done, (size_t)SLICE_BYTES);
 
@@ -137,38 +186,61 @@ static void *fill_part(void *arg)
 		}
 		f->done += n;
 	}
+}
+
+/* The part's scheduling: a thread made for it counts from its birth (its
+ * figures start at 0), so its wait for a first CPU counts too. */
+static void *fill_part(void *arg)
+{
+	struct fill_part *f = arg;
+	struct sched_use start = { .wait_ok = true };
+
+	if (!f->fresh)
+		sched_now(&start);
+	fill_touch(f);
+	sched_now(&f->used);
+	f->used.cpu_ns -= MP_MIN(f->used.cpu_ns, start.cpu_ns);
+	f->used.wait_ns -= MP_MIN(f->used.wait_ns, start.wait_ns);
+	f->used.wait_ok = f->used.wait_ok && start.wait_ok;
 	return NULL;
 }
 
 /* Fill [p, p+size) with n threads, each a contiguous, page-aligned part.
- * Returns 0 or an errno; *done: the bytes touched (all, unless stopped). */
-static int fill(char *p, size_t size, int n, bool populate, size_t *done)
+ * Returns 0 or an errno; *done: the bytes touched (all, unless stopped);
+ * *used: the parts' scheduling, summed. */
+static int fill(char *p, size_t size, int n, bool populate, size_t *done,
+		struct sched_use *used)
 {
 	struct fill_part parts[MP_PROBE_MAX_THREADS];
 	pthread_t tids[MP_PROBE_MAX_THREADS];
 	size_t per = (size / (size_t)n) & ~(size_t)4095;
-	int started = 0, err = 0;
+	int err = 0;
 
 	for (int i = 0; i < n; i++) {
 		parts[i] = (struct fill_part){
 			.p = p + (size_t)i * per,
 			.len = i == n - 1 ? size - (size_t)i * per : per,
-			.populate = populate,
+			.populate = populate, .fresh = i > 0,
 		};
 	}
-	for (int i = 1; i < n; i++)
+	for (int i = 1; i < n; i++) {
 		if (pthread_create(&tids[i], NULL, fill_part, &parts[i]) == 0)
-			started = i;
-		else
-			fill_part(&parts[i]); /* no thread: do it here */
+			continue;
+		parts[i].fresh = false; /* no thread: do it here */
+		fill_part(&parts[i]);
+	}
 	fill_part(&parts[0]);
-	for (int i = 1; i <= started; i++)
-		pthread_join(tids[i], NULL);
 	*done = 0;
+	*used = (struct sched_use){ .wait_ok = true };
 	for (int i = 0; i < n; i++) {
+		if (parts[i].fresh)
+			pthread_join(tids[i], NULL);
 		if (parts[i].err)
 			err = parts[i].err;
 		*done += parts[i].done;
+		used->cpu_ns += parts[i].used.cpu_ns;
+		used->wait_ns += parts[i].used.wait_ns;
+		used->wait_ok = used->wait_ok && parts[i].used.wait_ok;
 	}
 	return err;
 }
@@ -239,6 +311,17 @@ static uint64_t bound_room(const struct bound *b)
 	return used + b->margin < b->limit ? b->limit - b->margin - used : 0;
 }
 
+/* The CPUs this process may run on (its threads inherit it), as it runs
+ * in its cgroup (a cpuset there counts); 0 when unknown (more than
+ * CPU_SETSIZE). */
+static uint64_t cpus_allowed(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	return sched_getaffinity(0, sizeof(set), &set) ? 0 : (uint64_t)CPU_COUNT(&set);
+}
+
 static __attribute__((noreturn)) void child_main(const struct child_args *a)
 {
 	size_t max = a->max_chunks, n = 0;
@@ -261,12 +344,13 @@ static __attribute__((noreturn)) void child_main(const struct child_args *a)
 		send_msg(a->to_parent, MSG_ERROR, EACCES, 0);
 		_exit(5);
 	}
-	send_msg(a->to_parent, MSG_READY, 0, 0);
+	send_msg(a->to_parent, MSG_READY, 0, cpus_allowed());
 	if (read(a->from_parent, &go, 1) != 1)
 		_exit(4);
 	while (n < max && !g_child_stop) {
 		uint64_t room = UINT64_MAX, size = a->chunk;
 		bool tail = false;
+		struct sched_use used;
 		size_t done;
 		void *p;
 		int err;
@@ -297,7 +381,12 @@ static __attribute__((noreturn)) void child_main(const struct child_args *a)
 			madvise(p, size, MADV_NOHUGEPAGE);
 		else if (strcmp(a->thp, "always") == 0)
 			madvise(p, size, MADV_HUGEPAGE);
-		if ((err = fill(p, size, a->threads, a->populate, &done))) {
+		err = fill(p, size, a->threads, a->populate, &done, &used);
+		/* the chunk's scheduling first: a chunk the fill fails in, or
+		 * is stopped in, took CPU time too */
+		send_msg(a->to_parent, MSG_FILL_CPU, 0, used.cpu_ns);
+		send_msg(a->to_parent, MSG_FILL_WAIT, used.wait_ok ? 0 : ENODATA, used.wait_ns);
+		if (err) {
 			munmap(p, size);
 			send_msg(a->to_parent, MSG_ERROR, err, 0);
 			break;
@@ -435,6 +524,25 @@ static bool stopped(const struct mp_probe_cfg *cfg)
 	return cfg->stop && *cfg->stop;
 }
 
+/* A chunk's message, in the fill loop or a stop's drain: its bytes, or the
+ * threads' scheduling while they filled it. */
+static void count_msg(struct mp_probe_result *res, const struct msg *m)
+{
+	if (m->type == MSG_CHUNK) {
+		res->f.allocated_bytes += m->bytes;
+		res->f.probe_chunks++;
+	} else if (m->type == MSG_FILL_CPU) {
+		/* the first chunk's: the wait is measured until a chunk says not */
+		if (!res->have_fill_cpu)
+			res->have_fill_wait = true;
+		res->have_fill_cpu = true;
+		res->fill_cpu_ns += m->bytes;
+	} else if (m->type == MSG_FILL_WAIT) {
+		res->have_fill_wait = res->have_fill_wait && !m->err;
+		res->fill_wait_ns += m->bytes;
+	}
+}
+
 static bool read_msg(int fd, struct msg *m, const struct mp_probe_cfg *cfg)
 {
 	ssize_t n;
@@ -467,12 +575,9 @@ static void drain_stopped_child(struct run_state *r, struct mp_probe_result *res
 		if (ms >= 2000 || poll(&pfd, 1, (int)(2000 - ms)) <= 0 ||
 		    read(r->from_child, &m, sizeof(m)) != sizeof(m))
 			return;
-		if (m.type == MSG_CHUNK) {
-			res->f.allocated_bytes += m.bytes;
-			res->f.probe_chunks++;
-		} else if (m.type == MSG_DONE || m.type == MSG_ERROR) {
+		if (m.type == MSG_DONE || m.type == MSG_ERROR)
 			return;
-		}
+		count_msg(res, &m);
 	}
 }
 
@@ -806,6 +911,7 @@ static int fork_child(struct run_state *r)
 		}
 		return run_fail(r, -ECHILD, "the probe process could not join %s", r->probe_cg.dir);
 	}
+	r->res->fill_cpus_allowed = m.bytes;
 	return 0;
 }
 
@@ -1042,10 +1148,8 @@ static void fill_loop(struct run_state *r)
 			continue;
 		if (!read_msg(r->from_child, &m, r->cfg))
 			break; /* the probe died: OOM-killed at its own limit, or killed */
-		if (m.type == MSG_CHUNK) {
-			res->f.allocated_bytes += m.bytes;
-			res->f.probe_chunks++;
-		} else if (m.type == MSG_ERROR) {
+		count_msg(res, &m);
+		if (m.type == MSG_ERROR) {
 			run_warn(r, "the probe stopped early: %s", strerror(m.err));
 		} else if (m.type == MSG_DONE) {
 			struct timespec t_done;

@@ -98,6 +98,14 @@ struct mp_probe_result {
 	uint64_t headroom_at_stop_bytes; /* no chunk filled: the target's headroom (soft
 					  * with --reclaim-cache) read as it stopped */
 	uint64_t fill_ns;              /* from the go to the last chunk, wall clock */
+	/* The fill threads' scheduling, each from its part's start to its end,
+	 * summed over the parts and the chunks: why --threads N fills no N
+	 * times faster (busy CPUs, or the kernel's fault path) */
+	uint64_t fill_cpu_ns;          /* on a CPU (CLOCK_THREAD_CPUTIME_ID) */
+	uint64_t fill_wait_ns;         /* runnable, waiting for a CPU (schedstat run_delay) */
+	bool have_fill_cpu;            /* a chunk's were reported */
+	bool have_fill_wait;           /* ... and every chunk's wait was read */
+	uint64_t fill_cpus_allowed;    /* the probe process's affinity; 0: unknown */
 	bool completed;                /* stopped at the margin */
 	bool interrupted;              /* stopped by *cfg->stop */
 	bool oom_killed;               /* OOM-killed (its cgroup's oom_kill counter) */

@@ -149,6 +149,24 @@ static void probe_stop_json(cJSON *p, const struct mp_probe_doc_in *in)
 			res->f.allocated_bytes);
 }
 
+/* The fill threads' time on a CPU and waiting for one, and the CPUs they
+ * could use: null where not measured (no chunk filled; no schedstat). */
+static void fill_sched_json(cJSON *p, const struct mp_probe_result *res)
+{
+	if (res->have_fill_cpu)
+		mp_json_add_u64(p, "fill_cpu_ns", res->fill_cpu_ns);
+	else
+		cJSON_AddNullToObject(p, "fill_cpu_ns");
+	if (res->have_fill_wait)
+		mp_json_add_u64(p, "fill_runqueue_wait_ns", res->fill_wait_ns);
+	else
+		cJSON_AddNullToObject(p, "fill_runqueue_wait_ns");
+	if (res->fill_cpus_allowed)
+		mp_json_add_u64(p, "fill_cpus_allowed", res->fill_cpus_allowed);
+	else
+		cJSON_AddNullToObject(p, "fill_cpus_allowed");
+}
+
 /*
  * The fill went past its stop point: the target's peak above the usage it
  * was to stop at (where that is the target's own). The bounds are checked
@@ -214,6 +232,7 @@ cJSON *mp_probe_doc(const struct mp_probe_doc_in *in)
 		mp_json_add_u64(p, "fill_ns", res->fill_ns);
 		mp_json_add_fixed(p, "fill_gib_per_sec",
 				  res->fill_ns ? (double)res->f.allocated_bytes / MP_GIB / (res->fill_ns / 1e9) : 0, 3);
+		fill_sched_json(p, res);
 		mp_json_add_u64(p, "usage_at_stop_bytes", res->usage_at_stop_bytes);
 		mp_json_add_u64(p, "usage_at_go_bytes", res->usage_at_go_bytes);
 		cJSON_AddNumberToObject(p, "stack_sample_period", in->stack_sample_period);
