@@ -122,6 +122,21 @@ static void stop_rows(const cJSON *p, FILE *f, struct mp_rd *rd)
 			  " by the kernel to make room (--reclaim-cache)" : " by the kernel", rd);
 }
 
+/* With --threads N: the CPUs the fill got and why no more, as the text
+ * says it; its figure the threads' time on a CPU. */
+static void fill_row(const cJSON *p, FILE *f, struct mp_rd *rd)
+{
+	struct mp_view_fill fill;
+	uint64_t v;
+
+	mp_view_fill(p, rd, &fill);
+	if (!fill.shown)
+		return;
+	fact(f, "probe.fill_cpu_ns", "fill", p, "fill_cpu_ns", &v, rd);
+	mp_html_esc(f, fill.line);
+	fputs("</td></tr>\n", f);
+}
+
 void mp_html_probe_facts(const cJSON *r, FILE *f, struct mp_rd *rd)
 {
 	const cJSON *t = mp_rd_obj(rd, r, "target", 0), *p = mp_rd_obj(rd, r, "probe", 0);
@@ -139,6 +154,7 @@ void mp_html_probe_facts(const cJSON *r, FILE *f, struct mp_rd *rd)
 		 mp_fmt_bytes(mp_rd_u64v(rd, p, "chunk_bytes"), b2, sizeof(b2)),
 		 mp_rd_str(rd, p, "thp", 0));
 	fact_size(f, "probe.margin_bytes", "margin", p, "margin_bytes", extra, rd);
+	fill_row(p, f, rd);
 	stop_rows(p, f, rd);
 }
 

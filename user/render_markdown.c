@@ -297,6 +297,7 @@ static void verdicts(const cJSON *r, FILE *f, struct mp_rd *rd)
 static void md_probe(const cJSON *r, FILE *f, struct mp_rd *rd)
 {
 	const cJSON *t = mp_rd_obj(rd, r, "target", 0), *p = mp_rd_obj(rd, r, "probe", 0);
+	struct mp_view_fill fill;
 	char b[32], b2[32];
 
 	fputs("# memprobe probe: ", f);
@@ -307,10 +308,14 @@ static void md_probe(const cJSON *r, FILE *f, struct mp_rd *rd)
 	fputs("## Summary\n\n| | |\n|---|---|\n", f);
 	limit_rows(t, f, rd);
 	summary_nine(r, f, rd);
-	fprintf(f, "| probe | %s chunks, %s margin, thp %s |\n\n",
+	fprintf(f, "| probe | %s chunks, %s margin, thp %s |\n",
 		mp_render_usize(mp_rd_u64v(rd, p, "chunk_bytes"), b, sizeof(b)),
 		mp_render_usize(mp_rd_u64v(rd, p, "margin_bytes"), b2, sizeof(b2)),
 		mp_rd_str(rd, p, "thp", 0));
+	mp_view_fill(p, rd, &fill);
+	if (fill.shown) /* with --threads N: the CPUs the fill got, and why no more */
+		fprintf(f, "| fill | %s |\n", fill.line);
+	fputc('\n', f);
 	if (mp_rd_obj(rd, r, "pinned", MP_RD_ABSENT)) {
 		fputs("| | |\n|---|---|\n", f);
 		moment_rows(mp_rd_obj(rd, r, "pinned", MP_RD_ABSENT), true, f, rd);

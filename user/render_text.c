@@ -212,6 +212,17 @@ static void probe_overhead(const cJSON *r, const cJSON *pinned, FILE *f, struct 
 	mp_text_overhead(mp_rd_item(rd, r, "overhead", MP_RD_ABSENT), pinned, f, rd);
 }
 
+/* With --threads N: the CPUs the fill got, and why no more (nothing for
+ * one thread, or a document without the figures). */
+static void probe_fill(const cJSON *p, FILE *f, struct mp_rd *rd)
+{
+	struct mp_view_fill v;
+
+	mp_view_fill(p, rd, &v);
+	if (v.shown)
+		fprintf(f, "fill       %s\n", v.line);
+}
+
 /* Where the probe aimed and why it stopped (absent in older documents). */
 static void probe_stop(const cJSON *t, const cJSON *p, FILE *f, struct mp_rd *rd)
 {
@@ -284,6 +295,7 @@ void mp_text_probe(const cJSON *r, FILE *f, struct mp_rd *rd)
 		fprintf(f, "           in the target itself, without a limit of its own (the "
 			"kernel enforces none; the bounds are checked before each chunk): %s\n",
 			mp_rd_str(rd, p, "in_target_why", 0));
+	probe_fill(p, f, rd);
 	probe_stop(t, p, f, rd);
 	mp_text_attribution(mp_rd_obj(rd, r, "attribution", 0), f, rd);
 	mp_text_pinned(mp_rd_obj(rd, r, "pinned", MP_RD_ABSENT), f, rd);

@@ -399,6 +399,18 @@ struct mp_view_verdicts {
 };
 void mp_view_verdicts(const cJSON *r, struct mp_rd *rd, struct mp_view_verdicts *v);
 
+/* Why --threads N filled no N times faster (a probe's probe object): how
+ * many CPUs the fill threads ran on average, their time on a CPU and
+ * waiting for one, and the reason with its fix: fewer CPUs allowed than
+ * threads, CPUs busy elsewhere, or (little waiting) the kernel's
+ * page-fault path. Not shown for one thread, or where the document has
+ * no fill_cpu_ns (older documents) or says null. */
+struct mp_view_fill {
+	bool shown;
+	char line[400];            /* "2 threads ran 1.1 CPUs on average (...): why; fix" */
+};
+void mp_view_fill(const cJSON *p, struct mp_rd *rd, struct mp_view_fill *v);
+
 /* One OOM kill of a recording. */
 struct mp_view_oom {
 	const cJSON *obj;          /* the kill (mp_render_oom_line, the vector) */

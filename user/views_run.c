@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Views of a run (views.h): what stopped a probe short, a recording's OOM
- * kills and timeline rows, the summary's limit, end and peak. */
+/* Views of a run (views.h): what stopped a probe short, why its threads
+ * filled no faster, a recording's OOM kills and timeline rows, the
+ * summary's limit, end and peak. */
 #include "views.h"
 #include "render.h"
 
@@ -18,6 +19,63 @@ void mp_view_verdicts(const cJSON *r, struct mp_rd *rd, struct mp_view_verdicts 
 	v->oom_killed = mp_rd_bool(rd, r, "probe_oom_killed", 0);
 	if (v->oom_killed)
 		v->oom_limit = mp_rd_str(rd, r, "probe_oom_limit", 0);
+}
+
+/* Why the threads' CPUs were fewer than the threads, with the fix: no
+ * more allowed, the CPUs busy elsewhere (a tenth of the time on a CPU
+ * spent waiting for one is no scheduler's noise), or (no wait to speak
+ * of) the kernel: the threads asleep in it, or, running, slowed by the
+ * fault path's shared locks. Where the wait was not measured, no reason. */
+static const char *fill_why(uint64_t threads, uint64_t allowed, double cpus, bool has_wait,
+			    uint64_t cpu_ns, uint64_t wait_ns, char *buf, size_t len)
+{
+	if (allowed && allowed < threads)
+		snprintf(buf, len, ": no more than %" PRIu64 " could run at once; give --threads %"
+			 PRIu64 ", or let the probe run on more CPUs (taskset, cpuset)", allowed,
+			 allowed);
+	else if (!has_wait)
+		snprintf(buf, len, "; the wait for a CPU was not measured (no "
+			 "/proc/thread-self/schedstat)");
+	else if (wait_ns >= cpu_ns / 10)
+		snprintf(buf, len, ": the CPUs were busy elsewhere; give --threads 1 or run where "
+			 "more CPUs are free");
+	else if (cpus < 0.75 * (double)threads)
+		snprintf(buf, len, ": off a CPU without waiting for one, so asleep in the kernel "
+			 "(reclaim, a lock) or done before the chunk's other parts");
+	else
+		snprintf(buf, len, ": the time is the kernel's page-fault path (charge, LRU and "
+			 "zone locks), not waiting for a CPU");
+	return buf;
+}
+
+void mp_view_fill(const cJSON *p, struct mp_rd *rd, struct mp_view_fill *v)
+{
+	uint64_t threads = mp_rd_u64v(rd, p, "threads"), fill_ns = mp_rd_u64v(rd, p, "fill_ns");
+	uint64_t cpu = 0, wait = 0, allowed = 0;
+	bool has_wait;
+	char on[32], off[32], why[240], where[48] = "";
+	double cpus;
+
+	memset(v, 0, sizeof(*v));
+	if (threads < 2 || !fill_ns ||
+	    !mp_rd_u64(rd, p, "fill_cpu_ns", MP_RD_NULL | MP_RD_ABSENT, &cpu))
+		return;
+	has_wait = mp_rd_u64(rd, p, "fill_runqueue_wait_ns", MP_RD_NULL | MP_RD_ABSENT, &wait);
+	if (mp_rd_u64(rd, p, "fill_cpus_allowed", MP_RD_NULL | MP_RD_ABSENT, &allowed) &&
+	    allowed < threads)
+		snprintf(where, sizeof(where), " on %" PRIu64 " allowed CPU%s", allowed,
+			 allowed == 1 ? "" : "s");
+	cpus = (double)cpu / (double)fill_ns;
+	mp_render_ms(cpu / 1000000, on, sizeof(on));
+	if (has_wait)
+		snprintf(off, sizeof(off), ", waiting for one %s",
+			 mp_render_ms(wait / 1000000, (char[32]){ 0 }, 32));
+	else
+		off[0] = '\0';
+	snprintf(v->line, sizeof(v->line), "%" PRIu64 " threads%s ran %.1f CPUs on average (on a "
+		 "CPU %s%s)%s", threads, where, cpus, on, off,
+		 fill_why(threads, allowed, cpus, has_wait, cpu, wait, why, sizeof(why)));
+	v->shown = true;
 }
 
 int mp_view_ooms(const cJSON *doc, struct mp_rd *rd, struct mp_view_ooms *v)

@@ -187,6 +187,89 @@ static void test_reserve_metric(void)
 	cJSON_Delete(doc);
 }
 
+/* Set member name of o to the JSON text raw ("null", a number). */
+static void set_raw(cJSON *o, const char *name, const char *raw)
+{
+	cJSON_DeleteItemFromObject(o, name);
+	/* the loader keeps integers as raw text, exact past 2^53 */
+	cJSON_AddItemToObject(o, name, strcmp(raw, "null") ? cJSON_CreateRaw(raw) : cJSON_CreateNull());
+}
+
+/* p's fill line, "" where none is shown. */
+static const char *fill_line(const cJSON *doc, const cJSON *p, struct mp_view_fill *v)
+{
+	struct mp_rd rd = { .root = doc };
+
+	mp_view_fill(p, &rd, v);
+	CHECK(!rd.err[0], "the fill view reads: %s", rd.err);
+	return v->shown ? v->line : "";
+}
+
+/* Why --threads N filled no faster (issue 24): said for 2 threads where
+ * the document has the figures; nothing for one thread, an older
+ * document (absent) or null (not measured). */
+static void test_fill(void)
+{
+	char err[512];
+	int kind = 0;
+	cJSON *doc = mp_doc_load_file(FIXTURES "/html/probe-pinned.json", &kind, err, sizeof(err));
+	cJSON *p = cJSON_GetObjectItem(doc, "probe");
+	struct mp_view_fill v;
+	char *out;
+
+	CHECK(doc != NULL, "the fixture loads: %s", doc ? "" : err);
+	if (!doc)
+		return;
+	CHECK_STR(fill_line(doc, p, &v), "", "an older document: nothing");
+	set_raw(p, "threads", "2");
+	set_raw(p, "fill_ns", "1000000000");
+	CHECK_STR(fill_line(doc, p, &v), "", "2 threads, no fill_cpu_ns: nothing");
+	set_raw(p, "fill_cpu_ns", "null");
+	CHECK_STR(fill_line(doc, p, &v), "", "fill_cpu_ns null: nothing");
+	set_raw(p, "fill_cpu_ns", "900000000");
+	set_raw(p, "fill_runqueue_wait_ns", "1000000000");
+	set_raw(p, "fill_cpus_allowed", "1");
+	CHECK_STR(fill_line(doc, p, &v), "2 threads on 1 allowed CPU ran 0.9 CPUs on average "
+		  "(on a CPU 900 ms, waiting for one 1.0 s): no more than 1 could run at once; "
+		  "give --threads 1, or let the probe run on more CPUs (taskset, cpuset)",
+		  "fewer CPUs allowed than threads");
+	out = rendered(doc, kind, "text");
+	has(out, "\nfill       2 threads on 1 allowed CPU ran 0.9 CPUs", "text");
+	free(out);
+	out = rendered(doc, kind, "markdown");
+	has(out, "| fill | 2 threads on 1 allowed CPU ran 0.9 CPUs", "markdown");
+	free(out);
+	out = rendered(doc, kind, "html");
+	has(out, "<tr data-field=\"probe.fill_cpu_ns\" data-value=\"900000000\"><th>fill</th>"
+	    "<td>2 threads on 1 allowed CPU", "html");
+	free(out);
+	set_raw(p, "fill_cpus_allowed", "2");
+	set_raw(p, "fill_ns", "8900000000");
+	set_raw(p, "fill_cpu_ns", "9800000000");
+	set_raw(p, "fill_runqueue_wait_ns", "7900000000");
+	CHECK_STR(fill_line(doc, p, &v), "2 threads ran 1.1 CPUs on average (on a CPU 9.8 s, "
+		  "waiting for one 7.9 s): the CPUs were busy elsewhere; give --threads 1 or run "
+		  "where more CPUs are free", "a wait of a tenth or more: busy CPUs");
+	set_raw(p, "fill_cpu_ns", "16910000000");
+	set_raw(p, "fill_runqueue_wait_ns", "200000000");
+	CHECK_STR(fill_line(doc, p, &v), "2 threads ran 1.9 CPUs on average (on a CPU 16.9 s, "
+		  "waiting for one 200 ms): the time is the kernel's page-fault path (charge, LRU "
+		  "and zone locks), not waiting for a CPU", "little wait, the CPUs used: the kernel");
+	set_raw(p, "fill_cpu_ns", "10680000000");
+	CHECK_STR(fill_line(doc, p, &v), "2 threads ran 1.2 CPUs on average (on a CPU 10.7 s, "
+		  "waiting for one 200 ms): off a CPU without waiting for one, so asleep in the "
+		  "kernel (reclaim, a lock) or done before the chunk's other parts",
+		  "little wait, few CPUs used: asleep");
+	set_raw(p, "fill_runqueue_wait_ns", "null");
+	set_raw(p, "fill_cpus_allowed", "null");
+	CHECK_STR(fill_line(doc, p, &v), "2 threads ran 1.2 CPUs on average (on a CPU 10.7 s); "
+		  "the wait for a CPU was not measured (no /proc/thread-self/schedstat)",
+		  "the wait null: no reason given");
+	set_raw(p, "threads", "1");
+	CHECK_STR(fill_line(doc, p, &v), "", "one thread: nothing");
+	cJSON_Delete(doc);
+}
+
 int main(void)
 {
 	test_overhead_rows();
@@ -194,5 +277,6 @@ int main(void)
 	test_cats();
 	test_cells();
 	test_reserve_metric();
+	test_fill();
 	return unit_done("views");
 }
