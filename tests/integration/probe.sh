@@ -86,6 +86,38 @@ test_probe_real() {
 }
 
 # ---------------------------------------------------------------------------
+# probe --threads 2 on one allowed CPU (issue 24): the report says what CPU
+# the fill got and why no more, from the threads' own scheduling figures.
+# Two threads on one CPU must wait for it in turn, on any machine, loaded
+# or not: each waits at least while the other runs a timeslice. No timing
+# is asserted beyond what one CPU allows.
+test_probe_threads() {
+	local cg out rc fill cpu wait
+	cg=$(make_cgroup threads $((256 * MIB))) || { fail "threads: make cgroup"; return; }
+	out=$TMP/threads.json
+	taskset -c 0 "$MEMPROBE" probe --cgroup "$cg" --threads 2 --format json -o "$out" 2> "$TMP/threads.err"
+	rc=$?
+	check_eq "threads: probe --threads 2 exits 0" "$rc" 0
+	fill=$(jqv "$out" .probe.fill_ns)
+	cpu=$(jqv "$out" .probe.fill_cpu_ns)
+	wait=$(jqv "$out" .probe.fill_runqueue_wait_ns)
+	echo "# fill $fill ns, threads on a CPU $cpu ns, waiting for one $wait ns, $(jqv "$out" .probe.fill_gib_per_sec) GiB/s"
+	check_eq "threads: taskset -c 0: the fill may use 1 CPU" "$(jqv "$out" .probe.fill_cpus_allowed)" 1
+	check_gt "threads: the threads' time on a CPU is measured" "$cpu" 0
+	# one CPU: their time on it no more than the fill's own (10 ms for the
+	# clocks' reads around it)
+	check_le "threads: ... and no more than one CPU's for the fill" "$cpu" "$((fill + 10000000))"
+	check_gt "threads: their wait for the CPU is measured" "$wait" 0
+	# (null, from a memprobe without the figures, must fail the check, not the shell)
+	check_ge "threads: two threads on one CPU wait at least a tenth of their time on it" \
+		"$wait" "$(is_int "$cpu" && echo $((cpu / 10)))"
+	check_match "threads: the text report names the one allowed CPU" \
+		"$("$MEMPROBE" report "$out" --format text 2>&1)" -E '^fill +2 threads on 1 allowed CPU ran '
+	remove_cgroup "$cg"
+	check "threads: nothing left behind" no_leftovers
+}
+
+# ---------------------------------------------------------------------------
 test_probe_workload() {
 	local cg out pid usage lim margin before alloc i
 	cg=$(make_cgroup workload $GIB) || { fail "workload: make cgroup"; return; }
