@@ -29,10 +29,11 @@
 #include <unistd.h>
 
 /* The categories a /proc row shows: file includes shmem (as memory.stat's
- * does), kernel is what the rows know of it (page tables and stacks). */
+ * does), kernel is what the rows know of it (page tables and stacks),
+ * anon_thp the part of anon smaps_rollup shows in huge pages. */
 static const int row_cats[] = {
 	MP_CAT_ANON, MP_CAT_FILE, MP_CAT_SHMEM, MP_CAT_PAGETABLES, MP_CAT_KERNEL_STACK,
-	MP_CAT_KERNEL,
+	MP_CAT_KERNEL, MP_CAT_ANON_THP,
 };
 
 static uint64_t now_ns(void)
@@ -110,6 +111,9 @@ static void fill_row(struct mp_task_row *t, const struct mp_proc_row *p)
 		return;
 	snprintf(t->comm, sizeof(t->comm), "%s", p->comm);
 	t->charge_bytes[MP_CAT_ANON] += (int64_t)p->rss_anon_bytes;
+	/* a part of anon, as memory.stat's anon_thp is; unknown (0) where
+	 * smaps_rollup could not be read */
+	t->charge_bytes[MP_CAT_ANON_THP] += (int64_t)p->anon_huge_bytes;
 	t->charge_bytes[MP_CAT_FILE] += (int64_t)(p->rss_file_bytes + p->rss_shmem_bytes);
 	t->charge_bytes[MP_CAT_SHMEM] += (int64_t)p->rss_shmem_bytes;
 	t->charge_bytes[MP_CAT_PAGETABLES] += (int64_t)p->pte_bytes;
