@@ -142,6 +142,24 @@ static int64_t cache_beyond(const struct mp_overhead_in *in, int64_t rows)
 	return v - rows;
 }
 
+/*
+ * The page cache beyond the rows, polled. With the processes' own counters
+ * (--memcg-from counters, or no BPF) no row holds a charge of its own:
+ * page cache no process maps that shrank while the probe charged is what
+ * the kernel reclaimed to make room, as the probe's row shows it with the
+ * memcg tracepoints (direct reclaim runs in the charging task). A workload
+ * deleting its files at that moment reads the same: docs/attribution.md.
+ */
+static void add_polled_cache(const struct mp_overhead_in *in, struct mp_overhead *o, int64_t v)
+{
+	if (in->probe_pid && in->rows[MP_CAT_FILE] && v < 0) {
+		o->reclaimed_cat_bytes[MP_OVH_PAGE_CACHE] += v;
+		o->reclaimed_bytes += v;
+		return;
+	}
+	add_part(o, 0, 0, "(memory.stat)", MP_OVH_PAGE_CACHE, v);
+}
+
 /* The polled categories, as parts of pid 0 named "(memory.stat)" (with
  * /proc's rows, what memory.stat shows beyond them); a polled kernel
  * total's rest beyond every itemised part as kernel_other, a polled
@@ -161,8 +179,7 @@ static void add_polled(const struct mp_overhead_in *in, struct mp_overhead *o,
 				kernel_parts += v;
 		}
 	if (in->polled[MP_CAT_FILE])
-		add_part(o, 0, 0, "(memory.stat)", MP_OVH_PAGE_CACHE,
-			 cache_beyond(in, rows[MP_OVH_PAGE_CACHE]));
+		add_polled_cache(in, o, cache_beyond(in, rows[MP_OVH_PAGE_CACHE]));
 	if (in->have_kernel_total && in->polled[MP_CAT_KERNEL])
 		add_part(o, 0, 0, "(memory.stat)", MP_OVH_KERNEL_OTHER,
 			 stat_growth(in, MP_CAT_KERNEL) - kernel_parts);
