@@ -90,7 +90,7 @@ struct mp_cli_opt {
 	  "run per update, about 4 per anonymous page: per-process slab, sock and "     \
 	  "percpu, charges from other contexts, anon unmapped and still charged) or "   \
 	  "counters (the kernel's per-process counters read at each snapshot: RSS by "  \
-	  "kind, page tables, stacks; no program run per page)", "tracepoint",         \
+	  "kind, page tables, stacks; no program run per page)", "counters",           \
 	  MP_OPT_MEMCG_FROM }
 #define MP_CLI_OPT_BTF                                                                 \
 	{ "btf", 0, "FILE", "the kernel's BTF for CO-RE: a raw BTF file or a vmlinux "  \

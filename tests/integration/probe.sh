@@ -435,7 +435,7 @@ test_moved_out() {
 	local a b out=$TMP/moved.json rec pid i other
 	a=$(make_cgroup movedA $((512 * MIB))) && b=$(make_cgroup movedB $((512 * MIB))) ||
 		{ fail "moved out: make cgroups"; return; }
-	"$MEMPROBE" record --cgroup "$a" --duration 6 --format json -o "$out" --ready-fd 3 3> "$TMP/ready-moved" 2>/dev/null &
+	"$MEMPROBE" record --cgroup "$a" --duration 6 --memcg-from tracepoint --format json -o "$out" --ready-fd 3 3> "$TMP/ready-moved" 2>/dev/null &
 	rec=$!
 	for i in $(seq 1200); do [ -s "$TMP/ready-moved" ] && break; sleep 0.05; done
 	pid=$(run_in_cgroup "$a" "$BIN/leave" 64 32)

@@ -162,7 +162,7 @@ test_record_threads() {
 test_record_slab() {
 	local out=$TMP/rec-slab.json mnt=$TMP/tmpfs slab dsize
 	mkdir -p "$mnt" && mount -t tmpfs -o size=64m memprobe-test "$mnt" || { fail "record slab: mount tmpfs"; return; }
-	"$MEMPROBE" record --limit 1G --format json -o "$out" -- "$BIN/files" "$mnt" 100000 2 2>/dev/null
+	"$MEMPROBE" record --limit 1G --memcg-from tracepoint --format json -o "$out" -- "$BIN/files" "$mnt" 100000 2 2>/dev/null
 	umount "$mnt"
 	slab=$(jqv "$out" '[.attribution.categories[] | select(.name | startswith("slab_")) | .growth_bytes] | add')
 	dsize=$(cat /sys/kernel/slab/dentry/object_size 2>/dev/null || awk '$1 == "dentry" {print $4}' /proc/slabinfo)
@@ -310,7 +310,9 @@ test_record_churn() {
 	# the recording ends with its command, however slow a TCG guest forks;
 	# the short ones are a program of the tests' (a guest's busybox runs
 	# head in the shell's own process, under its name)
-	"$MEMPROBE" record --limit 512M --format json -o "$out" -- sh -c '
+	# a swarm of short processes: each one's charges at their moment are
+	# the memcg tracepoints' (counters see only those alive at a snapshot)
+	"$MEMPROBE" record --limit 512M --memcg-from tracepoint --format json -o "$out" -- sh -c '
 		i=0; while [ $i -lt 1500 ]; do "$1" 1 0; i=$((i + 1)); done
 		exec "$0" 0 1 16384 1 1500' "$BIN/faulters" "$BIN/threads" 2>/dev/null
 	n=$(jqv "$out" '[.attribution.page_faults.by_task[] | select(.comm == "threads")] | length')
@@ -561,7 +563,8 @@ unmapped_probe() {
 	: > "$TMP/held.out"
 	pid=$(run_in_cgroup "$cg" sh -c "exec '$BIN/held' 64 signal > '$TMP/held.out'")
 	for i in $(seq 3000); do grep -q touched "$TMP/held.out" 2>/dev/null && break; sleep 0.02; done
-	"$MEMPROBE" probe --cgroup "$cg" --thp never --format json -o "$out" 2>/dev/null &
+	# anon unmapped and still charged is the memcg tracepoints' figure
+	"$MEMPROBE" probe --cgroup "$cg" --thp never --memcg-from tracepoint --format json -o "$out" 2>/dev/null &
 	mp=$!
 	wait_filling "$mp" > /dev/null
 	kill -USR1 "$pid"

@@ -59,27 +59,27 @@ test_truth() {
 	local out sock mnt=$TMP/truth-tmpfs
 	mkdir -p "$mnt" && mount -t tmpfs -o size=400m memprobe-test "$mnt" || { fail "truth: mount tmpfs"; return; }
 	out=$TMP/truth-anon.json
-	"$MEMPROBE" record --limit 512M --format json -o "$out" -- "$BIN/alloc" 256 2>/dev/null &
+	"$MEMPROBE" record --limit 512M --memcg-from tracepoint --format json -o "$out" -- "$BIN/alloc" 256 2>/dev/null &
 	local pid=$!; sleep 3; kill -INT $pid; wait $pid
 	truth_check "anon (256 MiB touched)" "$out"
 	out=$TMP/truth-sparse.json
-	"$MEMPROBE" record --limit 512M --format json -o "$out" -- "$BIN/sparse" 64 2 2>/dev/null
+	"$MEMPROBE" record --limit 512M --memcg-from tracepoint --format json -o "$out" -- "$BIN/sparse" 64 2 2>/dev/null
 	truth_check "sparse 64 GiB" "$out"
 	out=$TMP/truth-threads.json
-	"$MEMPROBE" record --limit 512M --format json -o "$out" -- "$BIN/threads" 1000 2 2>/dev/null
+	"$MEMPROBE" record --limit 512M --memcg-from tracepoint --format json -o "$out" -- "$BIN/threads" 1000 2 2>/dev/null
 	truth_check "1000 threads" "$out"
 	out=$TMP/truth-files.json
-	"$MEMPROBE" record --limit 1G --format json -o "$out" -- "$BIN/files" "$mnt" 100000 2 2>/dev/null
+	"$MEMPROBE" record --limit 1G --memcg-from tracepoint --format json -o "$out" -- "$BIN/files" "$mnt" 100000 2 2>/dev/null
 	truth_check "100000 files in tmpfs" "$out"
 	find "$mnt" -type f -delete
 	out=$TMP/truth-shmem.json
-	"$MEMPROBE" record --limit 1G --format json -o "$out" -- sh -c "dd if=/dev/zero of=$mnt/big bs=1M count=256 2>/dev/null; sleep 2" 2>/dev/null
+	"$MEMPROBE" record --limit 1G --memcg-from tracepoint --format json -o "$out" -- sh -c "dd if=/dev/zero of=$mnt/big bs=1M count=256 2>/dev/null; sleep 2" 2>/dev/null
 	truth_check "256 MiB tmpfs file" "$out"
 	check_within "truth: the tmpfs file is shmem, 256 MiB within 10%" "$(jqv "$out" '.peak.sample.bpf_growth.shmem')" $((256 * MIB)) 0.10
 	rm -f "$mnt/big"
 	umount "$mnt"
 	out=$TMP/truth-tcp.json
-	"$MEMPROBE" record --limit 512M --format json -o "$out" -- "$BIN/tcp" 16 256 2 > "$TMP/tcp.sent" 2>/dev/null
+	"$MEMPROBE" record --limit 512M --memcg-from tracepoint --format json -o "$out" -- "$BIN/tcp" 16 256 2 > "$TMP/tcp.sent" 2>/dev/null
 	truth_check "16 TCP connections, data unread" "$out"
 	if [ "$(cg_version "$(own_memcg_dir)")" = 2 ]; then
 		if [ "$(cat_field "$out" sock source)" = memory.stat ]; then
@@ -276,7 +276,7 @@ test_hooks() {
 
 	cg=$(make_cgroup hooks $((512 * MIB))) || { fail "hooks: make cgroup"; return; }
 	# raw tracepoints, as with an external BTF
-	MEMPROBE_DENY_HOOKS=tp_btf "$MEMPROBE" probe --cgroup "$cg" --thp never --format json -o "$out" 2>/dev/null
+	MEMPROBE_DENY_HOOKS=tp_btf "$MEMPROBE" probe --cgroup "$cg" --thp never --memcg-from tracepoint --format json -o "$out" 2>/dev/null
 	# every concern on a tp_btf tracepoint by default moves to its raw twin
 	jq -r '.plan[] | select(any(.rungs[]; .kind == "tp_btf" and .status == "used")) | .concern' "$f" > "$TMP/tp.concerns"
 	n=$(wc -l < "$TMP/tp.concerns")
@@ -415,7 +415,7 @@ test_anon_unmapped() {
 	local cg pid rp out=$TMP/unmapped.json k m u i
 	cg=$(make_cgroup unmapped $((256 * MIB))) || { fail "anon unmapped: make cgroup"; return; }
 	rm -f "$TMP/ready"
-	"$MEMPROBE" record --cgroup "$cg" --duration 30 --format json -o "$out" --ready-fd 3 \
+	"$MEMPROBE" record --cgroup "$cg" --duration 30 --memcg-from tracepoint --format json -o "$out" --ready-fd 3 \
 		3> "$TMP/ready" 2>/dev/null &
 	rp=$!
 	for i in $(seq 3000); do [ -s "$TMP/ready" ] && break; sleep 0.02; done

@@ -131,7 +131,7 @@ test_redis() {
 	done
 	[ "$(redis-cli -p "$port" ping 2>/dev/null)" = PONG ] || { fail "redis: did not start"; remove_cgroup "$cg"; return; }
 	redis-benchmark -p "$port" -t set -n 150000 -r 50000 -d 1000 -P 64 -c 4 -q > /dev/null 2>&1
-	"$MEMPROBE" record --cgroup "$cg" --duration 300 --format json -o "$out" --ready-fd 3 3> "$TMP/redis.ready" 2>/dev/null &
+	"$MEMPROBE" record --cgroup "$cg" --duration 300 --memcg-from tracepoint --format json -o "$out" --ready-fd 3 3> "$TMP/redis.ready" 2>/dev/null &
 	mp=$!
 	for i in $(seq 1200); do [ -s "$TMP/redis.ready" ] && break; sleep 0.05; done
 	# the save slowed (0.5 ms a key) so that it outlasts the rewrite
