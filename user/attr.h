@@ -47,6 +47,20 @@ struct mp_hook {
 			      * "" if nothing */
 };
 
+/*
+ * --memcg-from: the kernel's per-process counters read at the snapshots,
+ * or a program per memcg stat update. Not given: the counters where the
+ * target's memory.stat itemises slab, percpu and sock (cgroup v2), the
+ * tracepoints on v1, whose memory.stat has none of them and whose split
+ * of kmem only the programs give (a counter the kernel keeps is the
+ * default only where it gives the same figure).
+ */
+enum mp_memcg_from {
+	MP_MEMCG_FROM_AUTO = 0,
+	MP_MEMCG_FROM_COUNTERS,
+	MP_MEMCG_FROM_TRACEPOINT,
+};
+
 struct mp_attr_opts {
 	uint64_t target_cgid;        /* mp_cgroup_id() of the target; 0 matches nothing */
 	uint32_t stack_sample_period; /* 1: a stack for every kernel page; 0: none */
@@ -56,9 +70,8 @@ struct mp_attr_opts {
 	bool judge_all_rungs;        /* probe every rung, not only down to the first usable */
 	bool fault_tracepoint;       /* count faults per event (exceptions:page_fault_user)
 				      * instead of reading the kernel's counters */
-	bool memcg_counters;         /* split memory.stat by process from the kernel's
-				      * per-process counters at the snapshots, not
-				      * per memcg stat update (--memcg-from counters) */
+	enum mp_memcg_from memcg_from; /* where memory.stat's per-process split
+					* comes from (--memcg-from) */
 	uint32_t proc_tree_pid;      /* without BPF, the per-process rows of this process
 				      * and its descendants instead of cg's processes
 				      * (a command run where memprobe runs); 0: cg's */

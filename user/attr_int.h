@@ -25,7 +25,8 @@ struct mp_attr {
 	bool judged_all;
 	bool btf_custom;                 /* the BTF is --btf's file */
 	bool fault_tracepoint;           /* --fault-tracepoint: the faults' counters rungs passed over */
-	bool memcg_counters;             /* --memcg-from counters: the memcg's counters rung taken */
+	bool memcg_counters;             /* the memcg's counters rung taken (--memcg-from) */
+	enum mp_memcg_from memcg_from;   /* as given; AUTO: by the cgroup's version */
 	bool no_batch;                   /* the kernel has no batch map lookup (< 5.6) */
 	bool byte_exact;                 /* the BPF side reads byte items' counters
 					  * (cat_state_index: some category has one) */

@@ -267,7 +267,10 @@ static void judge(struct mp_attr *a, const struct mp_kfacts *k, int c, int i)
 		return;
 	}
 	if (r->counters && c == MP_CONCERN_MEMCG && !a->memcg_counters) {
-		snprintf(why, n, "passed over (--memcg-from tracepoint)");
+		snprintf(why, n, a->memcg_from == MP_MEMCG_FROM_AUTO
+			 ? "passed over (cgroup v1: its memory.stat has no slab, percpu or sock; "
+			   "--memcg-from counters takes it)"
+			 : "passed over (--memcg-from tracepoint)");
 		return;
 	}
 	if (r->kind == POLL)
@@ -447,8 +450,8 @@ static int open_skel(struct mp_attr *a, const struct mp_attr_opts *o, const stru
 	/* --memcg-from counters: no memcg program, so neither anon's unmaps
 	 * (the free path's anon count is their other half) nor record's
 	 * wake-up there: the allocation path wakes it */
-	a->skel->rodata->count_anon_frees = !o->memcg_counters;
-	a->skel->rodata->wake_on_alloc = o->memcg_counters;
+	a->skel->rodata->count_anon_frees = !a->memcg_counters;
+	a->skel->rodata->wake_on_alloc = a->memcg_counters;
 	/* preallocated: sized for the target, one entry where no page is
 	 * tracked (no stacks); its filter a slot an entry, a power of two, at
 	 * least 16384: every free and allocation of the machine reads a slot
@@ -764,7 +767,9 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 	a->ncpus = libbpf_num_possible_cpus();
 	a->page_size = sysconf(_SC_PAGESIZE);
 	a->fault_tracepoint = o->fault_tracepoint;
-	a->memcg_counters = o->memcg_counters;
+	a->memcg_from = o->memcg_from;
+	a->memcg_counters = o->memcg_from == MP_MEMCG_FROM_COUNTERS ||
+			    (o->memcg_from == MP_MEMCG_FROM_AUTO && (!o->cg || o->cg->version != 1));
 	denied(NULL); /* a word that names nothing is a typo: say so */
 	if (errlen)
 		err[0] = '\0';

@@ -186,7 +186,8 @@ static int shared_opt(const struct mp_cli_cmd *cmd, struct mp_cli *c, int id, co
 		if (strcmp(arg, "tracepoint") && strcmp(arg, "counters"))
 			return mp_cli_bad(cmd->name, "--memcg-from %s: no such source; give "
 					  "tracepoint or counters", arg);
-		c->memcg_counters = !strcmp(arg, "counters");
+		c->memcg_from = strcmp(arg, "counters") ? MP_MEMCG_FROM_TRACEPOINT
+							 : MP_MEMCG_FROM_COUNTERS;
 		return 0;
 	/* on bad input the value stored is never read: the command exits */
 	case MP_OPT_TOP:
@@ -282,8 +283,7 @@ int mp_cli_parse(const struct mp_cli_cmd *cmd, int argc, char **argv, struct mp_
 	char so[2 * MAX_OPTS + 3], optbuf[64];
 	int id, ret;
 
-	*c = (struct mp_cli){ .format = "text", .top = MP_CLI_TOP_DEFAULT, .stack_sample = 1,
-			     .memcg_counters = true };
+	*c = (struct mp_cli){ .format = "text", .top = MP_CLI_TOP_DEFAULT, .stack_sample = 1 };
 	if ((ret = build_getopt(cmd, lo, so)))
 		return ret;
 	optind = 1;

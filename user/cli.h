@@ -90,7 +90,9 @@ struct mp_cli_opt {
 	  "run per update, about 4 per anonymous page: per-process slab, sock and "     \
 	  "percpu, charges from other contexts, anon unmapped and still charged) or "   \
 	  "counters (the kernel's per-process counters read at each snapshot: RSS by "  \
-	  "kind, page tables, stacks; no program run per page)", "counters",           \
+	  "kind, page tables, stacks; no program run per page)",                        \
+	  "counters on cgroup v2, tracepoint on v1 (its memory.stat has no slab, "      \
+	  "percpu or sock)",                                                            \
 	  MP_OPT_MEMCG_FROM }
 #define MP_CLI_OPT_BTF                                                                 \
 	{ "btf", 0, "FILE", "the kernel's BTF for CO-RE: a raw BTF file or a vmlinux "  \
@@ -150,7 +152,7 @@ struct mp_cli {
 	int top;                              /* MP_CLI_TOP_DEFAULT unless given */
 	uint32_t stack_sample;                /* 1 unless given */
 	bool fault_tracepoint;                /* --fault-tracepoint */
-	bool memcg_counters;                  /* --memcg-from counters */
+	int memcg_from;                       /* enum mp_memcg_from: --memcg-from */
 	enum mp_status_mode status;           /* --quiet, --progress: MP_STATUS_AUTO unless given */
 	char **rest;                          /* takes_command: the words after
 					       * the options; operands: the words
@@ -176,7 +178,7 @@ struct mp_cli {
 		(o)->top = (c)->top;                                                   \
 		(o)->stack_sample_period = (c)->stack_sample;                          \
 		(o)->fault_tracepoint = (c)->fault_tracepoint;                         \
-		(o)->memcg_counters = (c)->memcg_counters;                             \
+		(o)->memcg_from = (c)->memcg_from;                                     \
 		(o)->status_mode = (c)->status;                                        \
 	} while (0)
 

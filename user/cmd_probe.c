@@ -48,7 +48,7 @@ struct probe_opts {
 	uint32_t stack_sample_period;
 	int top, threads;
 	bool populate, fill_host, to_limit, reclaim_cache, fault_tracepoint;
-	bool memcg_counters;
+	enum mp_memcg_from memcg_from;
 	enum mp_status_mode status_mode;
 	const char *cmd;            /* "probe", "budget": in messages */
 	char own_why[2 * PATH_MAX + 600]; /* no target, in a container: why its own cgroup */
@@ -327,7 +327,7 @@ static void bpf_start(const struct probe_opts *o, const struct mp_host *host,
 		.stack_sample_period = o->stack_sample_period,
 		.btf_path = o->btf_path, .cg = target,
 		.fault_tracepoint = o->fault_tracepoint,
-		.memcg_counters = o->memcg_counters,
+		.memcg_from = o->memcg_from,
 	};
 
 	if (mp_cgroup_id(target, &ao.target_cgid) ||

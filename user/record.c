@@ -702,7 +702,7 @@ void mp_rec_start_attr(struct rec *r, char *why, size_t len)
 		.stack_sample_period = r->o.stack_sample_period,
 		.btf_path = r->o.btf_path, .cg = &r->cg,
 		.fault_tracepoint = r->o.fault_tracepoint,
-		.memcg_counters = r->o.memcg_counters,
+		.memcg_from = r->o.memcg_from,
 		/* in place, without BPF: the command's rows, not the cgroup's */
 		.proc_tree_pid = r->in_place && r->child > 0 ? (uint32_t)r->child : 0,
 	};

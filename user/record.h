@@ -41,7 +41,7 @@ struct rec_opts {
 	int ready_fd;           /* -1, or where to write "ready\n" once attached */
 	uint32_t stack_sample_period;
 	bool fault_tracepoint;  /* --fault-tracepoint */
-	bool memcg_counters;    /* --memcg-from counters */
+	enum mp_memcg_from memcg_from; /* --memcg-from */
 	int top;
 	enum mp_status_mode status_mode; /* --quiet, --progress */
 	char **cmd;
