@@ -109,12 +109,17 @@ MEMPROBE_MODES = ("memprobe-nostack", "memprobe-stacks", "memprobe-faulttp", "me
                   "memprobe-counters-nostack")
 # record's two designs for the per-process split of memory.stat (--memcg-from):
 # (label, its mode with default options, its mode with --stack-sample 0)
-MEMCG_PATHS = (("--memcg-from tracepoint (the default)", "memprobe-stacks", "memprobe-nostack"),
-               ("--memcg-from counters", "memprobe-counters", "memprobe-counters-nostack"))
+MEMCG_PATHS = (("--memcg-from tracepoint (the default on cgroup v1)", "memprobe-stacks",
+                "memprobe-nostack"),
+               ("--memcg-from counters (the default on cgroup v2)", "memprobe-counters",
+                "memprobe-counters-nostack"))
+# set by main(): record has --memcg-from, so that the tracepoint modes ask
+# for it by name (the default depends on the cgroup version)
+MEMCG_FROM = False
 TRACER_DESC = {
     "none": "no tracer (baseline)",
-    "memprobe-nostack": "memprobe record --cgroup CG --stack-sample 0",
-    "memprobe-stacks": "memprobe record --cgroup CG (kernel stacks, default)",
+    "memprobe-nostack": "memprobe record --cgroup CG --memcg-from tracepoint --stack-sample 0",
+    "memprobe-stacks": "memprobe record --cgroup CG --memcg-from tracepoint (kernel stacks)",
     "memprobe-faulttp": "memprobe record --cgroup CG --fault-tracepoint --stack-sample 0",
     "memprobe-counters": "memprobe record --cgroup CG --memcg-from counters (kernel stacks)",
     "memprobe-counters-nostack": "memprobe record --cgroup CG --memcg-from counters "
@@ -556,6 +561,8 @@ class Tracer:
                     "-o", self.report, "--ready-fd", str(w)]
             if k == "memprobe-nostack":
                 argv[4:4] = ["--stack-sample", "0"]
+            if k in ("memprobe-nostack", "memprobe-stacks") and MEMCG_FROM:
+                argv[4:4] = ["--memcg-from", "tracepoint"]
             if k == "memprobe-faulttp":
                 argv[4:4] = ["--fault-tracepoint", "--stack-sample", "0"]
             if k == "memprobe-counters":
@@ -1286,6 +1293,8 @@ def choose_tracers(flags):
         chosen.discard("memprobe-faulttp")
     if not flags["memcg_from"]:
         chosen -= {"memprobe-counters", "memprobe-counters-nostack"}
+    global MEMCG_FROM
+    MEMCG_FROM = flags["memcg_from"]
     return [k for k in ALL_TRACERS if k in chosen or k in REQUIRED]
 
 

@@ -90,9 +90,9 @@ struct mp_cli_opt {
 	  "run per update, about 4 per anonymous page: per-process slab, sock and "     \
 	  "percpu, charges from other contexts, anon unmapped and still charged) or "   \
 	  "counters (the kernel's per-process counters read at each snapshot: RSS by "  \
-	  "kind, page tables, stacks; no program run per page)",                        \
-	  "counters on cgroup v2, tracepoint on v1 (its memory.stat has no slab, "      \
-	  "percpu or sock)",                                                            \
+	  "kind, page tables, stacks; no program run per page; on cgroup v1, whose "    \
+	  "memory.stat has no slab, percpu or sock, those are then kernel_other)",      \
+	  "counters on cgroup v2, tracepoint on v1",                                    \
 	  MP_OPT_MEMCG_FROM }
 #define MP_CLI_OPT_BTF                                                                 \
 	{ "btf", 0, "FILE", "the kernel's BTF for CO-RE: a raw BTF file or a vmlinux "  \

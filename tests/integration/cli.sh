@@ -168,7 +168,7 @@ test_cli() {
 	check_match "cli: probe --help: --limit's default" "$(help_opt probe --limit)" -- "--limit SIZE .*(default: 1G; in a limited cgroup, that cgroup)"
 	check_match "cli: probe --help: --thp's default" "$(help_opt probe --thp)" -- "--thp MODE .*(default: auto)"
 	check_match "cli: probe --help: --threads' default" "$(help_opt probe --threads)" -- "--threads N .*(default: 1)"
-	check_match "cli: probe --help: --memcg-from's default" "$(help_opt probe --memcg-from)" -- "--memcg-from SOURCE .*(default: counters on cgroup v2, tracepoint on v1 .*)"
+	check_match "cli: probe --help: --memcg-from's default" "$(help_opt probe --memcg-from)" -- "--memcg-from SOURCE .*(default: counters on cgroup v2, tracepoint on v1)"
 	"$MEMPROBE" probe --limit 64M --memcg-from events -o /dev/null 2> "$TMP/cli.err"; st=$?
 	check_eq "cli: --memcg-from events: exit 2" "$st" 2
 	check_eq "cli: --memcg-from events: one line naming the value and the fix" "$(cat "$TMP/cli.err")" \
