@@ -172,7 +172,7 @@ slab_churn_check() {
 # that started empty: -3.5 MiB). memprobe reads the kernel's byte counter.
 test_slab_churn() {
 	local out=$TMP/slab-churn.json mnt=$TMP/churn-tmpfs cg k
-	"$MEMPROBE" record --limit 512M --format json -o "$out" -- "$BIN/churn" sockets 3 > "$TMP/churn.n" 2>/dev/null
+	"$MEMPROBE" record --limit 512M --memcg-from tracepoint --format json -o "$out" -- "$BIN/churn" sockets 3 > "$TMP/churn.n" 2>/dev/null
 	echo "# socket churn: $(cat "$TMP/churn.n") sockets"
 	slab_churn_check "sockets" "$out" 1
 	# the churner's own share: the frees its RCU callbacks run elsewhere
@@ -187,13 +187,13 @@ test_slab_churn() {
 			"$(cat_field "$out" slab_reclaimable bound_bytes | sed 's/null/0/')" $((64 * 4096))
 	fi
 	mkdir -p "$mnt" && mount -t tmpfs -o size=64m memprobe-test "$mnt" || { fail "slab churn: mount tmpfs"; return; }
-	"$MEMPROBE" record --limit 512M --format json -o "$out" -- "$BIN/churn" files "$mnt" 3 > "$TMP/churn.n" 2>/dev/null
+	"$MEMPROBE" record --limit 512M --memcg-from tracepoint --format json -o "$out" -- "$BIN/churn" files "$mnt" 3 > "$TMP/churn.n" 2>/dev/null
 	umount "$mnt"
 	echo "# file churn: $(cat "$TMP/churn.n") files created and unlinked"
 	slab_churn_check "files" "$out" 1
-	"$MEMPROBE" record --limit 512M --format json -o "$out" -- "$BIN/churn" pipes 5000 > /dev/null 2>/dev/null
+	"$MEMPROBE" record --limit 512M --memcg-from tracepoint --format json -o "$out" -- "$BIN/churn" pipes 5000 > /dev/null 2>/dev/null
 	slab_churn_check "5000 pipes" "$out" 1
-	"$MEMPROBE" record --limit 512M --format json -o "$out" -- "$BIN/churn" procs 200 1 > /dev/null 2>/dev/null
+	"$MEMPROBE" record --limit 512M --memcg-from tracepoint --format json -o "$out" -- "$BIN/churn" procs 200 1 > /dev/null 2>/dev/null
 	slab_churn_check "200 processes" "$out" 0
 	# a cgroup with a past (its per-CPU counters are not 0 on any CPU):
 	# churned before, and churning while recorded
@@ -201,7 +201,7 @@ test_slab_churn() {
 	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$cg" "$BIN/churn" pipes 5000 > /dev/null
 	k=$(run_in_cgroup "$cg" "$BIN/churn" sockets 8)
 	sleep 1
-	"$MEMPROBE" record --cgroup "$cg" --duration 3 --format json -o "$out" 2>/dev/null
+	"$MEMPROBE" record --cgroup "$cg" --duration 3 --memcg-from tracepoint --format json -o "$out" 2>/dev/null
 	slab_churn_check "a cgroup with a past" "$out" 1 1
 	kill "$k" 2>/dev/null; wait "$k" 2>/dev/null
 	remove_cgroup "$cg"
