@@ -473,9 +473,10 @@ static void on_oom(const struct mp_oom_event *e, void *arg)
 /*
  * Without an OOM hook (no BPF: a container's root), the kills are the
  * cgroup's oom_kill counter's: each new one is a kill of the moment it was
- * seen, its victim not named (the command's, once it is seen killed by
- * SIGKILL: command_ended). Before, such a kill was in
- * oom_kill_counter_delta alone, and no renderer but openmetrics said it.
+ * seen, its victim and trigger not known: pid 0, which no victim has (the
+ * command's, once it is seen killed by SIGKILL: command_ended). Before,
+ * such a kill was in oom_kill_counter_delta alone, and no renderer but
+ * openmetrics said it.
  */
 static void oom_from_counter(struct rec *r)
 {
@@ -491,7 +492,6 @@ static void oom_from_counter(struct rec *r)
 	while (r->ooms_seen < n) {
 		struct mp_oom_event e = { .ts_ns = now_ns };
 
-		snprintf(e.comm, sizeof(e.comm), "(not named)");
 		on_oom(&e, r);
 		if (r->ooms_seen == 0) /* no memory to keep it: counted alone */
 			break;
@@ -508,7 +508,7 @@ static void name_polled_victim(struct rec *r, pid_t pid)
 	if (!r->nooms || !WIFSIGNALED(r->child_status) || WTERMSIG(r->child_status) != SIGKILL)
 		return;
 	k = (struct oom *)mp_rec_oom(r, r->nooms - 1);
-	if (k->ev.pid || strcmp(k->ev.comm, "(not named)"))
+	if (k->ev.pid) /* a hook's kill, or named already */
 		return;
 	k->ev.pid = (uint32_t)pid;
 	base = strrchr(r->o.cmd[0], '/');

@@ -131,9 +131,21 @@ static void oom_kills_json(cJSON *doc, const struct rec *r)
 		cJSON *e = cJSON_CreateObject();
 
 		mp_json_add_u64(e, "t_ms", k->t_ms);
-		mp_json_add_pid(e, k->ev.pid, k->ev.host_pid != k->ev.pid ? k->ev.host_pid : 0);
-		cJSON_AddStringToObject(e, "comm", k->ev.comm);
-		cJSON_AddNumberToObject(e, "trigger_pid", k->ev.trigger_pid);
+		/* pid 0: the oom_kill counter's kill (record.c), no victim
+		 * known; null, never a pid 0 no victim has */
+		if (k->ev.pid) {
+			mp_json_add_pid(e, k->ev.pid,
+					k->ev.host_pid != k->ev.pid ? k->ev.host_pid : 0);
+			cJSON_AddStringToObject(e, "comm", k->ev.comm);
+		} else {
+			cJSON_AddNullToObject(e, "pid");
+			cJSON_AddNullToObject(e, "comm");
+		}
+		/* only the hook sees the task that ran the OOM killer */
+		if (k->ev.trigger_pid)
+			cJSON_AddNumberToObject(e, "trigger_pid", k->ev.trigger_pid);
+		else
+			cJSON_AddNullToObject(e, "trigger_pid");
 		/* the kernel's figure at the kill; the sample is the sampler's last */
 		if (k->ev.usage_bytes)
 			mp_json_add_u64(e, "usage_bytes", k->ev.usage_bytes);

@@ -377,8 +377,9 @@ static void t_overhead(const cJSON *doc, FILE *f, struct mp_rd *rd)
 		overhead_rows(l, "left_after", f, rd);
 }
 
-/* record's OOM kills: the usage the hook read at the kill (else the last
- * sample's) and the limit in force then (empty: not read). */
+/* record's OOM kills: the victim (empty: not known), the usage the hook
+ * read at the kill (else the last sample's) and the limit in force then
+ * (empty: not read). */
 static void t_oom_kills(const cJSON *doc, FILE *f, struct mp_rd *rd)
 {
 	struct mp_view_ooms v;
@@ -391,7 +392,11 @@ static void t_oom_kills(const cJSON *doc, FILE *f, struct mp_rd *rd)
 		const struct mp_view_oom *k = &v.rows[i];
 
 		field_n(&r, k->t_ms);
-		field_n(&r, k->pid);
+		/* no victim known: both empty, as null is */
+		if (k->victim_known)
+			field_n(&r, k->pid);
+		else
+			field(&r, NULL);
 		field(&r, k->comm);
 		field_n(&r, k->usage);
 		field(&r, k->at_kill ? "true" : "false");

@@ -526,20 +526,27 @@ static void oom_marks(const cJSON *doc, FILE *f, const struct plot *p, struct mp
 	cJSON_ArrayForEach(it, mp_rd_arr(rd, doc, "oom_kills", 0)) {
 		double x, from, w;
 		int row = 0;
-		bool left;
+		bool left, known;
+		const char *comm;
+		uint64_t pid;
 
 		if (!mp_rd_is_obj(rd, it))
 			return;
 		x = px(p, (double)mp_rd_u64v(rd, it, "t_ms"));
-		snprintf(label, sizeof(label), "OOM kill: %.48s[%" PRIu64 "]",
-			 mp_rd_str(rd, it, "comm", 0), mp_rd_u64v(rd, it, "pid"));
+		if ((known = mp_view_oom_victim(it, rd, &pid, &comm)))
+			snprintf(label, sizeof(label), "OOM kill: %.48s[%" PRIu64 "]", comm, pid);
+		else
+			snprintf(label, sizeof(label), "OOM kill: " MP_VIEW_OOM_NO_VICTIM);
 		w = CHAR_W * (double)strlen(label);
 		left = label_left(x, strlen(label));
 		from = left ? x - 4 - w : x + 4;
 		while (row < OOM_ROWS && from < end[row] + 8)
 			row++;
-		fprintf(f, "<g class=\"oom-mark\" data-pid=\"%" PRIu64 "\" data-t-ms=\"%" PRIu64 "\">"
-			"<title>", mp_rd_u64v(rd, it, "pid"), mp_rd_u64v(rd, it, "t_ms"));
+		/* no data-pid where no victim is known: none, not 0 */
+		fputs("<g class=\"oom-mark\"", f);
+		if (known)
+			fprintf(f, " data-pid=\"%" PRIu64 "\"", pid);
+		fprintf(f, " data-t-ms=\"%" PRIu64 "\"><title>", mp_rd_u64v(rd, it, "t_ms"));
 		mp_html_esc(f, label);
 		fprintf(f, "</title><line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>"
 			"<path d=\"M%.1f,%d l-6,-10 h12 z\"/>", x, x, PADT, PADT + PH, x, PADT + 10);
@@ -933,6 +940,14 @@ void mp_html_who(FILE *f, const cJSON *tk, struct mp_rd *rd)
 	fputs("</code>", f);
 }
 
+void mp_html_oom_who(FILE *f, const struct mp_view_oom *k, struct mp_rd *rd)
+{
+	if (k->victim_known)
+		mp_html_who(f, k->obj, rd);
+	else
+		fputs("<span class=\"sub\">" MP_VIEW_OOM_NO_VICTIM "</span>", f);
+}
+
 /* A span of a view's table (views.h): a frame in <code>. */
 static void span(const struct mp_view_span *s, FILE *f, struct mp_rd *rd)
 {
@@ -1038,7 +1053,7 @@ static void oom_table(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	      "<th class=\"n\">t (s)</th><th>task</th><th class=\"n\">usage</th></tr>\n", f);
 	for (int i = 0; i < v.n; i++) {
 		fprintf(f, "<tr><td class=\"n\">%.1f</td><td>", v.rows[i].t_ms / 1000.0);
-		mp_html_who(f, v.rows[i].obj, rd);
+		mp_html_oom_who(f, &v.rows[i], rd);
 		fprintf(f, "</td><td class=\"n\">%s %s</td></tr>\n",
 			mp_render_usize(v.rows[i].usage, b, sizeof(b)),
 			v.rows[i].at_kill ? "at the kill" : "(last sample before it)");

@@ -18,6 +18,8 @@ void mp_html_esc(FILE *f, const char *s);
 const char *mp_html_colour(const char *cat);
 /* "<code>comm[pid, host H]</code>": the host's pid beside the container's. */
 void mp_html_who(FILE *f, const cJSON *tk, struct mp_rd *rd);
+/* An OOM kill's victim, as mp_html_who, or MP_VIEW_OOM_NO_VICTIM. */
+void mp_html_oom_who(FILE *f, const struct mp_view_oom *k, struct mp_rd *rd);
 
 /* A view's table (views.h) in a scrolling wrap: "<div class=wrap><table
  * class=CLS>" to "</table></div>", no newline after. */

@@ -420,7 +420,7 @@ static void oom_vector(const struct mp_view_oom *k, int i, FILE *f, struct mp_rd
 	char path[96];
 
 	fprintf(f, "<tr><td class=\"n\">%.1f</td><td>", k->t_ms / 1000.0);
-	mp_html_who(f, k->obj, rd);
+	mp_html_oom_who(f, k, rd);
 	fputs("</td>", f);
 	for (size_t j = 0; j < sizeof(keys) / sizeof(keys[0]); j++) {
 		snprintf(path, sizeof(path), "oom_kills.%d.charged.%s", i, keys[j]);

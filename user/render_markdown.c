@@ -398,7 +398,10 @@ static void oom_kills(const cJSON *doc, FILE *f, struct mp_rd *rd)
 		fputs("## OOM kills\n\n| t (s) | task | usage | limit |\n|---:|---|---:|---:|\n", f);
 	for (int i = 0; i < v.n; i++) {
 		fprintf(f, "| %.1f | ", v.rows[i].t_ms / 1000.0);
-		who(f, v.rows[i].obj, rd);
+		if (v.rows[i].victim_known)
+			who(f, v.rows[i].obj, rd);
+		else
+			fputs(MP_VIEW_OOM_NO_VICTIM, f);
 		fprintf(f, " | %s %s | ", mp_render_usize(v.rows[i].usage, b, sizeof(b)),
 			v.rows[i].at_kill ? "at the kill" : "(last sample before it)");
 		/* the limit then (documents before it: none) */

@@ -399,8 +399,13 @@ static void record_events(const cJSON *doc, FILE *f, struct mp_rd *rd)
 	for (int i = 0; i < v.n; i++) {
 		const struct mp_view_oom *k = &v.rows[i];
 
-		fprintf(f, "OOM kill at %.1f s: %s[%u] (usage %s%s", k->t_ms / 1000.0, k->comm,
-			(unsigned int)k->pid, mp_fmt_bytes(k->usage, b1, sizeof(b1)),
+		fprintf(f, "OOM kill at %.1f s: ", k->t_ms / 1000.0);
+		/* "victim not known (polled oom_kill counter; usage ...)" */
+		if (k->victim_known)
+			fprintf(f, "%s[%u] (", k->comm, (unsigned int)k->pid);
+		else
+			fputs("victim not known (" MP_VIEW_OOM_NO_VICTIM_WHY "; ", f);
+		fprintf(f, "usage %s%s", mp_fmt_bytes(k->usage, b1, sizeof(b1)),
 			k->at_kill ? " at the kill" : ", last sample before it");
 		if (k->has_limit)
 			fprintf(f, "; limit %s then", mp_fmt_bytes(k->limit, b2, sizeof(b2)));

@@ -411,9 +411,21 @@ struct mp_view_fill {
 };
 void mp_view_fill(const cJSON *p, struct mp_rd *rd, struct mp_view_fill *v);
 
+/* What the renderers say of a kill whose victim is not known, and why. */
+#define MP_VIEW_OOM_NO_VICTIM_WHY "polled oom_kill counter"
+#define MP_VIEW_OOM_NO_VICTIM "victim not known (" MP_VIEW_OOM_NO_VICTIM_WHY ")"
+
+/*
+ * An oom_kills entry's victim: true with *pid and *comm set, false when
+ * it is not known: pid null, or 0 (documents before null said so, comm
+ * "(not named)"): the cgroup's oom_kill counter names no victim.
+ */
+bool mp_view_oom_victim(const cJSON *kill, struct mp_rd *rd, uint64_t *pid, const char **comm);
+
 /* One OOM kill of a recording. */
 struct mp_view_oom {
 	const cJSON *obj;          /* the kill (mp_render_oom_line, the vector) */
+	bool victim_known;         /* else pid 0, comm NULL: MP_VIEW_OOM_NO_VICTIM */
 	const char *comm;
 	uint64_t t_ms, pid;
 	uint64_t usage;            /* the hook's at the kill, else the last sample's */

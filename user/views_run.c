@@ -78,6 +78,18 @@ void mp_view_fill(const cJSON *p, struct mp_rd *rd, struct mp_view_fill *v)
 	v->shown = true;
 }
 
+bool mp_view_oom_victim(const cJSON *kill, struct mp_rd *rd, uint64_t *pid, const char **comm)
+{
+	*pid = 0;
+	*comm = NULL;
+	if (!mp_rd_u64(rd, kill, "pid", MP_RD_NULL, pid) || !*pid) {
+		*pid = 0;
+		return false;
+	}
+	*comm = mp_rd_str(rd, kill, "comm", 0);
+	return true;
+}
+
 int mp_view_ooms(const cJSON *doc, struct mp_rd *rd, struct mp_view_ooms *v)
 {
 	const cJSON *kills = mp_rd_arr(rd, doc, "oom_kills", 0), *it;
@@ -92,8 +104,7 @@ int mp_view_ooms(const cJSON *doc, struct mp_rd *rd, struct mp_view_ooms *v)
 			break;
 		k->obj = it;
 		k->t_ms = mp_rd_u64v(rd, it, "t_ms");
-		k->pid = mp_rd_u64v(rd, it, "pid");
-		k->comm = mp_rd_str(rd, it, "comm", 0);
+		k->victim_known = mp_view_oom_victim(it, rd, &k->pid, &k->comm);
 		k->usage = mp_render_oom_usage(rd, it, &k->at_kill);
 		k->has_limit = mp_rd_u64(rd, it, "limit_bytes", MP_RD_NULL | MP_RD_ABSENT, &k->limit);
 		v->n++;

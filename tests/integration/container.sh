@@ -143,6 +143,19 @@ test_no_bpf() {
 		"$(jqv "$rec" '.oom_kills[0] | "\(.comm) \(.pid > 0) \(.limit_bytes) \(.levels | length)"')" "alloc true $((128 * MIB)) 0"
 	check "no BPF record OOM: the text says it, and that no hook read the levels" \
 		eval '"$MEMPROBE" report "$rec" | grep -A1 "^OOM kill at" | grep -q "not read, no OOM hook"'
+	# a kill of the command's child, the command living on: the counter
+	# names no victim, and nothing does; its pid, comm and trigger are
+	# null (not measured), never 0 (before: pid 0, "(not named)")
+	"${NOBPF[@]}" "$MEMPROBE" record --limit 128M --format json -o "$rec" -- \
+		sh -c '"$1" 400; exit 0' sh "$BIN/alloc" > /dev/null 2>&1
+	check_eq "no BPF record child OOM: exit 0, the command's" "$?" 0
+	check_eq "no BPF record child OOM: the kill listed, as many as the kernel's counter" \
+		"$(jqv "$rec" '"\(.oom_kills | length) \(.oom_kill_counter_delta) \(.run.ended_by)"')" "1 1 command exited"
+	check_eq "no BPF record child OOM: its victim not known: pid, host pid, comm, trigger null" \
+		"$(jqv "$rec" '.oom_kills[0] | [.pid, .host_pid, .comm, .trigger_pid] | tostring')" "[null,null,null,null]"
+	check_eq "no BPF record child OOM: the text says the victim is not known" \
+		"$("$MEMPROBE" report "$rec" | grep "^OOM kill at" | grep -o "victim not known (polled oom_kill counter")" \
+		"victim not known (polled oom_kill counter"
 	check "no BPF: nothing left behind" no_leftovers
 }
 

@@ -427,7 +427,8 @@ test_html_fixtures() {
 		return
 	fi
 	bcg=$(make_cgroup html-fx 2G) || { fail "html fixtures: make browser cgroup"; return; }
-	for k in probe-pinned probe-reclaim-cache record-oom record-early-oom; do
+	for k in probe-pinned probe-reclaim-cache record-oom record-early-oom record-polled-oom \
+		record-polled-oom-pid0; do
 		"$MEMPROBE" report "$fx/$k.json" --format html -o "$d/fx-$k.html"
 		html_checks "$fx/$k.json" "$d/fx-$k.html" "fx-$k" "$bcg"
 	done
