@@ -70,7 +70,12 @@ test_probe_real() {
 	check_eq "probe: no map overflowed" "$(jqv "$out" '.attribution.events_lost | .task_map_full + .stack_stat_map_full + .live_page_map_full')" 0
 	check_eq "probe: events_lost.total sums every loss named" \
 		"$(jqv "$out" '.attribution.events_lost | .total - ([to_entries[] | select(.key != "total" and (.key | test("bound") | not)) | .value | numbers] | add)')" 0
-	check_eq "probe: events lost to recursion under 1% of memcg updates" "$(jqv "$out" '.attribution.events_lost.recursion_misses * 100 <= .attribution.events.memcg_stat_updates')" true
+	# what the kernel's recursion guard skipped may have held (a missed
+	# allocation's order, a missed free's tracked page) against the growth:
+	# with the counters no memcg update is counted, so the bound, not a
+	# count of updates, is the measure (issue 24: < 0.1% in the bench)
+	check_le "probe: what runs lost to recursion may hold, under 1% of the growth" \
+		"$(( $(jqv "$out" '.attribution.events_lost.recursion_miss_bound_bytes // 0') * 100 ))" "$growth"
 	# the misses' bound: each program's misses times its largest event,
 	# summed; programs whose events carry no bytes bound nothing (null)
 	check_eq "probe: the misses' bound is the sum of the programs' bounds" \
