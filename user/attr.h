@@ -72,6 +72,9 @@ struct mp_attr_opts {
 				      * instead of reading the kernel's counters */
 	enum mp_memcg_from memcg_from; /* where memory.stat's per-process split
 					* comes from (--memcg-from) */
+	int cg_version;              /* without cg (limits --features): the memory
+				      * controller's version, 1 or 2, for AUTO's
+				      * choice; 0: not known */
 	uint32_t proc_tree_pid;      /* without BPF, the per-process rows of this process
 				      * and its descendants instead of cg's processes
 				      * (a command run where memprobe runs); 0: cg's */

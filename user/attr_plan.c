@@ -769,7 +769,8 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 	a->fault_tracepoint = o->fault_tracepoint;
 	a->memcg_from = o->memcg_from;
 	a->memcg_counters = o->memcg_from == MP_MEMCG_FROM_COUNTERS ||
-			    (o->memcg_from == MP_MEMCG_FROM_AUTO && (!o->cg || o->cg->version != 1));
+			    (o->memcg_from == MP_MEMCG_FROM_AUTO &&
+			     (o->cg ? o->cg->version : o->cg_version) != 1);
 	denied(NULL); /* a word that names nothing is a typo: say so */
 	if (errlen)
 		err[0] = '\0';

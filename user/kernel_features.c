@@ -65,7 +65,9 @@ static cJSON *plan_entry(const struct mp_attr *a, int c)
  */
 cJSON *mp_features_doc(const struct mp_host *h, const char *btf_path, bool *ok)
 {
-	struct mp_attr_opts ao = { .btf_path = btf_path, .judge_all_rungs = true };
+	/* the run's choice of memcg path is by the memory controller's version */
+	struct mp_attr_opts ao = { .btf_path = btf_path, .judge_all_rungs = true,
+				   .cg_version = h->v1_memory_mount[0] ? 1 : 2 };
 	struct mp_attr *a = NULL;
 	char err[320] = "";
 	cJSON *doc = mp_doc_new("features", h), *plan, *cats;

@@ -275,6 +275,12 @@ test_hooks() {
 	check "features: text names the page-fault concern" grep -q "^page faults: " "$TMP/features.txt"
 
 	cg=$(make_cgroup hooks $((512 * MIB))) || { fail "hooks: make cgroup"; return; }
+	# --features says which memcg path a run takes by default: the counters
+	# on cgroup v2, the tracepoints on v1 (it said counters on v1)
+	"$MEMPROBE" probe --cgroup "$cg" --thp never --format json -o "$out" 2>/dev/null
+	check_eq "features: the memcg hook a default probe uses" \
+		"$(jq -r '.plan[] | select(.concern == "memcg") | .hook' "$f")" \
+		"$(jq -r '.attribution.hooks[] | select(.concern == "memcg") | .hook' "$out")"
 	# raw tracepoints, as with an external BTF
 	MEMPROBE_DENY_HOOKS=tp_btf "$MEMPROBE" probe --cgroup "$cg" --thp never --memcg-from tracepoint --format json -o "$out" 2>/dev/null
 	# every concern on a tp_btf tracepoint by default moves to its raw twin
