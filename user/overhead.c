@@ -294,7 +294,7 @@ static void take_reclaimed(struct mp_overhead *o)
 
 		if (o->probe_cat_bytes[k] >= 0)
 			continue;
-		o->reclaimed_cat_bytes[k] = o->probe_cat_bytes[k];
+		o->reclaimed_cat_bytes[k] += o->probe_cat_bytes[k]; /* beside the polled cache's */
 		o->reclaimed_bytes += o->probe_cat_bytes[k];
 		o->probe_cat_bytes[k] = 0;
 	}

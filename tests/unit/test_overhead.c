@@ -221,6 +221,26 @@ static void test_proc_rows(void)
 	CHECK_S64(sum_identity(&o), in.bytes, "proc settled: the identity");
 	mp_overhead_free(&o);
 
+	/* page cache no process maps shrank by 50 MiB while the probe
+	 * charged: no /proc row holds a charge, so it is what the kernel
+	 * reclaimed to make room (it was a "(memory.stat)" part of -50 MiB),
+	 * in reclaimed_bytes and its parts alike */
+	base.stat.have[MP_CAT_FILE] = at.stat.have[MP_CAT_FILE] = true;
+	base.stat.have[MP_CAT_SHMEM] = at.stat.have[MP_CAT_SHMEM] = true;
+	base.stat.bytes[MP_CAT_FILE] = 60 * MIB;
+	at.stat.bytes[MP_CAT_FILE] = 10 * MIB;
+	in.bytes -= 50 * MIB;
+	mp_overhead_build(&in, &o);
+	CHECK_S64(part(&o, 0, MP_OVH_PAGE_CACHE), 0, "proc reclaimed: no (memory.stat) page cache");
+	CHECK_S64(o.reclaimed_bytes, -50 * MIB, "proc reclaimed: the cache that went");
+	CHECK_S64(o.reclaimed_cat_bytes[MP_OVH_PAGE_CACHE], o.reclaimed_bytes,
+		  "proc reclaimed: its parts say the same");
+	CHECK_S64(sum_identity(&o), in.bytes, "proc reclaimed: the identity");
+	mp_overhead_free(&o);
+	base.stat.have[MP_CAT_FILE] = at.stat.have[MP_CAT_FILE] = false;
+	base.stat.have[MP_CAT_SHMEM] = at.stat.have[MP_CAT_SHMEM] = false;
+	in.bytes += 50 * MIB;
+
 	/* only memory.stat (no row of the probe): the allocation comes out
 	 * of memory.stat's anon, not out of a probe's anon of -1000 MiB */
 	memset(in.rows, 0, sizeof(in.rows));
