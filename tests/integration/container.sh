@@ -57,7 +57,7 @@ test_no_bpf() {
 	check_eq "no BPF: the nine fields' formula, exact" "$(jqv "$out" .overhead_bytes)" \
 		"$(jqv "$out" '.usage_peak_bytes - .usage_before_bytes - .allocated_bytes')"
 	check_eq "no BPF: the overhead explained, exactly" \
-		"$(jqv "$out" '[.overhead.parts[].bytes] + [.overhead.probe_kernel_bytes, .overhead.unexplained_bytes] | add')" \
+		"$(jqv "$out" '[.overhead.parts[].bytes] + [.overhead.probe_kernel_bytes, .overhead.reclaimed_bytes // 0, .overhead.unexplained_bytes] | add')" \
 		"$(jqv "$out" .overhead_bytes)"
 	alloc=$(jqv "$out" .allocated_bytes); want=$((alloc / 512))
 	part=$(jqv "$out" '[.overhead.probe_kernel_parts[] | select(.category == "pagetables") | .bytes] | add // 0')
@@ -285,7 +285,7 @@ test_container() {
 		check_eq "container v2: the cgroup's oom_kill counter stayed 0" "$(awk '$1 == "oom_kill" { print $2 }' "$cg/memory.events")" 0
 	fi
 	check_eq "container v$v: the overhead object explains overhead_bytes exactly" \
-		"$(jqv "$out" '[.overhead.parts[].bytes] + [.overhead.probe_kernel_bytes, .overhead.unexplained_bytes] | add')" "$(jqv "$out" .overhead_bytes)"
+		"$(jqv "$out" '[.overhead.parts[].bytes] + [.overhead.probe_kernel_bytes, .overhead.reclaimed_bytes // 0, .overhead.unexplained_bytes] | add')" "$(jqv "$out" .overhead_bytes)"
 	# without BPF: per-process figures from /proc (issue #22, item 3). The
 	# vector is /proc's, read when the poller saw the new high; the
 	# workload's 32 MiB burst (held 150 ms of every 300) can come or go
