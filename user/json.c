@@ -219,6 +219,14 @@ int mp_json_print(const cJSON *doc, FILE *f, int pretty)
 	return ret;
 }
 
+void mp_json_add_u64_or_null(cJSON *o, const char *name, bool have, uint64_t v)
+{
+	if (have)
+		mp_json_add_u64(o, name, v);
+	else
+		cJSON_AddNullToObject(o, name);
+}
+
 void mp_json_add_str_or_null(cJSON *o, const char *name, const char *v)
 {
 	if (v && v[0])

@@ -20,6 +20,8 @@ void mp_json_add_s64(cJSON *obj, const char *name, int64_t v);
 void mp_json_add_limit(cJSON *obj, const char *name, uint64_t v);
 /* Add a number with a fixed count of decimals (e.g. GiB figures). */
 void mp_json_add_fixed(cJSON *obj, const char *name, double v, int decimals);
+/* Add an exact integer, or null when it was not measured (!have). */
+void mp_json_add_u64_or_null(cJSON *obj, const char *name, bool have, uint64_t v);
 /* Add a string, or null when v is NULL or "" (not known, none). */
 void mp_json_add_str_or_null(cJSON *obj, const char *name, const char *v);
 /* A process's "pid", as memprobe's pid namespace numbers it, and

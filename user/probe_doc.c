@@ -153,18 +153,10 @@ static void probe_stop_json(cJSON *p, const struct mp_probe_doc_in *in)
  * could use: null where not measured (no chunk filled; no schedstat). */
 static void fill_sched_json(cJSON *p, const struct mp_probe_result *res)
 {
-	if (res->have_fill_cpu)
-		mp_json_add_u64(p, "fill_cpu_ns", res->fill_cpu_ns);
-	else
-		cJSON_AddNullToObject(p, "fill_cpu_ns");
-	if (res->have_fill_wait)
-		mp_json_add_u64(p, "fill_runqueue_wait_ns", res->fill_wait_ns);
-	else
-		cJSON_AddNullToObject(p, "fill_runqueue_wait_ns");
-	if (res->fill_cpus_allowed)
-		mp_json_add_u64(p, "fill_cpus_allowed", res->fill_cpus_allowed);
-	else
-		cJSON_AddNullToObject(p, "fill_cpus_allowed");
+	mp_json_add_u64_or_null(p, "fill_cpu_ns", res->have_fill_cpu, res->fill_cpu_ns);
+	mp_json_add_u64_or_null(p, "fill_runqueue_wait_ns", res->have_fill_wait, res->fill_wait_ns);
+	mp_json_add_u64_or_null(p, "fill_cpus_allowed", res->fill_cpus_allowed != 0,
+				res->fill_cpus_allowed);
 }
 
 /*

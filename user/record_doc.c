@@ -142,10 +142,7 @@ static void oom_kills_json(cJSON *doc, const struct rec *r)
 			cJSON_AddNullToObject(e, "comm");
 		}
 		/* only the hook sees the task that ran the OOM killer */
-		if (k->ev.trigger_pid)
-			cJSON_AddNumberToObject(e, "trigger_pid", k->ev.trigger_pid);
-		else
-			cJSON_AddNullToObject(e, "trigger_pid");
+		mp_json_add_u64_or_null(e, "trigger_pid", k->ev.trigger_pid != 0, k->ev.trigger_pid);
 		/* the kernel's figure at the kill; the sample is the sampler's last */
 		if (k->ev.usage_bytes)
 			mp_json_add_u64(e, "usage_bytes", k->ev.usage_bytes);
