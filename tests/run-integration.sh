@@ -20,9 +20,48 @@ for f in "$(dirname "$0")"/integration/*.sh; do
 done
 
 tests=${*:-"rules checks checks_seen limits probe_real probe_threads probe_workload signals probe_safety probe_kills probe_paths record_stress record_oom record_limit record_pagetables record_threads record_slab live_pages_size record_probe_at record_follows_children record_faults record_churn record_ends record_daemon deploy_unit fleet_rules truth slab_churn driver hooks targets record_opts bad_input cli output report text progress openmetrics renderers html_fixtures overhead static man install headroom_soft headroom_cache headroom_high headroom_root budget budget_cache budget_from_files pinned moved_out compare loader fills_host write_failed cow postgres redis no_bpf self_no_bpf record_bounded record_saved container stacked_mount privileged_container in_place_permission anon_unmapped record_swarm pinned_moment unmapped_shmem thp oom_explained utf8 memcg_counters"}
+# A test that hangs fails alone, not the whole run: after its time a
+# watchdog stops what the test started (this runner's descendants, by pid:
+# SIGTERM, so a memprobe still cleans up, then SIGKILL) and the test counts
+# a failure. Each test's time is printed, for CI's log.
+TEST_TIMEOUT_S=${MEMPROBE_TEST_TIMEOUT_S:-900}
+
+# descendants PID: the pids below PID, parents before children
+descendants() {
+	local c
+	for c in $(ps -o pid= --ppid "$1"); do
+		echo "$c"
+		descendants "$c"
+	done
+}
+
+watchdog() {
+	local me=$BASHPID p victims
+	sleep "$1"
+	echo "$2" > "$TMP/watchdog-fired"
+	victims=$(descendants $$ | grep -v -x -e "$me" $(descendants "$me" | sed 's/^/-e /'))
+	echo "# watchdog: test_$2 still running after $1 s; stopping its processes $(echo $victims)"
+	# shellcheck disable=SC2086
+	kill -TERM $victims 2>/dev/null
+	for p in $(seq 100); do
+		kill -0 $victims 2>/dev/null || return 0
+		sleep 0.1
+	done
+	# shellcheck disable=SC2086
+	kill -KILL $victims 2>/dev/null
+}
+
 for t in $tests; do
 	echo "# test_$t"
+	t0=$(date +%s%N)
+	rm -f "$TMP/watchdog-fired"
+	watchdog "$TEST_TIMEOUT_S" "$t" &
+	wd=$!
 	"test_$t"
+	kill $(descendants "$wd") "$wd" 2>/dev/null
+	wait "$wd" 2>/dev/null
+	[ -e "$TMP/watchdog-fired" ] && fail "test_$t: finished within ${TEST_TIMEOUT_S} s (MEMPROBE_TEST_TIMEOUT_S)"
 	check_docs "test_$t"
+	echo "# test_$t took $((($(date +%s%N) - t0) / 1000000)) ms"
 done
 summary integration
