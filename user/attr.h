@@ -251,6 +251,10 @@ const char *mp_attr_cat_polled_reason(const struct mp_attr *a, int cat);
  * are. Strings live as long as the session. */
 bool mp_attr_cow(struct mp_attr *a, uint32_t *period, const char **fn, const char **why);
 
+/* Wait for the attribution's own thread (the kallsyms read behind copies on
+ * write): after it no thread of the attribution runs, and a fork is safe. */
+void mp_attr_single_threaded(struct mp_attr *a);
+
 /* Read every map into snap (allocated; free with mp_attr_snap_free).
  * Returns 0 or -errno. */
 int mp_attr_snapshot(struct mp_attr *a, struct mp_attr_snap *snap);

@@ -109,6 +109,12 @@ void mp_attr_cow_join(struct mp_attr *a)
 	a->cow_joined = true;
 }
 
+void mp_attr_single_threaded(struct mp_attr *a)
+{
+	if (a)
+		mp_attr_cow_join(a);
+}
+
 bool mp_attr_cow(struct mp_attr *a, uint32_t *period, const char **fn, const char **why)
 {
 	mp_attr_cow_join(a);

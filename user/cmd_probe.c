@@ -425,6 +425,10 @@ static int fill(const struct probe_opts *o, const struct mp_host *host,
 	int ret;
 
 	sn->res = res;
+	/* The probe forks its child from here and the child makes its fill
+	 * threads: a lock another thread holds at the fork stays held in the
+	 * child for ever (ASan's allocator's did, and --threads 2 hung). */
+	mp_attr_single_threaded(sn->attr);
 	mp_status_begin(&fs.st, o->status_mode, STDERR_FILENO);
 	ret = mp_probe_run(host, target, &cfg, res);
 	mp_status_clear(&fs.st); /* before anything else is printed: the report */

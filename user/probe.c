@@ -874,7 +874,11 @@ static __attribute__((noreturn)) void start_child(struct run_state *r, int p2c[2
 	child_main(&r->ca);
 }
 
-/* Fork the probe process and wait until it has joined its cgroup. */
+/* Fork the probe process and wait until it has joined its cgroup. The
+ * child calls only what is safe after a fork of a threaded process (system
+ * calls, no allocation), but for --threads N's pthread_create: a caller
+ * asking for threads forks with no other thread running (cmd_probe waits for
+ * the attribution's; record's probe fills with one thread). */
 static int fork_child(struct run_state *r)
 {
 	int p2c[2] = { -1, -1 }, c2p[2] = { -1, -1 }, ret = 0;
