@@ -387,9 +387,16 @@ overhead_checks() {
 	# unexplained under load (38 MiB on 6.1: a whole TLB batch); what is
 	# left is the usage's move between the kernel's exact peak counter
 	# and the sampled vector (0.5 ms apart, a burst touched at 3 MiB/ms)
+	# and that move is in the document (usage_peak - vector_usage): on
+	# a loaded machine a maps read of 3 ms puts 10 MiB of a burst between
+	# them (10 633 216 unexplained of which 10 752 000 the move, in 1 of
+	# 10 runs). So the bound holds for what the vector could hold, and
+	# the move itself is bounded by the burst it belongs to.
 	bound=$(jqv "$out" "[(.overhead_bytes / 20 | floor), $((floor_mib * MIB))] | max")
-	check_le "overhead $mode: unexplained within max(5%, $floor_mib MiB)" \
-		"$(jqv "$out" '.overhead.unexplained_bytes | fabs')" "$bound"
+	check_le "overhead $mode: unexplained, less the usage's move from the peak to the vector, within max(5%, $floor_mib MiB)" \
+		"$(jqv "$out" '.overhead.unexplained_bytes - (.usage_peak_bytes - .overhead.vector_usage_bytes) | fabs')" "$bound"
+	check_le "overhead $mode: ... and the move within the burst and $floor_mib MiB" \
+		"$(jqv "$out" '.usage_peak_bytes - .overhead.vector_usage_bytes | fabs')" "$(((burst + floor_mib) * MIB))"
 	anon=$(jqv "$out" "[.overhead.parts[] | select(.pid == $pid and .category == \"anon\") | .bytes] | add // null")
 	# the benchmark grows 10 MiB/s from the baseline's low (in its window)
 	# to the peak (the fill's end); a burst held at the peak adds to it
