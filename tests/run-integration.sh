@@ -35,16 +35,27 @@ descendants() {
 	done
 }
 
+# any_alive PID...: 0 when one of them still runs
+any_alive() {
+	local p
+	for p in "$@"; do
+		kill -0 "$p" 2>/dev/null && return 0
+	done
+	return 1
+}
+
+# (started from a subshell that exits at once, so that it is no child of
+# this shell: a test's bare `wait` waits for its own jobs, not for this)
 watchdog() {
-	local me=$BASHPID p victims
+	local p victims
 	sleep "$1"
 	echo "$2" > "$TMP/watchdog-fired"
-	victims=$(descendants $$ | grep -v -x -e "$me" $(descendants "$me" | sed 's/^/-e /'))
+	victims=$(descendants $$)
 	echo "# watchdog: test_$2 still running after $1 s; stopping its processes $(echo $victims)"
 	# shellcheck disable=SC2086
 	kill -TERM $victims 2>/dev/null
 	for p in $(seq 100); do
-		kill -0 $victims 2>/dev/null || return 0
+		any_alive $victims || return 0
 		sleep 0.1
 	done
 	# shellcheck disable=SC2086
@@ -55,11 +66,10 @@ for t in $tests; do
 	echo "# test_$t"
 	t0=$(date +%s%N)
 	rm -f "$TMP/watchdog-fired"
-	watchdog "$TEST_TIMEOUT_S" "$t" &
-	wd=$!
+	( watchdog "$TEST_TIMEOUT_S" "$t" & echo $! > "$TMP/watchdog-pid" )
+	wd=$(cat "$TMP/watchdog-pid")
 	"test_$t"
 	kill $(descendants "$wd") "$wd" 2>/dev/null
-	wait "$wd" 2>/dev/null
 	[ -e "$TMP/watchdog-fired" ] && fail "test_$t: finished within ${TEST_TIMEOUT_S} s (MEMPROBE_TEST_TIMEOUT_S)"
 	check_docs "test_$t"
 	echo "# test_$t took $((($(date +%s%N) - t0) / 1000000)) ms"
