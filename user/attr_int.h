@@ -20,13 +20,14 @@ struct mp_attr {
 	struct mp_hook hooks[MP_NR_CONCERNS];
 	int chosen[MP_NR_CONCERNS];      /* the rung used, -1 none */
 	/* why a rung cannot be used ("" when it can): absent, denied, refused */
-	char why_not[MP_NR_CONCERNS][MAX_RUNGS][64];
+	char why_not[MP_NR_CONCERNS][MAX_RUNGS][160];
 	char btf_source[128];
 	bool judged_all;
 	bool btf_custom;                 /* the BTF is --btf's file */
 	bool fault_tracepoint;           /* --fault-tracepoint: the faults' counters rungs passed over */
 	bool memcg_counters;             /* the memcg's counters rung taken (--memcg-from) */
 	enum mp_memcg_from memcg_from;   /* as given; AUTO: by the cgroup's version */
+	uint32_t stack_period;           /* --stack-sample: 0, no kernel page tracked */
 	bool no_batch;                   /* the kernel has no batch map lookup (< 5.6) */
 	bool byte_exact;                 /* the BPF side reads byte items' counters
 					  * (cat_state_index: some category has one) */

@@ -87,6 +87,10 @@ static const struct ladder {
 		  { "mm_page_free" }, { PROG(raw_tp_mm_page_free) } },
 		{ TP_BTF, "tracepoint kmem:mm_page_free",
 		  { "mm_page_free" }, { PROG(tp_mm_page_free) } },
+		/* with neither of its jobs, no program: 1 firing per anonymous
+		 * page (the allocation's) instead of 2 */
+		{ POLL, "none needed (--memcg-from counters, --stack-sample 0: no anon "
+		  "unmap counted, no page tracked)", { 0 }, { 0 }, "nothing", .counters = true },
 	} },
 	[MP_CONCERN_MIGRATE] = { {
 		{ TP_BTF, "tracepoint cgroup:cgroup_attach_task",
@@ -271,6 +275,15 @@ static void judge(struct mp_attr *a, const struct mp_kfacts *k, int c, int i)
 			 ? "passed over (cgroup v1: its memory.stat has no slab, percpu or sock; "
 			   "--memcg-from counters takes it)"
 			 : "passed over (--memcg-from tracepoint)");
+		return;
+	}
+	/* the free program counts anon frees for the memcg program's anon
+	 * unmaps and untracks the pages tracked with a stack: with neither,
+	 * it would run on every free of the machine for nothing */
+	if (c == MP_CONCERN_FREE && (r->kind == POLL) != (a->memcg_counters && !a->stack_period)) {
+		snprintf(why, n, r->kind == POLL
+			 ? "passed over (needed: anon unmaps counted, or pages tracked with stacks)"
+			 : "passed over (not needed: --memcg-from counters with --stack-sample 0)");
 		return;
 	}
 	if (r->kind == POLL)
@@ -768,6 +781,7 @@ int mp_attr_start(const struct mp_attr_opts *o, struct mp_attr **out, char *err,
 	a->page_size = sysconf(_SC_PAGESIZE);
 	a->fault_tracepoint = o->fault_tracepoint;
 	a->memcg_from = o->memcg_from;
+	a->stack_period = o->stack_sample_period;
 	a->memcg_counters = o->memcg_from == MP_MEMCG_FROM_COUNTERS ||
 			    (o->memcg_from == MP_MEMCG_FROM_AUTO &&
 			     (o->cg ? o->cg->version : o->cg_version) != 1);

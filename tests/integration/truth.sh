@@ -269,6 +269,9 @@ test_hooks() {
 		"$(jqv "$f" '[.plan[].rungs[] | has("kind") and has("target")] | all')" true
 	check_eq "features: exactly one rung used per concern" "$(jqv "$f" '[.plan[] | [.rungs[] | select(.status == "used")] | length == 1] | all')" true
 	check_eq "features: every rung judged (used, usable, or why not)" "$(jqv "$f" '[.plan[].rungs[].status | select(. == "not tried")] | length')" 0
+	# a rung's why whole: v1's counters rung was cut at 63 bytes
+	check_eq "features: every 'passed over (...)' said whole" \
+		"$(jqv "$f" '[.plan[].rungs[].status | select(startswith("passed over (") and (endswith(")") | not))]')" "[]"
 	check_eq "features: BTF source named" "$(jqv "$f" .btf)" /sys/kernel/btf/vmlinux
 	check_eq "features: anon is kept per memcg" "$(jqv "$f" .categories.anon)" true
 	"$MEMPROBE" limits --features > "$TMP/features.txt"
@@ -782,6 +785,23 @@ test_memcg_counters() {
 		check_eq "counters: no program on a memcg tracepoint ran" \
 			"$(jqv "$out" '[.attribution.events.program_runs | keys[] | select(test("memcg"))] | length')" 0
 	fi
+	# --stack-sample 0 too: the free program has no job left (no anon
+	# unmaps to pair, no page tracked), so none runs; it ran on every
+	# free of the machine before. The allocations fire once a page.
+	"$BIN/bpf_stats" "$MEMPROBE" probe --cgroup "$cg" --thp never --memcg-from counters \
+		--stack-sample 0 --format json -o "$out" 2>/dev/null; st=$?
+	[ $st = 77 ] && "$MEMPROBE" probe --cgroup "$cg" --thp never --memcg-from counters \
+		--stack-sample 0 --format json -o "$out" 2>/dev/null
+	check_eq "counters, no stacks: the page free concern needs no hook" \
+		"$(hook_field "$out" free kind)" poll
+	check_eq "counters, no stacks: no page free program loaded" \
+		"$(jqv "$out" '[.attribution.events_lost.recursion_misses_by_program | keys[] | select(test("page_free"))] | length')" 0
+	check_eq "counters, no stacks: nothing missing for it" \
+		"$(jqv "$out" '[.attribution_missing // .attribution.attribution_missing // [] | .[] | select(.concern == "free")] | length')" 0
+	unattr=$(jqv "$out" .attribution.reconciliation.unattributed_bytes)
+	meas=$(jqv "$out" .attribution.reconciliation.measured_growth_bytes)
+	tol=$(( meas / 50 > 4 * MIB ? meas / 50 : 4 * MIB ))
+	check_near "counters, no stacks: unattributed within max(2%, 4 MiB)" "$unattr" 0 "$tol"
 	kill "$pid"; wait "$pid" 2>/dev/null
 	remove_cgroup "$cg"
 	# an OOM kill at the peak: its snapshot may come as the victim exits,
