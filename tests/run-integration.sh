@@ -24,15 +24,29 @@ tests=${*:-"rules checks checks_seen limits probe_real probe_threads probe_workl
 # watchdog stops what the test started (this runner's descendants, by pid:
 # SIGTERM, so a memprobe still cleans up, then SIGKILL) and the test counts
 # a failure. Each test's time is printed, for CI's log.
-TEST_TIMEOUT_S=${MEMPROBE_TEST_TIMEOUT_S:-900}
+TEST_TIMEOUT_S=${MEMPROBE_TEST_TIMEOUT_S:-600}
 
-# descendants PID: the pids below PID, parents before children
+# descendants PID: the pids below PID, parents before children, from
+# /proc/PID/stat's ppid (the guests' busybox images have no full ps)
 descendants() {
-	local c
-	for c in $(ps -o pid= --ppid "$1"); do
-		echo "$c"
-		descendants "$c"
+	local f line rest pid queue kids
+	local -A below=()
+	for f in /proc/[0-9]*/stat; do
+		read -r line 2> /dev/null < "$f" || continue
+		pid=${line%% *}
+		rest=${line##*) }   # "STATE PPID ...": the comm may hold spaces
+		rest=${rest#* }
+		below[${rest%% *}]+=" $pid"
 	done
+	queue=$1
+	while [ -n "$queue" ]; do
+		set -- $queue
+		queue=
+		for pid in "$@"; do
+			kids=${below[$pid]:-}
+			[ -n "$kids" ] && echo $kids && queue="$queue $kids"
+		done
+	done | tr ' ' '\n'
 }
 
 # any_alive PID...: 0 when one of them still runs
