@@ -284,6 +284,10 @@ test_hooks() {
 	check_eq "features: the memcg hook a default probe uses" \
 		"$(jq -r '.plan[] | select(.concern == "memcg") | .hook' "$f")" \
 		"$(jq -r '.attribution.hooks[] | select(.concern == "memcg") | .hook' "$out")"
+	# ... and its page free hook (features judged it as with no stacks)
+	check_eq "features: the page free hook a default probe uses" \
+		"$(jq -r '.plan[] | select(.concern == "free") | .hook' "$f")" \
+		"$(jq -r '.attribution.hooks[] | select(.concern == "free") | .hook' "$out")"
 	# raw tracepoints, as with an external BTF
 	MEMPROBE_DENY_HOOKS=tp_btf "$MEMPROBE" probe --cgroup "$cg" --thp never --memcg-from tracepoint --format json -o "$out" 2>/dev/null
 	# every concern on a tp_btf tracepoint by default moves to its raw twin
