@@ -60,10 +60,14 @@ any_alive() {
 
 # (started from a subshell that exits at once, so that it is no child of
 # this shell: a test's bare `wait` waits for its own jobs, not for this)
+# Armed by the file $TMP/watchdog-armed.N for test N: the runner removes it
+# before stopping the watchdog, so a watchdog whose sleep dies first (its
+# stop came as two signals, the sleep's and its own) does not fire.
 watchdog() {
 	local p victims
 	sleep "$1"
-	echo "$2" > "$TMP/watchdog-fired"
+	[ -e "$TMP/watchdog-armed.$3" ] || return 0
+	echo "$2" > "$TMP/watchdog-fired.$3"
 	victims=$(descendants $$)
 	echo "# watchdog: test_$2 still running after $1 s; stopping its processes $(echo $victims)"
 	# shellcheck disable=SC2086
@@ -76,15 +80,18 @@ watchdog() {
 	kill -KILL $victims 2>/dev/null
 }
 
+n=0
 for t in $tests; do
 	echo "# test_$t"
 	t0=${EPOCHREALTIME//[.,]/}
-	rm -f "$TMP/watchdog-fired"
-	( watchdog "$TEST_TIMEOUT_S" "$t" & echo $! > "$TMP/watchdog-pid" )
+	n=$((n + 1))
+	touch "$TMP/watchdog-armed.$n"
+	( watchdog "$TEST_TIMEOUT_S" "$t" "$n" & echo $! > "$TMP/watchdog-pid" )
 	wd=$(cat "$TMP/watchdog-pid")
 	"test_$t"
-	kill $(descendants "$wd") "$wd" 2>/dev/null
-	[ -e "$TMP/watchdog-fired" ] && fail "test_$t: finished within ${TEST_TIMEOUT_S} s (MEMPROBE_TEST_TIMEOUT_S)"
+	rm -f "$TMP/watchdog-armed.$n"
+	kill "$wd" $(descendants "$wd") 2>/dev/null
+	[ -e "$TMP/watchdog-fired.$n" ] && fail "test_$t: finished within ${TEST_TIMEOUT_S} s (MEMPROBE_TEST_TIMEOUT_S)"
 	check_docs "test_$t"
 	echo "# test_$t took $(((${EPOCHREALTIME//[.,]/} - t0) / 1000)) ms"
 done
