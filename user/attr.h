@@ -61,6 +61,9 @@ enum mp_memcg_from {
 	MP_MEMCG_FROM_TRACEPOINT,
 };
 
+/* --stack-sample when not given: a stack for every kernel page */
+#define MP_ATTR_STACK_SAMPLE_DEFAULT 1
+
 struct mp_attr_opts {
 	uint64_t target_cgid;        /* mp_cgroup_id() of the target; 0 matches nothing */
 	uint32_t stack_sample_period; /* 1: a stack for every kernel page; 0: none */

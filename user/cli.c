@@ -283,7 +283,8 @@ int mp_cli_parse(const struct mp_cli_cmd *cmd, int argc, char **argv, struct mp_
 	char so[2 * MAX_OPTS + 3], optbuf[64];
 	int id, ret;
 
-	*c = (struct mp_cli){ .format = "text", .top = MP_CLI_TOP_DEFAULT, .stack_sample = 1 };
+	*c = (struct mp_cli){ .format = "text", .top = MP_CLI_TOP_DEFAULT,
+			      .stack_sample = MP_ATTR_STACK_SAMPLE_DEFAULT };
 	if ((ret = build_getopt(cmd, lo, so)))
 		return ret;
 	optind = 1;

@@ -69,7 +69,7 @@ cJSON *mp_features_doc(const struct mp_host *h, const char *btf_path, bool *ok)
 	 * and its free hook by the stacks: as a run with default options */
 	struct mp_attr_opts ao = { .btf_path = btf_path, .judge_all_rungs = true,
 				   .cg_version = h->v1_memory_mount[0] ? 1 : 2,
-				   .stack_sample_period = 1 };
+				   .stack_sample_period = MP_ATTR_STACK_SAMPLE_DEFAULT };
 	struct mp_attr *a = NULL;
 	char err[320] = "";
 	cJSON *doc = mp_doc_new("features", h), *plan, *cats;
