@@ -102,6 +102,7 @@ struct child_args {
 	int threads;         /* fill each chunk with this many threads */
 	bool populate;       /* MADV_POPULATE_WRITE instead of memset */
 	int to_parent, from_parent;
+	pid_t parent;        /* memprobe's pid: the child's parent while it lives */
 	bool attach;         /* join cg; false: memprobe runs in the target already */
 	/* allocated before the fork: a child forked from a threaded process
 	 * (record --probe-at) may call only async-signal-safe functions */
@@ -337,7 +338,9 @@ static __attribute__((noreturn)) void child_main(const struct child_args *a)
 	prctl(PR_SET_NAME, "memprobe-probe");
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	sigaction(SIGUSR1, &sa, NULL);
-	if (getppid() == 1)
+	/* memprobe gone before PR_SET_PDEATHSIG took: reparented. Not "is
+	 * the parent pid 1": memprobe is pid 1 as a container's entrypoint */
+	if (getppid() != a->parent)
 		_exit(6);
 	mp_write_file("/proc/self/oom_score_adj", "1000");
 	if (a->attach && mp_cgroup_attach(a->cg, getpid()) < 0) {
@@ -894,6 +897,7 @@ static int fork_child(struct run_state *r)
 		}
 		return ret;
 	}
+	r->ca.parent = getpid();
 	r->child = fork();
 	if (r->child == 0)
 		start_child(r, p2c, c2p);

@@ -468,3 +468,17 @@ test_self_no_bpf() {
 	remove_cgroup "$cg"
 	check "self, no BPF: nothing left behind" no_leftovers
 }
+
+# ---------------------------------------------------------------------------
+# memprobe as a container's entrypoint is pid 1 of its pid namespace. The
+# probe child took "my parent is pid 1" for "memprobe is gone" and exited
+# before joining its cgroup: "the probe process could not join", exit 1.
+test_probe_pid1() {
+	local out=$TMP/pid1.json rc
+	unshare --pid --fork --mount-proc "$MEMPROBE" probe --limit 256M --thp never \
+		--format json -o "$out" 2> "$TMP/pid1.err"
+	rc=$?
+	check_eq "pid 1: probe exits 0 (stderr: $(shown "$(tail -1 "$TMP/pid1.err")"))" "$rc" 0
+	check_gt "pid 1: the probe allocated" "$(jqv "$out" .allocated_bytes 2>/dev/null)" $((128 * MIB))
+	check "pid 1: nothing left behind" no_leftovers
+}
