@@ -1193,6 +1193,42 @@ static void fill_loop(struct run_state *r)
 }
 
 /*
+ * The probe's exit is not all uncharged when waitpid returns: a kernel that
+ * frees page tables after an RCU grace period (MMU_GATHER_RCU_TABLE_FREE;
+ * x86 frees every process's that way) uncharges them, with the task's other
+ * objects freed by RCU callbacks, a grace period or more later: 11-35 ms
+ * after waitpid for a 512 MiB child's 1 MiB of page tables on this host.
+ * Read at once, "left after" held 1.3-1.7 MiB of a 768 MiB probe's page
+ * tables that the cgroup no longer held a moment later. So the usage is
+ * read every 1 ms until it is back at usage_before (the child was there at
+ * the baseline: everything it took is then given back), or has not fallen
+ * for MP_SETTLE_STILL_MS (what is left stays: caches, a workload), or for
+ * MP_SETTLE_MAX_MS in all (a busy target's usage never rests). A grace
+ * period cannot be waited for from user space: membarrier's
+ * MEMBARRIER_CMD_GLOBAL returns after an expedited one, before the
+ * callbacks of a normal one have run.
+ */
+#define MP_SETTLE_STILL_MS 50
+#define MP_SETTLE_MAX_MS 500
+
+static void settle_after_exit(struct run_state *r)
+{
+	uint64_t before = r->res->f.usage_before_bytes, last = usage_of(r);
+	int still = 0;
+
+	for (int ms = 0; ms < MP_SETTLE_MAX_MS && last > before && still < MP_SETTLE_STILL_MS &&
+			 !stopped(r->cfg);
+	     ms++) {
+		uint64_t u;
+
+		usleep(1000);
+		u = usage_of(r);
+		still = u < last ? 0 : still + 1;
+		last = u;
+	}
+}
+
+/*
  * usage_after, with the caller's vector at the same moment (LEFT): read,
  * snapshot, read again, and again (up to 10 times) while the two reads
  * differ by more than 1 MiB: a workload's burst between them would leave
@@ -1244,6 +1280,7 @@ static void stop_and_wait(struct run_state *r)
 		    WIFSIGNALED(status))
 			res->killed_by_signal = WTERMSIG(status);
 		r->child = 0;
+		settle_after_exit(r);
 	}
 	left_after(r);
 	phase(r->cfg, MP_PROBE_FREED);
