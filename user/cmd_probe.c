@@ -52,6 +52,9 @@ struct probe_opts {
 	enum mp_status_mode status_mode;
 	const char *cmd;            /* "probe", "budget": in messages */
 	char own_why[2 * PATH_MAX + 600]; /* no target, in a container: why its own cgroup */
+	/* what the target is when none was given: said once the options are
+	 * all found good, so that bad input gets its one line alone */
+	char target_note[2 * PATH_MAX + 300];
 };
 
 static const struct mp_cli_opt probe_opts_table[] = {
@@ -191,8 +194,9 @@ static bool own_container(struct probe_opts *o, const struct mp_cgroup *self)
 		 "the brief's probe did; %s", self->dir,
 		 mp_fmt_bytes(self->effective_limit_bytes, lim, sizeof(lim)), self->effective_from,
 		 how);
-	mp_cli_warn(o->cmd, "probing the container's own cgroup %s (%s, limit %s): memprobe's "
-		    "own cgroup is limited; %s", self->dir, self->path, lim, how);
+	snprintf(o->target_note, sizeof(o->target_note), "probing the container's own cgroup "
+		 "%s (%s, limit %s): memprobe's own cgroup is limited; %s", self->dir, self->path,
+		 lim, how);
 	return true;
 }
 
@@ -222,10 +226,10 @@ static int probe_target(struct probe_opts *o, const struct mp_host *host,
 		 * evals it must know (a new user's budget gave 955 MiB, said
 		 * nowhere that it was of a 1 GiB stand-in) */
 		if (!o->limit_arg)
-			mp_cli_warn(o->cmd, "no target given: a %s stand-in container under "
-				    "memprobe's own (unlimited) cgroup, with nothing else in it; "
-				    "give --cgroup PATH or --pid PID of the job's cgroup to measure it",
-				    "1 GiB");
+			snprintf(o->target_note, sizeof(o->target_note), "no target given: a "
+				 "1 GiB stand-in container under memprobe's own (unlimited) cgroup, "
+				 "with nothing else in it; give --cgroup PATH or --pid PID of the "
+				 "job's cgroup to measure it");
 		return 0;
 	}
 	if ((ret = mp_resolve_target(o->cmd, "", host, o->cgroup_path, o->pid, target)))
@@ -460,7 +464,11 @@ int mp_probe_document(const struct mp_cli_cmd *cmd, int argc, char **argv,
 	if ((ret = mp_cli_need_root(o.cmd)) || (ret = mp_cli_host(o.cmd, &host)))
 		return ret;
 	if ((ret = probe_target(&o, &host, &target, &lock)) ||
-	    (ret = probe_sizes(&o, &host, &target)) || (ret = probe_reap(&o, &host, &target)))
+	    (ret = probe_sizes(&o, &host, &target)))
+		goto out;
+	if (o.target_note[0])
+		mp_cli_warn(o.cmd, "%s", o.target_note);
+	if ((ret = probe_reap(&o, &host, &target)))
 		goto out;
 	if ((ret = mp_out_open(&r->out, o.out))) {
 		ret = mp_cli_out_bad(o.cmd, o.out, ret);

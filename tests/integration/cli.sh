@@ -42,6 +42,10 @@ test_bad_input() {
 		"$(for s in 1G 1GiB 1Gi 1024M 1.5G 4096; do
 			"$MEMPROBE" probe --chunk $s --pid $missing_pid 2>&1 | grep -- --chunk; done)"
 	expect_bad "chunk 0" "$MEMPROBE" probe --chunk 0
+	# with no target given, the line saying which stand-in or cgroup is
+	# probed came first: two lines for one bad size
+	expect_bad "chunk not a page multiple, no target given" "$MEMPROBE" probe --chunk 1000
+	expect_bad "margin above the default stand-in's limit, no target given" "$MEMPROBE" probe --margin 2G
 	expect_bad "limit below one chunk" "$MEMPROBE" probe --limit 16M --chunk 32M
 	expect_bad "unknown thp mode" "$MEMPROBE" probe --thp sometimes
 	expect_bad "unknown format" "$MEMPROBE" limits --format yaml
