@@ -70,7 +70,7 @@ void mp_env_budget(const cJSON *doc, FILE *f, struct mp_rd *rd)
 static void text_basis(const cJSON *doc, const cJSON *fg, FILE *f, struct mp_rd *rd)
 {
 	const char *basis = mp_rd_str(rd, doc, "basis", MP_RD_ABSENT);
-	uint64_t cache = 0, soft = 0, hard = mp_rd_u64v(rd, fg, "hard_headroom_bytes");
+	uint64_t cache = 0, soft = 0, room, hard = mp_rd_u64v(rd, fg, "hard_headroom_bytes");
 	char b[3][32];
 
 	if (!basis)
@@ -82,10 +82,15 @@ static void text_basis(const cJSON *doc, const cJSON *fg, FILE *f, struct mp_rd 
 		mp_fmt_bytes(cache, b[1], sizeof(b[1])));
 	if (!cache || !mp_rd_u64(rd, doc, "budget_soft_bytes", MP_RD_NULL | MP_RD_ABSENT, &soft))
 		return;
-	fprintf(f, "  hard headroom %s, soft headroom %s: on the soft one (the page cache counted "
+	/* the room the soft budget stands on, as the document has it (it was
+	 * printed as hard + cache, named "soft headroom", beside a table
+	 * whose soft_headroom_bytes is another figure) */
+	if (!mp_rd_u64(rd, fg, "soft_room_bytes", MP_RD_NULL | MP_RD_ABSENT, &room))
+		room = hard + cache;
+	fprintf(f, "  hard headroom %s, soft room %s: on the soft room (the page cache counted "
 		"as room: the kernel reclaims it before an OOM kill, at the cost of the workload's "
 		"cache) the budget would be %s (%" PRIu64 " bytes)\n",
-		mp_fmt_bytes(hard, b[0], sizeof(b[0])), mp_fmt_bytes(hard + cache, b[1], sizeof(b[1])),
+		mp_fmt_bytes(hard, b[0], sizeof(b[0])), mp_fmt_bytes(room, b[1], sizeof(b[1])),
 		mp_fmt_bytes(soft, b[2], sizeof(b[2])), soft);
 }
 
