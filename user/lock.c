@@ -12,18 +12,38 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The holder writes its pid right after flock; give it a moment. */
-static pid_t read_holder(int fd)
+/* This process's pid namespace, by its inode (0: no /proc to tell). */
+static unsigned long long pid_ns(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/pid", &st) ? 0 : (unsigned long long)st.st_ino;
+}
+
+/*
+ * The holder writes "PID PIDNS" right after flock; give it a moment. A
+ * pid is its own namespace's: a memprobe run as a container's first
+ * process wrote 1, and the host's refusal named "pid 1", its init. Such a
+ * holder is told apart (*elsewhere); a file of an older memprobe holds the
+ * pid alone.
+ */
+static pid_t read_holder(int fd, bool *elsewhere)
 {
 	struct timespec ts = { 0, 5 * 1000 * 1000 };
-	char buf[32];
+	unsigned long long ns = 0, own = pid_ns();
+	char buf[64];
 
+	*elsewhere = false;
 	for (int i = 0; i < 40; i++) {
 		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+		long pid = 0;
 
 		if (n > 0) {
 			buf[n] = '\0';
-			return (pid_t)atol(buf);
+			if (sscanf(buf, "%ld %llu", &pid, &ns) < 1)
+				return 0;
+			*elsewhere = ns && own && ns != own;
+			return (pid_t)pid;
 		}
 		nanosleep(&ts, NULL);
 	}
@@ -33,11 +53,12 @@ static pid_t read_holder(int fd)
 int mp_lock_probe(const struct mp_cgroup *cg, struct mp_lock *l, pid_t *holder)
 {
 	struct stat cst, a, b;
-	char pid[32];
+	char pid[64];
 	int fd, n;
 
 	l->fd = -1;
 	l->path[0] = '\0';
+	l->holder_elsewhere = false;
 	*holder = 0;
 	if (stat(cg->dir, &cst))
 		return -errno;
@@ -60,7 +81,7 @@ int mp_lock_probe(const struct mp_cgroup *cg, struct mp_lock *l, pid_t *holder)
 			int err = -errno;
 
 			if (err == -EWOULDBLOCK)
-				*holder = read_holder(fd);
+				*holder = read_holder(fd, &l->holder_elsewhere);
 			close(fd);
 			return err;
 		}
@@ -72,7 +93,7 @@ int mp_lock_probe(const struct mp_cgroup *cg, struct mp_lock *l, pid_t *holder)
 	}
 	if (fd < 0)
 		return -EAGAIN;
-	n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+	n = snprintf(pid, sizeof(pid), "%d %llu\n", (int)getpid(), pid_ns());
 	if (ftruncate(fd, 0) || pwrite(fd, pid, (size_t)n, 0) != n) {
 		int err = -errno;
 
@@ -100,8 +121,9 @@ int mp_lock_probe_or_say(const char *cmd, const struct mp_cgroup *cg, struct mp_
 
 	if (err == -EWOULDBLOCK) {
 		if (holder)
-			fprintf(stderr, "memprobe %s: a memprobe (pid %d) is probing %s already; "
-				"wait for it to finish\n", cmd, (int)holder, cg->dir);
+			fprintf(stderr, "memprobe %s: a memprobe (pid %d%s) is probing %s already; "
+				"wait for it to finish\n", cmd, (int)holder,
+				l->holder_elsewhere ? " in another pid namespace" : "", cg->dir);
 		else
 			fprintf(stderr, "memprobe %s: another memprobe is probing %s already; "
 				"wait for it to finish\n", cmd, cg->dir);

@@ -2,6 +2,7 @@
 #ifndef MEMPROBE_LOCK_H
 #define MEMPROBE_LOCK_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 #include "cgroup.h"
 
@@ -12,11 +13,13 @@
  * child yet. So the lock is an flock(2) on /run/memprobe/probe-DEV-INO.lock,
  * keyed by the cgroup directory's device and inode (the same cgroup through
  * any path or mount), taken before memprobe makes anything. The file holds
- * the holder's pid, for the refusal message.
+ * the holder's pid and pid namespace, for the refusal message.
  */
 struct mp_lock {
 	int fd;              /* -1 when not held */
 	char path[128];
+	bool holder_elsewhere; /* refused: the holder's pid is another pid
+				* namespace's (a container's) */
 };
 
 #define MP_LOCK_DIR "/run/memprobe"

@@ -482,3 +482,34 @@ test_probe_pid1() {
 	check_gt "pid 1: the probe allocated" "$(jqv "$out" .allocated_bytes 2>/dev/null)" $((128 * MIB))
 	check "pid 1: nothing left behind" no_leftovers
 }
+
+# A probe held by a memprobe in another pid namespace (a container's
+# first process: pid 1 there): the refusal named "pid 1", the host's init.
+# The holder is stopped while it holds the lock, so the second probe
+# meets it whatever the machine's speed.
+test_lock_pidns() {
+	local cg lock pid holder="" i rc
+	cg=$(make_cgroup lockns $GIB) || { fail "lock pidns: make cgroup"; return; }
+	lock=$(printf '/run/memprobe/probe-%x-%x.lock' $(stat -c '%d %i' "$cg"))
+	unshare --pid --fork --mount-proc "$MEMPROBE" probe --cgroup "$cg" --chunk 8M \
+		--thp never -o /dev/null 2>/dev/null &
+	pid=$!
+	for i in $(seq 6000); do
+		read -r holder _ 2>/dev/null < "$lock"
+		[ -n "$holder" ] && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.01
+	done
+	# memprobe is unshare's child, pid 1 in its namespace
+	local mp; mp=$(cat "/proc/$pid/task/$pid/children" 2>/dev/null | awk '{print $1}')
+	[ -n "$mp" ] && kill -STOP "$mp"
+	check_eq "lock pidns: the holder wrote its own namespace's pid" "$holder" 1
+	"$MEMPROBE" probe --cgroup "$cg" -o /dev/null 2> "$TMP/lockns.err"; rc=$?
+	[ -n "$mp" ] && kill -CONT "$mp"
+	check_eq "lock pidns: a second probe of the cgroup exits 1" "$rc" 1
+	check_eq "lock pidns: ... and says the pid is another namespace's" "$(cat "$TMP/lockns.err")" \
+		"memprobe probe: a memprobe (pid 1 in another pid namespace) is probing $cg already; wait for it to finish"
+	wait "$pid"
+	remove_cgroup "$cg"
+	check "lock pidns: nothing left behind" no_leftovers
+}
