@@ -1013,7 +1013,10 @@ static void paths_table(const cJSON *a, FILE *f, struct mp_rd *rd)
 	if (mp_view_paths(a, rd, 0, &v))
 		return;
 	fputs("<section><h2>Kernel paths</h2>\n", f);
-	mp_view_lay(mp_view_paths_table(&v, mp_render_size, rd, &t), &t, mp_html_table, f, rd);
+	if (v.n == 0)
+		fprintf(f, "<p>None recorded (%s).</p>\n", mp_view_paths_none(a, rd));
+	else
+		mp_view_lay(mp_view_paths_table(&v, mp_render_size, rd, &t), &t, mp_html_table, f, rd);
 	fputs("</section>\n", f);
 	mp_view_paths_free(&v);
 }

@@ -223,7 +223,10 @@ static void kernel_paths(const cJSON *a, FILE *f, struct mp_rd *rd)
 	fputs("## Kernel paths\n\nKernel page allocations with a stack, net of frees.\n\n", f);
 	if (mp_view_paths(a, rd, 0, &v))
 		return;
-	mp_view_lay(mp_view_paths_table(&v, mp_render_size, rd, &t), &t, table, f, rd);
+	if (v.n == 0) /* an empty table said nothing of why (as text does) */
+		fprintf(f, "None recorded (%s).\n", mp_view_paths_none(a, rd));
+	else
+		mp_view_lay(mp_view_paths_table(&v, mp_render_size, rd, &t), &t, table, f, rd);
 	mp_view_paths_free(&v);
 	fputc('\n', f);
 }

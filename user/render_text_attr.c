@@ -232,11 +232,7 @@ static void kernel_paths(const cJSON *a, FILE *f, struct mp_rd *rd)
 	if (mp_view_paths(a, rd, 0, &v))
 		return;
 	if (v.n == 0)
-		fputs(!mp_rd_arr(rd, mp_rd_obj(rd, a, "page_alloc", 0), "kernel_pages_by_order",
-				 MP_RD_NULL) ?
-		      "  none recorded (no page allocation hook)\n" :
-		      "  none recorded (no kernel page allocation in the target, or --stack-sample 0)\n",
-		      f);
+		fprintf(f, "  none recorded (%s)\n", mp_view_paths_none(a, rd));
 	for (int i = 0; i < v.n; i++) {
 		fprintf(f, "  %-20s %12s net, %s allocated\n", v.rows[i].path,
 			mp_fmt_sbytes(v.rows[i].bytes, b1, sizeof(b1)),

@@ -275,6 +275,9 @@ struct mp_view_paths {
  * free with mp_view_paths_free. */
 int mp_view_paths(const cJSON *a, struct mp_rd *rd, unsigned flags, struct mp_view_paths *v);
 void mp_view_paths_free(struct mp_view_paths *v);
+/* Why a document has no kernel path, for a view with none ("none recorded
+ * (WHY)"): the same words in every format. */
+const char *mp_view_paths_none(const cJSON *a, struct mp_rd *rd);
 int mp_view_paths_table(const struct mp_view_paths *v, mp_view_size_fn size, struct mp_rd *rd,
 			struct mp_view_table *t);
 

@@ -318,6 +318,14 @@ int mp_view_paths(const cJSON *a, struct mp_rd *rd, unsigned flags, struct mp_vi
 	return -1;
 }
 
+const char *mp_view_paths_none(const cJSON *a, struct mp_rd *rd)
+{
+	return !mp_rd_arr(rd, mp_rd_obj(rd, a, "page_alloc", 0), "kernel_pages_by_order",
+			  MP_RD_NULL) ?
+		       "no page allocation hook" :
+		       "no kernel page allocation in the target, or --stack-sample 0";
+}
+
 void mp_view_paths_free(struct mp_view_paths *v)
 {
 	free(v->rows);
