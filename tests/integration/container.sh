@@ -489,7 +489,7 @@ test_probe_pid1() {
 # meets it whatever the machine's speed.
 test_lock_pidns() {
 	local cg lock pid holder="" i rc
-	cg=$(make_cgroup lockns $GIB) || { fail "lock pidns: make cgroup"; return; }
+	cg=$(make_cgroup lockns $((256 * MIB))) || { fail "lock pidns: make cgroup"; return; }
 	lock=$(printf '/run/memprobe/probe-%x-%x.lock' $(stat -c '%d %i' "$cg"))
 	unshare --pid --fork --mount-proc "$MEMPROBE" probe --cgroup "$cg" --chunk 8M \
 		--thp never -o /dev/null 2>/dev/null &
