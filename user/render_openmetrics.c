@@ -315,8 +315,10 @@ static void category_growth(struct om *m, const struct mp_view_cats *v)
 			reserve = c;
 		if (part < 0 || ns > MP_NR_CATS || np > MP_NR_CATS)
 			continue;
-		/* a count below what the kernel allows is no figure: no sample */
-		if (c->below_floor)
+		/* a count below what the kernel allows is no figure, and one
+		 * nothing measured (no hook, no stat key: available false) none
+		 * either: no sample, where a 0 read as measured */
+		if (c->below_floor || !c->available)
 			continue;
 		/* without the kernel's total its parts are what the attributed
 		 * growth adds up (reconciliation.attributed_as), and split it */

@@ -470,6 +470,18 @@ test_openmetrics() {
 		"$(jqv "$d/probe.json" .attribution.reconciliation.attributed_bytes)"
 	check_eq "openmetrics: probe: report of its document = the live output" \
 		"$("$MEMPROBE" report "$d/probe.json" --format openmetrics)" "$(cat "$d/probe.prom")"
+	# a category nothing measured (no hook sees it, no stat key) has no
+	# sample: a 0 there read as measured (with the counters, v1 has no
+	# slab, percpu, sock or sec_pagetables per memcg)
+	MEMPROBE_DOC_COPY=$d/probe-c.json "$MEMPROBE" probe --cgroup "$cg" --memcg-from counters \
+		--format openmetrics -o "$d/probe-c.prom" 2>/dev/null
+	echo "# openmetrics: categories not measured: $(jq -c '[.attribution.categories[] | select(.available == false) | .name]' "$d/probe-c.json")"
+	check_empty "openmetrics: probe: no sample for a category not measured" \
+		"$(for c in $(jq -r '.attribution.categories[] | select(.available == false) | .name' "$d/probe-c.json"); do
+			grep -E "^memprobe_growth(_part)?_bytes\{.*category=\"$c\"" "$d/probe-c.prom"; done)"
+	check_eq "openmetrics: probe: ... and the split still sums to the attributed growth" \
+		"$(awk '/^memprobe_growth_bytes\{/ { s += $NF } END { print s }' "$d/probe-c.prom")" \
+		"$(jqv "$d/probe-c.json" .attribution.reconciliation.attributed_bytes)"
 	remove_cgroup "$cg"
 	# record's report, and its live file, with --probe-at's nine fields
 	MEMPROBE_DOC_COPY=$d/rec.json "$MEMPROBE" record --limit 256M --probe-at 0.5 --duration 3 \
