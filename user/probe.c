@@ -1214,16 +1214,20 @@ static void fill_loop(struct run_state *r)
 static void settle_after_exit(struct run_state *r)
 {
 	uint64_t before = r->res->f.usage_before_bytes, last = usage_of(r);
-	int still = 0;
+	struct timespec t0, fell;
 
-	for (int ms = 0; ms < MP_SETTLE_MAX_MS && last > before && still < MP_SETTLE_STILL_MS &&
-			 !stopped(r->cfg);
-	     ms++) {
+	/* by the clock, as baseline() is: on a loaded machine a 1 ms sleep
+	 * and a read take longer, and a count of reads overstates the wait */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	fell = t0;
+	while (last > before && !stopped(r->cfg) &&
+	       ns_since(&fell) < MP_SETTLE_STILL_MS * 1000000ULL &&
+	       ns_since(&t0) < MP_SETTLE_MAX_MS * 1000000ULL) {
 		uint64_t u;
 
 		usleep(1000);
-		u = usage_of(r);
-		still = u < last ? 0 : still + 1;
+		if ((u = usage_of(r)) < last)
+			clock_gettime(CLOCK_MONOTONIC, &fell);
 		last = u;
 	}
 }
